@@ -1,0 +1,3 @@
+from consensus.cli import main
+
+main()

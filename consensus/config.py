@@ -1,0 +1,264 @@
+"""`.consensus.yml` → one frozen Settings object, built at the edge and passed down.
+
+Every key is optional; an unknown key or a wrong type is a ConfigError that names the
+file, the key and the fix. Keys for providers live in the environment, never the file.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from consensus.errors import ConfigError
+from consensus.family import base_model, infer_family
+from consensus.models import Severity
+
+CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ProviderSettings(_Strict):
+    model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
+    api_base: str | None = None
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    family: str | None = None
+    timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    max_concurrency: int = Field(default=4, ge=1, le=64)
+    context_window: int | None = Field(default=None, ge=2_000)
+
+    @property
+    def voter(self) -> str:
+        """The family that votes for this provider (PRODUCT.md §3)."""
+        return self.family or infer_family(self.model)
+
+
+class InspectorSettings(_Strict):
+    model: str | None = None
+    voters: tuple[str, ...] = ()
+    ahead_by: int = Field(default=2, ge=1, le=10)
+    max_votes: int = Field(default=7, ge=1, le=25)
+    check_consensus: bool = False
+
+
+class BudgetSettings(_Strict):
+    max_cost_usd: float | None = Field(default=2.00, ge=0)
+    max_tokens: int | None = Field(default=600_000, ge=0)
+
+
+class PublishSettings(_Strict):
+    max_inline_comments: int = Field(default=10, ge=0)
+    min_severity: Severity = Severity.LOW
+    request_changes_on: Severity = Severity.CRITICAL
+
+
+class QueueSettings(_Strict):
+    agents: tuple[str, ...] = (
+        "copilot-swe-agent[bot]",
+        "devin-ai-integration[bot]",
+        "codex[bot]",
+    )
+    agent_label: str = "agent"
+    max_in_review: int = Field(default=3, ge=1)
+
+
+class Settings(_Strict):
+    threshold: float = Field(default=0.75, gt=0, le=1)
+    min_providers: int = Field(default=2, ge=1)
+    paths: tuple[str, ...] = ("**",)
+    exclude: tuple[str, ...] = ()
+    providers: tuple[ProviderSettings, ...] = ()
+    personas: tuple[str, ...] = ("correctness", "security", "performance", "maintainability")
+    persona_dirs: tuple[str, ...] = (".consensus/personas",)
+    inspector: InspectorSettings = InspectorSettings()
+    verify_min_severity: Severity = Severity.MEDIUM
+    budget: BudgetSettings = BudgetSettings()
+    concurrency: int = Field(default=8, ge=1, le=256)
+    redact: tuple[str, ...] = ()
+    publish: PublishSettings = PublishSettings()
+    queue: QueueSettings = QueueSettings()
+    # Not in the file's documented surface but useful: fall back when litellm
+    # does not know a model's context window (OpenAI-compatible servers).
+    default_context_window: int = Field(default=32_000, ge=2_000)
+
+    @field_validator("redact")
+    @classmethod
+    def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
+        return patterns
+
+
+# Environment keys that, when set, bring in a default provider (no `providers` key).
+AUTO_PROVIDERS: tuple[tuple[str, str], ...] = (
+    ("OPENAI_API_KEY", "openai/gpt-5.1"),
+    ("ANTHROPIC_API_KEY", "anthropic/claude-sonnet-4-5"),
+    ("GEMINI_API_KEY", "gemini/gemini-2.5-pro"),
+    ("MISTRAL_API_KEY", "mistral/mistral-large-latest"),
+    ("DEEPSEEK_API_KEY", "deepseek/deepseek-chat"),
+    ("XAI_API_KEY", "xai/grok-4"),
+    ("OPENROUTER_API_KEY", "openrouter/qwen/qwen3-coder"),
+)
+
+
+class LoadedConfig(BaseModel):
+    """Settings plus where they came from, for `doctor` and error messages."""
+
+    model_config = ConfigDict(frozen=True)
+
+    settings: Settings
+    source: str  # a path, or "defaults"
+
+
+def find_config(root: Path) -> Path | None:
+    for name in CONFIG_NAMES:
+        candidate = root / name
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(path: Path | None, *, root: Path) -> LoadedConfig:
+    """Read `path` (or the repository root's .consensus.yml); defaults when there is none."""
+    if path is None:
+        path = find_config(root)
+        if path is None:
+            return LoadedConfig(settings=Settings(), source="defaults")
+    elif not path.is_file():
+        raise ConfigError(str(path), None, "no such file", fix="pass an existing --config path")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return LoadedConfig(settings=parse_settings(text, source=str(path)), source=str(path))
+
+
+def parse_settings(text: str, *, source: str) -> Settings:
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(source, None, f"is not valid YAML{where}", fix=str(exc)) from exc
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(source, None, "must be a mapping of keys to values", fix="see README")
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(source, data, exc) from exc
+
+
+def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"]]
+    key = ".".join(loc) or None
+    if error["type"] == "extra_forbidden":
+        model = _model_at(Settings, loc[:-1])
+        known = sorted(model.model_fields) if model else []
+        close = difflib.get_close_matches(loc[-1], known, n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        return ConfigError(
+            source,
+            key,
+            "unknown key",
+            fix=f"{hint}known keys here: {', '.join(known)}",
+        )
+    problem = error["msg"]
+    value = error.get("input")
+    if not isinstance(value, (dict, list)):
+        problem = f"{problem} (got {value!r})"
+    return ConfigError(source, key, problem, fix=_fix_for(loc))
+
+
+def _model_at(model: type[BaseModel], loc: Sequence[str]) -> type[BaseModel] | None:
+    """The pydantic model that holds the key at `loc` (list indexes skipped)."""
+    current: type[BaseModel] = model
+    for part in loc:
+        if part.isdigit():
+            continue
+        field = current.model_fields.get(part)
+        if field is None:
+            return None
+        annotation = field.annotation
+        inner = getattr(annotation, "__args__", (annotation,))
+        found = next((t for t in inner if isinstance(t, type) and issubclass(t, BaseModel)), None)
+        if found is None:
+            return None
+        current = found
+    return current
+
+
+def _fix_for(loc: Sequence[str]) -> str:
+    last = next((part for part in reversed(loc) if not part.isdigit()), "")
+    fixes = {
+        "threshold": "a fraction between 0 and 1, e.g. 'threshold: 0.75'",
+        "severity": "one of critical, high, medium, low, info",
+        "min_severity": "one of critical, high, medium, low, info",
+        "request_changes_on": "one of critical, high, medium, low, info",
+        "verify_min_severity": "one of critical, high, medium, low, info",
+        "model": "a litellm model string such as 'openai/gpt-5.1'",
+        "api_key_env": "the NAME of an environment variable, never the key itself",
+    }
+    return fixes.get(last, "see the configuration reference in README.md")
+
+
+def resolve_providers(
+    settings: Settings,
+    env: Mapping[str, str],
+    *,
+    ollama_models: Sequence[str] = (),
+) -> tuple[ProviderSettings, ...]:
+    """The providers to call: the configured ones, else one per API key found in `env`."""
+    if settings.providers:
+        return settings.providers
+    found = [ProviderSettings(model=model) for key, model in AUTO_PROVIDERS if env.get(key)]
+    found += [
+        ProviderSettings(model=f"ollama/{name}", api_base="http://localhost:11434")
+        for name in ollama_models
+    ]
+    if not found:
+        keys = ", ".join(key for key, _ in AUTO_PROVIDERS)
+        raise ConfigError(
+            "configuration",
+            "providers",
+            "no provider configured and no API key found in the environment",
+            fix=f"export at least one of {keys}, start Ollama on localhost:11434, "
+            "or list models under 'providers:' in .consensus.yml",
+        )
+    return tuple(found)
+
+
+def duplicate_model_warnings(providers: Sequence[ProviderSettings]) -> list[str]:
+    """Providers that are the same underlying model: agreeing with itself is not consensus."""
+    seen: dict[tuple[str, str], str] = {}
+    warnings = []
+    for provider in providers:
+        key = (provider.voter, base_model(provider.model))
+        if key in seen:
+            warnings.append(
+                f"{provider.model} and {seen[key]} are the same model ({key[1]}); "
+                "they count as one voter, so they add cost but no independent opinion"
+            )
+        else:
+            seen[key] = provider.model
+    return warnings
+
+
+def missing_keys(providers: Sequence[ProviderSettings], env: Mapping[str, str]) -> list[str]:
+    """Providers whose declared api_key_env is not set."""
+    return [
+        f"{p.model}: environment variable {p.api_key_env} is not set"
+        for p in providers
+        if p.api_key_env and not env.get(p.api_key_env)
+    ]

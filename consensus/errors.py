@@ -1,0 +1,51 @@
+"""Errors a user can meet, each carrying its exit code and a fix.
+
+    ConsensusError                 exit 2 unless a subclass says otherwise
+    ├── UsageError                 bad flags or arguments (2)
+    ├── ConfigError                .consensus.yml, persona or command file is wrong (2)
+    ├── DiffError                  the diff cannot be read or obtained (2)
+    └── ReviewImpossible           no provider answered, quorum not met, budget gone (3)
+
+Only the CLI's top level catches these broadly; everything else lets them travel.
+"""
+
+from __future__ import annotations
+
+
+class ConsensusError(Exception):
+    """Base class: a message for the user, an optional fix, and an exit code."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, fix: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.fix = fix
+
+    def __str__(self) -> str:
+        return f"{self.message}\n  fix: {self.fix}" if self.fix else self.message
+
+
+class UsageError(ConsensusError):
+    """The command line asks for something that cannot be done."""
+
+
+class ConfigError(ConsensusError):
+    """A configuration, persona or command file is invalid; names the file and key."""
+
+    def __init__(self, source: str, key: str | None, problem: str, *, fix: str | None = None):
+        where = f"{source}: {key}" if key else source
+        super().__init__(f"{where}: {problem}", fix=fix)
+        self.source = source
+        self.key = key
+        self.problem = problem
+
+
+class DiffError(ConsensusError):
+    """The diff could not be obtained or parsed."""
+
+
+class ReviewImpossible(ConsensusError):
+    """No review could be made: no provider answered, or the budget ran out first."""
+
+    exit_code = 3
