@@ -146,9 +146,14 @@ def parse_settings(text: str, *, source: str) -> Settings:
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise ConfigError(source, None, f"is not valid YAML{where}", fix=str(exc)) from exc
+        problem = getattr(exc, "problem", None) or "syntax error"
+        context = getattr(exc, "context", None)
+        detail = f"{context}: {problem}" if context else problem
+        raise ConfigError(
+            source, None, f"is not valid YAML{where} ({detail})", fix="correct the YAML syntax"
+        ) from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -160,7 +165,9 @@ def parse_settings(text: str, *, source: str) -> Settings:
 
 
 def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
-    error = exc.errors()[0]
+    # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    error = errors[0]
     loc = [str(part) for part in error["loc"]]
     key = ".".join(loc) or None
     if error["type"] == "extra_forbidden":

@@ -55,10 +55,9 @@ _GATEWAYS = frozenset(
 def base_model(model: str) -> str:
     """The model's own name without route prefixes or vendor dots: 'claude-sonnet-4-5'."""
     name = model.strip().lower().rsplit("/", 1)[-1]
-    # bedrock style "anthropic.claude-3-5-sonnet-20240620-v1:0"
-    if "." in name.split("-", 1)[0]:
-        name = name.split(".", 1)[1]
-    return name
+    # bedrock style "anthropic.claude-3-5-sonnet-20240620-v1:0" (not "qwen2.5-coder")
+    vendor_dot = re.match(r"^[a-z]+\.([a-z].*)$", name)
+    return vendor_dot.group(1) if vendor_dot else name
 
 
 def infer_family(model: str) -> str:

@@ -1,0 +1,53 @@
+"""`consensus doctor`: is each provider reachable, and if not, exactly why."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from consensus.config import ProviderSettings
+from consensus.llm_client import LiteLLMClient, missing_environment
+from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
+
+
+@dataclass(frozen=True)
+class ProviderCheck:
+    model: str
+    family: str
+    ok: bool
+    detail: str
+
+
+async def check_provider(
+    provider: ProviderSettings, env: Mapping[str, str], client: ModelClient
+) -> ProviderCheck:
+    def result(ok: bool, detail: str) -> ProviderCheck:
+        return ProviderCheck(provider.model, provider.voter, ok, detail)
+
+    if provider.api_key_env and not env.get(provider.api_key_env):
+        return result(False, f"key missing: set {provider.api_key_env}")
+    if not provider.api_key_env and not provider.api_base:
+        missing = missing_environment(provider.model, env)
+        if missing:
+            return result(False, f"key missing: set {', '.join(missing)}")
+    request = CompletionRequest(
+        model=provider.model,
+        messages=(Message(role="user", content="Reply with the single word OK."),),
+        api_base=provider.api_base,
+        api_key_env=provider.api_key_env,
+        timeout_s=min(provider.timeout_s, 30.0),
+        max_tokens=5,
+    )
+    try:
+        completion = await client.complete(request)
+    except ModelCallError as exc:
+        return result(False, f"{exc.kind.value}: {exc.message}")
+    return result(True, f"answered in {completion.latency_s:.2f} s")
+
+
+async def check_providers(
+    providers: Sequence[ProviderSettings], env: Mapping[str, str]
+) -> list[ProviderCheck]:
+    client = LiteLLMClient(env, attempts=1)
+    return list(await asyncio.gather(*(check_provider(p, env, client) for p in providers)))

@@ -1,0 +1,39 @@
+"""Ingest: raw diff → ReviewDiff, composing parse → select → redact. Pure, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from consensus.diff import parse_diff
+from consensus.models import ReviewDiff
+from consensus.pathfilter import parse_gitattributes, select_files
+from consensus.redact import redact_files
+
+
+def ingest(
+    raw: bytes | str,
+    *,
+    include: Sequence[str] = ("**",),
+    exclude: Sequence[str] = (),
+    redact_patterns: Sequence[str] = (),
+    gitattributes: str = "",
+) -> ReviewDiff:
+    """Parse the diff, keep the files to review, and redact secrets in what is kept.
+
+    `skipped` lists files the parser set aside (deleted, binary, mode-only…) before those
+    the path filter did (not in paths, excluded, lockfile…). Only kept files are scanned
+    for secrets: nothing else reaches a provider.
+    """
+    parsed, unreviewable = parse_diff(raw)
+    kept, filtered = select_files(
+        parsed,
+        include=include,
+        exclude=exclude,
+        generated_patterns=parse_gitattributes(gitattributes),
+    )
+    files, redactions = redact_files(kept, redact_patterns)
+    return ReviewDiff(
+        files=tuple(files),
+        skipped=(*unreviewable, *filtered),
+        redactions=tuple(redactions),
+    )

@@ -1,0 +1,290 @@
+"""Persona files → Persona: who a reviewing model pretends to be, and what it reports.
+
+A persona file is Markdown with YAML front matter (`id`, `title`, `focus`, `categories`,
+`severity_guide`) and a Jinja2 body: the instructions to the model. The body may use two
+variables only, `persona` and `paths`. Built-ins load through the same loader as a
+repository's own, and a file's `id` must equal its file name (`security.md` → `security`),
+so one directory cannot hold two personas with the same id.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta
+from jinja2.sandbox import ImmutableSandboxedEnvironment
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from consensus.errors import ConfigError, ConsensusError
+from consensus.models import Category, Severity
+
+BUILTIN_SOURCE = "built-in"
+TEMPLATE_VARIABLES = frozenset({"persona", "paths"})
+
+_ID_PATTERN = r"^[a-z][a-z0-9-]*$"
+_PACKAGE_DIR = Path(__file__).resolve().parent
+_SEVERITIES = ", ".join(severity.value for severity in Severity)
+_CATEGORIES = ", ".join(category.value for category in Category)
+_FIXES = {
+    "id": "a lowercase slug such as 'my-persona' (letters, digits, dashes), same as the file name",
+    "title": "one line of text, e.g. 'title: Security reviewer'",
+    "focus": "one line saying what this persona looks for",
+    "categories": f"a list of categories it reports, from: {_CATEGORIES}",
+    "severity_guide": f"a mapping with a one-line rule for each of: {_SEVERITIES}",
+}
+# Template errors a user-written body can raise while rendering (the sandbox turns unsafe
+# access into SecurityError, a TemplateError).
+_RENDER_ERRORS = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
+
+
+class _FrontMatter(BaseModel):
+    """The YAML front matter as written: unknown keys are errors."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=_ID_PATTERN)
+    title: str
+    focus: str
+    categories: tuple[Category, ...] = Field(min_length=1)
+    severity_guide: dict[Severity, str]
+
+    @field_validator("title", "focus", mode="after")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        value = value.strip()
+        if not value or "\n" in value:
+            raise ValueError("must be one non-empty line")
+        return value
+
+    @field_validator("categories", mode="after")
+    @classmethod
+    def _unique(cls, value: tuple[Category, ...]) -> tuple[Category, ...]:
+        return tuple(dict.fromkeys(value))
+
+    @field_validator("severity_guide", mode="after")
+    @classmethod
+    def _every_severity(cls, value: dict[Severity, str]) -> dict[Severity, str]:
+        missing = [severity.value for severity in Severity if severity not in value]
+        if missing:
+            raise ValueError(f"has no rule for {', '.join(missing)}")
+        if any(not rule.strip() for rule in value.values()):
+            raise ValueError("every rule must be a non-empty line")
+        return {severity: " ".join(value[severity].split()) for severity in Severity}
+
+
+class Persona(BaseModel):
+    """A loaded persona. `severity_guide` holds (severity, rule) pairs, critical first."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(pattern=_ID_PATTERN)
+    title: str
+    focus: str
+    categories: tuple[Category, ...]
+    severity_guide: tuple[tuple[Severity, str], ...]
+    template: str
+    source: str  # "built-in", or the path of the repository's persona file
+    path: str  # the file it was loaded from, for error messages
+
+    def rule_for(self, severity: Severity) -> str:
+        return dict(self.severity_guide).get(severity, "")
+
+
+def builtin_persona_dir(package_dir: Path = _PACKAGE_DIR) -> Path:
+    """Where the built-in personas are: inside the wheel, else the repository's `personas/`."""
+    installed = package_dir / "_builtin" / "personas"
+    return installed if installed.is_dir() else package_dir.parent / "personas"
+
+
+def load_persona_file(path: Path, *, source: str) -> Persona:
+    """Read and validate one persona file; every problem is a ConfigError naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), None, f"cannot be read: {exc}", fix="save as UTF-8") from exc
+    return parse_persona(text, path=str(path), source=source)
+
+
+def parse_persona(text: str, *, path: str, source: str) -> Persona:
+    """Validate persona text read from `path` (a file, or a blob from the base branch)."""
+    header, body, body_offset = _split_front_matter(text, path)
+    try:
+        data = yaml.safe_load(header)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise ConfigError(path, "front matter", f"is not valid YAML{where}", fix=str(exc)) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(path, "front matter", "must be a mapping", fix="write 'key: value' lines")
+    try:
+        front = _FrontMatter.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, exc) from exc
+    stem = Path(path).stem
+    if front.id != stem:
+        raise ConfigError(
+            path,
+            "id",
+            f"'{front.id}' does not match the file name '{stem}'",
+            fix=f"set 'id: {stem}' or rename the file to '{front.id}.md'",
+        )
+    if not body.strip():
+        raise ConfigError(
+            path, "body", "is empty", fix="write the reviewer's instructions after the '---' line"
+        )
+    _check_template(body, path, body_offset)
+    persona = Persona(
+        id=front.id,
+        title=front.title,
+        focus=front.focus,
+        categories=front.categories,
+        severity_guide=tuple(front.severity_guide.items()),
+        template=body,
+        source=source,
+        path=path,
+    )
+    render_persona(persona, paths=["src/example.py"])  # a trial render: fail at load, not mid-run
+    return persona
+
+
+def load_personas(
+    persona_dirs: Sequence[Path], *, builtin_dir: Path | None = None
+) -> dict[str, Persona]:
+    """Built-ins first, then each directory in order adds or overrides personas by id.
+
+    Directories that do not exist are skipped; `README.md` in a directory is not a persona.
+    """
+    builtin_dir = builtin_dir if builtin_dir is not None else builtin_persona_dir()
+    if not builtin_dir.is_dir():
+        raise ConsensusError(
+            f"built-in personas not found at {builtin_dir}",
+            fix="reinstall consensus-review; the package is incomplete",
+        )
+    personas = {p.id: p for p in _load_dir(builtin_dir, builtin=True)}
+    for directory in persona_dirs:
+        if directory.is_dir():
+            personas.update((p.id, p) for p in _load_dir(directory, builtin=False))
+    return personas
+
+
+def select_personas(
+    available: Mapping[str, Persona],
+    wanted: Sequence[str],
+    *,
+    source: str = ".consensus.yml",
+) -> list[Persona]:
+    """The personas named in `wanted`, in that order, without repeats."""
+    if not wanted:
+        raise ConfigError(
+            source, "personas", "is empty", fix=f"name one or more of: {_known(available)}"
+        )
+    selected: list[Persona] = []
+    for name in dict.fromkeys(wanted):
+        persona = available.get(name)
+        if persona is None:
+            hint = _did_you_mean(name, list(available))
+            raise ConfigError(
+                source,
+                "personas",
+                f"unknown persona '{name}'",
+                fix=f"{hint}known: {_known(available)}",
+            )
+        selected.append(persona)
+    return selected
+
+
+def render_persona(persona: Persona, *, paths: Sequence[str]) -> str:
+    """The persona's instructions for one chunk of the diff."""
+    try:
+        template = _environment().from_string(persona.template)
+        return template.render(persona=persona, paths=tuple(paths))
+    except _RENDER_ERRORS as exc:
+        raise ConfigError(
+            persona.path,
+            "body",
+            f"template failed to render: {exc}",
+            fix="use only 'persona' (id, title, focus, categories, severity_guide) and 'paths'",
+        ) from exc
+
+
+def _environment() -> ImmutableSandboxedEnvironment:
+    # Sandboxed: repository personas are user-written. Blocks trimmed so prose stays tidy.
+    return ImmutableSandboxedEnvironment(
+        undefined=StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def _load_dir(directory: Path, *, builtin: bool) -> list[Persona]:
+    files = sorted(p for p in directory.glob("*.md") if p.name.lower() != "readme.md")
+    return [load_persona_file(p, source=BUILTIN_SOURCE if builtin else str(p)) for p in files]
+
+
+def _split_front_matter(text: str, path: str) -> tuple[str, str, int]:
+    """(YAML header, body, number of file lines before the body)."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    if lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.rstrip() == "---":
+                return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 1
+    raise ConfigError(
+        path,
+        "front matter",
+        "is missing: the file must start with a '---' line and close it with another",
+        fix="start with '---', then id, title, focus, categories, severity_guide, then '---'",
+    )
+
+
+def _check_template(body: str, path: str, offset: int) -> None:
+    environment = _environment()
+    try:
+        parsed = environment.parse(body)
+        environment.compile(parsed)
+    except TemplateSyntaxError as exc:
+        raise ConfigError(
+            path,
+            "body",
+            f"template syntax error at line {(exc.lineno or 1) + offset}: {exc.message}",
+            fix="see https://jinja.palletsprojects.com/templates/",
+        ) from exc
+    unknown = meta.find_undeclared_variables(parsed) - TEMPLATE_VARIABLES - set(environment.globals)
+    if unknown:
+        raise ConfigError(
+            path,
+            "body",
+            f"uses unknown variable(s) {', '.join(sorted(unknown))}",
+            fix="a persona template may use only 'persona' and 'paths'",
+        )
+
+
+def _validation_error(path: str, exc: ValidationError) -> ConfigError:
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"] if part != "[key]"]
+    key = ".".join(loc) or "front matter"
+    field = loc[0] if loc else ""
+    if error["type"] == "extra_forbidden":
+        known = list(_FrontMatter.model_fields)
+        hint = _did_you_mean(field, known)
+        return ConfigError(path, key, "unknown key", fix=f"{hint}known keys: {', '.join(known)}")
+    problem = "is missing" if error["type"] == "missing" else str(error["msg"])
+    value: Any = error.get("input")
+    if error["type"] != "missing" and not isinstance(value, (dict, list)):
+        problem = f"{problem} (got {value!r})"
+    return ConfigError(path, key, problem, fix=_FIXES.get(field, "see PRODUCT.md §7"))
+
+
+def _known(personas: Mapping[str, Persona]) -> str:
+    return ", ".join(sorted(personas)) or "(none)"
+
+
+def _did_you_mean(name: str, known: Sequence[str]) -> str:
+    prefixed = [known_id for known_id in known if name and known_id.startswith(name.lower())]
+    close = prefixed or difflib.get_close_matches(name.lower(), known, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""

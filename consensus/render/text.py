@@ -1,0 +1,242 @@
+"""Terminal report: what a developer reads after `consensus review`.
+
+Posted findings come first, grouped by file like a linter's output
+(`path:line  SEVERITY  title`), then the findings kept out of the review, then the
+context a reader needs to trust the result: failed providers, quorum, the path
+audit, skipped files, redactions and verification.
+
+The helpers that phrase this context (`context_lines` and friends) are shared with
+the Markdown renderer, so both say the same thing in the same words.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections import Counter
+from collections.abc import Iterable
+
+import click
+
+from consensus.models import Report, ReportFinding, Severity, Status
+
+BODY_WIDTH = 88
+BODY_MAX_LINES = 6
+REDACTIONS_LISTED = 5
+
+_SEVERITY_STYLE: dict[Severity, tuple[str, bool]] = {  # (colour, bold)
+    Severity.CRITICAL: ("red", True),
+    Severity.HIGH: ("red", False),
+    Severity.MEDIUM: ("yellow", False),
+    Severity.LOW: ("cyan", False),
+    Severity.INFO: ("blue", False),
+}
+# Model text is untrusted: escape sequences in it could repaint or hide the terminal.
+_CONTROL = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, clearing
+    r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC: window titles, hyperlinks
+    r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]"  # any other control character
+)
+
+
+# --------------------------------------------------------------------------- shared phrasing
+
+
+def plural(count: int, singular: str, many: str | None = None) -> str:
+    return f"{count} {singular if count == 1 else (many or singular + 's')}"
+
+
+def format_cost(usd: float) -> str:
+    return f"${usd:.2f}" if usd >= 1 else f"${usd:.4f}"
+
+
+def location(finding: ReportFinding) -> str:
+    end = f"-{finding.end_line}" if finding.end_line > finding.line else ""
+    return f"{finding.path}:{finding.line}{end}"
+
+
+def agreement_text(finding: ReportFinding) -> str:
+    return f"{finding.votes.for_}/{finding.votes.of} ({finding.agreement:.2f})"
+
+
+def status_text(finding: ReportFinding) -> str:
+    counts = finding.verification
+    if counts is None:
+        return finding.status.value
+    tally = f"confirmed {counts.confirmed}, refuted {counts.refuted}"
+    return f"{finding.status.value} ({tally}, uncertain {counts.uncertain})"
+
+
+def providers_answered(report: Report) -> tuple[int, int]:
+    answered = sum(1 for provider in report.providers if provider.status == "ok")
+    return answered, len(report.providers)
+
+
+def quorum_warning(report: Report) -> str | None:
+    quorum = report.quorum
+    if quorum.met:
+        return None
+    answered = quorum.families_answered
+    who = (
+        f"only {plural(answered, 'provider family', 'provider families')}"
+        if answered
+        else ("no provider family")
+    )
+    return (
+        f"ADVISORY ONLY: {who} answered (min {quorum.min_providers}) — this is not a clean review"
+    )
+
+
+def _tally(reasons: Iterable[str]) -> str:
+    counts = Counter(reasons)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return ", ".join(f"{count} {reason}" for reason, count in ordered)
+
+
+def dropped_summary(report: Report) -> str | None:
+    dropped = report.dropped_findings
+    if not dropped:
+        return None
+    reasons = _tally(item.reason for item in dropped)
+    return f"{plural(len(dropped), 'finding')} dropped by the path audit: {reasons}"
+
+
+def skipped_summary(report: Report) -> str | None:
+    skipped = report.skipped_files
+    if not skipped:
+        return None
+    reasons = _tally(item.reason for item in skipped)
+    return f"{plural(len(skipped), 'file')} skipped (not reviewed): {reasons}"
+
+
+def redaction_places(report: Report) -> list[str]:
+    """`path:line (kind)` for each redaction; never the value, which the report never holds."""
+    return [
+        f"{item.path}:{item.line} ({item.kind})" if item.line else f"{item.path} ({item.kind})"
+        for item in report.redactions
+    ]
+
+
+def redaction_summary(report: Report, places: list[str] | None = None) -> str | None:
+    if not report.redactions:
+        return None
+    shown = (places if places is not None else redaction_places(report))[:REDACTIONS_LISTED]
+    more = len(report.redactions) - len(shown)
+    tail = f", … and {more} more" if more > 0 else ""
+    count = plural(len(report.redactions), "secret")
+    return f"{count} redacted before review: {', '.join(shown)}{tail}"
+
+
+def verification_note(report: Report) -> str | None:
+    if report.verification == "done":
+        return None
+    waiting = report.stats.undecided + report.stats.unverified
+    listed = f"; {plural(waiting, 'disputed finding')} listed, not posted" if waiting else ""
+    if report.verification == "skipped":
+        return f"verification skipped (--no-verify){listed}"
+    return f"verification not run: the inspector and redundancy voting are unavailable{listed}"
+
+
+def context_lines(report: Report, *, places: list[str] | None = None) -> list[str]:
+    """Audit-trail lines in a fixed order, without the quorum warning or provider errors.
+
+    `places` overrides how redactions are named (Markdown puts them in code spans).
+    """
+    lines = [
+        dropped_summary(report),
+        skipped_summary(report),
+        redaction_summary(report, places),
+        verification_note(report),
+    ]
+    return [line for line in lines if line] + [f"note: {note}" for note in report.notes]
+
+
+# --------------------------------------------------------------------------- terminal output
+
+
+def clean(text: str) -> str:
+    """Model text without control characters or escape sequences (newlines and tabs kept)."""
+    return _CONTROL.sub("", text.replace("\r\n", "\n"))
+
+
+def _wrap_body(body: str) -> list[str]:
+    lines: list[str] = []
+    for paragraph in clean(body).strip().split("\n"):
+        indent = paragraph[: len(paragraph) - len(paragraph.lstrip())].replace("\t", "    ")
+        wrapped = textwrap.wrap(
+            paragraph.strip(),
+            width=BODY_WIDTH - 4,
+            initial_indent=indent,
+            subsequent_indent=indent,
+        ) or [""]
+        if wrapped == [""] and (not lines or lines[-1] == ""):
+            continue
+        lines.extend(wrapped)
+    if len(lines) > BODY_MAX_LINES:
+        lines = [*lines[:BODY_MAX_LINES], "…"]
+    return ["    " + line if line else "" for line in lines]
+
+
+def render_text(report: Report, *, color: bool = False) -> str:
+    def style(text: str, fg: str | None = None, bold: bool = False) -> str:
+        return click.style(text, fg=fg, bold=bold or None) if color else text
+
+    def severity(finding: ReportFinding) -> str:
+        fg, bold = _SEVERITY_STYLE[finding.severity]
+        return style(finding.severity.value.upper().ljust(8), fg=fg, bold=bold)
+
+    posted = [f for f in report.findings if f.status.posted]
+    summary_only = [
+        f for f in report.findings if not f.status.posted and f.status is not Status.REJECTED
+    ]
+    rejected = [f for f in report.findings if f.status is Status.REJECTED]
+    answered, total = providers_answered(report)
+    out = [
+        style("consensus: ", bold=True)
+        + f"{plural(len(posted), 'finding')} to post, {len(summary_only)} in summary"
+        + f" · providers answered {answered}/{total}"
+        + f" · {format_cost(report.stats.cost_usd)} · {report.stats.wall_s:.1f}s",
+        "",
+    ]
+    warning = quorum_warning(report)
+    if warning:
+        out += [style(warning, fg="red", bold=True), ""]
+
+    if not posted:
+        out += ["No findings reached consensus.", ""]
+    by_file: dict[str, list[ReportFinding]] = {}
+    for finding in posted:
+        by_file.setdefault(finding.path, []).append(finding)
+    for findings in by_file.values():
+        for finding in sorted(findings, key=lambda f: (f.line, f.end_line, f.id)):
+            out.append(
+                f"{style(clean(location(finding)), bold=True)}  {severity(finding)}  "
+                f"{clean(finding.title)}  [{finding.id}]"
+            )
+            out.append(
+                f"    agreement {agreement_text(finding)} · {', '.join(finding.providers)}"
+                f" · personas: {', '.join(finding.personas)} · {status_text(finding)}"
+            )
+            out += [*_wrap_body(finding.body), ""]
+
+    if summary_only or rejected:
+        rejected_note = f", {len(rejected)} rejected by verification" if rejected else ""
+        out.append(style(f"Not posted ({len(summary_only)} in summary{rejected_note})", bold=True))
+        for finding in summary_only:
+            reason = f": {clean(finding.reason)}" if finding.reason else ""
+            out.append(
+                f"  {clean(location(finding))}  {severity(finding)}  {clean(finding.title)}"
+                f"  [{finding.id}] — {finding.status.value}{reason}"
+            )
+        out.append("")
+
+    footer = [
+        style(f"provider {p.model} {p.status}: {clean(p.error or 'no answer')}", fg="red")
+        for p in report.providers
+        if p.status != "ok"
+    ]
+    footer += [clean(line) for line in context_lines(report)]
+    if warning:
+        footer.append(style(warning, fg="red", bold=True))
+    out += footer
+    return "\n".join(out).rstrip("\n") + "\n"

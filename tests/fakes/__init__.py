@@ -1,0 +1,1 @@
+"""Test fakes: in-memory and loopback stand-ins for providers and hosts."""

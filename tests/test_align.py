@@ -1,0 +1,351 @@
+"""ALIGN: real-looking findings from several models → one cluster per problem."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from consensus.align import COMPATIBLE_CATEGORIES, LINE_WINDOW, align, similarity
+from consensus.models import Category, Cluster, Finding, Severity
+
+SEC, BUG, CONC = Category.SECURITY, Category.BUG, Category.CONCURRENCY
+CRIT, HIGH, MED, LOW = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW
+
+FAMILY = {
+    "openai/gpt-5.1": "openai",
+    "anthropic/claude-sonnet-4-5": "anthropic",
+    "gemini/gemini-2.5-pro": "google",
+    "ollama/qwen2.5-coder:14b": "qwen",
+}
+GPT, CLAUDE, GEMINI, QWEN = FAMILY
+
+
+def make(
+    provider: str,
+    line: int,
+    title: str,
+    body: str,
+    *,
+    category: Category = Category.BUG,
+    severity: Severity = MED,
+    persona: str = "correctness",
+    path: str = "src/app/db.py",
+    end_line: int | None = None,
+    evidence: str | None = None,
+) -> Finding:
+    return Finding(
+        provider=provider,
+        family=FAMILY.get(provider, provider),
+        persona=persona,
+        chunk=0,
+        path=path,
+        line=line,
+        end_line=line if end_line is None else end_line,
+        severity=severity,
+        category=category,
+        title=title,
+        body=body,
+        evidence=evidence,
+    )
+
+
+SQL_EVIDENCE = 'cursor.execute(f"SELECT * FROM users WHERE id = {user_id}")'
+
+SQL_INJECTION = (
+    make(
+        GPT, 42, "SQL query built with f-string allows injection",
+        "The query interpolates `user_id` with an f-string, so a crafted id can change the "
+        "statement. Pass it as a parameter: `cursor.execute(sql, (user_id,))`.",
+        category=SEC, severity=CRIT, persona="security", evidence=SQL_EVIDENCE,
+    ),
+    make(
+        CLAUDE, 43, "User input interpolated directly into SQL statement",
+        "`user_id` comes from the request and is formatted into the SELECT. An attacker can "
+        "read or drop tables. Use a placeholder and bind the value.",
+        category=SEC, severity=HIGH, persona="security",
+    ),
+    make(
+        GEMINI, 44, "Possible SQL injection: use parameterized queries",
+        "Building SQL from request data is injectable. Replace the f-string with a "
+        "parameterized query.",
+        category=BUG, severity=HIGH, evidence=SQL_EVIDENCE,
+    ),
+    make(
+        QWEN, 41, "Unsanitized `user_id` concatenated into query string",
+        "The value is not escaped before it reaches the database, which opens the door to "
+        "SQL injection attacks.",
+        category=SEC, severity=HIGH, persona="security",
+    ),
+)  # fmt: skip
+
+RACE = (
+    make(
+        GPT, 88, "Race condition: counter incremented without a lock",
+        "`self._count += 1` runs on worker threads; two threads can read the same value and "
+        "lose an increment. Guard it with `self._lock`.",
+        category=CONC, severity=HIGH, path="src/app/stats.py", evidence="self._count += 1",
+    ),
+    make(
+        CLAUDE, 89, "Non-atomic read-modify-write on shared `self._count`",
+        "Concurrent calls to `record()` interleave the load and the store, so updates are "
+        "lost under load. Use `threading.Lock` or `itertools.count`.",
+        category=BUG, severity=MED, path="src/app/stats.py",
+    ),
+)  # fmt: skip
+
+NULL_DEREF = (
+    make(
+        GPT, 120, "Possible None dereference of `user`",
+        "`find_user()` returns None for an unknown email and `user.name` is read without a "
+        "check, raising AttributeError.",
+        path="src/app/accounts.py", evidence="return user.name.title()",
+    ),
+    make(
+        GEMINI, 122, "`find_user` may return None; `.name` access will crash",
+        "When no account matches, the lookup yields None and the attribute access fails. "
+        "Return early or raise a 404.",
+        path="src/app/accounts.py", severity=HIGH,
+    ),
+    make(
+        QWEN, 121, "Missing null check before accessing user.name",
+        "If the user is not found this raises AttributeError: 'NoneType' object has no "
+        "attribute 'name'.",
+        path="src/app/accounts.py", persona="security",
+    ),
+)  # fmt: skip
+
+CONNECTION_LEAK = make(
+    CLAUDE, 42, "DB connection never closed",
+    "`connect()` opens a connection on every call and nothing closes it; under load the pool "
+    "runs dry. Use `with closing(connect()) as conn:`.",
+    category=BUG, severity=MED, persona="performance",
+)  # fmt: skip
+
+OFF_BY_ONE = make(
+    GPT, 17, "Off-by-one in range end",
+    "`range(len(items) + 1)` walks one past the last element and raises IndexError on the "
+    "final iteration.",
+    path="src/app/report.py", evidence="for i in range(len(items) + 1):",
+)  # fmt: skip
+
+DIVISION_BY_ZERO = make(
+    CLAUDE, 17, "Division by zero when list is empty",
+    "`total / len(items)` raises ZeroDivisionError for an empty report; return 0.0 or guard "
+    "the empty case first.",
+    path="src/app/report.py", evidence="for i in range(len(items) + 1):",
+)  # fmt: skip
+
+
+def groups(clusters: Iterable[Cluster]) -> list[set[tuple[str, int, str]]]:
+    """Each cluster as the set of (provider, line, title) of its members."""
+    return [{(f.provider, f.line, f.title) for f in c.members} for c in clusters]
+
+
+def keys(findings: Sequence[Finding]) -> set[tuple[str, int, str]]:
+    return {(f.provider, f.line, f.title) for f in findings}
+
+
+# --------------------------------------------------------------------------- positives
+
+
+@pytest.mark.parametrize(
+    "findings",
+    [
+        pytest.param(SQL_INJECTION, id="sql-injection-4-models-lines-41-44"),
+        pytest.param(RACE, id="race-two-wordings-bug-vs-concurrency"),
+        pytest.param(NULL_DEREF, id="null-deref-paraphrased-off-by-two"),
+    ],
+)
+def test_one_problem_in_other_words_is_one_cluster(findings: tuple[Finding, ...]) -> None:
+    clusters = align(findings)
+    assert groups(clusters) == [keys(findings)]
+
+
+def test_same_provider_other_persona_merges() -> None:
+    second_persona = SQL_INJECTION[0].model_copy(
+        update={"persona": "correctness", "line": 45, "title": "f-string SQL is injectable"}
+    )
+    clusters = align([*SQL_INJECTION, second_persona])
+    assert groups(clusters) == [keys([*SQL_INJECTION, second_persona])]
+
+
+def test_mixed_file_gives_one_cluster_per_problem() -> None:
+    findings = [*SQL_INJECTION, CONNECTION_LEAK, *NULL_DEREF, *RACE]
+    clusters = align(findings)
+    expected = [keys(SQL_INJECTION), {keys([CONNECTION_LEAK]).pop()}, keys(NULL_DEREF)]
+    expected.append(keys(RACE))
+    assert sorted(map(sorted, groups(clusters))) == sorted(map(sorted, expected))
+
+
+# --------------------------------------------------------------------------- negatives
+
+
+def test_different_problems_on_the_same_line_stay_two() -> None:
+    clusters = align([SQL_INJECTION[0], CONNECTION_LEAK])
+    assert len(clusters) == 2
+
+
+def test_same_category_different_problems_same_line_stay_two() -> None:
+    # Same category, same line, even the same evidence line.
+    clusters = align([OFF_BY_ONE, DIVISION_BY_ZERO])
+    assert len(clusters) == 2
+
+
+def test_two_findings_of_one_review_never_merge() -> None:
+    # Same provider and persona, near-identical words, adjacent lines: the model meant two.
+    first = SQL_INJECTION[0]
+    second = first.model_copy(update={"line": 43, "title": "SQL query built with f-string"})
+    clusters = align([first, second])
+    assert len(clusters) == 2
+    # And a third model agreeing with both joins only one of them.
+    clusters = align([first, second, SQL_INJECTION[2]])
+    assert sorted(len(c.members) for c in clusters) == [1, 2]
+
+
+def test_same_words_far_apart_stay_two() -> None:
+    far = SQL_INJECTION[1].model_copy(update={"line": 72, "end_line": 72})
+    clusters = align([SQL_INJECTION[0], far])
+    assert len(clusters) == 2
+
+
+@pytest.mark.parametrize("gap", [LINE_WINDOW, LINE_WINDOW + 1])
+def test_line_window_is_measured_between_ranges(gap: int) -> None:
+    first = SQL_INJECTION[0].model_copy(update={"line": 40, "end_line": 42})
+    second = SQL_INJECTION[2].model_copy(update={"line": 42 + gap, "end_line": 50})
+    assert len(align([first, second])) == (1 if gap <= LINE_WINDOW else 2)
+
+
+def test_different_files_stay_two() -> None:
+    other = SQL_INJECTION[1].model_copy(update={"path": "src/app/admin_db.py"})
+    clusters = align([SQL_INJECTION[0], other])
+    assert [c.path for c in clusters] == ["src/app/admin_db.py", "src/app/db.py"]
+
+
+def test_incompatible_categories_never_merge() -> None:
+    docs = SQL_INJECTION[1].model_copy(update={"category": Category.DOCS})
+    assert frozenset((SEC, Category.DOCS)) not in COMPATIBLE_CATEGORIES
+    assert similarity(SQL_INJECTION[0], docs) == 0.0
+    assert len(align([SQL_INJECTION[0], docs])) == 2
+
+
+def test_no_findings_no_clusters() -> None:
+    assert align([]) == []
+
+
+# --------------------------------------------------------------------------- representative
+
+
+def test_representative_fields_follow_the_stated_rule() -> None:
+    spans = {GPT: (42, 44), CLAUDE: (43, 43), GEMINI: (44, 46), QWEN: (41, 45)}
+    findings = [
+        f.model_copy(update={"line": spans[f.provider][0], "end_line": spans[f.provider][1]})
+        for f in SQL_INJECTION
+    ]
+    (cluster,) = align(findings)
+    assert (cluster.line, cluster.end_line) == (42, 44)  # lower medians of 41-44, 43-46
+    assert cluster.severity is HIGH  # CRIT, HIGH, HIGH, HIGH
+    assert cluster.category is SEC  # SEC ×3, BUG ×1
+    medoid = max(findings, key=lambda f: sum(similarity(f, g) for g in findings if g != f))
+    assert (cluster.title, cluster.body) == (medoid.title, medoid.body)
+    assert cluster.members == tuple(sorted(findings, key=lambda f: (f.line, f.end_line)))
+
+
+def test_ties_go_to_more_severe_then_category_order_then_first_member() -> None:
+    # RACE: HIGH concurrency at line 88 and MEDIUM bug at line 89, one each.
+    for findings in (RACE, RACE[::-1]):
+        (cluster,) = align(findings)
+        assert cluster.severity is HIGH
+        assert cluster.category is BUG  # declared before CONCURRENCY
+        assert cluster.title == RACE[0].title  # equal similarity sums: first by line
+        assert (cluster.line, cluster.end_line) == (88, 88)
+
+
+def test_clusters_ordered_by_path_line_title() -> None:
+    clusters = align([*NULL_DEREF, CONNECTION_LEAK, *RACE, *SQL_INJECTION])
+    assert [(c.path, c.line, c.title) for c in clusters] == [
+        ("src/app/accounts.py", 121, NULL_DEREF[1].title),
+        ("src/app/db.py", 42, CONNECTION_LEAK.title),
+        ("src/app/db.py", 42, SQL_INJECTION[0].title),
+        ("src/app/stats.py", 88, RACE[0].title),
+    ]
+
+
+# --------------------------------------------------------------------------- properties
+
+CORPUS = (
+    *SQL_INJECTION,
+    *RACE,
+    *NULL_DEREF,
+    CONNECTION_LEAK,
+    OFF_BY_ONE,
+    DIVISION_BY_ZERO,
+    SQL_INJECTION[0].model_copy(update={"line": 44, "title": "Injectable SELECT"}),
+    CONNECTION_LEAK.model_copy(update={"provider": GEMINI, "family": "google"}),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.permutations(CORPUS))
+def test_any_input_order_gives_identical_clusters(shuffled: list[Finding]) -> None:
+    assert align(shuffled) == align(CORPUS)
+
+
+TITLES = (
+    ("SQL injection via f-string", SEC),
+    ("User input interpolated into SQL", SEC),
+    ("DB connection never closed", BUG),
+    ("Connection leaked on error path", BUG),
+    ("Possible None dereference of `user`", BUG),
+    ("Off-by-one in range end", BUG),
+    ("Division by zero when list is empty", BUG),
+    ("Race condition on counter", CONC),
+)
+
+random_findings = st.lists(
+    st.builds(
+        lambda provider, persona, line, span, title: make(
+            provider, line, title[0], f"{title[0]}.", category=title[1], persona=persona,
+            end_line=line + span, path="a.py" if line % 7 else "b.py",
+        ),
+        st.sampled_from([GPT, CLAUDE, GEMINI, QWEN]),
+        st.sampled_from(["correctness", "security"]),
+        st.integers(1, 30),
+        st.integers(0, 2),
+        st.sampled_from(TITLES),
+    ),
+    max_size=40,
+)  # fmt: skip
+
+
+@settings(max_examples=80, deadline=None)
+@given(random_findings, st.data())
+def test_partition_cannot_link_and_order_independence(
+    findings: list[Finding], data: st.DataObject
+) -> None:
+    clusters = align(findings)
+    members = [m for c in clusters for m in c.members]
+    assert sorted(members, key=repr) == sorted(findings, key=repr)  # each exactly once
+    for cluster in clusters:
+        reviews = [(m.provider, m.persona) for m in cluster.members]
+        assert len(reviews) == len(set(reviews))
+        assert len({m.path for m in cluster.members}) == 1
+    assert align(data.draw(st.permutations(findings))) == clusters
+    assert len({c.fingerprint for c in clusters}) == len(clusters)
+
+
+def test_no_chaining_through_a_finding_that_resembles_both() -> None:
+    # B mentions both the injection and the leak; average linkage keeps A and C apart,
+    # where single linkage would chain all three into one cluster.
+    a = SQL_INJECTION[0].model_copy(update={"line": 40, "end_line": 40})
+    b = make(
+        CLAUDE, 42, "Connection opened for the f-string query is never closed",
+        "The `conn` used to run the injectable f-string query leaks: close it with a context "
+        "manager and bind `user_id` as a parameter.",
+    )  # fmt: skip
+    c = CONNECTION_LEAK.model_copy(update={"provider": GEMINI, "family": "google", "line": 44})
+    assert similarity(a, b) > 0.3 and similarity(b, c) > 0.3
+    for cluster in align([a, b, c]):
+        assert not {a, c} <= set(cluster.members)
