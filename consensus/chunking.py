@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from consensus.diff_view import render_file
-from consensus.models import Chunk, ChunkPart, ChangedFile, Hunk, ReviewDiff
+from consensus.models import ChangedFile, Chunk, ChunkPart, Hunk, ReviewDiff
 
 MAX_HUNK_LINES = 300
 

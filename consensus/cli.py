@@ -21,7 +21,7 @@ from consensus.errors import ConsensusError, ReviewImpossible, UsageError
 
 if TYPE_CHECKING:
     from consensus.config import LoadedConfig, ProviderSettings, Settings
-    from consensus.models import Report, Severity
+    from consensus.models import Report
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -94,9 +94,9 @@ def review(
     import time
 
     from consensus.chunking import split_large_hunks
-    from consensus.config import duplicate_model_warnings, missing_keys
+    from consensus.config import duplicate_model_warnings, unavailable_providers
     from consensus.ingest import ingest
-    from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter
+    from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter, needed_keys
     from consensus.personas import load_personas, select_personas
     from consensus.pipeline import review as run_review
     from consensus.render import render
@@ -120,13 +120,19 @@ def review(
         log(f"Nothing to review: the diff has no reviewable changes{skipped}.")
         return
     providers = _providers(settings, models)
-    for warning in duplicate_model_warnings(providers) + missing_keys(providers, os.environ):
+    for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
+    unavailable = unavailable_providers(providers, os.environ, needed_keys)
+    for model, why in unavailable.items():
+        log(f"warning: {model} will not be called: {why}")
     personas = select_personas(
-        load_personas([root / d for d in settings.persona_dirs]), settings.personas
+        load_personas([root / d for d in settings.persona_dirs]),
+        settings.personas,
+        source="--personas" if persona_ids else loaded.source,
     )
     if diff.redactions:
-        log(f"redacted {len(diff.redactions)} secrets before review (see the report)")
+        count = len(diff.redactions)
+        log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
     observer = _observer()
     try:
         report = asyncio.run(
@@ -140,6 +146,7 @@ def review(
                 clock=time.monotonic,
                 observer=observer,
                 verify=not no_verify,
+                unavailable=unavailable,
             )
         )
     finally:

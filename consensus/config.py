@@ -7,7 +7,7 @@ file, the key and the fix. Keys for providers live in the environment, never the
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -262,10 +262,25 @@ def duplicate_model_warnings(providers: Sequence[ProviderSettings]) -> list[str]
     return warnings
 
 
-def missing_keys(providers: Sequence[ProviderSettings], env: Mapping[str, str]) -> list[str]:
-    """Providers whose declared api_key_env is not set."""
-    return [
-        f"{p.model}: environment variable {p.api_key_env} is not set"
-        for p in providers
-        if p.api_key_env and not env.get(p.api_key_env)
-    ]
+def unavailable_providers(
+    providers: Sequence[ProviderSettings],
+    env: Mapping[str, str],
+    needed_keys: Callable[[str], Sequence[str]],
+) -> dict[str, str]:
+    """model → why it cannot be called (a key that is not set), checked before any call.
+
+    `needed_keys(model)` names the variables the model's route needs (litellm knows);
+    it is asked only for providers that name no key and no endpoint of their own.
+    """
+    unavailable = {}
+    for provider in providers:
+        if provider.api_key_env:
+            if not env.get(provider.api_key_env):
+                unavailable[provider.model] = (
+                    f"environment variable {provider.api_key_env} is not set"
+                )
+        elif not provider.api_base:
+            missing = [key for key in needed_keys(provider.model) if not env.get(key)]
+            if missing:
+                unavailable[provider.model] = f"{' or '.join(missing)} is not set"
+    return unavailable

@@ -73,7 +73,8 @@ def _decode(raw: bytes | str) -> str:
     first = _STRUCTURE_LINE.search(text)
     # A diff saved with CRLF everywhere (autocrlf, Windows clipboard) breaks unidiff's
     # header regexes; when the headers themselves end in CRLF, every line does.
-    if first is not None and text.startswith("\r\n", text.find("\n", first.start()) - 1):
+    end = text.find("\n", first.start()) if first is not None else -1
+    if end > 0 and text[end - 1] == "\r":
         text = text.replace("\r\n", "\n")
     return text
 
@@ -100,16 +101,19 @@ def _parse_patchset(text: str) -> PatchSet:
         start = _GIT_HEADER.search(text)
         if start is None or start.start() == 0:
             raise
-        return _unidiff(text[start.start() :])
+        return _unidiff(text[start.start() :], skipped_lines=text.count("\n", 0, start.start()))
 
 
-def _unidiff(text: str) -> PatchSet:
+def _unidiff(text: str, *, skipped_lines: int = 0) -> PatchSet:
     lines = _CountedLines(text)
     try:
         return PatchSet(lines)
     except (UnidiffParseError, ValueError) as exc:
-        problem = str(exc).strip()
-        raise DiffError(f"malformed diff at line {lines.count}: {problem}", fix=_FIX) from exc
+        # unidiff quotes the offending line after a colon; that line could hold a secret,
+        # and this message ends up in CI logs, so only the line number is given.
+        problem = str(exc).split(":", 1)[0].strip()
+        line = skipped_lines + lines.count
+        raise DiffError(f"malformed diff at line {line}: {problem}", fix=_FIX) from exc
 
 
 def _convert(patched: PatchedFile) -> ChangedFile | SkippedFile:

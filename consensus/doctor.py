@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from consensus.config import ProviderSettings
-from consensus.llm_client import LiteLLMClient, missing_environment
+from consensus.config import ProviderSettings, unavailable_providers
+from consensus.llm_client import LiteLLMClient, needed_keys
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 
 
@@ -25,12 +25,9 @@ async def check_provider(
     def result(ok: bool, detail: str) -> ProviderCheck:
         return ProviderCheck(provider.model, provider.voter, ok, detail)
 
-    if provider.api_key_env and not env.get(provider.api_key_env):
-        return result(False, f"key missing: set {provider.api_key_env}")
-    if not provider.api_key_env and not provider.api_base:
-        missing = missing_environment(provider.model, env)
-        if missing:
-            return result(False, f"key missing: set {', '.join(missing)}")
+    missing = unavailable_providers([provider], env, needed_keys).get(provider.model)
+    if missing:
+        return result(False, f"key missing: {missing}")
     request = CompletionRequest(
         model=provider.model,
         messages=(Message(role="user", content="Reply with the single word OK."),),

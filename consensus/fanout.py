@@ -198,3 +198,8 @@ def _failure(
         message=message,
         usage=usage or Usage(),
     )
+
+
+def unreachable(call: ReviewCall, why: str) -> ModelFailure:
+    """The failure of a call that was never made because its provider cannot be reached."""
+    return _failure(call, FailureKind.AUTH, f"not called: {why}")

@@ -113,7 +113,7 @@ class LiteLLMClient:
 
     def _kwargs(self, litellm: ModuleType, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
-            "model": request.model,
+            "model": _route(request.model),
             "messages": [_message(m, request.model) for m in request.messages],
             "timeout": request.timeout_s,
             "num_retries": 0,  # retries are ours, so Retry-After is honoured once
@@ -130,6 +130,12 @@ class LiteLLMClient:
         if request.response_schema is not None:
             kwargs["response_format"] = _response_format(litellm, request)
         return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _route(model: str) -> str:
+    # litellm's `ollama/` route flattens chat into one /api/generate prompt; `ollama_chat/`
+    # keeps the system and user messages apart, which is what our prompts rely on.
+    return "ollama_chat/" + model[len("ollama/") :] if model.startswith("ollama/") else model
 
 
 def _message(message: Message, model: str) -> dict[str, Any]:
@@ -212,9 +218,13 @@ def _classify(litellm: ModuleType, exc: Exception) -> Exception:
     if isinstance(exc, litellm.RateLimitError):
         error = ModelCallError(FailureKind.RATE_LIMITED, message)
         return _Transient(error, _retry_after(exc))
-    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)):
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or (
+        "missing credentials" in message.lower()
+    ):
         return ModelCallError(FailureKind.AUTH, message)
-    if isinstance(exc, (litellm.ContextWindowExceededError, litellm.BadRequestError)):
+    if isinstance(
+        exc, (litellm.ContextWindowExceededError, litellm.BadRequestError, litellm.NotFoundError)
+    ):
         return ModelCallError(FailureKind.BAD_REQUEST, message)
     if isinstance(exc, litellm.APIConnectionError):
         return _Transient(ModelCallError(FailureKind.CONNECTION, message), None)
@@ -246,11 +256,10 @@ class LiteLLMTokenCounter:
         return int(window) if window else None
 
 
-def missing_environment(model: str, env: Mapping[str, str]) -> list[str]:
-    """Environment variables litellm needs for `model` that `env` lacks."""
+def needed_keys(model: str) -> list[str]:
+    """Environment variables litellm needs for `model` and does not find."""
     try:
-        found = _litellm().validate_environment(model=model)
+        found = _litellm().validate_environment(model=_route(model))
     except Exception:  # unknown provider: let the call itself say what is wrong
         return []
-    missing = found.get("missing_keys") or []
-    return [key for key in missing if not env.get(key)]
+    return [str(key) for key in found.get("missing_keys") or []]

@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Protocol
 
 from consensus.align import align
 from consensus.chunking import plan_chunks, render_chunk
 from consensus.config import ProviderSettings, Settings
-from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out
+from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.models import Chunk, ModelReview, Report, ReviewDiff
 from consensus.personas import Persona, render_persona
 from consensus.ports import CompletionRequest, ModelClient, TokenCounter
@@ -57,7 +58,7 @@ def plan_calls(
         chunks = plan_chunks(
             diff.files,
             budget_tokens=context_budget(provider, counter, default_window),
-            count=lambda text, model=provider.model: counter.count(model, text),
+            count=partial(counter.count, provider.model),
         )
         for chunk in chunks:
             diff_text = render_chunk(chunk, diff)
@@ -129,7 +130,9 @@ async def review(
     clock: Callable[[], float],
     observer: ReviewObserver | None = None,
     verify: bool = True,
+    unavailable: Mapping[str, str] | None = None,
 ) -> Report:
+    """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled."""
     started = clock()
     calls = plan_calls(
         diff,
@@ -138,22 +141,28 @@ async def review(
         counter=counter,
         default_window=settings.default_context_window,
     )
+    skipped = unavailable or {}
+    to_call = [c for c in calls if c.provider.model not in skipped]
     if observer is not None:
-        chunks = len({(c.provider.model, c.chunk.index) for c in calls})
+        chunks = max((c.chunk.index + 1 for c in calls), default=0)
         observer.phase(
             "fan-out",
-            f"{len(calls)} calls: {len(providers)} providers × {len(personas)} personas, "
-            f"{chunks} provider-chunks over {len(diff.files)} files",
+            f"{len(to_call)} calls: {len(providers) - len(skipped)} providers × "
+            f"{len(personas)} personas × {'up to ' if chunks > 1 else ''}{chunks} "
+            f"chunk{'s' if chunks > 1 else ''} of {len(diff.files)} files",
         )
-        observer.planned(len(calls))
+        observer.planned(len(to_call))
     results = await fan_out(
-        calls,
+        to_call,
         client,
         diff,
         concurrency=settings.concurrency,
         budget=settings.budget,
         observer=observer,
     )
+    results += [
+        unreachable(c, skipped[c.provider.model]) for c in calls if c.provider.model in skipped
+    ]
     if observer is not None:
         observer.phase("align and score")
     findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
@@ -173,19 +182,14 @@ async def review(
         threshold=settings.threshold,
         min_providers=settings.min_providers,
         wall_s=clock() - started,
-        notes=_notes(results, scored_disputed=sum(1 for s in scored if s.needs_verification)),
+        notes=_notes(results),
     )
     return report.model_copy(update={"verification": "skipped" if not verify else "not_available"})
 
 
-def _notes(results: Sequence[CallResult], *, scored_disputed: int) -> list[str]:
-    notes = []
+def _notes(results: Sequence[CallResult]) -> list[str]:
     repaired = sum(1 for r in results if isinstance(r, ModelReview) and r.repaired)
-    if repaired:
-        notes.append(f"{repaired} replies were invalid at first and accepted after one repair turn")
-    if scored_disputed:
-        notes.append(
-            f"{scored_disputed} disputed findings need verification; the inspector and "
-            "redundancy voting are not available in this version, so they are listed, not posted"
-        )
-    return notes
+    if not repaired:
+        return []
+    replies = "reply was" if repaired == 1 else "replies were"
+    return [f"{repaired} {replies} invalid at first and accepted after one repair turn"]

@@ -30,10 +30,11 @@ def _describe(call: ReviewCall, result: CallResult) -> str:
     where = f"{call.provider.model} · {call.persona} · chunk {call.chunk.index + 1}"
     if isinstance(result, ModelReview):
         tokens = result.usage.tokens_in + result.usage.tokens_out
+        count = len(result.findings)
+        findings = f"{count} finding{'' if count == 1 else 's'}"
         repaired = " (repaired)" if result.repaired else ""
         return (
-            f"ok   {where}: {len(result.findings)} findings, {tokens:,} tokens, "
-            f"{result.usage.latency_s:.1f} s{repaired}"
+            f"ok   {where}: {findings}, {tokens:,} tokens, {result.usage.latency_s:.1f} s{repaired}"
         )
     return f"FAIL {where}: {result.kind.value}: {result.message}"
 

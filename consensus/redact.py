@@ -71,7 +71,8 @@ _RULES = (
     _Rule("bearer-token", re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"), check=True),
     _Rule(
         "url-password",
-        re.compile(r"[a-zA-Z][\w+.-]*://[^\s:/@]*:(?P<value>[^\s:/@]+)@"),
+        # The lookbehind keeps this linear: a scheme can only start a word.
+        re.compile(r"(?<![\w+.-])[a-zA-Z][\w+.-]*://[^\s:/@]*:(?P<value>[^\s:/@]+)@"),
         check=True,
     ),
 )
@@ -133,7 +134,7 @@ def redact_files(
 def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, list[str]]:
     """Free text (a PR title or body) with secrets replaced, and the kinds found."""
     lines = text.splitlines(keepends=True)
-    bodies = [line.rstrip("\r\n") for line in lines]
+    bodies = text.splitlines()  # the same lines without their endings
     redacted, found = _redact_lines(bodies, _rules(extra_patterns))
     joined = "".join(
         new + old[len(body) :] for new, old, body in zip(redacted, lines, bodies, strict=True)
@@ -163,23 +164,23 @@ def _redact_lines(
     in_key = False
     key = placeholder("private-key")
     for index, text in enumerate(lines):
-        if in_key:
-            end = _PEM_END.search(text)
-            if end is None:
-                out.append(key)
-                continue
+        end = _last_end(text, 0)
+        if in_key and end is None:
+            out.append(key)
+            continue
+        if end is not None:
+            if not in_key:
+                # The hunk starts inside a key: take back the key lines above this one.
+                first = index
+                while first > 0 and _PEM_BODY.match(out[first - 1]):
+                    first -= 1
+                    out[first] = key
+                found.append((first, "private-key"))
             text, in_key = key + text[end.end() :], False
-        elif (end := _PEM_END.search(text)) and not _PEM_BEGIN.search(text, 0, end.start()):
-            # The hunk starts inside a key: take back the key lines above this one.
-            text, start = key + text[end.end() :], index
-            while start > 0 and _PEM_BODY.match(out[start - 1]):
-                start -= 1
-                out[start] = key
-            found.append((start, "private-key"))
         position = 0
         while begin := _PEM_BEGIN.search(text, position):
             found.append((index, "private-key"))
-            end = _PEM_END.search(text, begin.end())
+            end = _last_end(text, begin.end())
             if end is None:  # the block goes on over the next lines
                 text, in_key = text[: begin.start()] + key, True
                 break
@@ -190,6 +191,15 @@ def _redact_lines(
             found.extend((index, rule.kind) for _ in range(count))
         out.append(text)
     return out, found
+
+
+def _last_end(text: str, start: int) -> re.Match[str] | None:
+    """The last END marker after `start` and before the next BEGIN marker, if any."""
+    following = _PEM_BEGIN.search(text, start)
+    last = None
+    for match in _PEM_END.finditer(text, start, following.start() if following else len(text)):
+        last = match
+    return last
 
 
 def _apply(rule: _Rule, text: str) -> tuple[str, int]:
@@ -214,7 +224,7 @@ def _apply(rule: _Rule, text: str) -> tuple[str, int]:
 
 def _looks_secret(value: str, *, quoted: bool) -> bool:
     """A literal, random-looking value: not a reference, a template or a sample."""
-    value = value.strip()
+    value = value.strip() if quoted else value.rstrip(":")  # `if token == other_token:`
     lowered = value.lower()
     if len(value) < MIN_SECRET_LENGTH or "«redacted:" in value or lowered in _SAMPLE_VALUES:
         return False

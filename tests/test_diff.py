@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.diff import parse_diff
+from consensus.diff_view import render_file
 from consensus.errors import DiffError
 from consensus.models import ChangedFile, FileStatus
 
@@ -319,11 +320,13 @@ def test_crlf_content_loses_the_carriage_return_but_not_its_place() -> None:
     ]
 
 
-def test_diff_saved_with_crlf_everywhere_parses_like_lf() -> None:
-    crlf = MODIFIED_PY.replace("\n", "\r\n").encode()
-    (file,), _ = parse_diff(crlf)
-    (expected,), _ = parse_diff(MODIFIED_PY)
-    assert file == expected
+@pytest.mark.parametrize(
+    "diff",
+    [case[1] for case in CASES if isinstance(case[1], str)],
+    ids=[case[0] for case in CASES if isinstance(case[1], str)],
+)
+def test_diff_saved_with_crlf_everywhere_parses_like_lf(diff: str) -> None:
+    assert parse_diff(diff.replace("\n", "\r\n").encode()) == parse_diff(diff)
 
 
 def test_non_utf8_bytes_are_replaced_not_fatal() -> None:
@@ -375,6 +378,19 @@ def test_garbage_raises_diff_error_naming_the_problem(garbage: str | bytes, prob
     with pytest.raises(DiffError, match=problem) as caught:
         parse_diff(garbage)
     assert caught.value.fix
+
+
+def test_parse_error_does_not_echo_the_offending_line() -> None:
+    secret_line = "*  api_key = 'Zq8vLm3Rt9xKp2Wd'\n"
+    with pytest.raises(DiffError, match="at line 9: Hunk diff line expected") as caught:
+        parse_diff(ADDED_JS.replace("+  return res.json();\n", secret_line))
+    assert "Zq8vLm3Rt9xKp2Wd" not in str(caught.value)
+
+
+def test_line_numbers_in_errors_count_the_junk_before_the_diff() -> None:
+    truncated = MODIFIED_PY[: MODIFIED_PY.index("     row =")]
+    with pytest.raises(DiffError, match="at line 10: Hunk is shorter"):
+        parse_diff("@@ build log @@\n+++ noise\n" + truncated)
 
 
 def test_junk_that_confuses_unidiff_before_the_first_file_is_skipped() -> None:
@@ -439,3 +455,57 @@ def _parse_or_diff_error(raw: str | bytes) -> None:
             for line in hunk.lines:
                 assert (line.new_line is None) == (line.kind == "-")
                 assert (line.old_line is None) == (line.kind == "+")
+
+
+# --------------------------------------------------------------------------- diff_view
+
+
+def test_render_file_shows_new_side_numbers_aligned_to_the_widest() -> None:
+    (file,), _ = parse_diff(MODIFIED_PY)
+    rendered = render_file(file)
+    assert rendered.splitlines()[:6] == [
+        "## File: src/app/db.py (modified)",
+        "@@ -40,6 +40,8 @@ def get_user(conn, user_id):",
+        "40       cursor = conn.cursor()",
+        '   -     cursor.execute("SELECT * FROM users WHERE id = %s" % user_id)',
+        '41 +     cursor.execute("SELECT * FROM users WHERE id = %s", (user_id,))',
+        "42       row = cursor.fetchone()",
+    ]
+    assert "46" in rendered.splitlines()  # an empty context line carries no trailing padding
+
+
+def test_render_file_pads_numbers_to_the_widest_in_the_file() -> None:
+    (file,), _ = parse_diff(_big_hunk(100))
+    lines = render_file(file).splitlines()
+    assert lines[2] == " 10       table = {}"
+    assert lines[-1] == "111       return table"
+
+
+@pytest.mark.parametrize(
+    ("diff", "header"),
+    [
+        (RENAME_WITH_CHANGES, "## File: src/text/normalize.py (renamed from src/utils/strings.py)"),
+        (ADDED_JS, "## File: web/src/api.js (new file)"),
+    ],
+)
+def test_render_file_header_names_the_status(diff: str, header: str) -> None:
+    (file,), _ = parse_diff(diff)
+    assert render_file(file).splitlines()[0] == header
+
+
+def test_render_file_chooses_hunks() -> None:
+    (file,), _ = parse_diff(MODIFIED_PY)
+    rendered = render_file(file, [1])
+    assert "@@ -90,4 +92,3 @@" in rendered
+    assert "@@ -40,6" not in rendered
+    assert (
+        rendered.splitlines()[2]
+        == '92       conn.execute("DELETE FROM users WHERE id = %s", (user_id,))'
+    )
+
+
+def test_render_pure_rename_says_there_is_no_content() -> None:
+    (file,), _ = parse_diff(PURE_RENAME)
+    assert render_file(file) == (
+        "## File: docs/new-name.md (renamed from docs/old-name.md)\n(no content changes)\n"
+    )

@@ -35,7 +35,11 @@ DB_PY = ChangedFile(
             lines=(
                 DiffLine(kind=" ", text="def get_user(user_id):", old_line=40, new_line=40),
                 DiffLine(kind="-", text="    cur.execute(SQL, (user_id,))", old_line=41),
-                DiffLine(kind="+", text='    q = f"SELECT * FROM users WHERE id = {user_id}"', new_line=41),
+                DiffLine(
+                    kind="+",
+                    text='    q = f"SELECT * FROM users WHERE id = {user_id}"',
+                    new_line=41,
+                ),
                 DiffLine(kind="+", text="    cur.execute(q)", new_line=42),
                 DiffLine(kind=" ", text="    return cur.fetchone()", old_line=42, new_line=43),
             ),

@@ -409,8 +409,8 @@ def test_text_empty_result_says_so_with_context() -> None:
 def test_text_verification_not_run_is_noted() -> None:
     text = render(make_report(verification="not_available"), "text")
     assert (
-        "verification not run: the inspector and redundancy voting are unavailable;"
-        " 2 disputed findings listed, not posted" in text
+        "verification not run: the inspector and redundancy voting are not in this version;"
+        " 2 findings below consensus listed, not posted" in text
     )
 
 

@@ -131,10 +131,12 @@ def verification_note(report: Report) -> str | None:
     if report.verification == "done":
         return None
     waiting = report.stats.undecided + report.stats.unverified
-    listed = f"; {plural(waiting, 'disputed finding')} listed, not posted" if waiting else ""
+    listed = f"; {plural(waiting, 'finding')} below consensus listed, not posted" if waiting else ""
     if report.verification == "skipped":
         return f"verification skipped (--no-verify){listed}"
-    return f"verification not run: the inspector and redundancy voting are unavailable{listed}"
+    return (
+        f"verification not run: the inspector and redundancy voting are not in this version{listed}"
+    )
 
 
 def context_lines(report: Report, *, places: list[str] | None = None) -> list[str]:
