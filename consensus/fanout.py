@@ -88,7 +88,9 @@ async def fan_out(
     ledger = _Ledger(budget=budget)
 
     async def run(call: ReviewCall) -> CallResult:
-        async with overall, per_provider[call.provider.model]:
+        # The provider's own slot first: a call waiting for its provider must not hold
+        # one of the global slots that another provider could use meanwhile.
+        async with per_provider[call.provider.model], overall:
             result = await _review(call, client, diff, ledger, observer)
         if observer is not None:
             observer.call_finished(call, result)

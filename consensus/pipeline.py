@@ -52,7 +52,13 @@ def plan_calls(
     counter: TokenCounter,
     default_window: int,
 ) -> list[ReviewCall]:
-    """Every (provider, chunk, persona) call. Personas vary fastest: same prefix, cache hits."""
+    """Every (provider, chunk, persona) call, in the order they should be made.
+
+    Chunk-major, then persona, then provider: each provider sees one chunk's personas in a
+    row (same prefix, cache hits), all providers progress together (a budget that runs out
+    leaves whole chunks unreviewed by everyone rather than one provider silent), and the
+    global concurrency is shared across providers from the first call.
+    """
     calls = []
     for provider in providers:
         chunks = plan_chunks(
@@ -64,7 +70,9 @@ def plan_calls(
             diff_text = render_chunk(chunk, diff)
             for persona in personas:
                 calls.append(_call(provider, persona, chunk, diff_text))
-    return calls
+    rank = {p.model: n for n, p in enumerate(providers)}
+    order = {p.id: n for n, p in enumerate(personas)}
+    return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
 
 
 def _call(provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str) -> ReviewCall:
