@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -60,9 +60,11 @@ class LiteLLMClient:
         attempts: int = 4,
         backoff_s: float = 1.0,
         max_backoff_s: float = 30.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self._env = env
         self._attempts = attempts
+        self._sleep = sleep
         self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
 
     def _wait(self, state: RetryCallState) -> float:
@@ -76,6 +78,7 @@ class LiteLLMClient:
             stop=stop_after_attempt(self._attempts),
             wait=self._wait,
             retry=retry_if_exception(lambda e: isinstance(e, _Transient)),
+            sleep=self._sleep,
             reraise=True,
         )
         try:

@@ -73,10 +73,10 @@ def select_files(
     kept: list[ChangedFile] = []
     skipped: list[SkippedFile] = []
     for file in files:
-        named_by = [pattern for pattern, regex in includes if regex.fullmatch(file.path)]
+        named_by = [pattern for pattern, regex in includes if regex.matches(file.path)]
         if not named_by:
             skipped.append(SkippedFile(path=file.path, reason="not in paths"))
-        elif any(regex.fullmatch(file.path) for regex in excludes):
+        elif any(regex.matches(file.path) for regex in excludes):
             skipped.append(SkippedFile(path=file.path, reason="excluded by config"))
         elif (skip := _default_skip(file, generated)) and not _lifted(skip, named_by):
             skipped.append(SkippedFile(path=file.path, reason=skip.reason))
@@ -104,53 +104,75 @@ def parse_gitattributes(text: str) -> list[str]:
     return patterns
 
 
-def glob_to_regex(pattern: str, *, dirs: bool = True) -> str:
-    """Translate a .gitignore-style glob to a regex for `re.fullmatch` on a POSIX path.
+class Glob:
+    """A compiled .gitignore-style glob. Matching is linear: no regex backtracking across
+    segments, and none within one (a hostile .gitattributes cannot stall a run)."""
 
-    With `dirs`, a pattern whose last segment is a plain name (`docs`, `src/vendor`)
-    also matches every file below it; .gitattributes patterns do not (`dirs=False`).
-    A trailing `/` always means "everything below".
-    """
-    anchored = pattern.startswith("/")
-    directory = pattern.endswith("/")
-    body = pattern.strip("/")
-    if not body:
-        return r"(?!)"  # an empty pattern matches nothing
-    if not anchored and "/" not in body and not body.startswith("**"):
-        body = "**/" + body
-    out: list[str] = []
+    def __init__(self, pattern: str, *, dirs: bool = True) -> None:
+        anchored = pattern.startswith("/")
+        self._directory = pattern.endswith("/")
+        names = [name for name in pattern.split("/") if name]
+        if not anchored and len(names) == 1 and names[0] != "**":
+            names.insert(0, "**")  # no slash: at any depth
+        parts: list[re.Pattern[str] | None] = []  # None stands for `**`
+        for name in names:
+            if name != "**":
+                parts.append(_segment(name))
+            elif not parts or parts[-1] is not None:
+                parts.append(None)  # `**/**` is `**`
+        self._parts = parts
+        self._trailing_any = bool(names) and names[-1] == "**"
+        # `docs` names a directory as well as a file, but `src/*` means direct children.
+        self._covers_below = dirs and bool(names) and not any(c in "*?[" for c in names[-1])
+
+    def matches(self, path: str) -> bool:
+        names = [name for name in path.split("/") if name]
+        if not self._parts or not names:
+            return False
+        reached = {0}  # how many path segments the pattern so far can consume
+        for index, part in enumerate(self._parts):
+            if part is None:
+                # `**` takes zero or more segments; at the very end, at least one.
+                at_end = index == len(self._parts) - 1 and self._trailing_any
+                reached = set(range(min(reached) + at_end, len(names) + 1))
+            else:
+                reached = {n + 1 for n in reached if n < len(names) and part.fullmatch(names[n])}
+            if not reached:
+                return False
+        if self._directory:
+            return min(reached) < len(names)
+        return self._covers_below or len(names) in reached
+
+
+def _segment(name: str) -> re.Pattern[str]:
+    """One path segment's glob as a regex; `*` never crosses `/` (there is none here)."""
+    chunks: list[list[str]] = [[]]
     i = 0
-    while i < len(body):
-        char = body[i]
-        at_segment_start = i == 0 or body[i - 1] == "/"
-        if body.startswith("**/", i) and at_segment_start:
-            out.append("(?:.*/)?")
-            i += 3
-        elif body.startswith("**", i) and at_segment_start and i + 2 == len(body):
-            out.append(".*")
-            i += 2
-        elif char == "*":
-            out.append("[^/]*")
-            while i + 1 < len(body) and body[i + 1] == "*":
+    while i < len(name):
+        char = name[i]
+        if char == "*":
+            chunks.append([])
+            while i + 1 < len(name) and name[i + 1] == "*":
                 i += 1  # `a**b` is just `a*b`
-            i += 1
         elif char == "?":
-            out.append("[^/]")
+            chunks[-1].append(".")
+        elif char == "[" and (end := _class_end(name, i)) > i:
+            chunks[-1].append(_class(name[i + 1 : end]))
+            i = end
+        elif char == "\\" and i + 1 < len(name):
             i += 1
-        elif char == "[" and (end := _class_end(body, i)) > i:
-            out.append("(?!/)" + _class(body[i + 1 : end]))
-            i = end + 1
-        elif char == "\\" and i + 1 < len(body):
-            out.append(re.escape(body[i + 1]))
-            i += 2
+            chunks[-1].append(re.escape(name[i]))
         else:
-            out.append(re.escape(char))
-            i += 1
-    if directory:
-        return "".join(out) + "/.*"
-    # `docs` names a directory as well as a file, but `src/*` means direct children.
-    plain_last = not any(char in "*?[" for char in body.rsplit("/", 1)[-1])
-    return "".join(out) + ("(?:/.*)?" if dirs and plain_last else "")
+            chunks[-1].append(re.escape(char))
+        i += 1
+    pieces = ["".join(chunk) for chunk in chunks]
+    if len(pieces) == 1:
+        return re.compile(pieces[0], re.DOTALL)
+    # Each middle piece is fixed-length, so its earliest occurrence is always a right
+    # choice: matching it atomically (lookahead + backreference, as fnmatch does) keeps
+    # `*a*a*a*b` linear instead of exponential.
+    middle = "".join(f"(?=(?P<g{n}>.*?{piece}))(?P=g{n})" for n, piece in enumerate(pieces[1:-1]))
+    return re.compile(f"{pieces[0]}{middle}.*{pieces[-1]}", re.DOTALL)
 
 
 def _class_end(body: str, start: int) -> int:
@@ -180,9 +202,9 @@ def _class(content: str) -> str:
     return "[" + ("^" if negate else "") + "".join(out) + "]"
 
 
-@functools.lru_cache(maxsize=512)
-def _compile(pattern: str, *, dirs: bool = True) -> re.Pattern[str]:
-    return re.compile(glob_to_regex(pattern, dirs=dirs), re.DOTALL)
+@functools.lru_cache(maxsize=1024)
+def _compile(pattern: str, *, dirs: bool = True) -> Glob:
+    return Glob(pattern, dirs=dirs)
 
 
 def _literal(pattern: str) -> str:
@@ -196,9 +218,7 @@ def _lifted(skip: _Skip, patterns: Sequence[str]) -> bool:
     return bool(wants) and any(skip.trigger in _literal(pattern) for pattern in patterns)
 
 
-def _default_skip(
-    file: ChangedFile, generated: Sequence[tuple[re.Pattern[str], str]]
-) -> _Skip | None:
+def _default_skip(file: ChangedFile, generated: Sequence[tuple[Glob, str]]) -> _Skip | None:
     path = PurePosixPath(file.path)
     name = path.name
     if name in LOCKFILES:
@@ -209,7 +229,7 @@ def _default_skip(
         if directory in VENDORED_DIRS:
             return _Skip("vendored", f"/{directory}/")
     for matcher, literal in generated:
-        if matcher.fullmatch(file.path):
+        if matcher.matches(file.path):
             return _Skip("generated", literal)
     for suffix in GENERATED_SUFFIXES:
         if name.endswith(suffix):

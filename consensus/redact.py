@@ -30,9 +30,12 @@ _KEY_WORDS = (
 # The key word may end the name or be followed by `_x`, `.x`, `-x` or `X` (camelCase), so
 # `DB_PASSWORD`, `apiToken` and `token.value` count but `tokenizer` does not.
 _KEY = rf"(?<![\w.-])[\w.-]*?(?i:{_KEY_WORDS})(?:[_.-][\w.-]*|[A-Z][\w.-]*)?"
+# Every quantifier after the name is bounded, so a hostile line cannot make this quadratic.
 _ASSIGNMENT = (
-    rf"{_KEY}[\"']?\s*(?::\s*[A-Za-z_][\w\[\], .|]*?\s*)?(?:={{1,3}}|!==?|:=|=>|:)\s*"
-    r"(?:(?P<q>[\"'`])(?P<quoted>(?:\\.|(?!(?P=q)).)*)(?P=q)|(?P<value>[^\s\"'`,;)}\]]+))"
+    rf"{_KEY}[\"']?[ \t]{{0,8}}(?::[ \t]{{0,8}}[A-Za-z_][\w\[\],.| ]{{0,60}}?[ \t]{{0,8}})?"
+    r"(?:={1,3}|!==?|:=|=>|:)[ \t]{0,8}"
+    r"(?:(?P<q>[\"'`])(?P<quoted>(?:\\.|(?!(?P=q)).){0,1000})(?P=q)"
+    r"|(?P<value>[^\s\"'`,;)}\]]{1,1000}))"
 )
 
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import re
+import time
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.models import ChangedFile, DiffLine, FileStatus, Hunk
-from consensus.pathfilter import glob_to_regex, parse_gitattributes, select_files
+from consensus.pathfilter import Glob, parse_gitattributes, select_files
 
 
 def _file(path: str, *texts: str) -> ChangedFile:
@@ -34,6 +34,8 @@ def _file(path: str, *texts: str) -> ChangedFile:
         ("docs/**", "docs/a/b/c.md", True),
         ("docs/**", "src/docs/a.md", False),
         ("docs/**", "docs.md", False),
+        ("docs/**", "docs", False),  # `/**` is what is inside
+        ("**/**/*.py", "a.py", True),
         ("docs", "docs/intro.md", True),  # a plain name covers the directory
         ("docs/", "docs/intro.md", True),
         ("docs/", "docs", False),
@@ -59,12 +61,12 @@ def _file(path: str, *texts: str) -> ChangedFile:
     ],
 )
 def test_glob_semantics(pattern: str, path: str, matches: bool) -> None:
-    assert (re.fullmatch(glob_to_regex(pattern), path) is not None) is matches
+    assert Glob(pattern).matches(path) is matches
 
 
 def test_gitattributes_globs_do_not_cover_directories() -> None:
-    assert re.fullmatch(glob_to_regex("gen", dirs=False), "gen/api.py") is None
-    assert re.fullmatch(glob_to_regex("gen/**", dirs=False), "gen/api.py") is not None
+    assert not Glob("gen", dirs=False).matches("gen/api.py")
+    assert Glob("gen/**", dirs=False).matches("gen/api.py")
 
 
 @pytest.mark.parametrize(
@@ -249,7 +251,22 @@ def test_parse_gitattributes_of_nothing() -> None:
 @given(st.text(max_size=40), st.text(max_size=40))
 def test_any_glob_compiles_and_matches_without_error(pattern: str, path: str) -> None:
     for dirs in (True, False):
-        re.fullmatch(glob_to_regex(pattern, dirs=dirs), path)
+        assert Glob(pattern, dirs=dirs).matches(path) in (True, False)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path"),
+    [
+        ("*a" * 30, "a" * 3000 + "b"),
+        ("**/" * 50 + "x", "a/" * 2000 + "y"),
+        ("a/**/b/**/c/**/d/**/e", "a/" + "b/c/d/" * 500 + "f"),
+    ],
+    ids=["stars in a segment", "many double stars", "double stars between names"],
+)
+def test_hostile_globs_fail_fast(pattern: str, path: str) -> None:
+    started = time.perf_counter()
+    assert not Glob(pattern).matches(path)
+    assert time.perf_counter() - started < 1.0
 
 
 @settings(max_examples=300, deadline=None)

@@ -6,6 +6,8 @@ secret scanners.
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -290,3 +292,28 @@ def test_redact_text_never_fails_and_keeps_the_line_count(text: str) -> None:
     assert len(redacted.splitlines()) == len(text.splitlines())
     assert redact_text(redacted, CUSTOM) == (redacted, [])  # placeholders are not secrets
     assert (redacted == text) is (not kinds)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "token: a" + " " * 100_000 + "x",
+        "password=" * 10_000,
+        "a" * 100_000,
+        "https://" + "a" * 100_000,
+        "eyJ" * 30_000,
+        'secret: "' + "a" * 100_000,
+    ],
+    ids=[
+        "spaces after a key",
+        "repeated keys",
+        "one long word",
+        "long scheme",
+        "jwt-ish",
+        "open quote",
+    ],
+)
+def test_hostile_lines_take_linear_time(line: str) -> None:
+    started = time.perf_counter()
+    redact_text(line, CUSTOM)
+    assert time.perf_counter() - started < 1.0

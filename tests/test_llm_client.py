@@ -1,0 +1,208 @@
+"""The litellm adapter, at the HTTP level (respx): retries, Retry-After, caching, routes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from consensus.llm_client import LiteLLMClient, _litellm
+from consensus.models import FailureKind
+from consensus.ports import CompletionRequest, Message, ModelCallError
+
+OPENAI = "https://api.openai.com/v1/chat/completions"
+ANTHROPIC = "https://api.anthropic.com/v1/messages"
+ENV = {"OPENAI_KEY": "sk-test", "ANTHROPIC_KEY": "sk-ant-test"}
+
+
+@pytest.fixture(autouse=True)
+def _httpx_transport() -> Iterator[None]:
+    # respx patches httpx; litellm's default aiohttp transport would slip past it.
+    litellm = _litellm()
+    before = litellm.disable_aiohttp_transport
+    litellm.disable_aiohttp_transport = True
+    yield
+    litellm.disable_aiohttp_transport = before
+
+
+def openai_reply(text: str = '{"findings": []}') -> httpx.Response:
+    return httpx.Response(
+        200,
+        json={
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 1,
+            "model": "gpt-4o",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 1200, "completion_tokens": 40, "total_tokens": 1240},
+        },
+    )
+
+
+def anthropic_reply(text: str = '{"findings": []}') -> httpx.Response:
+    return httpx.Response(
+        200,
+        json={
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": text}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 900, "output_tokens": 30},
+        },
+    )
+
+
+def request(model: str, key: str, **extra: Any) -> CompletionRequest:
+    user = "<diff-abc>\n  41 +  x = 1\n</diff-abc>\n\nYou are the security reviewer."
+    prefix = user[: user.index("</diff-abc>") + len("</diff-abc>")]
+    return CompletionRequest(
+        model=model,
+        messages=(
+            Message(role="system", content="You review code."),
+            Message(role="user", content=user, cache_prefix=prefix),
+        ),
+        api_key_env=key,
+        timeout_s=10,
+        **extra,
+    )
+
+
+class Sleeps:
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def complete(client: LiteLLMClient, req: CompletionRequest) -> Any:
+    return asyncio.run(client.complete(req))
+
+
+@respx.mock
+def test_a_reply_brings_its_text_and_usage() -> None:
+    respx.post(OPENAI).mock(return_value=openai_reply('{"findings": [1]}'))
+    done = complete(LiteLLMClient(ENV), request("openai/gpt-4o", "OPENAI_KEY"))
+    assert done.text == '{"findings": [1]}'
+    assert (done.tokens_in, done.tokens_out) == (1200, 40)
+    assert done.cost_usd > 0  # gpt-4o has a known price
+
+
+@respx.mock
+def test_a_429_waits_what_retry_after_says_then_succeeds() -> None:
+    route = respx.post(OPENAI).mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "7"}, json={"error": {"message": "slow"}}),
+            openai_reply(),
+        ]
+    )
+    sleeps = Sleeps()
+    done = complete(LiteLLMClient(ENV, sleep=sleeps), request("openai/gpt-4o", "OPENAI_KEY"))
+    assert done.text == '{"findings": []}'
+    assert route.call_count == 2
+    assert sleeps.waits == [7.0]
+
+
+@respx.mock
+def test_server_errors_back_off_and_give_up_after_the_last_attempt() -> None:
+    route = respx.post(OPENAI).mock(
+        return_value=httpx.Response(503, json={"error": {"message": "overloaded"}})
+    )
+    sleeps = Sleeps()
+    client = LiteLLMClient(ENV, attempts=3, backoff_s=0.5, sleep=sleeps)
+    with pytest.raises(ModelCallError) as raised:
+        complete(client, request("openai/gpt-4o", "OPENAI_KEY"))
+    assert raised.value.kind is FailureKind.SERVER_ERROR
+    assert route.call_count == 3
+    assert len(sleeps.waits) == 2 and all(0 <= w <= 30 for w in sleeps.waits)
+
+
+@respx.mock
+def test_a_bad_key_fails_at_once_without_retries() -> None:
+    route = respx.post(OPENAI).mock(
+        return_value=httpx.Response(401, json={"error": {"message": "Incorrect API key"}})
+    )
+    sleeps = Sleeps()
+    with pytest.raises(ModelCallError) as raised:
+        complete(LiteLLMClient(ENV, sleep=sleeps), request("openai/gpt-4o", "OPENAI_KEY"))
+    assert raised.value.kind is FailureKind.AUTH
+    assert route.call_count == 1 and sleeps.waits == []
+
+
+@respx.mock
+def test_anthropic_gets_cache_control_on_the_diff_block_only() -> None:
+    route = respx.post(ANTHROPIC).mock(return_value=anthropic_reply())
+    complete(LiteLLMClient(ENV), request("anthropic/claude-sonnet-4-5", "ANTHROPIC_KEY"))
+    sent = json.loads(route.calls.last.request.content)
+    blocks = sent["messages"][0]["content"]
+    assert blocks[0]["cache_control"] == {"type": "ephemeral"}
+    assert blocks[0]["text"].endswith("</diff-abc>")
+    assert "cache_control" not in blocks[1]
+    assert "security reviewer" in blocks[1]["text"]
+    assert route.calls.last.request.headers["x-api-key"] == "sk-ant-test"
+
+
+@respx.mock
+def test_openai_gets_plain_text_and_the_key_from_the_named_variable() -> None:
+    route = respx.post(OPENAI).mock(return_value=openai_reply())
+    complete(LiteLLMClient(ENV), request("openai/gpt-4o", "OPENAI_KEY"))
+    sent = json.loads(route.calls.last.request.content)
+    assert isinstance(sent["messages"][1]["content"], str)
+    assert route.calls.last.request.headers["authorization"] == "Bearer sk-test"
+
+
+@respx.mock
+def test_structured_output_is_requested_where_the_model_supports_it() -> None:
+    route = respx.post(OPENAI).mock(return_value=openai_reply())
+    schema = {"type": "object", "properties": {"findings": {"type": "array"}}}
+    complete(
+        LiteLLMClient(ENV),
+        request("openai/gpt-4o", "OPENAI_KEY", response_schema=schema, schema_name="review"),
+    )
+    sent = json.loads(route.calls.last.request.content)
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["response_format"]["json_schema"]["schema"] == schema
+
+
+@respx.mock
+def test_ollama_models_go_through_the_chat_endpoint() -> None:
+    route = respx.post("http://127.0.0.1:11434/api/chat").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "model": "qwen2.5-coder:14b",
+                "created_at": "2026-11-30T10:00:00Z",
+                "message": {"role": "assistant", "content": '{"findings": []}'},
+                "done": True,
+                "prompt_eval_count": 50,
+                "eval_count": 5,
+            },
+        )
+    )
+    respx.post("http://127.0.0.1:11434/api/show").mock(
+        return_value=httpx.Response(200, json={"model_info": {}, "template": ""})
+    )
+    done = complete(
+        LiteLLMClient(ENV),
+        CompletionRequest(
+            model="ollama/qwen2.5-coder:14b",
+            messages=(Message(role="system", content="s"), Message(role="user", content="u")),
+            api_base="http://127.0.0.1:11434",
+        ),
+    )
+    assert done.text == '{"findings": []}'
+    sent = json.loads(route.calls.last.request.content)
+    assert [m["role"] for m in sent["messages"]] == ["system", "user"]
