@@ -94,6 +94,10 @@ _SAMPLE_VALUES = frozenset({"password", "secret", "none", "null", "nil", "undefi
 _TEMPLATE = re.compile(r"^\$\w+$|\$\{|\$\(|\{\{|%\(|^<[^>]*>$|^\{[\w.]*\}$")
 _NOT_SECRET_STARTS = ("/", "./", "../", "~/", "http://", "https://")
 _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+# Names, not values: an environment variable (`api_key_env="OPENAI_API_KEY"`) or a slug of
+# lower-case words (`secret_name = "prod-db-credentials-v2"`).
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_SLUG = re.compile(r"^[a-z]{2,}(?:[-_.][a-z0-9]{1,12})+$")
 
 
 def placeholder(kind: str) -> str:
@@ -236,6 +240,8 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     # Prose ("Token used to sign requests"), paths and plain URLs are not credentials.
     if any(char.isspace() for char in value) or value.startswith(_NOT_SECRET_STARTS):
         return False
+    if _ENV_NAME.match(value) or (_SLUG.match(value) and _words_only(value)):
+        return False
     # Unquoted, the value is code or a config word: `os.environ[...]`, `settings.KEY`, `user_pwd`.
     if not quoted and (
         any(char in value for char in "([")
@@ -246,6 +252,12 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     # The entropy of n characters is at most log2(n), so short values get a lower bar.
     threshold = min(MAX_ENTROPY_THRESHOLD, math.log2(len(value)) - 0.5)
     return _entropy(value) >= threshold
+
+
+def _words_only(value: str) -> bool:
+    """Every part of a slug is a word or a short version tag (`v2`, `2024`), not random."""
+    parts = re.split(r"[-_.]", value)
+    return all(part.isalpha() or re.fullmatch(r"v?\d{1,4}", part) for part in parts)
 
 
 def _entropy(value: str) -> float:

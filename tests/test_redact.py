@@ -87,6 +87,9 @@ CUSTOM = ["(?i)internal-token-[a-z0-9]+"]
 
 NOT_SECRETS = [
     'password = os.environ["DB_PASSWORD"]',
+    # names of secrets, not secrets: an environment variable and a slug
+    '    ProviderSettings(model="openai/gpt-5.1", api_key_env="OPENAI_API_KEY"),',
+    'secret_name = "prod-db-credentials-v2"',
     "password=None",
     "      password: ${{ secrets.DB_PASSWORD }}",
     'password = "changeme"',
