@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus.diff import parse_diff
-from consensus.models import ReviewDiff
+from consensus.models import ReviewDiff, SkippedFile
 from consensus.pathfilter import parse_gitattributes, select_files
 from consensus.redact import redact_files
 
@@ -31,9 +31,13 @@ def ingest(
         exclude=exclude,
         generated_patterns=parse_gitattributes(gitattributes),
     )
-    files, redactions = redact_files(kept, redact_patterns)
+    # A pure rename has no line a finding could be anchored to: nothing to review.
+    moved = [
+        SkippedFile(path=f.path, reason="renamed without changes") for f in kept if not f.hunks
+    ]
+    files, redactions = redact_files([f for f in kept if f.hunks], redact_patterns)
     return ReviewDiff(
         files=tuple(files),
-        skipped=(*unreviewable, *filtered),
+        skipped=(*unreviewable, *filtered, *moved),
         redactions=tuple(redactions),
     )

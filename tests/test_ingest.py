@@ -127,3 +127,10 @@ def test_any_text_gives_a_review_diff_or_diff_error(text: str) -> None:
     except DiffError:
         return
     assert isinstance(diff, ReviewDiff)
+
+
+def test_a_pure_rename_is_skipped_with_its_reason() -> None:
+    review = ingest(PURE_RENAME + MODIFIED_PY)
+    assert [f.path for f in review.files] == [f.path for f in ingest(MODIFIED_PY).files]
+    renamed = [s for s in review.skipped if s.reason == "renamed without changes"]
+    assert len(renamed) == 1
