@@ -366,10 +366,40 @@ class ScoredCluster(Frozen):
 # --------------------------------------------------------------------------- report (§5)
 
 
-class VerificationCounts(Frozen):
+class VerdictKind(str, Enum):
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    UNCERTAIN = "uncertain"
+
+
+class Vote(Frozen):
+    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed)."""
+
+    model: str
+    family: str
+    role: Literal["inspector", "voter"]
+    verdict: VerdictKind | None
+    reason: str
+
+
+class Verification(Frozen):
+    """How a finding was verified (PRODUCT.md §5 `verification`, plus the record behind it).
+
+    `confirmed`/`refuted`/`uncertain` count every counted vote, the inspector's included;
+    failed calls count as uncertain: a verifier error never confirms anything.
+    """
+
     confirmed: int = 0
     refuted: int = 0
     uncertain: int = 0
+    ahead_by: int = 0
+    votes: tuple[Vote, ...] = ()
+    discarded: int = 0  # red-flagged verdicts (malformed, over-long) resampled, not counted
+    note: str = ""
+
+
+# The name PRODUCT.md §5 shows; kept for readers of the first reports.
+VerificationCounts = Verification
 
 
 class Votes(BaseModel):
@@ -394,7 +424,7 @@ class ReportFinding(Frozen):
     providers: list[str]
     personas: list[str]
     status: Status
-    verification: VerificationCounts | None = None
+    verification: Verification | None = None
     reason: str = ""
 
 
@@ -444,8 +474,9 @@ class Report(Frozen):
     stats: Stats = Stats()
     quorum: Quorum
     threshold: float
-    verification: Literal["done", "skipped", "not_available"] = "not_available"
+    verification: Literal["done", "skipped", "not_needed", "not_available"] = "not_available"
     skipped_files: list[SkippedFile] = []
     redactions: list[Redaction] = []
     dropped_findings: list[DroppedFinding] = []
+    budget_exhausted: bool = False  # the budget stopped calls: the review is incomplete
     notes: list[str] = []

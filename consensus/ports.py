@@ -69,3 +69,10 @@ class TokenCounter(Protocol):
     def count(self, model: str, text: str) -> int: ...
 
     def context_window(self, model: str) -> int | None: ...
+
+
+class SourceReader(Protocol):
+    """The head version of a file, for the code around a finding (working tree, or the
+    contents API on GitHub). None when the file cannot be read."""
+
+    def read(self, path: str) -> str | None: ...
