@@ -22,6 +22,7 @@ from consensus.errors import ConsensusError, ReviewImpossible, UsageError
 if TYPE_CHECKING:
     from consensus.config import LoadedConfig, ProviderSettings, Settings
     from consensus.models import Report
+    from consensus.ports import SourceReader
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -147,6 +148,7 @@ def review(
                 observer=observer,
                 verify=not no_verify,
                 unavailable=unavailable,
+                source=_source(root, head, diff_path),
             )
         )
     finally:
@@ -282,6 +284,15 @@ def _read_diff(root: Path, diff_path: str | None, base: str | None, head: str | 
             raise UsageError(f"--diff {diff_path}: no such file")
         return path.read_bytes()
     return git_diff(root, base or default_base(root), head)
+
+
+def _source(root: Path, head: str | None, diff_path: str | None) -> SourceReader | None:
+    """Where verifiers read the code around a finding: the head commit, or the working tree."""
+    from consensus.sources import GitRevision, WorkingTree
+
+    if head is not None:
+        return GitRevision(root, head)
+    return WorkingTree(root) if diff_path is None else None
 
 
 def _gitattributes(root: Path) -> str:

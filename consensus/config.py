@@ -41,10 +41,18 @@ class ProviderSettings(_Strict):
 
 
 class InspectorSettings(_Strict):
+    """Verification of disputed findings: one inspector, then first-to-ahead-by-k voting.
+
+    `model`: the inspector (default: a reviewing provider of a family not in the cluster).
+    `voters`: the voting panel, rotated (default: every reviewing provider).
+    `ahead_by`: k; security and critical findings use max(k, 3).
+    `max_votes`: the cap on votes, the inspector's included (default 2k + 3).
+    """
+
     model: str | None = None
     voters: tuple[str, ...] = ()
     ahead_by: int = Field(default=2, ge=1, le=10)
-    max_votes: int = Field(default=7, ge=1, le=25)
+    max_votes: int | None = Field(default=None, ge=1, le=25)
     check_consensus: bool = False
 
 

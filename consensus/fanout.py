@@ -9,13 +9,13 @@ order the calls were planned, whatever order they finished in.
 from __future__ import annotations
 
 import asyncio
-from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from consensus.audit import audit
-from consensus.config import BudgetSettings, ProviderSettings
+from consensus.config import ProviderSettings
+from consensus.ledger import Ledger
 from consensus.models import (
     Chunk,
     DroppedFinding,
@@ -25,10 +25,8 @@ from consensus.models import (
     ReviewDiff,
     Usage,
 )
-from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelClient
+from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 from consensus.reply import ReplyError, parse_review, repair_prompt
-
-BREAKER_AFTER = 3  # consecutive failed calls before a provider is not called again this run
 
 CallResult = ModelReview | ModelFailure
 
@@ -49,43 +47,18 @@ class FanoutObserver(Protocol):
     def call_finished(self, call: ReviewCall, result: CallResult) -> None: ...
 
 
-@dataclass
-class _Ledger:
-    """What this run has spent, and which providers have tripped the breaker."""
-
-    budget: BudgetSettings
-    tokens: int = 0
-    cost_usd: float = 0.0
-    consecutive_failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
-
-    def spend(self, usage: Usage) -> None:
-        self.tokens += usage.tokens_in + usage.tokens_out
-        self.cost_usd += usage.cost_usd
-
-    def exhausted(self) -> str | None:
-        if self.budget.max_tokens is not None and self.tokens >= self.budget.max_tokens:
-            return f"token budget reached ({self.tokens:,} of {self.budget.max_tokens:,})"
-        if self.budget.max_cost_usd is not None and self.cost_usd >= self.budget.max_cost_usd:
-            return f"cost budget reached (${self.cost_usd:.2f} of ${self.budget.max_cost_usd:.2f})"
-        return None
-
-    def breaker_open(self, provider: str) -> bool:
-        return self.consecutive_failures[provider] >= BREAKER_AFTER
-
-
 async def fan_out(
     calls: Sequence[ReviewCall],
     client: ModelClient,
     diff: ReviewDiff,
     *,
     concurrency: int,
-    budget: BudgetSettings,
+    ledger: Ledger,
     observer: FanoutObserver | None = None,
 ) -> list[CallResult]:
     """Run every call with at most `concurrency` in flight overall and per provider limits."""
     overall = asyncio.Semaphore(concurrency)
     per_provider = {c.provider.model: asyncio.Semaphore(c.provider.max_concurrency) for c in calls}
-    ledger = _Ledger(budget=budget)
 
     async def run(call: ReviewCall) -> CallResult:
         # The provider's own slot first: a call waiting for its provider must not hold
@@ -103,7 +76,7 @@ async def _review(
     call: ReviewCall,
     client: ModelClient,
     diff: ReviewDiff,
-    ledger: _Ledger,
+    ledger: Ledger,
     observer: FanoutObserver | None,
 ) -> CallResult:
     model = call.provider.model
@@ -111,6 +84,7 @@ async def _review(
         return _failure(call, FailureKind.CIRCUIT_OPEN, "not called: provider failed repeatedly")
     reason = ledger.exhausted()
     if reason is not None:
+        ledger.stopped_calls += 1
         return _failure(call, FailureKind.BUDGET, f"not called: {reason}")
     if observer is not None:
         observer.call_started(call)
@@ -122,10 +96,10 @@ async def _review(
         try:
             completion = await client.complete(request)
         except ModelCallError as exc:
-            ledger.consecutive_failures[model] += 1
+            ledger.failed(model)
             return _failure(call, exc.kind, exc.message, usage)
-        ledger.consecutive_failures[model] = 0
-        turn_usage = _usage(completion)
+        ledger.answered(model)
+        turn_usage = completion.usage
         ledger.spend(turn_usage)
         usage = usage + turn_usage
         try:
@@ -166,16 +140,6 @@ async def _review(
             repaired=turn > 0,
         )
     return _failure(call, FailureKind.INVALID_REPLY, f"invalid after one repair: {problem}", usage)
-
-
-def _usage(completion: Completion) -> Usage:
-    return Usage(
-        tokens_in=completion.tokens_in,
-        tokens_out=completion.tokens_out,
-        cost_usd=completion.cost_usd,
-        latency_s=completion.latency_s,
-        calls=1,
-    )
 
 
 def _with_repair(request: CompletionRequest, reply: str, problem: str) -> CompletionRequest:

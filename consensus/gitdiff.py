@@ -40,14 +40,14 @@ def git_diff(repo: Path, base: str, head: str | None) -> bytes:
     merge_base = _merge_base(repo, base_commit, head_commit, base, head or "HEAD")
     if head is not None:
         # `git diff BASE...HEAD` is exactly this: merge-base to HEAD, as a PR shows it.
-        return _git(repo, [*DIFF_OPTIONS, merge_base, head_commit, "--"])
+        return git(repo, [*DIFF_OPTIONS, merge_base, head_commit, "--"])
     return _working_tree_diff(repo, merge_base)
 
 
 def default_base(repo: Path) -> str:
     """The branch a pull request would target: origin's default branch, else main/master."""
     try:
-        ref = _git(repo, ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"])
+        ref = git(repo, ["symbolic-ref", "--quiet", "--short", "refs/remotes/origin/HEAD"])
         if ref.strip():
             return ref.decode("utf-8", errors="replace").strip()
     except DiffError as exc:
@@ -55,7 +55,7 @@ def default_base(repo: Path) -> str:
             raise
     for candidate in ("origin/main", "origin/master", "main", "master"):
         try:
-            _git(repo, ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"])
+            git(repo, ["rev-parse", "--verify", "--quiet", f"{candidate}^{{commit}}"])
         except DiffError:
             continue
         return candidate
@@ -76,7 +76,7 @@ def read_gitattributes(repo: Path) -> str:
 def repo_root(start: Path) -> Path | None:
     """The top directory of the git work tree containing `start`, or None."""
     try:
-        out = _git(start, ["rev-parse", "--show-toplevel"])
+        out = git(start, ["rev-parse", "--show-toplevel"])
     except DiffError:
         return None
     text = out.decode("utf-8", errors="surrogateescape").strip()
@@ -86,10 +86,10 @@ def repo_root(start: Path) -> Path | None:
 def _working_tree_diff(repo: Path, merge_base: str) -> bytes:
     # Untracked files become visible to `git diff` as intent-to-add entries, added to a
     # copy of the index so the user's own index is never touched.
-    untracked = _git(repo, ["ls-files", "--others", "--exclude-standard", "-z"])
+    untracked = git(repo, ["ls-files", "--others", "--exclude-standard", "-z"])
     with tempfile.TemporaryDirectory(prefix="consensus-index-") as tmp:
         index = Path(tmp) / "index"
-        real_index = repo / _git(repo, ["rev-parse", "--git-path", "index"]).decode().strip()
+        real_index = repo / git(repo, ["rev-parse", "--git-path", "index"]).decode().strip()
         if real_index.is_file():
             shutil.copyfile(real_index, index)
         # Literal pathspecs: an untracked "a[1].txt" must not be read as a glob.
@@ -97,8 +97,8 @@ def _working_tree_diff(repo: Path, merge_base: str) -> bytes:
         names = [name.decode("utf-8", "surrogateescape") for name in untracked.split(b"\0")]
         names = [name for name in names if name]
         for start in range(0, len(names), _BATCH):  # stay under the command-line limit
-            _git(repo, ["add", "--intent-to-add", "--", *names[start : start + _BATCH]], env=env)
-        return _git(repo, [*DIFF_OPTIONS, merge_base, "--"], env=env)
+            git(repo, ["add", "--intent-to-add", "--", *names[start : start + _BATCH]], env=env)
+        return git(repo, [*DIFF_OPTIONS, merge_base, "--"], env=env)
 
 
 def _resolve(repo: Path, ref: str, *, role: str) -> str:
@@ -108,7 +108,7 @@ def _resolve(repo: Path, ref: str, *, role: str) -> str:
         )
     try:
         # `ref` cannot start with "-" (checked above), so it cannot pass as an option.
-        out = _git(repo, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"])
+        out = git(repo, ["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"])
     except DiffError as exc:
         if "not a git repository" in exc.message:
             raise
@@ -127,7 +127,7 @@ def _resolve(repo: Path, ref: str, *, role: str) -> str:
 
 def _merge_base(repo: Path, base: str, head: str, base_name: str, head_name: str) -> str:
     try:
-        return _git(repo, ["merge-base", base, head]).decode().strip()
+        return git(repo, ["merge-base", base, head]).decode().strip()
     except DiffError as exc:
         raise DiffError(
             f"'{base_name}' and '{head_name}' have no common ancestor in this clone",
@@ -136,7 +136,7 @@ def _merge_base(repo: Path, base: str, head: str, base_name: str, head_name: str
         ) from exc
 
 
-def _git(
+def git(
     cwd: Path,
     args: Sequence[str],
     *,

@@ -357,6 +357,7 @@ class ScoredCluster(Frozen):
     status: Status
     reason: str  # one line: why this status
     needs_verification: bool = False  # disputed and severe enough for the verify phase
+    verification: Verification | None = None
 
     @property
     def disputed(self) -> bool:
@@ -400,6 +401,8 @@ class Verification(Frozen):
 
 # The name PRODUCT.md §5 shows; kept for readers of the first reports.
 VerificationCounts = Verification
+
+ScoredCluster.model_rebuild()
 
 
 class Votes(BaseModel):

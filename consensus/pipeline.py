@@ -10,6 +10,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Protocol
 
@@ -17,12 +18,15 @@ from consensus.align import align
 from consensus.chunking import plan_chunks, render_chunk
 from consensus.config import ProviderSettings, Settings
 from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
-from consensus.models import Chunk, ModelReview, Report, ReviewDiff
+from consensus.ledger import Ledger
+from consensus.models import Chunk, ModelReview, Report, ReviewDiff, ScoredCluster
 from consensus.personas import Persona, render_persona
-from consensus.ports import CompletionRequest, ModelClient, TokenCounter
+from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
 from consensus.prompt import review_messages, review_schema
-from consensus.report import build_report
+from consensus.report import VerificationState, build_report
 from consensus.score import score
+from consensus.verify import needs_check
+from consensus.verify import verify as verify_clusters
 
 
 class ReviewObserver(FanoutObserver, Protocol):
@@ -127,6 +131,22 @@ def run_id_for(diff: ReviewDiff, settings: Settings, providers: Sequence[Provide
     return digest.hexdigest()[:12]
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What every phase of one review shares."""
+
+    diff: ReviewDiff
+    settings: Settings
+    providers: Sequence[ProviderSettings]
+    client: ModelClient
+    ledger: Ledger
+    observer: ReviewObserver | None
+
+    def phase(self, name: str, detail: str = "") -> None:
+        if self.observer is not None:
+            self.observer.phase(name, detail)
+
+
 async def review(
     diff: ReviewDiff,
     *,
@@ -139,9 +159,11 @@ async def review(
     observer: ReviewObserver | None = None,
     verify: bool = True,
     unavailable: Mapping[str, str] | None = None,
+    source: SourceReader | None = None,
 ) -> Report:
     """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled."""
     started = clock()
+    run = _Run(diff, settings, providers, client, Ledger(settings.budget), observer)
     calls = plan_calls(
         diff,
         providers=providers,
@@ -149,39 +171,10 @@ async def review(
         counter=counter,
         default_window=settings.default_context_window,
     )
-    skipped = unavailable or {}
-    to_call = [c for c in calls if c.provider.model not in skipped]
-    if observer is not None:
-        chunks = max((c.chunk.index + 1 for c in calls), default=0)
-        observer.phase(
-            "fan-out",
-            f"{len(to_call)} calls: {len(providers) - len(skipped)} providers × "
-            f"{len(personas)} personas × {'up to ' if chunks > 1 else ''}{chunks} "
-            f"chunk{'s' if chunks > 1 else ''} of {len(diff.files)} files",
-        )
-        observer.planned(len(to_call))
-    results = await fan_out(
-        to_call,
-        client,
-        diff,
-        concurrency=settings.concurrency,
-        budget=settings.budget,
-        observer=observer,
-    )
-    results += [
-        unreachable(c, skipped[c.provider.model]) for c in calls if c.provider.model in skipped
-    ]
-    if observer is not None:
-        observer.phase("align and score")
-    findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
-    clusters = align(findings, anchor_text=anchor_reader(diff))
-    scored = score(
-        clusters,
-        coverage(results),
-        threshold=settings.threshold,
-        verify_min_severity=settings.verify_min_severity,
-    )
-    report = build_report(
+    results = await _fan_out(run, calls, unavailable or {}, len(personas))
+    scored = _align_and_score(run, results)
+    scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
+    return build_report(
         run_id=run_id_for(diff, settings, providers),
         diff=diff,
         scored=scored,
@@ -191,8 +184,72 @@ async def review(
         min_providers=settings.min_providers,
         wall_s=clock() - started,
         notes=_notes(results),
+        verification=state,
+        verification_usage=run.ledger.verification,
+        budget_exhausted=run.ledger.stopped_calls > 0,
     )
-    return report.model_copy(update={"verification": "skipped" if not verify else "not_available"})
+
+
+async def _fan_out(
+    run: _Run, calls: Sequence[ReviewCall], unavailable: Mapping[str, str], personas: int
+) -> list[CallResult]:
+    to_call = [c for c in calls if c.provider.model not in unavailable]
+    chunks = max((c.chunk.index + 1 for c in calls), default=0)
+    run.phase(
+        "fan-out",
+        f"{len(to_call)} calls: {len(run.providers) - len(unavailable)} providers × "
+        f"{personas} personas × {'up to ' if chunks > 1 else ''}{chunks} "
+        f"chunk{'s' if chunks > 1 else ''} of {len(run.diff.files)} files",
+    )
+    if run.observer is not None:
+        run.observer.planned(len(to_call))
+    results = await fan_out(
+        to_call,
+        run.client,
+        run.diff,
+        concurrency=run.settings.concurrency,
+        ledger=run.ledger,
+        observer=run.observer,
+    )
+    return results + [
+        unreachable(c, unavailable[c.provider.model])
+        for c in calls
+        if c.provider.model in unavailable
+    ]
+
+
+def _align_and_score(run: _Run, results: Sequence[CallResult]) -> list[ScoredCluster]:
+    run.phase("align and score")
+    findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
+    return score(
+        align(findings, anchor_text=anchor_reader(run.diff)),
+        coverage(results),
+        threshold=run.settings.threshold,
+        verify_min_severity=run.settings.verify_min_severity,
+    )
+
+
+async def _verify(
+    run: _Run,
+    scored: list[ScoredCluster],
+    results: Sequence[CallResult],
+    source: SourceReader | None,
+) -> tuple[list[ScoredCluster], VerificationState]:
+    wanted = sum(needs_check(s, run.settings.inspector) for s in scored)
+    if not wanted:
+        return scored, "not_needed"
+    run.phase("verify", f"{wanted} finding{'s' if wanted > 1 else ''}")
+    answered = {r.provider for r in results if isinstance(r, ModelReview)}
+    checked = await verify_clusters(
+        scored,
+        diff=run.diff,
+        panel=[p for p in run.providers if p.model in answered],
+        settings=run.settings,
+        client=run.client,
+        ledger=run.ledger,
+        source=source,
+    )
+    return checked, "done"
 
 
 def _notes(results: Sequence[CallResult]) -> list[str]:

@@ -7,11 +7,12 @@ and a run journal can wrap any client without the core noticing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from consensus.models import FailureKind
+from consensus.models import FailureKind, Usage
 
 
 class Message(BaseModel):
@@ -47,6 +48,16 @@ class Completion(BaseModel):
     cost_usd: float = 0.0
     latency_s: float = 0.0
 
+    @property
+    def usage(self) -> Usage:
+        return Usage(
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost_usd=self.cost_usd,
+            latency_s=self.latency_s,
+            calls=1,
+        )
+
 
 class ModelCallError(Exception):
     """A call that failed after the adapter's own retries, classified for the report."""
@@ -76,3 +87,107 @@ class SourceReader(Protocol):
     contents API on GitHub). None when the file cannot be read."""
 
     def read(self, path: str) -> str | None: ...
+
+
+# --------------------------------------------------------------------------- pull request host
+
+
+class PullRequestInfo(BaseModel):
+    """What the Action needs to know about one pull request, read fresh from the host."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    title: str = ""
+    state: str = "open"
+    draft: bool = False
+    author: str = ""
+    head_sha: str
+    base_sha: str
+    base_ref: str = ""
+    head_repo: str | None = None  # "owner/name"; None when the fork was deleted
+    base_repo: str
+    changed_files: int = 0
+    html_url: str = ""
+
+
+class PullFile(BaseModel):
+    """One changed file as the host lists it; `patch` is None when the host omitted it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    previous_path: str | None = None
+    status: str  # added, removed, modified, renamed, copied, changed, unchanged
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+
+
+class HostComment(BaseModel):
+    """An issue comment or a review comment. `path`/`line` are set for review comments."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: int
+    body: str
+    author: str
+    author_is_bot: bool
+    path: str | None = None
+    line: int | None = None
+    in_reply_to: int | None = None
+
+
+class InlineComment(BaseModel):
+    """A review comment to post on the RIGHT side: `line`, or `start_line`..`line`."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    line: int
+    start_line: int | None = None
+    body: str
+
+
+class ReviewRejected(Exception):
+    """The host refused a review as a whole (HTTP 422): nothing of it was posted."""
+
+    def __init__(self, message: str, errors: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.errors = errors
+
+
+class PullRequestHost(Protocol):
+    """The GitHub surface the Action uses, for one repository. Retries are its business;
+    what is left after them is a ConsensusError (or ReviewRejected from create_review)."""
+
+    def pull_request(self, number: int) -> PullRequestInfo: ...
+
+    def pull_files(self, number: int) -> list[PullFile]: ...
+
+    def read_file(self, path: str, ref: str) -> str | None: ...
+
+    def list_dir(self, path: str, ref: str) -> list[str] | None: ...
+
+    def issue_comments(self, number: int) -> list[HostComment]: ...
+
+    def create_issue_comment(self, number: int, body: str) -> HostComment: ...
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None: ...
+
+    def review_comments(self, number: int) -> list[HostComment]: ...
+
+    def create_review(
+        self,
+        number: int,
+        *,
+        commit_sha: str,
+        body: str,
+        event: Literal["COMMENT", "REQUEST_CHANGES"],
+        comments: Sequence[InlineComment],
+    ) -> int: ...
+
+    def add_reaction(self, comment_id: int, content: str) -> None: ...
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None: ...

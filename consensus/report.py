@@ -7,7 +7,8 @@ posted findings first, then by severity (most severe first), path, line and titl
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from consensus.models import (
     ModelFailure,
@@ -20,10 +21,12 @@ from consensus.models import (
     ScoredCluster,
     Stats,
     Status,
+    Usage,
     Votes,
 )
 
 CallResult = ModelReview | ModelFailure
+VerificationState = Literal["done", "skipped", "not_needed", "not_available"]
 
 
 def finding_order(scored: ScoredCluster) -> tuple[int, int, str, int, str]:
@@ -56,15 +59,20 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
             personas=list(item.cluster.personas),
             status=item.status,
             reason=item.reason,
+            verification=item.verification,
         )
         for number, item in enumerate(ordered, start=1)
     ]
 
 
 def provider_reports(
-    models: Sequence[tuple[str, str]], results: Sequence[CallResult]
+    models: Sequence[tuple[str, str]],
+    results: Sequence[CallResult],
+    verification: Mapping[str, Usage] | None = None,
 ) -> list[ProviderReport]:
-    """One entry per provider (model, family), in configuration order."""
+    """One entry per provider (model, family), in configuration order; verification calls
+    (inspector and votes) count in its calls, tokens and cost."""
+    verification = verification or {}
     by_model: dict[str, list[CallResult]] = defaultdict(list)
     for result in results:
         by_model[result.provider].append(result)
@@ -73,7 +81,8 @@ def provider_reports(
         mine = by_model.get(model, [])
         ok = [r for r in mine if isinstance(r, ModelReview)]
         failed = [r for r in mine if isinstance(r, ModelFailure)]
-        usage_calls = sum(r.usage.calls for r in mine)
+        usage = sum((r.usage for r in mine), Usage()) + verification.get(model, Usage())
+        usage_calls = usage.calls
         if ok:
             status = "ok"
         elif usage_calls or any(f.kind.value not in ("circuit_open", "budget") for f in failed):
@@ -89,9 +98,9 @@ def provider_reports(
                 error=f"{first_error.kind.value}: {first_error.message}" if first_error else None,
                 calls=usage_calls,
                 failed_calls=len(failed),
-                tokens_in=sum(r.usage.tokens_in for r in mine),
-                tokens_out=sum(r.usage.tokens_out for r in mine),
-                cost_usd=round(sum(r.usage.cost_usd for r in mine), 6),
+                tokens_in=usage.tokens_in,
+                tokens_out=usage.tokens_out,
+                cost_usd=round(usage.cost_usd, 6),
                 latency_s=round(max((r.usage.latency_s for r in mine), default=0.0), 3),
                 files_seen=sorted({path for r in ok for path in r.paths}),
                 chunks=len({r.chunk for r in mine}),
@@ -111,9 +120,12 @@ def build_report(
     min_providers: int,
     wall_s: float,
     notes: Sequence[str] = (),
+    verification: VerificationState = "not_available",
+    verification_usage: Mapping[str, Usage] | None = None,
+    budget_exhausted: bool = False,
 ) -> Report:
     findings = report_findings(scored)
-    providers = provider_reports(models, results)
+    providers = provider_reports(models, results, verification_usage)
     answered = {r.family for r in results if isinstance(r, ModelReview)}
     dropped = [d for r in results if isinstance(r, ModelReview) for d in r.dropped]
     counts = {status: sum(1 for f in findings if f.status is status) for status in Status}
@@ -146,4 +158,6 @@ def build_report(
         redactions=list(diff.redactions),
         dropped_findings=dropped,
         notes=list(notes),
+        verification=verification,
+        budget_exhausted=budget_exhausted,
     )

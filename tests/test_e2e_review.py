@@ -9,13 +9,20 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.fakes.provider_server import FakeProviderServer, Script, error, reply
+from tests.fakes.provider_server import (
+    FakeProviderServer,
+    Script,
+    Step,
+    error,
+    prompt_text,
+    reply,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_AWS_KEY = "AKIAQ3EGRDXK7HNPW5ZB"
@@ -212,11 +219,27 @@ def review(repo: Path, config: Path, *args: str) -> Run:
     return Run(done.returncode, report, done.stderr)
 
 
-def script_panel(script: Script) -> None:
-    script.add("gpt-test", then=reply(answer(SQL_BY["gpt-test"], OFF_BY_ONE)))
-    script.add("claude-test", then=reply(answer(SQL_BY["claude-test"], OFF_BY_ONE)))
-    script.add("llama-test", then=reply(answer(SQL_BY["llama-test"], fenced=True)))
-    script.add("qwen-test", then=reply(answer(SQL_BY["qwen-test"])))
+VERIFIER_PROMPT = "You are an independent verifier"
+REVIEWS = {
+    "gpt-test": answer(SQL_BY["gpt-test"], OFF_BY_ONE),
+    "claude-test": answer(SQL_BY["claude-test"], OFF_BY_ONE),
+    "llama-test": answer(SQL_BY["llama-test"], fenced=True),
+    "qwen-test": answer(SQL_BY["qwen-test"]),
+}
+
+
+def script_panel(script: Script, *, verdict: str = "confirmed", dead: tuple[str, ...] = ()) -> None:
+    """Each model reviews with its own findings and answers verification with `verdict`."""
+    said = json.dumps({"verdict": verdict, "reason": "Checked against the code shown."})
+
+    def responder(review: str) -> Callable[[dict[str, object]], Step]:
+        return lambda body: reply(said if VERIFIER_PROMPT in prompt_text(body) else review)
+
+    for model, review in REVIEWS.items():
+        if model in dead:
+            script.add(model, then=error(401, "invalid api key"))
+        else:
+            script.respond(model, responder(review))
 
 
 def findings_by_title(run: Run) -> dict[str, dict[str, object]]:
@@ -249,8 +272,21 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     assert sql["personas"] == ["correctness", "security"]
     assert len(str(sql["fingerprint"])) >= 16
 
-    assert loop["status"] == "unverified"
+    assert loop["status"] == "verified"
     assert loop["line"] == LOOP_LINE
+    record = loop["verification"]
+    assert (record["confirmed"], record["refuted"], record["uncertain"]) == (2, 0, 0)
+    assert record["ahead_by"] == 2
+    inspector, voter = record["votes"]
+    # the inspector is of a family that did not report the finding; identities stay hidden
+    assert inspector["role"] == "inspector" and inspector["family"] not in ("openai", "anthropic")
+    assert voter["role"] == "voter" and voter["verdict"] == "confirmed"
+    verify_prompts = [
+        prompt_text(r.body) for r in server.log.all() if r.body and VERIFIER_PROMPT in r.raw
+    ]
+    assert len(verify_prompts) == 2
+    assert all("Off-by-one: loop reads past the end of ids" in p for p in verify_prompts)
+    assert all("gpt-test" not in p and "claude-test" not in p for p in verify_prompts)
     assert loop["votes"] == {"for": 2, "of": 4}
     assert loop["agreement"] == 0.5
     assert loop["providers"] == ["anthropic/claude-test", "openai/gpt-test"]
@@ -260,13 +296,13 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     for provider in providers.values():
         assert provider["status"] == "ok"
         assert provider["error"] is None
-        assert provider["calls"] == 2  # one chunk × two personas
+        assert provider["calls"] in (2, 3)  # one chunk × two personas (+ a verification vote)
         assert provider["files_seen"] == ["src/app/db.py", "src/app/settings.py"]
         assert provider["tokens_in"] > 0
 
     stats = report["stats"]
     assert isinstance(stats, dict)
-    assert stats["calls"] == 8
+    assert stats["calls"] == 10  # 8 reviews, the inspector and one vote
     assert stats["clusters"] == 2 and stats["consensus"] == 1
     assert report["quorum"] == {"families_answered": 4, "min_providers": 2, "met": True}
     skipped = {s["path"]: s["reason"] for s in report["skipped_files"]}  # type: ignore[union-attr]
@@ -293,16 +329,13 @@ def test_a_429_with_retry_after_is_waited_out_then_succeeds(
     repo: Path, server: FakeProviderServer
 ) -> None:
     script_panel(server.script)
-    server.script.add(
-        "claude-test",
-        error(429, headers={"Retry-After": "1"}),
-        then=reply(answer(SQL_BY["claude-test"], OFF_BY_ONE)),
-    )
+    server.script.add("claude-test", error(429, headers={"Retry-After": "1"}))
     run = review(repo, write_config(repo, server.url))
     assert run.code == 0, run.stderr
-    claude = server.log.requests_for("claude-test")
-    assert len(claude) == 3  # the 429, its retry, the other persona
-    times = sorted(r.time for r in claude)
+    claude = [r for r in server.log.requests_for("claude-test") if "/messages" in r.path]
+    reviews = [r for r in claude if VERIFIER_PROMPT not in r.raw]
+    assert len(reviews) == 3  # the 429, its retry, the other persona
+    times = sorted(r.time for r in reviews)
     assert any(later - earlier >= 0.95 for earlier, later in itertools.pairwise(times))
     providers = {p["model"]: p for p in run.report["providers"]}  # type: ignore[union-attr]
     assert providers["anthropic/claude-test"]["status"] == "ok"
@@ -310,8 +343,7 @@ def test_a_429_with_retry_after_is_waited_out_then_succeeds(
 
 
 def test_a_dead_provider_abstains_and_is_named(repo: Path, server: FakeProviderServer) -> None:
-    script_panel(server.script)
-    server.script.add("qwen-test", then=error(401, "invalid api key"))
+    script_panel(server.script, dead=("qwen-test",))
     run = review(repo, write_config(repo, server.url))
     assert run.code == 0, run.stderr
     providers = {p["model"]: p for p in run.report["providers"]}  # type: ignore[union-attr]
@@ -328,10 +360,10 @@ def test_a_dead_provider_abstains_and_is_named(repo: Path, server: FakeProviderS
 def test_a_malformed_reply_is_repaired_once(repo: Path, server: FakeProviderServer) -> None:
     script_panel(server.script)
     truncated = answer(SQL_BY["llama-test"])[:90]
-    server.script.add("llama-test", reply(truncated), then=reply(answer(SQL_BY["llama-test"])))
+    server.script.add("llama-test", reply(truncated))
     run = review(repo, write_config(repo, server.url))
     assert run.code == 0, run.stderr
-    llama = server.log.requests_for("llama-test")
+    llama = [r for r in server.log.requests_for("llama-test") if VERIFIER_PROMPT not in r.raw]
     assert len(llama) == 3
     repair = [r for r in llama if "Your reply was not valid" in r.raw]
     assert len(repair) == 1 and "truncated" in repair[0].raw
@@ -341,9 +373,7 @@ def test_a_malformed_reply_is_repaired_once(repo: Path, server: FakeProviderServ
 def test_one_answering_family_is_advisory_and_exits_3(
     repo: Path, server: FakeProviderServer
 ) -> None:
-    script_panel(server.script)
-    for model in ("claude-test", "llama-test", "qwen-test"):
-        server.script.add(model, then=error(401, "invalid api key"))
+    script_panel(server.script, dead=("claude-test", "llama-test", "qwen-test"))
     run = review(repo, write_config(repo, server.url))
     assert run.code == 3
     assert run.report["quorum"] == {"families_answered": 1, "min_providers": 2, "met": False}

@@ -7,6 +7,7 @@ import json
 
 from consensus.config import BudgetSettings, ProviderSettings
 from consensus.fanout import ReviewCall, fan_out
+from consensus.ledger import Ledger
 from consensus.models import (
     ChangedFile,
     Chunk,
@@ -75,7 +76,9 @@ def call(model: str, persona: str = "security", concurrency: int = 4) -> ReviewC
 
 
 def run(calls: list[ReviewCall], client: FakeModelClient, **kwargs: object) -> list[object]:
-    options: dict[str, object] = {"concurrency": 8, "budget": BudgetSettings()}
+    options: dict[str, object] = {"concurrency": 8, "ledger": Ledger(BudgetSettings())}
+    if "budget" in kwargs:
+        kwargs["ledger"] = Ledger(kwargs.pop("budget"))  # type: ignore[arg-type]
     options.update(kwargs)
     return list(asyncio.run(fan_out(calls, client, DIFF, **options)))  # type: ignore[arg-type]
 

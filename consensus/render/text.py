@@ -128,7 +128,7 @@ def redaction_summary(report: Report, places: list[str] | None = None) -> str | 
 
 
 def verification_note(report: Report) -> str | None:
-    if report.verification == "done":
+    if report.verification in ("done", "not_needed"):
         return None
     waiting = report.stats.undecided + report.stats.unverified
     listed = f"; {plural(waiting, 'finding')} below consensus listed, not posted" if waiting else ""

@@ -1,0 +1,384 @@
+"""The GitHub REST adapter: the only module that imports PyGithub.
+
+`GitHubHost` implements the `PullRequestHost` port for one repository. PyGithub brings
+authentication, `base_url` (GitHub Enterprise Server, test servers) and the pacing of
+writes GitHub asks for (`seconds_between_writes`, about 1 s); its own urllib3 retries are
+off, because this adapter retries narrowly and boundedly with tenacity:
+
+- 5xx answers and dropped connections;
+- 429, and 403 secondary or primary rate limits, waiting for `Retry-After` or
+  `X-RateLimit-Reset` (capped: a wait longer than `max_wait_s` gives up and says so).
+
+A POST is retried after a 5xx only once a read shows it did not land, so a review or a
+summary comment is never posted twice. Whatever fails after the retries becomes a
+`GitHubError` naming the request and a fix; a 422 on a review is `ReviewRejected`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
+
+import requests
+from github import Auth, Github, GithubException
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from consensus.errors import ConsensusError
+from consensus.ports import (
+    HostComment,
+    InlineComment,
+    PullFile,
+    PullRequestInfo,
+    ReviewRejected,
+)
+
+T = TypeVar("T")
+
+PER_PAGE = 100
+MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
+MAX_FILE_BYTES = 2_000_000
+_NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+class GitHubError(ConsensusError):
+    """A GitHub request failed after retries, or was refused (token, permission)."""
+
+    exit_code = 3
+
+
+def _status(exc: BaseException) -> int | None:
+    return exc.status if isinstance(exc, GithubException) else None
+
+
+def _header(exc: BaseException, name: str) -> str | None:
+    if not isinstance(exc, GithubException):
+        return None
+    for key, value in (exc.headers or {}).items():
+        if key.lower() == name.lower():
+            return str(value)
+    return None
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        return str(data.get("message") or exc.message or f"HTTP {exc.status}")
+    return str(exc) or type(exc).__name__
+
+
+def is_rate_limited(exc: BaseException) -> bool:
+    status = _status(exc)
+    if status == 429:
+        return True
+    if status != 403:
+        return False
+    return (
+        _header(exc, "Retry-After") is not None
+        or _header(exc, "X-RateLimit-Remaining") == "0"
+        or "rate limit" in _message(exc).lower()
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another try: a 5xx, a dropped connection, or a rate limit."""
+    if isinstance(exc, requests.ConnectionError | requests.Timeout):
+        return True
+    status = _status(exc)
+    return (status is not None and status >= 500) or is_rate_limited(exc)
+
+
+def retry_wait(exc: BaseException, attempt: int, *, now: float, base_s: float) -> float:
+    """Seconds to wait before the next try: what GitHub asked for, else exponential."""
+    after = _header(exc, "Retry-After")
+    if after is not None and after.strip().isdigit():
+        return float(after.strip())
+    reset = _header(exc, "X-RateLimit-Reset")
+    if is_rate_limited(exc) and reset is not None and reset.strip().isdigit():
+        return max(0.0, float(reset.strip()) - now) + 1.0
+    if is_rate_limited(exc):
+        return max(60.0 * base_s, base_s)  # GitHub: wait at least a minute when it says nothing
+    return float(base_s * 2 ** (attempt - 1))
+
+
+class GitHubHost:
+    """`PullRequestHost` over GitHub's REST API for `repo` ("owner/name")."""
+
+    def __init__(
+        self,
+        repo: str,
+        *,
+        token: str,
+        base_url: str = "https://api.github.com",
+        write_interval_s: float = 1.0,
+        attempts: int = 5,
+        backoff_s: float = 1.0,
+        max_wait_s: float = 120.0,
+        timeout_s: int = 30,
+        sleep: Callable[[float], None] = time.sleep,
+        log: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self.repo = repo
+        self._client = Github(
+            auth=Auth.Token(token) if token else None,
+            base_url=base_url.rstrip("/"),
+            timeout=timeout_s,
+            retry=None,
+            per_page=PER_PAGE,
+            seconds_between_requests=None,
+            seconds_between_writes=write_interval_s or None,
+            user_agent="consensus-review",
+        )
+        self._attempts = attempts
+        self._backoff_s = backoff_s
+        self._max_wait_s = max_wait_s
+        self._sleep = sleep
+        self._log = log
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _request(
+        self,
+        verb: str,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: Any = None,
+        landed: Callable[[], T | None] | None = None,
+    ) -> tuple[dict[str, Any], Any]:
+        """One request with bounded retries; `landed` tells whether a failed POST landed."""
+
+        failures: list[BaseException] = []
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            assert exc is not None
+            failures.append(exc)
+            seconds = retry_wait(exc, state.attempt_number, now=time.time(), base_s=self._backoff_s)
+            if seconds > self._max_wait_s:
+                raise self._error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
+            self._log(f"GitHub {verb} {url}: {_message(exc)}; retrying in {seconds:.0f}s")
+            return seconds
+
+        def send() -> tuple[dict[str, Any], Any]:
+            return self._client.requester.requestJsonAndCheck(
+                verb, url, parameters=params, input=body
+            )
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            stop=stop_after_attempt(self._attempts),
+            wait=wait,
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    if landed is not None and failures and not is_rate_limited(failures[-1]):
+                        # A 5xx on a write may still have landed: look before writing again.
+                        if landed() is not None:
+                            return {}, None
+                    return send()
+        except GithubException as exc:
+            raise self._error(verb, url, exc) from exc
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise self._error(verb, url, exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _error(self, verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
+        status = _status(exc)
+        detail = why or _message(exc)
+        fixes = {
+            401: "check the github-token input (the token is missing, expired or wrong)",
+            403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
+            404: "check GITHUB_REPOSITORY and that the token can see the repository",
+        }
+        fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
+        where = f"HTTP {status}" if status else "no answer"
+        return GitHubError(f"GitHub {verb} {url} failed ({where}): {detail}", fix=fix)
+
+    def _pages(self, url: str, *, limit: int | None = None) -> list[Any]:
+        items: list[Any] = []
+        next_url: str | None = url
+        params: dict[str, Any] | None = {"per_page": PER_PAGE}
+        while next_url is not None:
+            headers, data = self._request("GET", next_url, params=params)
+            items.extend(data or [])
+            params = None  # the Link header carries them from now on
+            if limit is not None and len(items) >= limit:
+                return items[:limit]
+            match = _NEXT_LINK.search(str(_get(headers, "link") or ""))
+            next_url = match.group(1) if match else None
+        return items
+
+    @property
+    def _base(self) -> str:
+        return f"/repos/{self.repo}"
+
+    # ------------------------------------------------------------------ reads
+
+    def pull_request(self, number: int) -> PullRequestInfo:
+        _, data = self._request("GET", f"{self._base}/pulls/{number}")
+        head_repo = (data.get("head") or {}).get("repo") or {}
+        return PullRequestInfo(
+            number=int(data["number"]),
+            title=str(data.get("title") or ""),
+            state=str(data.get("state") or "open"),
+            draft=bool(data.get("draft")),
+            author=str((data.get("user") or {}).get("login") or ""),
+            head_sha=str(data["head"]["sha"]),
+            base_sha=str(data["base"]["sha"]),
+            base_ref=str(data["base"].get("ref") or ""),
+            head_repo=head_repo.get("full_name"),
+            base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
+            changed_files=int(data.get("changed_files") or 0),
+            html_url=str(data.get("html_url") or ""),
+        )
+
+    def pull_files(self, number: int) -> list[PullFile]:
+        raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
+        return [
+            PullFile(
+                path=str(item["filename"]),
+                previous_path=item.get("previous_filename"),
+                status=str(item.get("status") or "modified"),
+                additions=int(item.get("additions") or 0),
+                deletions=int(item.get("deletions") or 0),
+                patch=item.get("patch"),
+            )
+            for item in raw
+        ]
+
+    def read_file(self, path: str, ref: str) -> str | None:
+        data = self._contents(path, ref)
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        if int(data.get("size") or 0) > MAX_FILE_BYTES or data.get("encoding") != "base64":
+            return None  # over 1 MB the contents API sends no content
+        try:
+            return base64.b64decode(str(data.get("content") or "")).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+
+    def list_dir(self, path: str, ref: str) -> list[str] | None:
+        data = self._contents(path, ref)
+        if not isinstance(data, list):
+            return None
+        return sorted(str(item["name"]) for item in data if item.get("type") == "file")
+
+    def _contents(self, path: str, ref: str) -> Any:
+        if path.startswith("/") or ".." in path.split("/"):
+            return None
+        try:
+            _, data = self._request(
+                "GET", f"{self._base}/contents/{quote(path)}", params={"ref": ref}
+            )
+        except GitHubError as exc:
+            if "HTTP 404" in exc.message:
+                return None
+            raise
+        return data
+
+    def issue_comments(self, number: int) -> list[HostComment]:
+        return [_comment(c) for c in self._pages(f"{self._base}/issues/{number}/comments")]
+
+    def review_comments(self, number: int) -> list[HostComment]:
+        return [_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
+
+    # ------------------------------------------------------------------ writes
+
+    def create_issue_comment(self, number: int, body: str) -> HostComment:
+        first_line = body.split("\n", 1)[0]
+
+        def landed() -> HostComment | None:
+            return next(
+                (c for c in self.issue_comments(number) if c.body.startswith(first_line)), None
+            )
+
+        url = f"{self._base}/issues/{number}/comments"
+        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        return _comment(data) if data else (landed() or _missing(url))
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        self._request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
+
+    def create_review(
+        self,
+        number: int,
+        *,
+        commit_sha: str,
+        body: str,
+        event: Literal["COMMENT", "REQUEST_CHANGES"],
+        comments: Sequence[InlineComment],
+    ) -> int:
+        url = f"{self._base}/pulls/{number}/reviews"
+        payload = {
+            "commit_id": commit_sha,
+            "body": body,
+            "event": event,
+            "comments": [_inline(c) for c in comments],
+        }
+        marker = body.rsplit("\n", 1)[-1]
+
+        def landed() -> int | None:
+            reviews = self._pages(url)
+            return next((int(r["id"]) for r in reviews if marker in str(r.get("body"))), None)
+
+        try:
+            _, data = self._request("POST", url, body=payload, landed=landed)
+        except GitHubError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, GithubException) and cause.status == 422:
+                data = cause.data if isinstance(cause.data, dict) else {}
+                errors = tuple(str(e) for e in data.get("errors") or ())
+                raise ReviewRejected(_message(cause), errors) from exc
+            raise
+        return int(data["id"]) if data else (landed() or 0)
+
+    def add_reaction(self, comment_id: int, content: str) -> None:
+        url = f"{self._base}/issues/comments/{comment_id}/reactions"
+        self._request("POST", url, body={"content": content})
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        url = f"{self._base}/issues/{number}/labels"
+        self._request("POST", url, body={"labels": list(labels)})
+
+
+def _get(headers: dict[str, Any], name: str) -> Any:
+    return next((v for k, v in headers.items() if k.lower() == name), None)
+
+
+def _missing(url: str) -> HostComment:
+    raise GitHubError(f"GitHub POST {url} answered without the created comment")
+
+
+def _comment(data: dict[str, Any]) -> HostComment:
+    user = data.get("user") or {}
+    line = data.get("line") or data.get("original_line")
+    return HostComment(
+        id=int(data["id"]),
+        body=str(data.get("body") or ""),
+        author=str(user.get("login") or ""),
+        author_is_bot=str(user.get("type") or "") == "Bot",
+        path=data.get("path"),
+        line=int(line) if line else None,
+        in_reply_to=data.get("in_reply_to_id"),
+    )
+
+
+def _inline(comment: InlineComment) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "path": comment.path,
+        "line": comment.line,
+        "side": "RIGHT",
+        "body": comment.body,
+    }
+    if comment.start_line is not None and comment.start_line < comment.line:
+        payload["start_line"] = comment.start_line
+        payload["start_side"] = "RIGHT"
+    return payload

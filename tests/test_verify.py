@@ -1,0 +1,343 @@
+"""Verification: inspector, then first-to-ahead-by-k voting with set verifier answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+import pytest
+
+from consensus.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
+from consensus.context import code_context
+from consensus.ledger import Ledger
+from consensus.models import (
+    Category,
+    ChangedFile,
+    Cluster,
+    DiffLine,
+    FileStatus,
+    Finding,
+    Hunk,
+    ReviewDiff,
+    ScoredCluster,
+    Severity,
+    Status,
+    VerdictKind,
+    Vote,
+)
+from consensus.ports import CompletionRequest, ModelCallError
+from consensus.verify import ahead_by_for, choose_inspector, decide, max_votes_for, verify
+from tests.fakes.fake_model import FakeModelClient, rate_limited
+
+C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
+
+PANEL = (
+    ProviderSettings(model="openai/gpt-5.1"),
+    ProviderSettings(model="anthropic/claude-sonnet-4-5"),
+    ProviderSettings(model="gemini/gemini-2.5-pro"),
+)
+LOOP = "    for i in range(len(ids) + 1):"
+DELETE = '        conn.execute("DELETE FROM users WHERE id = ?", (ids[i],))'
+DIFF = ReviewDiff(
+    files=(
+        ChangedFile(
+            path="src/app/db.py",
+            status=FileStatus.MODIFIED,
+            hunks=(
+                Hunk(
+                    old_start=14,
+                    old_length=0,
+                    new_start=15,
+                    new_length=3,
+                    lines=(
+                        DiffLine(kind="+", text="def delete_users(conn, ids):", new_line=15),
+                        DiffLine(kind="+", text=LOOP, new_line=16),
+                        DiffLine(kind="+", text=DELETE, new_line=17),
+                    ),
+                ),
+            ),
+        ),
+    )
+)
+
+
+def member(provider: str, family: str) -> Finding:
+    return Finding(
+        provider=provider,
+        family=family,
+        persona="correctness",
+        chunk=0,
+        path="src/app/db.py",
+        line=16,
+        end_line=16,
+        severity=Severity.HIGH,
+        category=Category.BUG,
+        title="Off-by-one: loop reads past the end of ids",
+        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+    )
+
+
+def disputed(
+    category: Category = Category.BUG,
+    severity: Severity = Severity.HIGH,
+    status: Status = Status.UNVERIFIED,
+) -> ScoredCluster:
+    cluster = Cluster(
+        path="src/app/db.py",
+        line=16,
+        end_line=16,
+        severity=severity,
+        category=category,
+        title="Off-by-one: loop reads past the end of ids",
+        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+        members=(member("openai/gpt-5.1", "openai"),),
+        fingerprint="0123456789abcdef",
+    )
+    return ScoredCluster(
+        cluster=cluster,
+        votes_for=1,
+        votes_of=3,
+        agreement=0.3333,
+        needed=3,
+        status=status,
+        reason="disputed: 1 of 3 families; needs verification",
+        needs_verification=status is not Status.CONSENSUS,
+    )
+
+
+def verdict(kind: str) -> str:
+    return json.dumps({"verdict": kind, "reason": f"the code shows it is {kind}"})
+
+
+def scripted(answers: Iterable[str | ModelCallError]) -> FakeModelClient:
+    """Answers in the order calls are made, whichever model is asked."""
+    queue = deque(answers)
+    return FakeModelClient(by_request=lambda request: queue.popleft())
+
+
+def run(
+    client: FakeModelClient,
+    items: Sequence[ScoredCluster] | None = None,
+    *,
+    inspector: InspectorSettings | None = None,
+    budget: BudgetSettings | None = None,
+    source: dict[str, str] | None = None,
+) -> list[ScoredCluster]:
+    settings = Settings(
+        inspector=inspector or InspectorSettings(),
+        redact=("(?i)internal-token-[a-z0-9]+",),
+    )
+    reader = None if source is None else _Reader(source)
+    return asyncio.run(
+        verify(
+            list(items or [disputed()]),
+            diff=DIFF,
+            panel=PANEL,
+            settings=settings,
+            client=client,
+            ledger=Ledger(budget or BudgetSettings()),
+            source=reader,
+        )
+    )
+
+
+class _Reader:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def read(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+def vote(kind: VerdictKind | None) -> Vote:
+    return Vote(model="m", family="f", role="voter", verdict=kind, reason="")
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "k", "cap", "outcome"),
+    [
+        ([C, C], 2, 7, Status.VERIFIED),
+        ([R, R], 2, 7, Status.REJECTED),
+        ([U, U], 2, 7, Status.REJECTED),  # uncertain counts against
+        ([C, U], 2, 7, None),
+        ([C, U, C, C], 2, 7, Status.VERIFIED),
+        ([C, C, C, R, R], 3, 9, None),
+        ([C, R, C, R, C, R, C], 2, 7, Status.UNDECIDED),
+        ([C, None, C], 2, 7, Status.VERIFIED),  # a failed call counts for neither side
+        ([None] * 7, 2, 7, Status.UNDECIDED),  # … and a dead panel never confirms
+    ],
+)
+def test_first_to_ahead_by_k(
+    verdicts: list[VerdictKind | None], k: int, cap: int, outcome: Status | None
+) -> None:
+    assert decide([vote(v) for v in verdicts], k, cap) is outcome
+
+
+@pytest.mark.parametrize(
+    ("category", "severity", "k"),
+    [
+        (Category.BUG, Severity.HIGH, 2),
+        (Category.SECURITY, Severity.MEDIUM, 3),
+        (Category.BUG, Severity.CRITICAL, 3),
+    ],
+)
+def test_security_and_critical_need_a_wider_lead(
+    category: Category, severity: Severity, k: int
+) -> None:
+    assert ahead_by_for(disputed(category, severity).cluster, 2) == k
+
+
+def test_the_cap_defaults_to_2k_plus_3() -> None:
+    assert max_votes_for(2, None) == 7
+    assert max_votes_for(3, None) == 9
+    assert max_votes_for(3, 5) == 5
+
+
+def test_the_inspector_is_of_a_family_that_did_not_report_the_finding() -> None:
+    assert choose_inspector(disputed().cluster, PANEL, None).model == "anthropic/claude-sonnet-4-5"
+    chosen = choose_inspector(disputed().cluster, PANEL, "gemini/gemini-2.5-pro")
+    assert chosen.model == "gemini/gemini-2.5-pro"
+
+
+# --------------------------------------------------------------------------- the phase
+
+
+def test_two_confirmations_verify_after_exactly_two_calls() -> None:
+    client = scripted([verdict("confirmed")] * 10)
+    [item] = run(client)
+    assert item.status is Status.VERIFIED
+    assert len(client.calls) == 2
+    record = item.verification
+    assert record is not None and record.confirmed == 2 and record.ahead_by == 2
+    assert [v.role for v in record.votes] == ["inspector", "voter"]
+    assert "verified" in item.reason
+
+
+def test_the_first_k_votes_go_out_together() -> None:
+    client = FakeModelClient(default=verdict("confirmed"), latency_s=0.05)
+    run(client, [disputed(Category.SECURITY)])  # k = 3
+    assert client.max_in_flight == 3
+    assert len(client.calls) == 3
+
+
+def test_refutations_reject_and_the_finding_is_kept_with_its_reasons() -> None:
+    client = scripted([verdict("refuted"), verdict("uncertain")] + [verdict("refuted")] * 5)
+    [item] = run(client)
+    assert item.status is Status.REJECTED
+    assert item.verification is not None
+    assert (item.verification.refuted, item.verification.uncertain) == (1, 1)
+    assert "the code shows it is refuted" in item.verification.votes[0].reason
+
+
+def test_a_split_panel_reaches_the_cap_and_stays_undecided() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    [item] = run(client)
+    assert item.status is Status.UNDECIDED
+    assert len(client.calls) == 7
+    assert "after 7 votes" in item.reason
+
+
+def test_verifier_errors_never_confirm() -> None:
+    client = scripted([verdict("confirmed")] + [rate_limited()] * 20)
+    [item] = run(client)
+    assert item.status in (Status.UNDECIDED, Status.UNVERIFIED)
+    assert not item.status.posted
+    assert item.verification is not None and item.verification.confirmed == 1
+
+
+def test_a_malformed_verdict_is_resampled_not_counted() -> None:
+    too_long = json.dumps({"verdict": "confirmed", "reason": "x" * 5_000})
+    client = scripted(
+        ["I think this is fine.", too_long, verdict("confirmed"), verdict("confirmed")]
+    )
+    [item] = run(client)
+    assert item.status is Status.VERIFIED
+    assert len(client.calls) == 4
+    assert item.verification is not None
+    assert item.verification.discarded == 2
+    assert item.verification.confirmed == 2
+
+
+def test_the_budget_stops_verification_and_says_which_finding_stayed_unverified() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    client.tokens_in, client.tokens_out = 500, 100
+    [item] = run(client, budget=BudgetSettings(max_tokens=1_000, max_cost_usd=None))
+    assert item.status is Status.UNVERIFIED
+    assert len(client.calls) == 2
+    assert item.verification is not None
+    assert "verification stopped: token budget reached" in item.verification.note
+
+
+def test_a_consensus_finding_is_checked_only_when_asked_and_rejected_if_refuted() -> None:
+    agreed = disputed(status=Status.CONSENSUS)
+    untouched = FakeModelClient()
+    assert run(untouched, [agreed]) == [agreed]
+    assert untouched.calls == []
+
+    client = scripted([verdict("refuted")] * 10)
+    [item] = run(client, [agreed], inspector=InspectorSettings(check_consensus=True))
+    assert item.status is Status.REJECTED
+
+
+def test_findings_that_need_no_check_come_back_unchanged_in_order() -> None:
+    quiet = disputed(severity=Severity.LOW).model_copy(update={"needs_verification": False})
+    client = FakeModelClient(default=verdict("confirmed"))
+    first, second = run(client, [quiet, disputed()])
+    assert first == quiet
+    assert second.status is Status.VERIFIED
+
+
+def test_the_prompt_carries_the_title_the_place_and_redacted_code_around_it() -> None:
+    head = "\n".join(
+        ["import sqlite3", 'TOKEN = "internal-token-abc123"', ""]
+        + [f"# filler {n}" for n in range(11)]
+        + ["def delete_users(conn, ids):", LOOP, "        pass"]
+    )
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, source={"src/app/db.py": head})
+    prompt = client.calls[0].messages[1].content
+    assert "Off-by-one: loop reads past the end of ids" in prompt
+    assert "src/app/db.py, lines 16-16" in prompt
+    assert "16> " + LOOP in prompt
+    assert "internal-token-abc123" not in prompt
+    assert "openai/gpt-5.1" not in prompt  # who reported it stays hidden
+
+
+def test_each_vote_is_its_own_request() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, [disputed(Category.SECURITY)])
+    bodies = [json.dumps([m.content for m in c.messages]) for c in client.calls]
+    assert len(set(bodies)) == len(bodies)
+
+
+def _calls_by_model(calls: Sequence[CompletionRequest]) -> list[str]:
+    return [c.model for c in calls]
+
+
+def test_votes_rotate_across_the_panel() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    run(client)
+    models = _calls_by_model(client.calls)
+    assert models[0] == "anthropic/claude-sonnet-4-5"  # the inspector
+    assert set(models[1:4]) == {m.model for m in PANEL}
+
+
+# --------------------------------------------------------------------------- code context
+
+
+def test_context_starts_at_the_enclosing_function() -> None:
+    text = "\n".join(["x = 1"] * 40 + ["def f(a):", "    b = a", "    return b / 0"] + ["y"] * 40)
+    context = code_context(text, 43, 43)
+    assert context.splitlines()[0].endswith("def f(a):")
+    assert "43>     return b / 0" in context
+
+
+def test_context_without_a_function_is_thirty_lines_each_side() -> None:
+    text = "\n".join(f"line {n}" for n in range(1, 201))
+    lines = code_context(text, 100, 100).splitlines()
+    assert lines[0].startswith(" 70") and lines[-1].startswith("130")
