@@ -1,9 +1,11 @@
-"""Fan-out: every (provider, persona, chunk) call, bounded, budgeted, circuit-broken.
+"""Fan-out: every (provider, persona, chunk) call, bounded overall and per provider.
 
 Each call's reply is untrusted: it is parsed and validated, gets one repair turn that
 quotes the validation error, and is then audited against the diff. A call ends as a
 ModelReview or a ModelFailure, never as an exception, and results come back in the
-order the calls were planned, whatever order they finished in.
+order the calls were planned, whatever order they finished in. The budget and the
+circuit breaker are the client's business (guard.py): their refusals arrive here as
+failures like any other.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from typing import Protocol
 
 from consensus.audit import audit
 from consensus.config import ProviderSettings
-from consensus.ledger import Ledger
 from consensus.models import (
     Chunk,
     DroppedFinding,
@@ -53,7 +54,6 @@ async def fan_out(
     diff: ReviewDiff,
     *,
     concurrency: int,
-    ledger: Ledger,
     observer: FanoutObserver | None = None,
 ) -> list[CallResult]:
     """Run every call with at most `concurrency` in flight overall and per provider limits."""
@@ -64,7 +64,7 @@ async def fan_out(
         # The provider's own slot first: a call waiting for its provider must not hold
         # one of the global slots that another provider could use meanwhile.
         async with per_provider[call.provider.model], overall:
-            result = await _review(call, client, diff, ledger, observer)
+            result = await _review(call, client, diff, observer)
         if observer is not None:
             observer.call_finished(call, result)
         return result
@@ -76,16 +76,9 @@ async def _review(
     call: ReviewCall,
     client: ModelClient,
     diff: ReviewDiff,
-    ledger: Ledger,
     observer: FanoutObserver | None,
 ) -> CallResult:
     model = call.provider.model
-    if ledger.breaker_open(model):
-        return _failure(call, FailureKind.CIRCUIT_OPEN, "not called: provider failed repeatedly")
-    reason = ledger.exhausted()
-    if reason is not None:
-        ledger.stopped_calls += 1
-        return _failure(call, FailureKind.BUDGET, f"not called: {reason}")
     if observer is not None:
         observer.call_started(call)
 
@@ -96,12 +89,8 @@ async def _review(
         try:
             completion = await client.complete(request)
         except ModelCallError as exc:
-            ledger.failed(model)
             return _failure(call, exc.kind, exc.message, usage)
-        ledger.answered(model)
-        turn_usage = completion.usage
-        ledger.spend(turn_usage)
-        usage = usage + turn_usage
+        usage = usage + completion.usage
         try:
             parsed = parse_review(completion.text)
         except ReplyError as exc:

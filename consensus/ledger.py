@@ -30,8 +30,8 @@ class Ledger:
         self.tokens += usage.tokens_in + usage.tokens_out
         self.cost_usd += usage.cost_usd
 
-    def spend_verifying(self, model: str, usage: Usage) -> None:
-        self.spend(usage)
+    def note_verification(self, model: str, usage: Usage) -> None:
+        """Remember what verification spent with `model` (already spent through the guard)."""
         self.verification[model] = self.verification[model] + usage
 
     def exhausted(self) -> str | None:

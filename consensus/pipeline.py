@@ -18,6 +18,7 @@ from consensus.align import align
 from consensus.chunking import plan_chunks, render_chunk
 from consensus.config import ProviderSettings, Settings
 from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
+from consensus.guard import GuardedClient
 from consensus.ledger import Ledger
 from consensus.models import Chunk, ModelReview, Report, ReviewDiff, ScoredCluster
 from consensus.personas import Persona, render_persona
@@ -163,7 +164,8 @@ async def review(
 ) -> Report:
     """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled."""
     started = clock()
-    run = _Run(diff, settings, providers, client, Ledger(settings.budget), observer)
+    ledger = Ledger(settings.budget)
+    run = _Run(diff, settings, providers, GuardedClient(client, ledger), ledger, observer)
     calls = plan_calls(
         diff,
         providers=providers,
@@ -208,7 +210,6 @@ async def _fan_out(
         run.client,
         run.diff,
         concurrency=run.settings.concurrency,
-        ledger=run.ledger,
         observer=run.observer,
     )
     return results + [

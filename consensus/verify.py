@@ -24,6 +24,7 @@ from consensus.ledger import Ledger
 from consensus.models import (
     Category,
     Cluster,
+    FailureKind,
     ReviewDiff,
     ScoredCluster,
     Severity,
@@ -118,7 +119,8 @@ class _Case:
 
 
 class _Verifier:
-    """Runs the rule for every finding that needs it, sharing slots, budget and breaker."""
+    """Runs the rule for every finding that needs it, sharing the concurrency slots. The
+    client is guarded: the budget and the breaker refuse calls there."""
 
     def __init__(
         self,
@@ -145,57 +147,50 @@ class _Verifier:
         note = ""
         turn = 0
         while (outcome := decide(votes, k, cap)) is None:
-            stop = self._ledger.exhausted()
-            if stop is not None:
-                self._ledger.stopped_calls += 1
-                note = f"verification stopped: {stop}"
-                break
-            if not votes:
-                asked = [(inspector, "inspector")]  # first the inspector, with k-1 voters
+            if not votes:  # first the inspector, with k-1 voters beside it
+                asked = [(inspector, "inspector")]
                 width = min(k, cap) - 1
+                asked += [(rotation[(turn + n) % len(rotation)], "voter") for n in range(width)]
             else:
-                asked, width = [], 1
-            live = [p for p in rotation if not self._ledger.breaker_open(p.model)]
-            if not live and not asked:
-                note = "verification stopped: every voter failed repeatedly"
-                break
-            for _ in range(width):
-                if live:
-                    asked.append((live[turn % len(live)], "voter"))
-                    turn += 1
+                asked = [(rotation[turn % len(rotation)], "voter")]
+            turn += sum(1 for _, role in asked if role == "voter")
+            first = len(votes) + 1
             answers = await asyncio.gather(
-                *(
-                    self._vote(case, p, role, len(votes) + n + 1)
-                    for n, (p, role) in enumerate(asked)
-                )
+                *(self._vote(case, p, role, first + n) for n, (p, role) in enumerate(asked))
             )
-            for vote, dropped in answers:
-                votes.append(vote)
+            for answer, dropped in answers:
                 discarded += dropped
+                if isinstance(answer, str):
+                    note = answer
+                else:
+                    votes.append(answer)
+            if note:
+                break
         return _settle(case.item, votes, outcome, k, discarded, note)
 
     async def _vote(
         self, case: _Case, provider: ProviderSettings, role: str, check: int
-    ) -> tuple[Vote, int]:
-        """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES times."""
+    ) -> tuple[Vote | str, int]:
+        """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
+        times. A budget refusal comes back as the note that stops verification."""
         request = _request(case, provider, role, check)
         discarded = 0
-        for _ in range(RESAMPLES + 1):
-            if self._ledger.breaker_open(provider.model):
-                return _vote(provider, role, None, "not called: provider failed repeatedly"), 0
+        for resample in range(RESAMPLES + 1):
             slot = self._per_provider.setdefault(
                 provider.model, asyncio.Semaphore(provider.max_concurrency)
             )
             async with slot, self._slots:
                 try:
-                    completion = await self._client.complete(request)
+                    completion = await self._client.complete(
+                        _resampled(request, resample) if resample else request
+                    )
                 except ModelCallError as exc:
-                    self._ledger.failed(provider.model)
-                    return _vote(
-                        provider, role, None, f"{exc.kind.value}: {exc.message}"
-                    ), discarded
-            self._ledger.answered(provider.model)
-            self._ledger.spend_verifying(provider.model, completion.usage)
+                    if exc.kind is FailureKind.BUDGET:
+                        why = exc.message.removeprefix("not called: ")
+                        return f"verification stopped: {why}", discarded
+                    failure = f"{exc.kind.value}: {exc.message}"
+                    return _vote(provider, role, None, failure), discarded
+            self._ledger.note_verification(provider.model, completion.usage)
             try:
                 verdict = parse_verdict(completion.text)
             except ReplyError:
@@ -203,6 +198,13 @@ class _Verifier:
                 continue
             return _vote(provider, role, VerdictKind(verdict.verdict), verdict.reason), discarded
         return _vote(provider, role, None, "every verdict was malformed"), discarded
+
+
+def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
+    """The same question asked again: its own request, so a journal keeps both answers."""
+    last = request.messages[-1]
+    again = last.model_copy(update={"content": f"{last.content}\n(Asked again: {attempt}.)"})
+    return request.model_copy(update={"messages": (*request.messages[:-1], again)})
 
 
 def _vote(provider: ProviderSettings, role: str, verdict: VerdictKind | None, reason: str) -> Vote:

@@ -7,6 +7,7 @@ import json
 
 from consensus.config import BudgetSettings, ProviderSettings
 from consensus.fanout import ReviewCall, fan_out
+from consensus.guard import GuardedClient
 from consensus.ledger import Ledger
 from consensus.models import (
     ChangedFile,
@@ -75,12 +76,15 @@ def call(model: str, persona: str = "security", concurrency: int = 4) -> ReviewC
     return ReviewCall(provider=provider, persona=persona, chunk=CHUNK, request=request)
 
 
-def run(calls: list[ReviewCall], client: FakeModelClient, **kwargs: object) -> list[object]:
-    options: dict[str, object] = {"concurrency": 8, "ledger": Ledger(BudgetSettings())}
-    if "budget" in kwargs:
-        kwargs["ledger"] = Ledger(kwargs.pop("budget"))  # type: ignore[arg-type]
-    options.update(kwargs)
-    return list(asyncio.run(fan_out(calls, client, DIFF, **options)))  # type: ignore[arg-type]
+def run(
+    calls: list[ReviewCall],
+    client: FakeModelClient,
+    *,
+    concurrency: int = 8,
+    budget: BudgetSettings | None = None,
+) -> list[object]:
+    guarded = GuardedClient(client, Ledger(budget or BudgetSettings()))
+    return list(asyncio.run(fan_out(calls, guarded, DIFF, concurrency=concurrency)))
 
 
 def test_a_valid_reply_becomes_an_attributed_review() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from consensus.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.context import code_context
+from consensus.guard import GuardedClient
 from consensus.ledger import Ledger
 from consensus.models import (
     Category,
@@ -130,14 +131,15 @@ def run(
         redact=("(?i)internal-token-[a-z0-9]+",),
     )
     reader = None if source is None else _Reader(source)
+    ledger = Ledger(budget or BudgetSettings())
     return asyncio.run(
         verify(
             list(items or [disputed()]),
             diff=DIFF,
             panel=PANEL,
             settings=settings,
-            client=client,
-            ledger=Ledger(budget or BudgetSettings()),
+            client=GuardedClient(client, ledger),
+            ledger=ledger,
             source=reader,
         )
     )
