@@ -75,6 +75,9 @@ def cli() -> None:
     show_default=True,
     help="Exit 1 when a posted finding is at or above this severity.",
 )
+@click.option("--resume", "resume_id", help="Continue this run from the journal.")
+@click.option("--fresh", is_flag=True, help="Start a new run: do not resume from the journal.")
+@click.option("--events", "events_path", type=click.Path(path_type=Path), help="JSON Lines log.")
 @_handles_errors
 def review(
     base: str | None,
@@ -89,18 +92,27 @@ def review(
     max_cost: float | None,
     no_verify: bool,
     fail_on: str,
+    resume_id: str | None,
+    fresh: bool,
+    events_path: Path | None,
 ) -> None:
-    """Review a diff with several models and report what they agree on."""
+    """Review a diff with several models and report what they agree on.
+
+    Every call is kept in a journal ($CONSENSUS_HOME): a run that was killed or stopped by
+    its budget continues where it stopped when run again, without paying twice.
+    """
     import asyncio
-    import time
 
     from consensus.chunking import split_large_hunks
     from consensus.config import duplicate_model_warnings, unavailable_providers
+    from consensus.events import EventLog
     from consensus.ingest import ingest
     from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter, needed_keys
     from consensus.personas import load_personas, select_personas
-    from consensus.pipeline import review as run_review
-    from consensus.render import render
+    from consensus.runner import ReviewJob, open_journal, run_review
+
+    if resume_id and fresh:
+        raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
 
     root = _repo_root()
     loaded = _load(config_path, root)
@@ -134,39 +146,66 @@ def review(
     if diff.redactions:
         count = len(diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
+    job = ReviewJob(
+        diff=diff,
+        settings=settings,
+        providers=providers,
+        personas=tuple(personas),
+        unavailable=unavailable,
+        verify=not no_verify,
+        label=_label(root, diff_path, base, head),
+    )
+    journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     observer = _observer()
+    events_file = events_path.open("a", encoding="utf-8") if events_path else None
     try:
         report = asyncio.run(
             run_review(
-                diff,
-                settings=settings,
-                providers=providers,
-                personas=personas,
+                job,
+                journal=journal,
                 client=LiteLLMClient(os.environ),
                 counter=LiteLLMTokenCounter(),
-                clock=time.monotonic,
-                observer=observer,
-                verify=not no_verify,
-                unavailable=unavailable,
                 source=_source(root, head, diff_path),
+                observers=[observer],
+                events=EventLog(events_file) if events_file else None,
+                fresh=fresh,
+                resume=resume_id,
+                log=log,
             )
         )
     finally:
         observer.close()
+        journal.close()
+        if events_file is not None:
+            events_file.close()
+    _emit(report, fmt, output, log)
+    if report.budget_exhausted:
+        log(
+            f"budget reached: spent ${report.stats.cost_usd:.4f} and "
+            f"{report.stats.tokens_in + report.stats.tokens_out:,} tokens; the review is "
+            f"incomplete. Run again with a higher --max-cost (or budget in .consensus.yml) "
+            f"to continue run {report.run_id} without paying again for finished calls."
+        )
+    sys.exit(exit_code(report, fail_on))
+
+
+def _emit(report: Report, fmt: str, output: Path | None, log: Callable[[str], None]) -> None:
+    from consensus.render import render
+
     rendered = render(report, fmt, color=fmt == "text" and output is None and _tty(sys.stdout))
     if output is not None:
         output.write_text(rendered, encoding="utf-8")
         log(f"report written to {output}")
     else:
         click.echo(rendered, nl=not rendered.endswith("\n"))
-    sys.exit(exit_code(report, fail_on))
 
 
 def exit_code(report: Report, fail_on: str) -> int:
-    """0, 1 (findings at or above fail_on) or 3 (no quorum: the review did not happen)."""
+    """0, 1 (findings at or above fail_on) or 3 (no quorum, or the budget left the review
+    incomplete: it must not look like a clean one)."""
     from consensus.models import Severity
 
-    if not report.quorum.met:
+    if not report.quorum.met or report.budget_exhausted:
         return ReviewImpossible.exit_code
     if fail_on == "none":
         return 0
@@ -221,6 +260,69 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     click.echo(f"{len(answered)} provider families answered; reviews need {need}.")
     if len(answered) < need:
         sys.exit(ReviewImpossible.exit_code)
+
+
+@cli.command()
+@_handles_errors
+def action() -> None:
+    """Review and publish a pull request from a GitHub Actions step (reads GITHUB_*)."""
+    from consensus.action import run
+
+    sys.exit(run(os.environ, log=_logger()))
+
+
+@cli.command()
+@click.argument("run_id")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "markdown", "sarif"]),
+    default="text",
+    show_default=True,
+)
+@click.option("--output", type=click.Path(path_type=Path), help="Write the report here.")
+@_handles_errors
+def replay(run_id: str, fmt: str, output: Path | None) -> None:
+    """Re-derive every decision of a run from its journal, calling no model."""
+    import asyncio
+
+    from consensus.llm_client import LiteLLMTokenCounter
+    from consensus.runner import open_journal, replay_run
+
+    log = _logger()
+    journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
+    try:
+        report = asyncio.run(replay_run(run_id, journal=journal, counter=LiteLLMTokenCounter()))
+    finally:
+        journal.close()
+    _emit(report, fmt, output, log)
+
+
+@cli.command()
+@click.option("--limit", default=20, show_default=True, help="How many runs to list.")
+@_handles_errors
+def runs(limit: int) -> None:
+    """List recent runs in the journal."""
+    import datetime
+
+    from consensus.runner import open_journal
+
+    log = _logger()
+    journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
+    try:
+        rows = journal.runs(limit)
+        path = journal.path
+    finally:
+        journal.close()
+    if not rows:
+        click.echo(f"No runs in {path} yet.")
+        return
+    click.echo(f"{'RUN':<16} {'WHEN':<16} {'STATUS':<8} {'COST':>9}  WHAT")
+    for row in rows:
+        when = datetime.datetime.fromtimestamp(row.created).strftime("%Y-%m-%d %H:%M")
+        status = row.status if row.status != "running" else f"{row.phase}?"
+        click.echo(f"{row.run_id:<16} {when:<16} {status:<8} ${row.cost_usd:>8.4f}  {row.label}")
+    click.echo(f"\njournal: {path}")
 
 
 # --------------------------------------------------------------------------- edges
@@ -284,6 +386,14 @@ def _read_diff(root: Path, diff_path: str | None, base: str | None, head: str | 
             raise UsageError(f"--diff {diff_path}: no such file")
         return path.read_bytes()
     return git_diff(root, base or default_base(root), head)
+
+
+def _label(root: Path, diff_path: str | None, base: str | None, head: str | None) -> str:
+    """What a run reviewed, in words, for `consensus runs`."""
+    if diff_path is not None:
+        return "diff from stdin" if diff_path == "-" else f"diff {diff_path}"
+    where = root.name
+    return f"{where}: {base or 'default base'}...{head or 'working tree'}"
 
 
 def _source(root: Path, head: str | None, diff_path: str | None) -> SourceReader | None:

@@ -30,6 +30,12 @@ class Ledger:
         self.tokens += usage.tokens_in + usage.tokens_out
         self.cost_usd += usage.cost_usd
 
+    def credit(self, model: str, usage: Usage) -> None:
+        """A call served from the journal: paid by an earlier attempt of this run, so it
+        counts toward the run's budget, and its provider answered."""
+        self.spend(usage)
+        self.answered(model)
+
     def note_verification(self, model: str, usage: Usage) -> None:
         """Remember what verification spent with `model` (already spent through the guard)."""
         self.verification[model] = self.verification[model] + usage

@@ -232,6 +232,7 @@ class Usage(Frozen):
     cost_usd: float = 0.0
     latency_s: float = 0.0
     calls: int = 0
+    from_journal: int = 0  # of `calls`, how many were served from the run journal
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -240,6 +241,7 @@ class Usage(Frozen):
             cost_usd=self.cost_usd + other.cost_usd,
             latency_s=self.latency_s + other.latency_s,
             calls=self.calls + other.calls,
+            from_journal=self.from_journal + other.from_journal,
         )
 
 
@@ -397,6 +399,7 @@ class Verification(Frozen):
     votes: tuple[Vote, ...] = ()
     discarded: int = 0  # red-flagged verdicts (malformed, over-long) resampled, not counted
     note: str = ""
+    budget_stopped: bool = False  # the budget ran out before the rule decided
 
 
 # The name PRODUCT.md §5 shows; kept for readers of the first reports.

@@ -20,7 +20,15 @@ from consensus.config import ProviderSettings, Settings
 from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.guard import GuardedClient
 from consensus.ledger import Ledger
-from consensus.models import Chunk, ModelReview, Report, ReviewDiff, ScoredCluster
+from consensus.models import (
+    Chunk,
+    FailureKind,
+    ModelFailure,
+    ModelReview,
+    Report,
+    ReviewDiff,
+    ScoredCluster,
+)
 from consensus.personas import Persona, render_persona
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
 from consensus.prompt import review_messages, review_schema
@@ -124,10 +132,11 @@ def anchor_reader(diff: ReviewDiff) -> Callable[[str, int, int], str]:
 
 
 def run_id_for(diff: ReviewDiff, settings: Settings, providers: Sequence[ProviderSettings]) -> str:
-    """Derived from content: the same diff and configuration give the same run id."""
+    """Derived from content: the same diff and configuration give the same run id. The
+    budget and the concurrency change no decision, so raising them continues a run."""
     digest = hashlib.sha256()
     digest.update(diff.model_dump_json().encode())
-    digest.update(settings.model_dump_json().encode())
+    digest.update(settings.model_dump_json(exclude={"budget", "concurrency"}).encode())
     digest.update(json.dumps([p.model_dump(mode="json") for p in providers]).encode())
     return digest.hexdigest()[:12]
 
@@ -161,11 +170,20 @@ async def review(
     verify: bool = True,
     unavailable: Mapping[str, str] | None = None,
     source: SourceReader | None = None,
+    ledger: Ledger | None = None,
+    run_id: str | None = None,
 ) -> Report:
-    """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled."""
+    """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
+
+    Without `ledger`, the client is guarded here by a fresh budget and breaker. A caller
+    that passes its `ledger` has guarded the client itself (a journal wraps the guard, so
+    that the guard's refusals are recorded and replayed like any outcome).
+    """
     started = clock()
-    ledger = Ledger(settings.budget)
-    run = _Run(diff, settings, providers, GuardedClient(client, ledger), ledger, observer)
+    if ledger is None:
+        ledger = Ledger(settings.budget)
+        client = GuardedClient(client, ledger)
+    run = _Run(diff, settings, providers, client, ledger, observer)
     calls = plan_calls(
         diff,
         providers=providers,
@@ -177,7 +195,7 @@ async def review(
     scored = _align_and_score(run, results)
     scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
     return build_report(
-        run_id=run_id_for(diff, settings, providers),
+        run_id=run_id or run_id_for(diff, settings, providers),
         diff=diff,
         scored=scored,
         results=results,
@@ -188,7 +206,7 @@ async def review(
         notes=_notes(results),
         verification=state,
         verification_usage=run.ledger.verification,
-        budget_exhausted=run.ledger.stopped_calls > 0,
+        budget_exhausted=_budget_stopped(results, scored),
     )
 
 
@@ -251,6 +269,12 @@ async def _verify(
         source=source,
     )
     return checked, "done"
+
+
+def _budget_stopped(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> bool:
+    """Did the budget leave any work undone? Read from outcomes, so a replay agrees."""
+    refused = any(isinstance(r, ModelFailure) and r.kind is FailureKind.BUDGET for r in results)
+    return refused or any(s.verification and s.verification.budget_stopped for s in scored)
 
 
 def _notes(results: Sequence[CallResult]) -> list[str]:

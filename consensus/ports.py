@@ -47,6 +47,7 @@ class Completion(BaseModel):
     tokens_out: int = 0
     cost_usd: float = 0.0
     latency_s: float = 0.0
+    from_journal: bool = False  # served from the run journal: paid for by an earlier attempt
 
     @property
     def usage(self) -> Usage:
@@ -56,6 +57,7 @@ class Completion(BaseModel):
             cost_usd=self.cost_usd,
             latency_s=self.latency_s,
             calls=1,
+            from_journal=1 if self.from_journal else 0,
         )
 
 

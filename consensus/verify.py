@@ -261,6 +261,7 @@ def _settle(
         votes=tuple(votes),
         discarded=discarded,
         note=note,
+        budget_stopped=outcome is None and "budget reached" in note,
     )
     score = f"{confirmed} confirmed, {refuted + uncertain} against"
     if outcome is None:  # stopped by the budget or by failing voters

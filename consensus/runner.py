@@ -1,0 +1,191 @@
+"""The edge that runs a review with its journal: resume, record, replay.
+
+`run_review` composes the real clients around the pure pipeline: litellm behind the
+budget guard behind the journal, the head-file reader behind the journal, and the
+observers. `replay_run` runs the same pipeline on a journal alone: no provider, no key,
+no network, the same decisions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from consensus.config import BudgetSettings, ProviderSettings, Settings
+from consensus.events import EventLog, Tee
+from consensus.fanout import CallResult, ReviewCall
+from consensus.guard import GuardedClient
+from consensus.journal import Journal
+from consensus.ledger import Ledger
+from consensus.models import Report, ReviewDiff
+from consensus.personas import Persona
+from consensus.pipeline import ReviewObserver, review, run_id_for
+from consensus.ports import ModelClient, SourceReader, TokenCounter
+from consensus.recording import JournaledClient, JournaledSource
+
+INPUTS_VERSION = 1
+DEFAULT_MAX_AGE_DAYS = 30.0
+
+
+def consensus_home(env: Mapping[str, str]) -> Path:
+    """$CONSENSUS_HOME, else the platform's user cache directory."""
+    if env.get("CONSENSUS_HOME"):
+        return Path(env["CONSENSUS_HOME"]).expanduser()
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "consensus"
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "consensus" / "Cache"
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "consensus"
+
+
+def open_journal(env: Mapping[str, str], warn: Callable[[str], None]) -> Journal:
+    journal = Journal(consensus_home(env) / "journal.db", warn=warn)
+    max_age = float(env.get("CONSENSUS_JOURNAL_MAX_AGE_DAYS") or DEFAULT_MAX_AGE_DAYS)
+    journal.prune(max_age_days=max_age, now=time.time())
+    return journal
+
+
+@dataclass(frozen=True)
+class ReviewJob:
+    """Everything a review decides from; stored in the journal so a replay can rerun it."""
+
+    diff: ReviewDiff
+    settings: Settings
+    providers: tuple[ProviderSettings, ...]
+    personas: tuple[Persona, ...]
+    unavailable: Mapping[str, str]
+    verify: bool
+    label: str
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "version": INPUTS_VERSION,
+                "diff": self.diff.model_dump(mode="json"),
+                "settings": self.settings.model_dump(mode="json"),
+                "providers": [p.model_dump(mode="json") for p in self.providers],
+                "personas": [p.model_dump(mode="json") for p in self.personas],
+                "unavailable": dict(self.unavailable),
+                "verify": self.verify,
+                "label": self.label,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> ReviewJob:
+        data: dict[str, Any] = json.loads(text)
+        return cls(
+            diff=ReviewDiff.model_validate(data["diff"]),
+            settings=Settings.model_validate(data["settings"]),
+            providers=tuple(ProviderSettings.model_validate(p) for p in data["providers"]),
+            personas=tuple(Persona.model_validate(p) for p in data["personas"]),
+            unavailable=data["unavailable"],
+            verify=bool(data["verify"]),
+            label=str(data["label"]),
+        )
+
+
+class _JournalPhase:
+    """Keeps the run's phase in the journal, for `consensus runs` and crash forensics."""
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._run_id = run_id
+
+    def phase(self, name: str, detail: str = "") -> None:
+        self._journal.set_phase(self._run_id, name)
+
+    def planned(self, total: int) -> None:
+        return None
+
+    def call_started(self, call: ReviewCall) -> None:
+        return None
+
+    def call_finished(self, call: ReviewCall, result: CallResult) -> None:
+        return None
+
+
+async def run_review(
+    job: ReviewJob,
+    *,
+    journal: Journal,
+    client: ModelClient,
+    counter: TokenCounter,
+    source: SourceReader | None,
+    observers: Sequence[ReviewObserver] = (),
+    events: EventLog | None = None,
+    fresh: bool = False,
+    resume: str | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> Report:
+    """Review with the journal: resume the latest unfinished run of the same inputs."""
+    base_id = run_id_for(job.diff, job.settings, job.providers)
+    run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
+    if resume is not None:
+        job = ReviewJob.from_json(journal.inputs(run_id))
+    if resuming:
+        answered = sum(1 for call in journal.calls(run_id) if call["ok"])
+        log(f"resuming run {run_id}: {answered} calls already answered are not paid again")
+    journal.start_run(run_id, base_id, job.label, job.to_json())
+    if events is not None:
+        events.run_created(run_id, resumed=resuming, label=job.label)
+    ledger = Ledger(job.settings.budget)
+    recorded = JournaledClient(
+        journal, run_id, GuardedClient(client, ledger), on_served=ledger.credit
+    )
+    everyone: list[ReviewObserver] = [*observers, _JournalPhase(journal, run_id)]
+    if events is not None:
+        everyone.append(events)
+    report = await review(
+        job.diff,
+        settings=job.settings,
+        providers=job.providers,
+        personas=job.personas,
+        client=recorded,
+        counter=counter,
+        clock=time.monotonic,
+        observer=Tee(*everyone),
+        verify=job.verify,
+        unavailable=job.unavailable,
+        source=JournaledSource(journal, run_id, source),
+        ledger=ledger,
+        run_id=run_id,
+    )
+    status = "paused" if report.budget_exhausted else "done"
+    journal.finish_run(
+        run_id, status=status, report=report.model_dump_json(), cost_usd=report.stats.cost_usd
+    )
+    if events is not None:
+        events.run_ended(report, status=status)
+    return report
+
+
+async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
+    """Derive every decision of `run_id` again from its journal, calling no model."""
+    job = ReviewJob.from_json(journal.inputs(run_id))
+    unlimited = Ledger(BudgetSettings(max_cost_usd=None, max_tokens=None))
+    return await review(
+        job.diff,
+        settings=job.settings,
+        providers=job.providers,
+        personas=job.personas,
+        client=JournaledClient(journal, run_id, None),
+        counter=counter,
+        clock=time.monotonic,
+        verify=job.verify,
+        unavailable=job.unavailable,
+        source=JournaledSource(journal, run_id, None),
+        ledger=unlimited,
+        run_id=run_id,
+    )
+
+
+def environment() -> Mapping[str, str]:
+    return os.environ
