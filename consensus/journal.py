@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS calls (
     finished REAL NOT NULL,
     PRIMARY KEY (run_id, digest)
 );
+CREATE TABLE IF NOT EXISTS phases (
+    run_id TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    started REAL NOT NULL
+);
 CREATE TABLE IF NOT EXISTS sources (
     run_id TEXT NOT NULL,
     path TEXT NOT NULL,
@@ -181,9 +186,20 @@ class Journal:
         )
 
     def set_phase(self, run_id: str, phase: str) -> None:
+        now = time.time()
         self._db.execute(
-            "UPDATE runs SET phase = ?, updated = ? WHERE run_id = ?", (phase, time.time(), run_id)
+            "UPDATE runs SET phase = ?, updated = ? WHERE run_id = ?", (phase, now, run_id)
         )
+        self._db.execute(
+            "INSERT INTO phases (run_id, phase, started) VALUES (?, ?, ?)", (run_id, phase, now)
+        )
+
+    def phases(self, run_id: str) -> list[tuple[str, float]]:
+        """(phase, start time) in order, for timelines; a resumed run lists each attempt's."""
+        rows = self._db.execute(
+            "SELECT phase, started FROM phases WHERE run_id = ? ORDER BY started", (run_id,)
+        )
+        return [(str(phase), float(started)) for phase, started in rows.fetchall()]
 
     def finish_run(self, run_id: str, *, status: str, report: str, cost_usd: float) -> None:
         self._db.execute(
@@ -225,7 +241,7 @@ class Journal:
             r[0] for r in self._db.execute("SELECT run_id FROM runs WHERE updated < ?", (cutoff,))
         ]
         for run_id in old:
-            for table in ("calls", "sources", "runs"):
+            for table in ("calls", "sources", "phases", "runs"):
                 self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
         return len(old)
 
