@@ -59,6 +59,7 @@ from consensus.models import Category, Cluster, Finding
 
 LINE_WINDOW = 3
 MERGE_THRESHOLD = 0.30
+SPLIT_THRESHOLD = 0.15  # second pass: pieces of one problem left apart by the first
 KIND_BONUS = 0.25
 KIND_PENALTY = 0.3
 CODE_PENALTY = 0.7
@@ -94,8 +95,11 @@ _KIND_WORDS = {
     r"|unescaped|f-?strings?\b|string format|prepared statement|shell=true",
     "xss": r"\bxss\b|cross[- ]site script|innerhtml|mark_safe",
     "traversal": r"travers|\.\./|zip ?slip",
-    "secret": r"secret|credential|password|api[ _-]?key|private key|hard-?coded (?:token|key)",
-    "null": r"\bnull\b|\bnone\b|nonetype|\bnil\b|dereferenc|attributeerror|undefined",
+    "secret": r"secret|credential|password|api[ _-]?key|private key|\btokens?\b"
+    r"|hard-?coded (?:token|key)",
+    # "None" alone is not enough: "use None as the default" names another problem.
+    "null": r"\bnull\b|nonetype|\bnil\b|dereferenc|attributeerror|undefined"
+    r"|(?:is|be|returns?|of|on) none\b|none (?:check|value|is returned)",
     "deadlock": r"deadlock|lock order",
     "race": r"\bracy?\b|race condition|concurren|thread|\block(?:s|ed|ing)?\b|mutex|atomic"
     r"|synchroni[sz]|toctou|interleav|simultaneous",
@@ -106,9 +110,11 @@ _KIND_WORDS = {
     "overflow": r"overflow|wraps? around|truncat",
     "divzero": r"divi(?:de|sion|ding) by zero|zerodivision|divide-by-zero|zero denominator",
     "errors": r"bare except|except:|swallow|silently|catch(?:es)? all|broad except|unhandled"
-    r"|exceptions? (?:is|are) ignored|unchecked return",
+    r"|(?:exceptions?|errors?)\b(?: \w+){0,3} (?:is|are) ignored|ignor(?:es|ed|ing) (?:the )?"
+    r"(?:errors?|exceptions?)|unchecked return",
     "perf": r"quadratic|o\(n\^?2\)|o\(n²\)|n\+1|inefficien|(?:in|inside) (?:a|the) loop|slow",
-    "mutable_default": r"mutable default|default (?:argument|list|dict)|shared (?:list|dict)",
+    "mutable_default": r"mutable default|default (?:argument|list|dict)|shared (?:list|dict)"
+    r"|as the default|=\[\]|\[\] as|between (?:calls|invocations)|shared across calls",
     "timeout": r"timeout|time out|hangs?\b|blocks forever",
     "docs": r"docstring|typo|misspel|outdated (?:doc|comment)",
     "unused": r"dead code|unused|unreachable|never used",
@@ -116,7 +122,8 @@ _KIND_WORDS = {
     "rollback": r"roll(?:ed|s)? ?back",
     "encoding": r"encoding|utf-?8|unicode|charset",
     "shadowing": r"shadow",
-    "magic": r"magic (?:number|string|value)|hard-?coded|\bliteral|named constant",
+    "magic": r"magic (?:number|string|value)|hard-?coded (?:number|value|constant)"
+    r"|named constant",
     "complexity": r"too (?:long|complex)|complexity|god (?:class|function|object)|nested",
     "compat": r"breaking|backward[- ]?(?:s[- ])?incompatib|breaks (?:existing )?callers"
     r"|deprecat|signature change",
@@ -270,7 +277,8 @@ def align(findings: Sequence[Finding], anchor_text: AnchorText | None = None) ->
         while stop < len(ordered) and ordered[stop].path == ordered[start].path:
             stop += 1
         sims = _pair_similarities(ordered, features, start, stop)
-        for group in _agglomerate(range(start, stop), sims, features):
+        groups = _agglomerate(range(start, stop), sims, features)
+        for group in _join_split_pieces(groups, ordered, features, sims):
             clusters.append((_cluster(ordered, group, sims, anchor_text), group[0]))
         start = stop
     clusters.sort(key=lambda item: (item[0].path, item[0].line, item[0].title, item[1]))
@@ -337,6 +345,62 @@ def _agglomerate(
                 lo, hi = min(a, c), max(a, c)
                 heapq.heappush(heap, (-average, lo, hi, version[lo], version[hi]))
     return [tuple(sorted(group)) for _, group in sorted(members.items())]
+
+
+def _join_split_pieces(
+    groups: list[tuple[int, ...]],
+    ordered: Sequence[Finding],
+    features: Sequence[_Features],
+    sims: dict[tuple[int, int], float],
+) -> list[tuple[int, ...]]:
+    """Second pass: join clusters that are pieces of one problem the first pass split.
+
+    Paraphrases can score below MERGE_THRESHOLD ("attacker can read arbitrary files" and
+    "path traversal in download"), which would post one problem twice. Two clusters are
+    joined when they lie within LINE_WINDOW, come from disjoint provider families (the
+    pieces of one problem come from different reviewers, while two problems at one place
+    usually share one that reported both), have compatible categories, no two members name
+    different kinds of problem, and their average similarity reaches SPLIT_THRESHOLD.
+    Best pair first, ties by least index: deterministic.
+    """
+    pieces = [list(group) for group in groups]
+    while True:
+        best: tuple[float, int, int] | None = None
+        for x in range(len(pieces)):
+            for y in range(x + 1, len(pieces)):
+                value = _piece_similarity(pieces[x], pieces[y], ordered, features, sims)
+                if value >= SPLIT_THRESHOLD and (best is None or value > best[0]):
+                    best = (value, x, y)
+        if best is None:
+            return [tuple(sorted(piece)) for piece in sorted(pieces, key=min)]
+        _, x, y = best
+        pieces[x] += pieces.pop(y)
+
+
+def _piece_similarity(
+    a: list[int],
+    b: list[int],
+    ordered: Sequence[Finding],
+    features: Sequence[_Features],
+    sims: dict[tuple[int, int], float],
+) -> float:
+    first, second = [ordered[i] for i in a], [ordered[i] for i in b]
+    gap = max(min(f.line for f in first), min(f.line for f in second)) - min(
+        max(_end(f) for f in first), max(_end(f) for f in second)
+    )
+    if gap > LINE_WINDOW:
+        return 0.0
+    if {f.family for f in first} & {f.family for f in second}:
+        return 0.0
+    if not all(_compatible(f.category, g.category) for f in first for g in second):
+        return 0.0
+    for i in a:
+        for j in b:
+            x, y = features[i].kinds, features[j].kinds
+            if x and y and not x & y:
+                return 0.0  # any two members naming different problems: not one problem
+    total = sum(sims.get((min(i, j), max(i, j)), 0.0) for i in a for j in b)
+    return total / (len(a) * len(b))
 
 
 def _cluster(

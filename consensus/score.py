@@ -16,8 +16,11 @@ of counting against the finding.
 
 Status: votes_for ≥ needed is CONSENSUS. Anything else is disputed and UNVERIFIED for now;
 it needs verification when its severity is at least `verify_min_severity`, or HIGH or
-above whatever the setting (a severe disputed finding is never left unchecked). The verify
-phase replaces the status of those it checks.
+above whatever the setting (a severe disputed finding is never left unchecked), or when at
+least two families reported it: only low-severity singletons are merely listed (PRODUCT.md
+§1). In the quality simulation, most low-severity findings two families agree on are
+real, and checking them costs under one call per PR. The verify phase replaces the
+status of those it checks.
 """
 
 from __future__ import annotations
@@ -73,7 +76,11 @@ def _score_one(
     if votes_for >= needed:
         status, verify = Status.CONSENSUS, False
         reason = f"{tally} provider families agree"
-    elif cluster.severity.at_least(verify_min_severity) or cluster.severity.at_least(Severity.HIGH):
+    elif (
+        cluster.severity.at_least(verify_min_severity)
+        or cluster.severity.at_least(Severity.HIGH)
+        or votes_for >= MIN_AGREEING_FAMILIES
+    ):
         status, verify = Status.UNVERIFIED, True
         reason = f"disputed: {tally} families; needs verification"
     else:

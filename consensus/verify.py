@@ -278,9 +278,7 @@ def _settle(
     return item.model_copy(update={"status": status, "reason": reason, "verification": record})
 
 
-def _case(
-    item: ScoredCluster, diff: ReviewDiff, source: SourceReader | None, redact: Sequence[str]
-) -> _Case:
+def _case(item: ScoredCluster, diff: ReviewDiff, head: str | None) -> _Case:
     cluster = item.cluster
     changed = diff.file(cluster.path)
     hunk = ""
@@ -294,14 +292,25 @@ def _case(
             None,
         )
         hunk = render_file(changed, [index] if index is not None else None)
-    text = source.read(cluster.path) if source is not None else None
-    if text is None:
+    if head is None:
         context = "(the file could not be read; the change below is all there is)"
     else:
-        # The head file is read afresh: redact it as the diff was, before any provider sees it.
-        context = code_context(redact_text(text, redact)[0], cluster.line, cluster.end_line)
+        context = code_context(head, cluster.line, cluster.end_line)
     nonce = hashlib.sha256((context + hunk).encode("utf-8", "replace")).hexdigest()[:12]
     return _Case(item=item, context=context, hunk=hunk, nonce=nonce)
+
+
+def _head_files(
+    paths: Sequence[str], source: SourceReader | None, redact: Sequence[str]
+) -> dict[str, str | None]:
+    """The head version of each file, read once and redacted as the diff was: it is read
+    afresh from the tree, and no provider may see a secret in it."""
+    heads: dict[str, str | None] = {}
+    for path in paths:
+        if path not in heads:
+            text = source.read(path) if source is not None else None
+            heads[path] = None if text is None else redact_text(text, redact)[0]
+    return heads
 
 
 async def verify(
@@ -318,10 +327,11 @@ async def verify(
     if not panel:
         return list(scored)
     verifier = _Verifier(client, ledger, panel, settings)
+    wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
+    heads = _head_files([i.cluster.path for i in wanted.values()], source, settings.redact)
     checks = {
-        n: asyncio.ensure_future(verifier.run(_case(item, diff, source, settings.redact)))
-        for n, item in enumerate(scored)
-        if needs_check(item, settings.inspector)
+        n: asyncio.ensure_future(verifier.run(_case(item, diff, heads[item.cluster.path])))
+        for n, item in wanted.items()
     }
     if checks:
         await asyncio.gather(*checks.values())

@@ -222,6 +222,17 @@ def test_disputed_routing_by_severity(
     assert result[5:] == (needs_verification, reason)
 
 
+def test_only_low_severity_singletons_are_merely_listed() -> None:
+    two = score_one(cluster(GPT, CLAUDE, severity=Severity.LOW))
+    assert two[4:] == (
+        Status.UNVERIFIED,
+        True,
+        "disputed: 2 of 4 families; needs verification",
+    )
+    one = score_one(cluster(GPT, severity=Severity.LOW))
+    assert one[5] is False
+
+
 def test_consensus_never_needs_verification_even_when_critical() -> None:
     c = cluster(GPT, CLAUDE, GEMINI, QWEN, severity=Severity.CRITICAL)
     assert score_one(c)[4:6] == (Status.CONSENSUS, False)

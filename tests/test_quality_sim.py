@@ -1,0 +1,165 @@
+"""The quality simulation, small: facts the decision logic guarantees, not tuned figures.
+
+Each runs the product's real align/score/verify on a few dozen synthetic PRs
+(benchmarks/quality_bench.py) and checks something that holds whatever the random draws.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from benchmarks.quality_bench import (
+    DEFAULT,
+    MAJORITY,
+    UNION,
+    Reviewer,
+    SimParams,
+    SimPR,
+    about_bug,
+    consensus_only,
+    make_pr,
+    settings_for,
+    simulate,
+    single,
+    verifier,
+    with_voting,
+)
+from consensus.align import align
+from consensus.config import ProviderSettings
+from consensus.ledger import Ledger
+from consensus.models import ModelReview, ScoredCluster, Severity, Status
+from consensus.pipeline import coverage
+from consensus.score import score
+from consensus.verify import ahead_by_for, verify
+
+SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
+
+
+def scored_prs(params: SimParams, threshold: float) -> list[tuple[SimPR, list[ScoredCluster]]]:
+    """(PR, scored clusters) for every PR, through the real align and score."""
+    out = []
+    for index in range(params.prs):
+        pr = make_pr(params, index)
+        results = [
+            ModelReview(
+                provider=r.model,
+                family=r.family,
+                persona="correctness",
+                chunk=0,
+                paths=tuple(f.path for f in pr.diff.files),
+                findings=findings,
+            )
+            for r, findings in zip(params.reviewers, pr.reviews, strict=True)
+        ]
+        clusters = align([f for review in results for f in review.findings])
+        items = score(
+            clusters, coverage(results), threshold=threshold, verify_min_severity=Severity.MEDIUM
+        )
+        out.append((pr, items))
+    return out
+
+
+def test_perfect_verifiers_that_also_check_consensus_post_only_real_bugs() -> None:
+    result = simulate(replace(SMALL, accuracy=1.0, check_consensus=True))
+    for t in SMALL.thresholds:
+        posted = result.tallies[with_voting(t, 2)]
+        assert posted.tp > 0
+        assert posted.fp == 0, t
+
+
+def test_with_perfect_verifiers_verification_adds_no_false_positive() -> None:
+    result = simulate(replace(SMALL, accuracy=1.0))
+    for t in SMALL.thresholds:
+        alone, checked = result.tallies[consensus_only(t)], result.tallies[with_voting(t, 2)]
+        assert checked.fp == alone.fp, t
+        assert checked.tp > alone.tp, t  # disputed real bugs were verified and posted
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_perfect_verifiers_stop_after_exactly_k_votes_per_finding(k: int) -> None:
+    params = replace(SMALL, prs=10, accuracy=1.0)
+    panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
+    for pr, items in scored_prs(params, 0.75):
+        client = verifier(pr.bugs, 1.0, params.seed)
+        settings = settings_for(params, 0.75, k)
+        ledger = Ledger(settings.budget)
+        checked = asyncio.run(
+            verify(
+                items,
+                diff=pr.diff,
+                panel=panel,
+                settings=settings,
+                client=client,
+                ledger=ledger,
+                source=None,
+            )
+        )
+        wanted = [s for s in items if s.needs_verification]
+        assert len(client.calls) == sum(ahead_by_for(s.cluster, k) for s in wanted)
+        for before, after in zip(items, checked, strict=True):
+            if not before.needs_verification:
+                assert after == before
+                continue
+            real = about_bug(
+                pr.bugs, after.cluster.path, after.cluster.line, after.cluster.end_line
+            )
+            assert after.status is (Status.VERIFIED if real else Status.REJECTED)
+
+
+def test_a_single_reviewer_never_reaches_consensus() -> None:
+    alone = replace(SMALL, reviewers=(DEFAULT.reviewers[0],))
+    result = simulate(alone)
+    for t in alone.thresholds:
+        posted = result.tallies[consensus_only(t)]
+        assert posted.tp + posted.fp == 0, t
+    assert result.tallies[single(0, alone.reviewers[0])].tp > 0
+
+
+def test_consensus_grows_as_the_threshold_falls() -> None:
+    by_threshold = {t: scored_prs(SMALL, t) for t in (1.0, 0.75, 0.5)}
+    for n in range(SMALL.prs):
+        agreed = [
+            {s.cluster.fingerprint for s in by_threshold[t][n][1] if s.status is Status.CONSENSUS}
+            for t in (1.0, 0.75, 0.5)
+        ]
+        assert agreed[0] <= agreed[1] <= agreed[2]
+
+
+def test_verification_keeps_every_consensus_finding() -> None:
+    result = simulate(SMALL)
+    for t in SMALL.thresholds:
+        alone, checked = result.tallies[consensus_only(t)], result.tallies[with_voting(t, 2)]
+        assert checked.found >= alone.found
+        assert checked.tp >= alone.tp
+        assert checked.fp >= alone.fp
+
+
+def test_verifiers_that_are_always_wrong_never_confirm_a_real_bug() -> None:
+    # Wrong answers on a real bug are `refuted` or `uncertain`: both count against (fail closed).
+    result = simulate(replace(SMALL, accuracy=0.0))
+    for t in SMALL.thresholds:
+        alone, checked = result.tallies[consensus_only(t)], result.tallies[with_voting(t, 2)]
+        assert checked.tp == alone.tp, t
+        assert checked.fp > alone.fp, t  # … while inventions get confirmed: the test can fail
+
+
+def test_identical_reports_at_the_same_line_are_one_finding_each() -> None:
+    perfect = tuple(replace(r, recall=1.0, fp_per_pr=0.0, noise=0) for r in DEFAULT.reviewers)
+    params = replace(SMALL, reviewers=perfect, shared_fp_per_pr=0.0, paraphrase=False)
+    result = simulate(params)
+    for name in (UNION, MAJORITY, consensus_only(1.0), with_voting(1.0, 2)):
+        t = result.tallies[name]
+        assert (t.precision, t.recall, t.duplicates) == (1.0, 1.0, 0), name
+    assert result.tallies[with_voting(1.0, 2)].calls == len(perfect) * params.prs  # no voting
+
+
+def test_paraphrased_reports_at_the_same_line_are_one_finding_each() -> None:
+    # PRODUCT.md §1: one problem reported in other words by four models is one finding.
+    perfect = tuple(
+        Reviewer(r.model, r.family, recall=1.0, fp_per_pr=0.0, noise=0) for r in DEFAULT.reviewers
+    )
+    result = simulate(replace(SMALL, reviewers=perfect, shared_fp_per_pr=0.0))
+    assert result.tallies[UNION].duplicates == 0
