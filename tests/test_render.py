@@ -599,3 +599,34 @@ def test_sarif_uri_is_percent_encoded(validator: jsonschema.protocols.Validator)
     uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
     assert uri["uri"] == "docs/my%20notes%231.md"
     assert validator.is_valid(log)
+
+
+def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None:
+    from consensus.models import VerdictKind, Verification, Vote
+
+    record = Verification(
+        confirmed=2,
+        ahead_by=2,
+        votes=(
+            Vote(
+                model="openai/llama-test",
+                family="meta",
+                role="inspector",
+                verdict=VerdictKind.CONFIRMED,
+                reason="ids[i] with i == len(ids) raises IndexError.",
+            ),
+            Vote(
+                model="openai/gpt-5.1",
+                family="openai",
+                role="voter",
+                verdict=VerdictKind.CONFIRMED,
+                reason="Yes.",
+            ),
+        ),
+    )
+    text = render(make_report([finding(1, Status.VERIFIED, verification=record)]), "text")
+    assert (
+        "    inspector openai/llama-test: confirmed — ids[i] with i == len(ids) raises IndexError."
+        in text
+    )
+    assert "    votes: openai/gpt-5.1 confirmed" in text

@@ -179,6 +179,25 @@ def _wrap_body(body: str) -> list[str]:
     return ["    " + line if line else "" for line in lines]
 
 
+def _verification_lines(finding: ReportFinding) -> list[str]:
+    """Who checked a finding and what the inspector said, one line each."""
+    record = finding.verification
+    if record is None or not record.votes:
+        return []
+    inspector = next((v for v in record.votes if v.role == "inspector"), None)
+    lines = []
+    if inspector is not None:
+        said = inspector.verdict.value if inspector.verdict else "no answer"
+        lines.append(f"inspector {inspector.model}: {said} — {clean(inspector.reason)}")
+    voters = [v for v in record.votes if v.role == "voter"]
+    if voters:
+        tally = ", ".join(
+            f"{v.model} {v.verdict.value if v.verdict else 'no answer'}" for v in voters
+        )
+        lines.append(f"votes: {tally}")
+    return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …") for line in lines]
+
+
 def render_text(report: Report, *, color: bool = False) -> str:
     def style(text: str, fg: str | None = None, bold: bool = False) -> str:
         return click.style(text, fg=fg, bold=bold or None) if color else text
@@ -219,7 +238,7 @@ def render_text(report: Report, *, color: bool = False) -> str:
                 f"    agreement {agreement_text(finding)} · {', '.join(finding.providers)}"
                 f" · personas: {', '.join(finding.personas)} · {status_text(finding)}"
             )
-            out += [*_wrap_body(finding.body), ""]
+            out += [*_verification_lines(finding), *_wrap_body(finding.body), ""]
 
     if summary_only or rejected:
         rejected_note = f", {len(rejected)} rejected by verification" if rejected else ""
