@@ -1,0 +1,159 @@
+"""Scale benchmark: peak memory and tool CPU time for diffs of 100 to 2,000 files.
+
+Runs the real pipeline (ingest → plan → fan-out → align → score → verify → report) on
+synthetic diffs of 50 changed lines per file (2,000 files = 100,000 lines), with a fake
+model client that answers at once with two findings per call, so what is measured is the
+tool itself. Each size runs in its own process, so peak RSS is that size's alone.
+
+    python benchmarks/scale_bench.py [--sizes 100,500,1000,2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+LINES_PER_FILE = 50
+TARGET_MB = 500
+TARGET_CPU_S = 10.0
+
+
+def synthetic_diff(files: int) -> str:
+    out = []
+    for n in range(files):
+        path = f"pkg{n // 100}/module_{n}.py"
+        body = [
+            f"+    value_{i} = compute_{i}(item, limit={i * 7 % 97})" for i in range(LINES_PER_FILE)
+        ]
+        out.append(
+            f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n"
+            f"--- a/{path}\n+++ b/{path}\n@@ -10,0 +11,{LINES_PER_FILE} @@ def run(item):\n"
+            + "\n".join(body)
+            + "\n"
+        )
+    return "".join(out)
+
+
+def one_size(files: int) -> dict[str, float]:
+    """Run inside a fresh process: time and memory of one review of `files` files."""
+    from consensus.chunking import split_large_hunks
+    from consensus.config import ProviderSettings, Settings
+    from consensus.ingest import ingest
+    from consensus.personas import load_personas, select_personas
+    from consensus.pipeline import review
+    from consensus.ports import CompletionRequest
+    from tests.fakes.fake_model import FakeModelClient
+
+    class Counter:  # 4 characters a token: the tokenizer's cost is litellm's, not ours
+        def count(self, model: str, text: str) -> int:
+            return len(text) // 4
+
+        def context_window(self, model: str) -> int | None:
+            return 128_000
+
+    def answer(request: CompletionRequest) -> str:
+        """Two findings on every file of the chunk, the same from every model."""
+        text = request.messages[-1].content
+        paths = [part.split(" ", 1)[0] for part in text.split("## File: ")[1:]]
+        return json.dumps(
+            {
+                "findings": [
+                    {
+                        "path": path,
+                        "line": 11 + i * 7,
+                        "severity": "medium",
+                        "category": "bug",
+                        "title": f"Unchecked result of compute_{i * 7}",
+                        "body": "The value may be None and is used without a check.",
+                    }
+                    for path in paths
+                    for i in range(2)
+                ]
+            }
+        )
+
+    started_cpu = time.process_time()
+    started = time.perf_counter()
+    diff = split_large_hunks(ingest(synthetic_diff(files)))
+    personas = select_personas(load_personas([]), ["correctness", "security"])
+    providers = (
+        ProviderSettings(model="openai/gpt-5.1"),
+        ProviderSettings(model="anthropic/claude-sonnet-4-5"),
+        ProviderSettings(model="gemini/gemini-2.5-pro"),
+    )
+    settings = Settings(budget={"max_cost_usd": None, "max_tokens": None}, concurrency=16)
+    client = FakeModelClient(by_request=answer)
+    report = asyncio.run(
+        review(
+            diff,
+            settings=settings,
+            providers=providers,
+            personas=personas,
+            client=client,
+            counter=Counter(),
+            clock=time.perf_counter,
+        )
+    )
+    return {
+        "files": files,
+        "lines": files * LINES_PER_FILE,
+        "calls": len(client.calls),
+        "findings": len(report.findings),
+        "cpu_s": time.process_time() - started_cpu,
+        "wall_s": time.perf_counter() - started,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="100,500,1000,2000")
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one_size(args.one)))
+        return
+    rows = []
+    for size in (int(s) for s in args.sizes.split(",")):
+        done = subprocess.run(
+            [sys.executable, __file__, "--one", str(size)],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    print("scale benchmark · 3 providers × 2 personas · fake models answering at once")
+    print(f"  {'files':>6} {'lines':>8} {'calls':>6} {'findings':>9} {'CPU s':>7} {'peak MB':>8}")
+    for row in rows:
+        print(
+            f"  {row['files']:>6} {row['lines']:>8,} {row['calls']:>6} {row['findings']:>9}"
+            f" {row['cpu_s']:>7.2f} {row['peak_mb']:>8.0f}"
+        )
+    small, large = rows[0], rows[-1]
+    growth = (large["cpu_s"] / small["cpu_s"]) / (large["files"] / small["files"])
+    last = rows[-1]
+    print(
+        f"  CPU per file grows {growth:.2f}× from {small['files']} to {large['files']} files"
+        " (1.0 = linear)"
+    )
+    print(
+        f"  peak memory at {last['files']} files: {last['peak_mb']:.0f} MB   target < {TARGET_MB}"
+        f"   {'met' if last['peak_mb'] < TARGET_MB else 'NOT MET'}"
+    )
+    print(
+        f"  tool CPU at {last['files']} files: {last['cpu_s']:.1f} s   target < {TARGET_CPU_S:g}"
+        f"   {'met' if last['cpu_s'] < TARGET_CPU_S else 'NOT MET'}"
+    )
+
+
+if __name__ == "__main__":
+    main()
