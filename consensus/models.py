@@ -156,6 +156,7 @@ class Redaction(Frozen):
     path: str
     line: int | None
     kind: str
+    added: bool = False  # on a line the change adds: a credential this change commits
 
 
 class ReviewDiff(Frozen):

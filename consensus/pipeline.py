@@ -17,6 +17,7 @@ from typing import Protocol
 from consensus.align import align
 from consensus.chunking import plan_chunks, render_chunk
 from consensus.config import ProviderSettings, Settings
+from consensus.detections import detections, settle
 from consensus.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.guard import GuardedClient
 from consensus.ledger import Ledger
@@ -240,12 +241,14 @@ async def _fan_out(
 def _align_and_score(run: _Run, results: Sequence[CallResult]) -> list[ScoredCluster]:
     run.phase("align and score")
     findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
-    return score(
+    findings += detections(run.diff)
+    scored = score(
         align(findings, anchor_text=anchor_reader(run.diff)),
         coverage(results),
         threshold=run.settings.threshold,
         verify_min_severity=run.settings.verify_min_severity,
     )
+    return settle(scored)
 
 
 async def _verify(

@@ -127,7 +127,9 @@ def redact_files(
                 removed = line.kind == "-"
                 number = line.old_line if removed else line.new_line
                 label = f"{kind} (removed line)" if removed else kind
-                redactions.append(Redaction(path=file.path, line=number, kind=label))
+                redactions.append(
+                    Redaction(path=file.path, line=number, kind=label, added=line.kind == "+")
+                )
             lines = tuple(
                 line if line.text == text else line.model_copy(update={"text": text})
                 for line, text in zip(hunk.lines, texts, strict=True)

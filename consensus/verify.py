@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from consensus.config import InspectorSettings, ProviderSettings, Settings
 from consensus.context import code_context
+from consensus.detections import is_detection
 from consensus.diff_view import render_file
 from consensus.ledger import Ledger
 from consensus.models import (
@@ -79,6 +80,9 @@ def decide(votes: Sequence[Vote], k: int, cap: int) -> Status | None:
 
 
 def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
+    """Disputed findings, and consensus ones when asked; never what the diff proves itself."""
+    if is_detection(item.cluster):
+        return False
     return item.needs_verification or (
         inspector.check_consensus and item.status is Status.CONSENSUS
     )

@@ -257,8 +257,8 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     assert report["version"] == 1
 
     findings = report["findings"]
-    assert isinstance(findings, list) and len(findings) == 2
-    sql, loop = findings
+    assert isinstance(findings, list) and len(findings) == 3
+    sql, loop, credential = findings
     assert sql["id"] == "F1" and loop["id"] == "F2"
     assert sql["status"] == "consensus"
     assert sql["path"] == "src/app/db.py"
@@ -303,7 +303,14 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     stats = report["stats"]
     assert isinstance(stats, dict)
     assert stats["calls"] == 10  # 8 reviews, the inspector and one vote
-    assert stats["clusters"] == 2 and stats["consensus"] == 1
+    assert stats["clusters"] == 3 and stats["consensus"] == 2
+
+    # The planted key is a finding of its own, found without a model, named not quoted.
+    assert credential["status"] == "consensus"
+    assert (credential["path"], credential["line"]) == ("src/app/settings.py", 2)
+    assert credential["providers"] == ["consensus"]
+    assert "aws-access-key" in credential["title"] and PLANTED_AWS_KEY not in str(credential)
+    assert credential["reason"].startswith("found by consensus's own scan")
     assert report["quorum"] == {"families_answered": 4, "min_providers": 2, "met": True}
     skipped = {s["path"]: s["reason"] for s in report["skipped_files"]}  # type: ignore[union-attr]
     assert skipped == {"package-lock.json": "lockfile"}
