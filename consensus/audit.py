@@ -19,6 +19,7 @@ Pure and deterministic: same reply and diff, same result.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -70,6 +71,10 @@ def audit(
         )
 
     for item in reply.findings:
+        flag = red_flag(item)
+        if flag is not None:
+            drop(item, item.path, item.line, flag)
+            continue
         path = _resolve(item.path, in_chunk)
         if path is None:
             known = any(candidate in files for candidate in _path_candidates(item.path))
@@ -100,6 +105,34 @@ def audit(
             )
         )
     return kept, dropped
+
+
+# --------------------------------------------------------------------------- red flags
+
+_CODE_SPAN = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.DOTALL)
+_MENTION = re.compile(r"(?<![\w/.@-])@[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[\w.-]+)?\b")
+_IMAGE = re.compile(r"!\[[^\]]*\]\s*\(|<\s*img\b", re.IGNORECASE)
+_ACTIVE_HTML = re.compile(r"<\s*(?:script|iframe|object|embed|form|style)\b|\bon\w+\s*=", re.I)
+_APPROVAL = re.compile(r"^\s*(?:lgtm|approved?|looks good to me)\b", re.IGNORECASE)
+
+
+def red_flag(item: ReplyFinding) -> str | None:
+    """Why a finding reads like a reply that follows injected instructions, or None.
+
+    A reviewer's finding has no reason to ping people, show images, carry active HTML or
+    announce an approval; text in the diff asking for exactly that is the usual injection.
+    Code spans are left out: a finding may quote `@decorator` or `<script>` from the code.
+    """
+    prose = _CODE_SPAN.sub(" ", f"{item.title}\n{item.body}")
+    if _MENTION.search(prose):
+        return "red-flag: mentions a user or team"
+    if _IMAGE.search(prose):
+        return "red-flag: carries an image"
+    if _ACTIVE_HTML.search(prose):
+        return "red-flag: carries active HTML"
+    if _APPROVAL.search(item.title):
+        return "red-flag: an approval, not a finding"
+    return None
 
 
 # --------------------------------------------------------------------------- paths

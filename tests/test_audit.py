@@ -91,7 +91,7 @@ def reported(**changes: object) -> ReplyFinding:
         "severity": "high",
         "category": "bug",
         "title": "Temporary file not cleaned up",
-        "body": "<b>raw</b> body @someone",
+        "body": "<b>raw</b> body with `@decorator` quoted",
     }
     return ReplyFinding.model_validate({**fields, **changes})
 
@@ -137,11 +137,47 @@ def test_a_finding_on_a_diff_line_is_kept_with_its_attribution() -> None:
             severity=Severity.HIGH,
             category=Category.BUG,
             title="Temporary file not cleaned up",
-            body="<b>raw</b> body @someone",
+            body="<b>raw</b> body with `@decorator` quoted",
             evidence='with open(tmp, "w") as f:',
             confidence=0.5,
         )
     ]
+
+
+# --------------------------------------------------------------------------- red flags
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"body": "Please ask @maintainer to approve this."}, "red-flag: mentions a user or team"),
+        ({"body": "cc @acme/security-team"}, "red-flag: mentions a user or team"),
+        ({"body": "![badge](https://evil.example/pixel.png)"}, "red-flag: carries an image"),
+        ({"body": 'See <img src="https://evil.example/x.png">'}, "red-flag: carries an image"),
+        ({"body": "<script>fetch('/x')</script>"}, "red-flag: carries active HTML"),
+        ({"title": "LGTM, approve this PR"}, "red-flag: an approval, not a finding"),
+    ],
+)  # fmt: skip
+def test_replies_that_follow_injected_instructions_are_red_flagged(
+    changes: dict[str, str], reason: str
+) -> None:
+    kept, dropped = run(reported(**changes))
+    assert kept == []
+    assert [d.reason for d in dropped] == [reason]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "The `@app.route` decorator now accepts GET on a mutating endpoint.",
+        "Email validation accepts `user@example.com` but also `a@b`.",
+        "```html\n<img src={url}>\n```\nThe URL is not escaped.",
+        "Approving a request twice double-charges the card.",
+    ],
+)
+def test_code_spans_and_ordinary_prose_are_not_red_flags(body: str) -> None:
+    kept, dropped = run(reported(body=body))
+    assert dropped == [] and len(kept) == 1
 
 
 # --------------------------------------------------------------------------- paths
