@@ -325,6 +325,56 @@ def runs(limit: int) -> None:
     click.echo(f"\njournal: {path}")
 
 
+@cli.command()
+@click.argument("run_id")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="Write the run report here: one self-contained HTML file.",
+)
+@_handles_errors
+def report(run_id: str, html_path: Path) -> None:
+    """Show how a run decided: votes, verification, timeline, cost, as one HTML page."""
+    from consensus.html_report import render_html
+    from consensus.journal import JournalError
+    from consensus.models import Report
+    from consensus.runner import ReviewJob, open_journal
+
+    log = _logger()
+    journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
+    try:
+        row = journal.run(run_id)
+        if row is None:
+            raise JournalError(
+                f"no run {run_id} in the journal {journal.path}",
+                fix="`consensus runs` lists the runs it holds",
+            )
+        final = journal.report(run_id)
+        if final is None:
+            raise JournalError(
+                f"run {run_id} has no final report yet (it stopped in phase {row.phase!r})",
+                fix="run the same review again (or `consensus review --resume "
+                f"{run_id}`) to finish it, then ask for its report",
+            )
+        calls, phases = journal.calls(run_id), journal.phases(run_id)
+        inputs = journal.inputs(run_id)
+    finally:
+        journal.close()
+    try:
+        job: ReviewJob | None = ReviewJob.from_json(inputs)
+    except (ValueError, KeyError) as exc:  # inputs of an older version: report without them
+        log(f"warning: the inputs of run {run_id} could not be read ({exc}); labels omitted")
+        job = None
+    page = render_html(Report.model_validate_json(final), calls, phases, job)
+    try:
+        html_path.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {html_path}: {exc.strerror}") from exc
+    log(f"HTML report of run {run_id} written to {html_path}")
+
+
 # --------------------------------------------------------------------------- edges
 
 
