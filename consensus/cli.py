@@ -44,6 +44,20 @@ def _handles_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def _report_options(func: F) -> F:
+    """--format and --output, shared by every command that prints a report."""
+    func = click.option("--output", type=click.Path(path_type=Path), help="Write the report here.")(
+        func
+    )
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json", "markdown", "sarif"]),
+        default="text",
+        show_default=True,
+    )(func)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="consensus")
 def cli() -> None:
@@ -55,14 +69,7 @@ def cli() -> None:
 @click.option("--head", help="Head ref (default: the working tree, uncommitted changes included).")
 @click.option("--diff", "diff_path", help="Read a unified diff from a file, or '-' for stdin.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "markdown", "sarif"]),
-    default="text",
-    show_default=True,
-)
-@click.option("--output", type=click.Path(path_type=Path), help="Write the report here.")
+@_report_options
 @click.option("--models", help="Comma-separated litellm models, replacing the configured ones.")
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids.")
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
@@ -273,14 +280,7 @@ def action() -> None:
 
 @cli.command()
 @click.argument("run_id")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json", "markdown", "sarif"]),
-    default="text",
-    show_default=True,
-)
-@click.option("--output", type=click.Path(path_type=Path), help="Write the report here.")
+@_report_options
 @_handles_errors
 def replay(run_id: str, fmt: str, output: Path | None) -> None:
     """Re-derive every decision of a run from its journal, calling no model."""
