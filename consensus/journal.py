@@ -143,6 +143,9 @@ class Journal:
         if app != APPLICATION_ID and tables:
             db.close()
             raise sqlite3.DatabaseError("not a consensus journal")
+        if app != APPLICATION_ID:
+            # Before the first table: lets pruning give space back to the file system.
+            db.execute("PRAGMA auto_vacuum = INCREMENTAL")
         db.execute("PRAGMA journal_mode = WAL")
         db.execute("PRAGMA synchronous = NORMAL")
         if app != APPLICATION_ID:
@@ -234,16 +237,37 @@ class Journal:
         ).fetchall()
         return [RunRow(*row) for row in rows]
 
-    def prune(self, *, max_age_days: float, now: float) -> int:
-        """Forget runs not touched for `max_age_days`; returns how many went."""
+    def prune(self, *, max_age_days: float, now: float, max_bytes: int | None = None) -> int:
+        """Forget runs not touched for `max_age_days`, then the oldest runs while the file
+        is larger than `max_bytes`; returns how many went. Unfinished runs of the last
+        day are kept whatever the size: they may be about to resume."""
         cutoff = now - max_age_days * 86_400
-        old = [
-            r[0] for r in self._db.execute("SELECT run_id FROM runs WHERE updated < ?", (cutoff,))
-        ]
-        for run_id in old:
-            for table in ("calls", "sources", "phases", "runs"):
-                self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
-        return len(old)
+        rows = self._db.execute("SELECT run_id FROM runs WHERE updated < ?", (cutoff,))
+        gone = [row[0] for row in rows.fetchall()]
+        for run_id in gone:
+            self._forget(run_id)
+        if max_bytes is not None:
+            oldest = self._db.execute(
+                "SELECT run_id FROM runs WHERE status = 'done' OR updated < ? ORDER BY updated",
+                (now - 86_400,),
+            ).fetchall()
+            for (run_id,) in oldest:
+                if self._size() <= max_bytes:
+                    break
+                self._forget(run_id)
+                self._db.execute("PRAGMA incremental_vacuum")
+                gone.append(run_id)
+        return len(gone)
+
+    def _forget(self, run_id: str) -> None:
+        for table in ("calls", "sources", "phases", "runs"):
+            self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+
+    def _size(self) -> int:
+        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
+        free = self._db.execute("PRAGMA freelist_count").fetchone()[0]
+        size = self._db.execute("PRAGMA page_size").fetchone()[0]
+        return int((pages - free) * size)
 
     # ------------------------------------------------------------------ calls and sources
 

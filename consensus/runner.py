@@ -31,6 +31,7 @@ from consensus.recording import JournaledClient, JournaledSource
 
 INPUTS_VERSION = 1
 DEFAULT_MAX_AGE_DAYS = 30.0
+DEFAULT_MAX_MB = 500.0
 
 
 def consensus_home(env: Mapping[str, str]) -> Path:
@@ -48,7 +49,8 @@ def consensus_home(env: Mapping[str, str]) -> Path:
 def open_journal(env: Mapping[str, str], warn: Callable[[str], None]) -> Journal:
     journal = Journal(consensus_home(env) / "journal.db", warn=warn)
     max_age = float(env.get("CONSENSUS_JOURNAL_MAX_AGE_DAYS") or DEFAULT_MAX_AGE_DAYS)
-    journal.prune(max_age_days=max_age, now=time.time())
+    max_mb = float(env.get("CONSENSUS_JOURNAL_MAX_MB") or DEFAULT_MAX_MB)
+    journal.prune(max_age_days=max_age, now=time.time(), max_bytes=int(max_mb * 1_000_000))
     return journal
 
 

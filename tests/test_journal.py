@@ -170,3 +170,16 @@ def test_runs_untouched_for_longer_than_the_limit_are_pruned(journal: Journal) -
     assert journal.prune(max_age_days=1, now=now + 0.5 * 86_400) == 0
     assert journal.prune(max_age_days=1, now=now + 2 * 86_400) == 1
     assert journal.runs() == [] and journal.calls("r1") == []
+
+
+def test_the_oldest_finished_runs_go_when_the_journal_is_too_large(journal: Journal) -> None:
+    big = "x" * 200_000
+    now = time.time()
+    for n in range(5):
+        journal.start_run(f"r{n}", f"r{n}", "label", "{}")
+        journal.record(f"r{n}", "d", "m", completion=Completion(text=big), error=None, started=0.0)
+        journal.finish_run(f"r{n}", status="done", report="{}", cost_usd=0.0)
+    journal.start_run("live", "live", "label", "{}")  # unfinished and recent: kept
+    assert journal.prune(max_age_days=30, now=now, max_bytes=450_000) == 3
+    assert [r.run_id for r in journal.runs()][:3] == ["live", "r4", "r3"]
+    assert journal.run("r0") is None and journal.run("live") is not None
