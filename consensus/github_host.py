@@ -30,6 +30,7 @@ from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_at
 
 from consensus.errors import ConsensusError
 from consensus.ports import (
+    Comparison,
     HostComment,
     InlineComment,
     PullFile,
@@ -41,6 +42,7 @@ T = TypeVar("T")
 
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
+MAX_COMPARE_FILES = 300  # … and of a comparison of two commits
 MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
@@ -179,10 +181,9 @@ class GitHubHost:
         try:
             for attempt in retrying:
                 with attempt:
-                    if landed is not None and failures and not is_rate_limited(failures[-1]):
-                        # A 5xx on a write may still have landed: look before writing again.
-                        if landed() is not None:
-                            return {}, None
+                    # A 5xx on a write may still have landed: look before writing again.
+                    if landed and failures and not is_rate_limited(failures[-1]) and landed():
+                        return {}, None
                     return send()
         except GithubException as exc:
             raise self._error(verb, url, exc) from exc
@@ -242,17 +243,16 @@ class GitHubHost:
 
     def pull_files(self, number: int) -> list[PullFile]:
         raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
-        return [
-            PullFile(
-                path=str(item["filename"]),
-                previous_path=item.get("previous_filename"),
-                status=str(item.get("status") or "modified"),
-                additions=int(item.get("additions") or 0),
-                deletions=int(item.get("deletions") or 0),
-                patch=item.get("patch"),
-            )
-            for item in raw
-        ]
+        return [_pull_file(item) for item in raw]
+
+    def compare(self, base: str, head: str) -> Comparison:
+        _, data = self._request("GET", f"{self._base}/compare/{quote(base)}...{quote(head)}")
+        files = tuple(_pull_file(item) for item in data.get("files") or [])
+        return Comparison(
+            status=str(data.get("status") or ""),
+            files=files,
+            truncated=len(files) >= MAX_COMPARE_FILES,
+        )
 
     def read_file(self, path: str, ref: str) -> str | None:
         data = self._contents(path, ref)
@@ -296,9 +296,8 @@ class GitHubHost:
         first_line = body.split("\n", 1)[0]
 
         def landed() -> HostComment | None:
-            return next(
-                (c for c in self.issue_comments(number) if c.body.startswith(first_line)), None
-            )
+            mine = [c for c in self.issue_comments(number) if c.author_is_bot]
+            return next((c for c in mine if c.body.startswith(first_line)), None)
 
         url = f"{self._base}/issues/{number}/comments"
         _, data = self._request("POST", url, body={"body": body}, landed=landed)
@@ -355,6 +354,17 @@ def _get(headers: dict[str, Any], name: str) -> Any:
 
 def _missing(url: str) -> HostComment:
     raise GitHubError(f"GitHub POST {url} answered without the created comment")
+
+
+def _pull_file(item: dict[str, Any]) -> PullFile:
+    return PullFile(
+        path=str(item["filename"]),
+        previous_path=item.get("previous_filename"),
+        status=str(item.get("status") or "modified"),
+        additions=int(item.get("additions") or 0),
+        deletions=int(item.get("deletions") or 0),
+        patch=item.get("patch"),
+    )
 
 
 def _comment(data: dict[str, Any]) -> HostComment:

@@ -193,3 +193,19 @@ class PullRequestHost(Protocol):
     def add_reaction(self, comment_id: int, content: str) -> None: ...
 
     def add_labels(self, number: int, labels: Sequence[str]) -> None: ...
+
+
+class Comparison(BaseModel):
+    """Two commits compared (`base...head`): GitHub's status and the files changed between."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    status: str  # ahead, behind, diverged, identical
+    files: tuple[PullFile, ...] = ()
+    truncated: bool = False  # GitHub lists at most 300 files of a comparison
+
+
+class ComparingHost(PullRequestHost, Protocol):
+    """A host that can also compare two commits (for incremental reviews on a push)."""
+
+    def compare(self, base: str, head: str) -> Comparison: ...

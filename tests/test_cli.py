@@ -36,24 +36,27 @@ def invoke(*args: str, cwd: Path, stdin: str | None = None) -> Result:
         return CliRunner().invoke(cli, list(args), input=stdin, env=NO_KEYS)
 
 
-def test_help_lists_the_commands_and_does_not_import_litellm() -> None:
+def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> None:
     probe = (
         "import sys; from consensus.cli import cli; "
         "from click.testing import CliRunner, Result; "
         "r = CliRunner().invoke(cli, ['--help']); print(r.output); "
-        "print('litellm loaded' if 'litellm' in sys.modules else 'litellm not loaded')"
+        "print('litellm loaded' if 'litellm' in sys.modules else 'litellm not loaded'); "
+        "print('github loaded' if 'github' in sys.modules else 'github not loaded')"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
-    for command in ("review", "personas", "doctor"):
+    for command in ("review", "personas", "doctor", "action"):
         assert command in out
     assert "litellm not loaded" in out
+    assert "github not loaded" in out
 
 
 def test_the_core_never_imports_litellm_or_pygithub() -> None:
     probe = (
-        "import sys; import consensus.pipeline, consensus.render, consensus.ingest; "
+        "import sys; import consensus.pipeline, consensus.render, consensus.ingest, "
+        "consensus.publish, consensus.action, consensus.pr_diff, consensus.render.summary; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'github')))"
     )
     out = subprocess.run(

@@ -9,6 +9,7 @@ flattened to one line and their pipes escaped, so a title cannot add a column.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from consensus import __version__
 from consensus.models import Report, ReportFinding, Status
@@ -28,15 +29,36 @@ _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}(?=[^`]*$)|~{3,})")
 _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _PIPE = re.compile(r"(\\*)\|")
+_URL = re.compile(r"(?i)\b(https?)://[^\s<>()\[\]`]*")
+_WWW = re.compile(r"(?i)(?<![\w.-])www\.")
+_PROTOCOL_RELATIVE = re.compile(r"\]\(\s*/(?=/)")
 TABLE_HEADER = ("ID", "Severity", "Location", "Finding", "Agreement", "Status")
 
 
-def _escape_plain(text: str) -> str:
+def _escape_plain(text: str, allowed: Sequence[str] = ()) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MENTION.sub("@" + ZWJ, text).replace("![", "!\\[")
+    text = _MENTION.sub("@" + ZWJ, text).replace("![", "!\\[")
+    return _defang_links(text, allowed)
 
 
-def _escape_line(line: str) -> str:
+def _defang_links(text: str, allowed: Sequence[str]) -> str:
+    """Links to anywhere but `allowed` prefixes stop being links: a zero-width joiner after
+    the scheme (or in `www.`) keeps them readable and unclickable, GitHub's autolinker too."""
+    out: list[str] = []
+    pos = 0
+    for match in _URL.finditer(text):
+        out.append(_WWW.sub("www" + ZWJ + ".", text[pos : match.start()]))
+        url = match.group()
+        if any(url.lower().startswith(prefix.lower()) for prefix in allowed):
+            out.append(url)
+        else:
+            out.append(match.group(1) + ZWJ + url[len(match.group(1)) :])
+        pos = match.end()
+    out.append(_WWW.sub("www" + ZWJ + ".", text[pos:]))
+    return _PROTOCOL_RELATIVE.sub("](/" + ZWJ, "".join(out))
+
+
+def _escape_line(line: str, allowed: Sequence[str] = ()) -> str:
     """Escape one line outside its code spans; a code span is kept exactly as written."""
     out: list[str] = []
     pos = 0
@@ -46,13 +68,13 @@ def _escape_line(line: str) -> str:
             (m for m in _BACKTICKS.finditer(line, opening.end()) if m.group() == run), None
         )
         if closing is None:  # unmatched backticks are literal text
-            out.append(_escape_plain(line[pos : opening.end()]))
+            out.append(_escape_plain(line[pos : opening.end()], allowed))
             pos = opening.end()
             continue
-        out.append(_escape_plain(line[pos : opening.start()]))
+        out.append(_escape_plain(line[pos : opening.start()], allowed))
         out.append(line[opening.start() : closing.end()])
         pos = closing.end()
-    out.append(_escape_plain(line[pos:]))
+    out.append(_escape_plain(line[pos:], allowed))
     return "".join(out)
 
 
@@ -60,8 +82,11 @@ def _indent(line: str) -> int:
     return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
 
 
-def escape_markdown_text(text: str) -> str:
+def escape_markdown_text(text: str, *, allowed_links: Sequence[str] = ()) -> str:
     """Model text made safe to embed in a GitHub comment, code blocks and spans untouched.
+
+    Links survive only when they start with one of `allowed_links` (the repository's own
+    GitHub pages); any other URL is defanged.
 
     Fenced code is kept raw only while it surely is code: a non-blank line indented less
     than its opening fence (a list item ending under it) closes the fence for us, so the
@@ -82,7 +107,7 @@ def escape_markdown_text(text: str) -> str:
             fence = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
             out.append(line)
         else:
-            out.append(_escape_line(line))
+            out.append(_escape_line(line, allowed_links))
     if fence is not None:  # close it, or the rest of the comment would render as code
         out.append(marker)
     return "\n".join(out)
@@ -109,28 +134,28 @@ def cell(text: str, *, raw: bool = False) -> str:
     return _PIPE.sub(escape_pipe, flat)
 
 
-def _row(cells: list[str]) -> str:
+def row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _agreement(finding: ReportFinding) -> str:
+def agreement(finding: ReportFinding) -> str:
     return f"{finding.votes.for_}/{finding.votes.of} ({finding.agreement:.0%})"
 
 
-def _findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[str]:
-    rows = [_row(list(TABLE_HEADER)), _row(["---"] * len(TABLE_HEADER))]
+def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[str]:
+    rows = [row(list(TABLE_HEADER)), row(["---"] * len(TABLE_HEADER))]
     for finding in findings:
         status = status_text(finding)
         if with_reason and finding.reason:
             status = f"{status}: {finding.reason}"
         rows.append(
-            _row(
+            row(
                 [
                     finding.id,
                     finding.severity.value,
                     cell(code(location(finding)), raw=True),
                     cell(finding.title),
-                    _agreement(finding),
+                    agreement(finding),
                     cell(status),
                 ]
             )
@@ -145,7 +170,7 @@ def _details(finding: ReportFinding) -> list[str]:
     return [
         f"#### {finding.id} · {finding.severity.value} · {code(location(finding))} · {title}",
         "",
-        f"{finding.category.value} · agreement {_agreement(finding)} · {providers}"
+        f"{finding.category.value} · agreement {agreement(finding)} · {providers}"
         f" · personas: {escape_markdown_text(personas)} · {status_text(finding)}",
         "",
         escape_markdown_text(finding.body.strip()),
@@ -153,12 +178,12 @@ def _details(finding: ReportFinding) -> list[str]:
     ]
 
 
-def _providers_table(report: Report) -> list[str]:
+def providers_table(report: Report) -> list[str]:
     header = ["Model", "Status", "Calls", "Tokens in / out", "Cost", "Error"]
-    rows = [_row(header), _row(["---"] * len(header))]
+    rows = [row(header), row(["---"] * len(header))]
     for provider in report.providers:
         rows.append(
-            _row(
+            row(
                 [
                     cell(code(provider.model), raw=True),
                     provider.status,
@@ -193,7 +218,7 @@ def render_markdown(report: Report) -> str:
         out += ["> [!WARNING]", f"> **{escape_markdown_text(warning)}**", ""]
 
     if posted:
-        out += [*_findings_table(posted, with_reason=False), "", "### Details", ""]
+        out += [*findings_table(posted, with_reason=False), "", "### Details", ""]
         for finding in posted:
             out += _details(finding)
     else:
@@ -204,14 +229,14 @@ def render_markdown(report: Report) -> str:
             "<details>",
             f"<summary>{plural(len(summary_only), 'finding')} not posted (summary only)</summary>",
             "",
-            *_findings_table(summary_only, with_reason=True),
+            *findings_table(summary_only, with_reason=True),
             "",
             "</details>",
             "",
         ]
 
     if report.providers:
-        out += ["### Providers", "", *_providers_table(report), ""]
+        out += ["### Providers", "", *providers_table(report), ""]
 
     places = [
         f"{code(f'{r.path}:{r.line}' if r.line else r.path)} ({r.kind})" for r in report.redactions

@@ -1,0 +1,587 @@
+"""A loopback fake of GitHub's REST API: a real HTTP server on 127.0.0.1, state in memory.
+
+It serves what the Action uses, shaped as GitHub documents it (PyGithub talks to it
+through `base_url`, as to GitHub Enterprise Server):
+
+- repositories, pull requests, their files with `patch` (paginated, `patch` omitted
+  for files marked so), file contents and directory listings at a commit;
+- issue comments (list paginated with `Link` headers, create, edit, delete), reactions,
+  labels, the collaborator permission endpoint;
+- reviews with inline comments, validated like GitHub: a comment whose `line` (or
+  `start_line`) is not a RIGHT-side line of one hunk of the file's patch makes the
+  whole review fail with 422 and nothing is stored;
+- comparisons of two commits (`/compare/BASE...HEAD`: status ahead/diverged, files with
+  patches computed from the snapshots);
+- fault injection (`fail_next`: e.g. a 403 secondary rate limit with `Retry-After`, a
+  502) and a request log (`requests`).
+
+Writes are made by `github-actions[bot]` (type Bot), as with a workflow's GITHUB_TOKEN;
+tests seed human comments with `add_issue_comment(..., user=human("alice"))`.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import difflib
+import itertools
+import json
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+JsonObject = dict[str, Any]
+BOT: JsonObject = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+
+
+def human(login: str) -> JsonObject:
+    return {"login": login, "id": abs(hash(login)) % 10**6, "type": "User"}
+
+
+@dataclasses.dataclass
+class Fault:
+    method: str
+    path: re.Pattern[str]
+    status: int
+    headers: dict[str, str]
+    body: JsonObject
+    after: bool = False  # apply the request first, then answer with the fault
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    status: int
+    body: Any
+
+
+@dataclasses.dataclass
+class PullRequest:
+    number: int
+    head_sha: str
+    base_sha: str
+    files: list[JsonObject]
+    title: str = "A change"
+    draft: bool = False
+    base_ref: str = "main"
+    head_ref: str = "feature"
+    head_repo: str | None = None  # None: same repository
+    user: JsonObject = dataclasses.field(default_factory=lambda: human("dev"))
+
+
+@dataclasses.dataclass
+class Repo:
+    full_name: str
+    snapshots: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)
+    pulls: dict[int, PullRequest] = dataclasses.field(default_factory=dict)
+    issue_comments: list[JsonObject] = dataclasses.field(default_factory=list)
+    review_comments: list[JsonObject] = dataclasses.field(default_factory=list)
+    reviews: list[JsonObject] = dataclasses.field(default_factory=list)
+    labels: dict[int, list[str]] = dataclasses.field(default_factory=dict)
+    reactions: list[JsonObject] = dataclasses.field(default_factory=list)
+    permissions: dict[str, str] = dataclasses.field(default_factory=dict)
+    ancestors: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # sha → history
+
+
+def right_lines(patch: str) -> list[set[int]]:
+    """RIGHT-side lines of each hunk of a patch (GitHub's rule for review comments)."""
+    hunks: list[set[int]] = []
+    line = 0
+    for text in patch.splitlines():
+        match = _HUNK.match(text)
+        if match:
+            hunks.append(set())
+            line = int(match.group(1))
+        elif hunks and text[:1] in (" ", "+"):
+            hunks[-1].add(line)
+            line += 1
+    return hunks
+
+
+class FakeGitHub:
+    """The server; `start()` it (or use `with`), then point PyGithub at `url`."""
+
+    def __init__(self) -> None:
+        self.repos: dict[str, Repo] = {}
+        self.requests: list[Request] = []
+        self._faults: list[Fault] = []
+        self._ids = itertools.count(1000)
+        self.lock = threading.RLock()
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # ------------------------------------------------------------------ setup
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None, "not started"
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def start(self) -> FakeGitHub:
+        owner = self
+
+        class Handler(_Handler):
+            server_owner = owner
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def repo(self, full_name: str) -> Repo:
+        with self.lock:
+            return self.repos.setdefault(full_name, Repo(full_name))
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def fail_next(
+        self,
+        method: str,
+        path: str,
+        status: int,
+        *,
+        headers: dict[str, str] | None = None,
+        message: str = "fault",
+        times: int = 1,
+        after: bool = False,
+    ) -> None:
+        """The next `times` requests matching `method` and the regex `path` get `status`;
+        with `after`, each request is carried out first (a write that landed, then a 502)."""
+        for _ in range(times):
+            body = {"message": message}
+            fault = Fault(method, re.compile(path), status, dict(headers or {}), body, after)
+            self._faults.append(fault)
+
+    def add_issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
+        with self.lock:
+            comment = self._issue_comment(repo, number, body, user)
+            self.repo(repo).issue_comments.append(comment)
+            return comment
+
+    def writes(self) -> list[Request]:
+        return [r for r in self.requests if r.method != "GET"]
+
+    # ------------------------------------------------------------------ behaviour
+
+    def take_fault(self, method: str, path: str) -> Fault | None:
+        with self.lock:
+            for fault in self._faults:
+                if fault.method == method and fault.path.search(path):
+                    self._faults.remove(fault)
+                    return fault
+        return None
+
+    def _issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
+        ident = self.next_id()
+        base = f"{self.url}/repos/{repo}"
+        return {
+            "id": ident,
+            "node_id": f"IC_{ident}",
+            "url": f"{base}/issues/comments/{ident}",
+            "html_url": f"https://github.com/{repo}/pull/{number}#issuecomment-{ident}",
+            "issue_url": f"{base}/issues/{number}",
+            "body": body,
+            "user": dict(user),
+            "author_association": "NONE" if user["type"] == "Bot" else "MEMBER",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "_number": number,
+        }
+
+    def pull_json(self, repo: Repo, pull: PullRequest) -> JsonObject:
+        head_repo = pull.head_repo or repo.full_name
+        return {
+            "url": f"{self.url}/repos/{repo.full_name}/pulls/{pull.number}",
+            "id": pull.number * 7,
+            "number": pull.number,
+            "state": "open",
+            "title": pull.title,
+            "draft": pull.draft,
+            "user": pull.user,
+            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}",
+            "head": {
+                "ref": pull.head_ref,
+                "sha": pull.head_sha,
+                "repo": {"full_name": head_repo, "fork": head_repo != repo.full_name},
+            },
+            "base": {
+                "ref": pull.base_ref,
+                "sha": pull.base_sha,
+                "repo": {"full_name": repo.full_name, "fork": False},
+            },
+            "changed_files": len(pull.files),
+        }
+
+    def create_review(self, repo: Repo, pull: PullRequest, data: JsonObject) -> tuple[int, Any]:
+        files = {f["filename"]: f for f in pull.files}
+        for comment in data.get("comments") or []:
+            error = _comment_error(comment, files)
+            if error:
+                return 422, {
+                    "message": "Unprocessable Entity",
+                    "errors": [error],
+                    "documentation_url": "https://docs.github.com/rest/pulls/reviews",
+                    "status": "422",
+                }
+        event = data.get("event") or "PENDING"
+        states = {"COMMENT": "COMMENTED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}
+        review_id = self.next_id()
+        review = {
+            "id": review_id,
+            "user": BOT,
+            "body": data.get("body") or "",
+            "state": states.get(event, "PENDING"),
+            "commit_id": data.get("commit_id") or pull.head_sha,
+            "_number": pull.number,
+        }
+        repo.reviews.append(review)
+        for comment in data.get("comments") or []:
+            ident = self.next_id()
+            repo.review_comments.append(
+                {
+                    "id": ident,
+                    "pull_request_review_id": review_id,
+                    "path": comment["path"],
+                    "line": comment["line"],
+                    "start_line": comment.get("start_line"),
+                    "side": comment.get("side", "RIGHT"),
+                    "body": comment["body"],
+                    "user": BOT,
+                    "commit_id": review["commit_id"],
+                    "in_reply_to_id": None,
+                    "_number": pull.number,
+                }
+            )
+        return 200, review
+
+
+def _comment_error(comment: JsonObject, files: dict[str, JsonObject]) -> str | None:
+    item = files.get(comment.get("path", ""))
+    if item is None:
+        return "Path could not be resolved"
+    if comment.get("side", "RIGHT") != "RIGHT" or "patch" not in item:
+        return "Line could not be resolved"
+    hunks = right_lines(item["patch"])
+    line = comment.get("line")
+    hunk = next((h for h in hunks if line in h), None)
+    if hunk is None:
+        return "Pull request review thread line must be part of the diff"
+    start = comment.get("start_line")
+    if start is not None and (start not in hunk or start >= line):
+        return "Pull request review thread start line must be part of the same hunk as the line."
+    return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server_owner: FakeGitHub
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def do_PATCH(self) -> None:
+        self._dispatch("PATCH")
+
+    def do_DELETE(self) -> None:
+        self._dispatch("DELETE")
+
+    def _dispatch(self, method: str) -> None:
+        owner = self.server_owner
+        parts = urlsplit(self.path)
+        path = unquote(parts.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        fault = owner.take_fault(method, path)
+        if fault is None or fault.after:
+            with owner.lock:
+                status, payload, headers = _route(owner, method, path, query, body)
+        if fault is not None:
+            status, payload, headers = fault.status, fault.body, fault.headers
+        owner.requests.append(Request(method, path, query, status, body))
+        data = b"" if payload is None else json.dumps(_public(payload)).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("X-RateLimit-Remaining", "4999")
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def _public(payload: Any) -> Any:
+    """Without the fake's own bookkeeping keys (those starting with '_')."""
+    if isinstance(payload, list):
+        return [_public(item) for item in payload]
+    if isinstance(payload, dict):
+        return {k: _public(v) for k, v in payload.items() if not k.startswith("_")}
+    return payload
+
+
+Answer = tuple[int, Any, dict[str, str]]
+NOT_FOUND: Answer = (404, {"message": "Not Found"}, {})
+
+
+def _page(owner: FakeGitHub, path: str, query: dict[str, str], items: list[Any]) -> Answer:
+    per_page = min(int(query.get("per_page", 30)), 100)
+    page = int(query.get("page", 1))
+    chunk = items[(page - 1) * per_page : page * per_page]
+    headers = {}
+    if page * per_page < len(items):
+        last = (len(items) + per_page - 1) // per_page
+        link = f"{owner.url}{path}?per_page={per_page}&page="
+        headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
+    return 200, chunk, headers
+
+
+def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
+    match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
+    if match is None:
+        return (200, {"resources": {}}, {}) if path == "/rate_limit" else NOT_FOUND
+    repo = owner.repos.get(match.group(1))
+    if repo is None:
+        return NOT_FOUND
+    rest = match.group(2) or ""
+    route = f"{method} {rest}"
+    if m := re.match(r"^GET /compare/([^/.]+)\.\.\.([^/.]+)$", route):
+        return _compare(repo, m.group(1), m.group(2))
+    if m := re.match(r"^GET /contents/(.*)$", route):
+        return _contents(repo, m.group(1), query.get("ref", ""))
+    if m := re.match(r"^GET /collaborators/([^/]+)/permission$", route):
+        level = repo.permissions.get(m.group(1), "read")
+        return 200, {"permission": level, "user": human(m.group(1))}, {}
+    if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
+        return _issue_comment(repo, method, int(m.group(2)), body)
+    if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
+        reaction = {"id": owner.next_id(), "content": body["content"], "user": BOT}
+        repo.reactions.append({**reaction, "_comment": int(m.group(1))})
+        return 201, reaction, {}
+    if m := re.match(r"^(GET|POST) /issues/(\d+)/comments$", route):
+        number = int(m.group(2))
+        if method == "POST":
+            comment = owner._issue_comment(repo.full_name, number, body["body"], BOT)
+            repo.issue_comments.append(comment)
+            return 201, comment, {}
+        mine = [c for c in repo.issue_comments if c["_number"] == number]
+        return _page(owner, path, query, mine)
+    if m := re.match(r"^POST /issues/(\d+)/labels$", route):
+        labels = repo.labels.setdefault(int(m.group(1)), [])
+        for name in body["labels"]:
+            if name not in labels:
+                labels.append(name)
+        return 200, [{"name": name} for name in labels], {}
+    if m := re.match(r"^(GET|POST) /pulls/(\d+)(/files|/comments|/reviews)?$", route):
+        pull = repo.pulls.get(int(m.group(2)))
+        if pull is None:
+            return NOT_FOUND
+        return _pull(owner, repo, pull, method, m.group(3) or "", path, query, body)
+    return NOT_FOUND
+
+
+def _pull(
+    owner: FakeGitHub,
+    repo: Repo,
+    pull: PullRequest,
+    method: str,
+    what: str,
+    path: str,
+    query: dict[str, str],
+    body: Any,
+) -> Answer:
+    if method == "GET" and what == "":
+        return 200, owner.pull_json(repo, pull), {}
+    if method == "GET" and what == "/files":
+        return _page(owner, path, query, pull.files[:3000])
+    if method == "GET" and what == "/comments":
+        mine = [c for c in repo.review_comments if c["_number"] == pull.number]
+        return _page(owner, path, query, mine)
+    if method == "GET" and what == "/reviews":
+        mine = [r for r in repo.reviews if r["_number"] == pull.number]
+        return _page(owner, path, query, mine)
+    if method == "POST" and what == "/reviews":
+        status, payload = owner.create_review(repo, pull, body)
+        return status, payload, {}
+    return NOT_FOUND
+
+
+def _issue_comment(repo: Repo, method: str, ident: int, body: Any) -> Answer:
+    comment = next((c for c in repo.issue_comments if c["id"] == ident), None)
+    if comment is None:
+        return NOT_FOUND
+    if method == "PATCH":
+        comment["body"] = body["body"]
+        comment["updated_at"] = "2026-01-02T00:00:00Z"
+    elif method == "DELETE":
+        repo.issue_comments.remove(comment)
+        return 204, None, {}
+    return 200, comment, {}
+
+
+def _compare(repo: Repo, base: str, head: str) -> Answer:
+    if base not in repo.snapshots or head not in repo.snapshots:
+        return 404, {"message": "Not Found"}, {}
+    before, after = repo.snapshots[base], repo.snapshots[head]
+    history = repo.ancestors.get(head, set())
+    status = "identical" if base == head else ("ahead" if base in history else "diverged")
+    files = []
+    for path in sorted(set(before) | set(after)):
+        old, new = before.get(path), after.get(path)
+        if old == new:
+            continue
+        lines = difflib.unified_diff(
+            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True), n=3
+        )
+        body = [line.rstrip("\n") for line in list(lines)[2:]]
+        word = "added" if old is None else "removed" if new is None else "modified"
+        added = sum(1 for line in body if line.startswith("+"))
+        removed = sum(1 for line in body if line.startswith("-"))
+        item = {"filename": path, "status": word, "additions": added, "deletions": removed}
+        files.append({**item, "changes": added + removed, "patch": "\n".join(body)})
+    return 200, {"status": status, "ahead_by": 1, "files": files[:300]}, {}
+
+
+def _contents(repo: Repo, path: str, ref: str) -> Answer:
+    files = repo.snapshots.get(ref)
+    if files is None:
+        return 404, {"message": f"No commit found for the ref {ref}"}, {}
+    path = path.strip("/")
+    if path in files:
+        data = files[path].encode()
+        return (
+            200,
+            {
+                "type": "file",
+                "encoding": "base64",
+                "size": len(data),
+                "name": path.rsplit("/", 1)[-1],
+                "path": path,
+                "sha": f"blob{abs(hash(data)) % 10**8}",
+                "content": base64.encodebytes(data).decode(),
+            },
+            {},
+        )
+    prefix = f"{path}/" if path else ""
+    children = {p[len(prefix) :].split("/", 1)[0]: p for p in files if p.startswith(prefix)}
+    if not children:
+        return NOT_FOUND
+    listing = [
+        {
+            "type": "dir" if "/" in full[len(prefix) :] else "file",
+            "name": name,
+            "path": f"{prefix}{name}",
+        }
+        for name, full in sorted(children.items())
+    ]
+    return 200, listing, {}
+
+
+# --------------------------------------------------------------------------- from git
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True)
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def snapshot(repo_dir: Path, ref: str) -> tuple[str, dict[str, str]]:
+    """(commit sha, path → text) of a git commit."""
+    sha = _git(repo_dir, "rev-parse", f"{ref}^{{commit}}").strip()
+    names = [n for n in _git(repo_dir, "ls-tree", "-r", "--name-only", sha).split("\n") if n]
+    return sha, {name: _git(repo_dir, "show", f"{sha}:{name}") for name in names}
+
+
+def pull_files_from_git(
+    repo_dir: Path, base: str, head: str, *, omit_patch: tuple[str, ...] = ()
+) -> list[JsonObject]:
+    """The PR files list GitHub would show for base...head (patch = the hunks)."""
+    files = []
+    status_words = {"A": "added", "M": "modified", "D": "removed", "R": "renamed"}
+    for row in _git(repo_dir, "diff", "--name-status", "-M", f"{base}...{head}").splitlines():
+        fields = row.split("\t")
+        code, path = fields[0][0], fields[-1]
+        diff = _git(repo_dir, "diff", "--no-color", "-M", f"{base}...{head}", "--", *fields[1:])
+        hunks = diff[diff.find("\n@@") + 1 :] if "\n@@" in diff else ""
+        added = sum(1 for x in hunks.splitlines() if x.startswith("+"))
+        removed = sum(1 for x in hunks.splitlines() if x.startswith("-"))
+        item: JsonObject = {
+            "sha": "0" * 40,
+            "filename": path,
+            "status": status_words.get(code, "modified"),
+            "additions": added,
+            "deletions": removed,
+            "changes": added + removed,
+        }
+        if code == "R":
+            item["previous_filename"] = fields[1]
+        if hunks and path not in omit_patch:
+            item["patch"] = hunks.rstrip("\n")
+        files.append(item)
+    return files
+
+
+def load_pull_from_git(
+    server: FakeGitHub,
+    full_name: str,
+    number: int,
+    repo_dir: Path,
+    *,
+    base: str,
+    head: str,
+    omit_patch: tuple[str, ...] = (),
+    **extra: Any,
+) -> PullRequest:
+    """Create or move PR `number` to base...head of a real git repository."""
+    with server.lock:
+        repo = server.repo(full_name)
+        base_sha, base_files = snapshot(repo_dir, base)
+        head_sha, head_files = snapshot(repo_dir, head)
+        repo.snapshots[base_sha] = base_files
+        repo.snapshots[head_sha] = head_files
+        history = _git(repo_dir, "rev-list", head_sha).split()
+        repo.ancestors[head_sha] = set(history)
+        files = pull_files_from_git(repo_dir, base, head, omit_patch=omit_patch)
+        pull = repo.pulls.get(number)
+        if pull is None:
+            pull = PullRequest(number=number, head_sha=head_sha, base_sha=base_sha, files=files)
+            repo.pulls[number] = pull
+        pull.head_sha, pull.base_sha, pull.files = head_sha, base_sha, files
+        for key, value in extra.items():
+            setattr(pull, key, value)
+        return pull
+
+
+@contextlib.contextmanager
+def running() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as server:
+        yield server

@@ -1,0 +1,92 @@
+"""`consensus action` dispatch and inputs, in process (the end-to-end runs are in
+test_action_e2e.py)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from consensus.action import run
+from consensus.action_inputs import ActionInputs
+from consensus.errors import UsageError
+from consensus.github_host import GitHubHost
+from tests.fakes.github_server import FakeGitHub, PullRequest
+
+REPO = "acme/service"
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub() as server:
+        server.repo(REPO).pulls[3] = PullRequest(
+            number=3, head_sha="h" * 40, base_sha="b" * 40, files=[], draft=True
+        )
+        yield server
+
+
+def env_for(tmp_path: Path, event: str, payload: dict[str, object]) -> dict[str, str]:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps(payload))
+    return {
+        "GITHUB_EVENT_NAME": event,
+        "GITHUB_EVENT_PATH": str(path),
+        "GITHUB_REPOSITORY": REPO,
+    }
+
+
+@pytest.mark.parametrize(
+    ("event", "payload", "said"),
+    [
+        ("issue_comment", {"action": "created"}, "slash commands"),
+        ("schedule", {}, "agent-PR queue is a later feature"),
+        ("workflow_dispatch", {}, "agent-PR queue is a later feature"),
+        ("push", {}, "is not handled"),
+        ("pull_request", {"action": "closed", "pull_request": {"number": 3}}, "nothing to review"),
+        ("pull_request", {"action": "labeled", "pull_request": {"number": 3}}, "nothing to review"),
+    ],
+)
+def test_events_that_are_not_reviewed_say_why_and_exit_0(
+    tmp_path: Path, event: str, payload: dict[str, object], said: str
+) -> None:
+    lines: list[str] = []
+    assert run(env_for(tmp_path, event, payload), log=lines.append) == 0
+    assert any(said in line for line in lines), lines
+
+
+def test_a_draft_is_skipped_unless_configured(tmp_path: Path, github: FakeGitHub) -> None:
+    host = GitHubHost(REPO, token="t", base_url=github.url, write_interval_s=0)
+    env = env_for(tmp_path, "pull_request", {"action": "opened", "pull_request": {"number": 3}})
+    lines: list[str] = []
+    assert run(env, log=lines.append, host=host) == 0
+    assert any("is a draft: skipped" in line for line in lines)
+    assert [r.method for r in github.requests] == ["GET"]  # read the PR, nothing else
+
+
+def test_a_payload_that_is_not_a_pull_request_is_a_usage_error(tmp_path: Path) -> None:
+    env = env_for(tmp_path, "pull_request", {"action": "opened"})
+    with pytest.raises(UsageError, match="not a pull_request event payload"):
+        run(env, log=lambda line: None)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "field", "expected"),
+    [
+        ("CONSENSUS_FAIL_ON", "high", "fail_on", "high"),
+        ("CONSENSUS_MAX_INLINE_COMMENTS", "3", "max_inline_comments", 3),
+        ("CONSENSUS_REVIEW_DRAFTS", "true", "review_drafts", True),
+        ("CONSENSUS_MIN_SEVERITY", "", "min_severity", None),  # an empty input is unset
+    ],
+)
+def test_inputs_from_the_environment(
+    variable: str, value: str, field: str, expected: object
+) -> None:
+    inputs = ActionInputs.from_env({variable: value})
+    assert getattr(inputs, field) == expected
+
+
+def test_a_bad_input_names_its_variable() -> None:
+    with pytest.raises(UsageError, match="CONSENSUS_FAIL_ON"):
+        ActionInputs.from_env({"CONSENSUS_FAIL_ON": "sometimes"})
