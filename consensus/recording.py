@@ -10,11 +10,12 @@ outcome comes from the journal, failures included, and nothing is sent anywhere.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from consensus.journal import Journal, call_digest
 from consensus.models import FailureKind, Usage
 from consensus.ports import Completion, CompletionRequest, ModelCallError, ModelClient, SourceReader
+from consensus.redact import redact_text
 
 
 class JournaledClient:
@@ -58,6 +59,19 @@ class JournaledClient:
             self._run_id, digest, request.model, completion=completion, error=None, started=started
         )
         return completion
+
+
+class RedactedSource:
+    """A SourceReader whose files come back with secrets replaced, as the diff's were:
+    nothing read from the tree, the journal included, ever holds a secret."""
+
+    def __init__(self, inner: SourceReader, patterns: Sequence[str]) -> None:
+        self._inner = inner
+        self._patterns = patterns
+
+    def read(self, path: str) -> str | None:
+        text = self._inner.read(path)
+        return None if text is None else redact_text(text, self._patterns)[0]
 
 
 class JournaledSource:

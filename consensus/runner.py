@@ -27,7 +27,7 @@ from consensus.models import Report, ReviewDiff
 from consensus.personas import Persona
 from consensus.pipeline import ReviewObserver, review, run_id_for
 from consensus.ports import ModelClient, SourceReader, TokenCounter
-from consensus.recording import JournaledClient, JournaledSource
+from consensus.recording import JournaledClient, JournaledSource, RedactedSource
 
 INPUTS_VERSION = 1
 DEFAULT_MAX_AGE_DAYS = 30.0
@@ -156,7 +156,9 @@ async def run_review(
         observer=Tee(*everyone),
         verify=job.verify,
         unavailable=job.unavailable,
-        source=JournaledSource(journal, run_id, source),
+        source=JournaledSource(
+            journal, run_id, RedactedSource(source, job.settings.redact) if source else None
+        ),
         ledger=ledger,
         run_id=run_id,
     )

@@ -183,3 +183,21 @@ def test_the_oldest_finished_runs_go_when_the_journal_is_too_large(journal: Jour
     assert journal.prune(max_age_days=30, now=now, max_bytes=450_000) == 3
     assert [r.run_id for r in journal.runs()][:3] == ["live", "r4", "r3"]
     assert journal.run("r0") is None and journal.run("live") is not None
+
+
+def test_files_read_for_verification_reach_the_journal_redacted(
+    journal: Journal, tmp_path: Path
+) -> None:
+    from consensus.recording import RedactedSource
+
+    token = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"
+
+    class Disk:
+        def read(self, path: str) -> str | None:
+            return f'TOKEN = "{token}"\n'
+
+    source = JournaledSource(journal, "r1", RedactedSource(Disk(), ()))
+    assert token not in (source.read("settings.py") or "")
+    journal.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("journal.db*"))
+    assert token.encode() not in stored
