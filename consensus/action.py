@@ -8,6 +8,10 @@ place. On synchronize only the files changed since the last reviewed head (the s
 hidden state) are reviewed again, unless full-review is set or history was rewritten;
 fingerprints keep anything from being posted twice either way.
 
+Agent PRs are then placed in the agent-PR queue (`queue_edge.run_in_action`), which
+`schedule`, `workflow_dispatch`, `pull_request` closed and `pull_request_review` events
+reconcile on their own.
+
 Exit codes as the CLI: 0 done, 1 findings at or above fail-on, 2 configuration, 3 no
 review (no provider answered, quorum not met) unless on-no-review is "warn".
 """
@@ -19,7 +23,7 @@ import json
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from consensus.action_inputs import ActionInputs
 from consensus.action_publish import exit_code, post_review, upsert_summary, write_outputs
@@ -27,6 +31,7 @@ from consensus.config import Settings, parse_settings, resolve_providers, unavai
 from consensus.errors import ConfigError, ConsensusError, DiffError, UsageError
 from consensus.models import Report, ReviewDiff
 from consensus.ports import (
+    CommandHost,
     ComparingHost,
     PullRequestHost,
     PullRequestInfo,
@@ -55,16 +60,19 @@ def run(env: Mapping[str, str], *, log: Log, host: ComparingHost | None = None) 
     """Handle the event in `env`; the exit code."""
     event = env.get("GITHUB_EVENT_NAME", "")
     if event == "issue_comment":
-        log("issue_comment: slash commands (/consensus …) are a later feature; nothing to do.")
-        return 0
-    if event in ("schedule", "workflow_dispatch"):
-        log(f"{event}: the agent-PR queue is a later feature; nothing to do.")
-        return 0
+        from consensus.action_commands import handle_comment
+
+        # GitHubHost is a CommandHost; a test's host is passed through as it is.
+        return handle_comment(env, log=log, host=cast("CommandHost | None", host))
+    if event in ("schedule", "workflow_dispatch", "pull_request_review"):
+        return _queue(env, host, log, why=event)
     if event not in PR_EVENTS:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     payload = _payload(env)
     action = str(payload.get("action") or "")
+    if action == "closed":
+        return _queue(env, host, log, why=f"#{payload['pull_request'].get('number')} closed")
     if action not in REVIEW_ACTIONS:
         log(f"{event} '{action}': nothing to review (reviews run on {sorted(REVIEW_ACTIONS)}).")
         return 0
@@ -82,7 +90,30 @@ def run(env: Mapping[str, str], *, log: Log, host: ComparingHost | None = None) 
             log=log,
         )
     incremental = action == "synchronize" and not inputs.full_review
-    return _review_pull_request(env, inputs, host, number, event, incremental, log)
+    code = _review_pull_request(env, inputs, host, number, event, incremental, log)
+    _queue_after_review(env, host, payload, log)
+    return code
+
+
+def _queue(env: Mapping[str, str], host: object, log: Log, *, why: str) -> int:
+    """Reconcile the agent-PR queue (README, "Agent-PR queue")."""
+    from consensus.queue_edge import run_in_action
+
+    _need(env, "GITHUB_REPOSITORY")
+    return run_in_action(env, host, log, why=why)
+
+
+def _queue_after_review(
+    env: Mapping[str, str], host: object, payload: dict[str, Any], log: Log
+) -> None:
+    """After reviewing an agent PR, its gate result moves the queue; a failure here is a
+    warning (the review is published; the next run reconciles the queue)."""
+    from consensus.queue_edge import run_in_action
+
+    try:
+        run_in_action(env, host, log, why="after its review", pull_payload=payload)
+    except ConsensusError as exc:
+        log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
 
 
 def _review_pull_request(
@@ -97,6 +128,8 @@ def _review_pull_request(
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
+        return 0
+    if _paused(host, info, inputs, log):
         return 0
     settings = _settings(host, info, inputs)
     fork = info.head_repo != info.base_repo
@@ -143,6 +176,8 @@ def _review_and_publish(
         host.review_comments(info.number),
         trusted_authors=[inputs.trusted_login] if inputs.trusted_login else [],
     )
+    if thread.state_problem:
+        log(f"warning: {thread.state_problem}")
     scope, scope_note = _scope(host, info, thread, log) if incremental else (None, "")
     hunks = review_hunks(diff)
     if scope is not None:
@@ -180,6 +215,19 @@ def _review_and_publish(
     upsert_summary(host, info.number, thread, page(True), log)
     write_outputs(env, inputs, report, plan, page(False))
     return exit_code(report, plan, inputs, log)
+
+
+def _paused(host: PullRequestHost, info: PullRequestInfo, inputs: ActionInputs, log: Log) -> bool:
+    """`/consensus pause` stops automatic reviews of this PR (the summary's state says so)."""
+    trusted = [inputs.trusted_login] if inputs.trusted_login else []
+    thread = read_thread(host.issue_comments(info.number), [], trusted_authors=trusted)
+    paused = thread.state.paused
+    if paused is not None:
+        log(
+            f"PR #{info.number}: automatic reviews are paused (by {paused.by}); "
+            "`/consensus resume` restarts them, `/consensus review` runs one now."
+        )
+    return paused is not None
 
 
 def _scope(

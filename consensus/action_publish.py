@@ -14,6 +14,7 @@ from consensus.models import Report, Severity
 from consensus.ports import PullRequestHost, PullRequestInfo, ReviewRejected
 from consensus.publish import (
     Hunks,
+    Placement,
     PublishPlan,
     PullRequestThread,
     move_to_summary,
@@ -86,7 +87,7 @@ def write_outputs(
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
     if env.get("GITHUB_OUTPUT"):
-        kept_out = ("not_posted", "below_min_severity")
+        kept_out = ("not_posted", "below_min_severity", "dismissed")
         open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
         open_findings += len(plan.carried)
         with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
@@ -109,6 +110,10 @@ def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log)
     if inputs.fail_on == "none":
         return 0
     floor = Severity(inputs.fail_on)
-    severities = [p.finding.severity for p in plan.placed if p.finding.status.posted]
+    severities = [
+        p.finding.severity
+        for p in plan.placed
+        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+    ]
     severities += [t.severity for t in plan.carried]  # still open, from earlier runs
     return 1 if any(severity.at_least(floor) for severity in severities) else 0

@@ -279,6 +279,56 @@ def action() -> None:
 
 
 @cli.command()
+@click.option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the origin remote).")
+@click.option("--apply", "apply_", is_flag=True, help="Write labels, review requests, comments.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
+@click.option(
+    "--config",
+    "config_name",
+    default=".consensus.yml",
+    show_default=True,
+    help="Config file in the repository, read from its default branch.",
+)
+@_handles_errors
+def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> None:
+    """Show the agent-PR queue; --apply reconciles it on GitHub.
+
+    Reads GITHUB_TOKEN and GITHUB_API_URL. Without --apply nothing is changed: the table
+    shows where each agent PR stands and the changes --apply would make.
+    """
+    import datetime
+    import json
+
+    from consensus.queue_edge import github_host, reconcile, repo_from_remote
+    from consensus.queue_plan import queue_json, render_queue_table
+
+    name = repo or os.environ.get("GITHUB_REPOSITORY", "").strip() or repo_from_remote(Path.cwd())
+    if not name or name.count("/") != 1:
+        raise UsageError("which repository?", fix="pass --repo OWNER/NAME")
+    if apply_ and not os.environ.get("GITHUB_TOKEN"):
+        raise UsageError("--apply needs GITHUB_TOKEN", fix="export a token that can write PRs")
+    log = _logger()
+    interval = float(os.environ.get("CONSENSUS_POST_INTERVAL") or 1.0)
+    host = github_host(os.environ, name, log, interval)
+    viewer = host.viewer_login()  # a personal token writes as its user: those are ours too
+    run = reconcile(
+        host, apply=apply_, log=log, config=config_name, trusted=[viewer] if viewer else []
+    )
+    now = datetime.datetime.now(datetime.timezone.utc)
+    if as_json:
+        data = queue_json(run.view, run.changes, applied=apply_, now=now)
+        click.echo(json.dumps({"repo": name, **data}, indent=2))
+        return
+    click.echo(render_queue_table(run.view, now))
+    if apply_:
+        click.echo(f"{run.applied} change(s) written.")
+    elif run.changes:
+        click.echo(f"\n--apply would make {len(run.changes)} change(s):")
+        for change in run.changes:
+            click.echo(f"  {change.describe()}")
+
+
+@cli.command()
 @click.argument("run_id")
 @_report_options
 @_handles_errors

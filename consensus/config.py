@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -67,14 +67,77 @@ class PublishSettings(_Strict):
     request_changes_on: Severity = Severity.CRITICAL
 
 
+_LOGIN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+_REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
+
+
 class QueueSettings(_Strict):
+    """The agent-PR queue (README, "Agent-PR queue").
+
+    Agent PRs: authors in `agents`, any `[bot]` author unless `include_bots` is false or
+    it is in `exclude_bots` (dependency bots), and PRs carrying `agent_label`. At most
+    `max_in_review` of them are in human review at once, and at most
+    `max_in_review_per_reviewer` per reviewer when set. Reviewers: `reviewers` (logins or
+    `org/team`) when given, else the CODEOWNERS of the changed files.
+    """
+
     agents: tuple[str, ...] = (
         "copilot-swe-agent[bot]",
         "devin-ai-integration[bot]",
         "codex[bot]",
     )
-    agent_label: str = "agent"
-    max_in_review: int = Field(default=3, ge=1)
+    agent_label: str = Field(default="agent", min_length=1, max_length=50)
+    max_in_review: int = Field(default=3, ge=1, le=100)
+    max_in_review_per_reviewer: int | None = Field(default=None, ge=1, le=100)
+    reviewers: tuple[str, ...] = ()
+    include_bots: bool = True
+    exclude_bots: tuple[str, ...] = (
+        "dependabot[bot]",
+        "renovate[bot]",
+        "pre-commit-ci[bot]",
+        "github-actions[bot]",
+    )
+    sensitive_paths: tuple[str, ...] = (
+        "*auth*",
+        "*secret*",
+        "*crypt*",
+        "*password*",
+        "migrations",
+        "*migration*",
+        ".github/workflows",
+        ".gitlab-ci.yml",
+        "Jenkinsfile",
+        "Dockerfile",
+        "*.tf",
+    )
+    order: Literal["riskiest-first", "safest-first"] = "riskiest-first"
+
+    @field_validator("agents", "exclude_bots")
+    @classmethod
+    def _logins(cls, logins: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for login in logins:
+            if not re.match(_LOGIN, login):
+                raise ValueError(f"{login!r} is not a GitHub login (e.g. 'codex[bot]')")
+        return tuple(login.lstrip("@") for login in logins)
+
+    @field_validator("reviewers")
+    @classmethod
+    def _reviewer_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for name in names:
+            if not re.match(_REVIEWER, name):
+                raise ValueError(f"{name!r} is neither a login nor 'org/team'")
+        return tuple(name.lstrip("@") for name in names)
+
+
+class CommandSettings(_Strict):
+    """Slash commands in PR comments. `mention` (e.g. "@consensus") is accepted at the start
+    of a line as an alias of `/consensus`; off unless set."""
+
+    mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
 class Settings(_Strict):
@@ -92,6 +155,7 @@ class Settings(_Strict):
     redact: tuple[str, ...] = ()
     publish: PublishSettings = PublishSettings()
     queue: QueueSettings = QueueSettings()
+    commands: CommandSettings = CommandSettings()
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
@@ -224,6 +288,12 @@ def _fix_for(loc: Sequence[str]) -> str:
         "verify_min_severity": "one of critical, high, medium, low, info",
         "model": "a litellm model string such as 'openai/gpt-5.1'",
         "api_key_env": "the NAME of an environment variable, never the key itself",
+        "max_in_review": "a whole number of PRs from 1 to 100, e.g. 'max_in_review: 3'",
+        "max_in_review_per_reviewer": "a whole number of PRs from 1 to 100, or leave it out",
+        "reviewers": "GitHub logins or 'org/team' names, e.g. [alice, acme/backend]",
+        "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
+        "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
+        "order": "riskiest-first or safest-first",
     }
     return fixes.get(last, "see the configuration reference in README.md")
 

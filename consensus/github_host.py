@@ -32,7 +32,9 @@ from consensus.errors import ConsensusError
 from consensus.ports import (
     Comparison,
     HostComment,
+    HostReview,
     InlineComment,
+    OpenPull,
     PullFile,
     PullRequestInfo,
     ReviewRejected,
@@ -123,8 +125,15 @@ class GitHubHost:
         timeout_s: int = 30,
         sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] = lambda line: None,
+        conditional: bool = False,
     ) -> None:
         self.repo = repo
+        # url → (ETag, headers, data): with `conditional`, a GET read before is sent with
+        # If-None-Match, and a 304 (which GitHub does not count against the rate limit)
+        # answers from here.
+        self._etags: dict[str, tuple[str, dict[str, Any], Any]] | None = None
+        if conditional:
+            self._etags = {}
         self._client = Github(
             auth=Auth.Token(token) if token else None,
             base_url=base_url.rstrip("/"),
@@ -151,6 +160,7 @@ class GitHubHost:
         params: dict[str, Any] | None = None,
         body: Any = None,
         landed: Callable[[], T | None] | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[dict[str, Any], Any]:
         """One request with bounded retries; `landed` tells whether a failed POST landed."""
 
@@ -168,7 +178,7 @@ class GitHubHost:
 
         def send() -> tuple[dict[str, Any], Any]:
             return self._client.requester.requestJsonAndCheck(
-                verb, url, parameters=params, input=body
+                verb, url, parameters=params, input=body, headers=headers
             )
 
         retrying = Retrying(
@@ -203,12 +213,14 @@ class GitHubHost:
         where = f"HTTP {status}" if status else "no answer"
         return GitHubError(f"GitHub {verb} {url} failed ({where}): {detail}", fix=fix)
 
-    def _pages(self, url: str, *, limit: int | None = None) -> list[Any]:
+    def _pages(
+        self, url: str, *, limit: int | None = None, query: dict[str, str] | None = None
+    ) -> list[Any]:
         items: list[Any] = []
         next_url: str | None = url
-        params: dict[str, Any] | None = {"per_page": PER_PAGE}
+        params: dict[str, Any] | None = {"per_page": PER_PAGE, **(query or {})}
         while next_url is not None:
-            headers, data = self._request("GET", next_url, params=params)
+            headers, data = self._get(next_url, params)
             items.extend(data or [])
             params = None  # the Link header carries them from now on
             if limit is not None and len(items) >= limit:
@@ -216,6 +228,21 @@ class GitHubHost:
             match = _NEXT_LINK.search(str(_get(headers, "link") or ""))
             next_url = match.group(1) if match else None
         return items
+
+    def _get(self, url: str, params: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
+        """A GET, conditional on the ETag of the last answer when the host is `conditional`."""
+        if self._etags is None:
+            return self._request("GET", url, params=params)
+        key = f"{url}?{sorted((params or {}).items())}"
+        cached = self._etags.get(key)
+        condition = {"If-None-Match": cached[0]} if cached else None
+        headers, data = self._request("GET", url, params=params, headers=condition)
+        if cached is not None and data is None:  # 304 Not Modified: no body
+            return cached[1], cached[2]
+        etag = _get(headers, "etag")
+        if etag:
+            self._etags[key] = (str(etag), headers, data)
+        return headers, data
 
     @property
     def _base(self) -> str:
@@ -275,9 +302,7 @@ class GitHubHost:
         if path.startswith("/") or ".." in path.split("/"):
             return None
         try:
-            _, data = self._request(
-                "GET", f"{self._base}/contents/{quote(path)}", params={"ref": ref}
-            )
+            _, data = self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})
         except GitHubError as exc:
             if "HTTP 404" in exc.message:
                 return None
@@ -289,6 +314,46 @@ class GitHubHost:
 
     def review_comments(self, number: int) -> list[HostComment]:
         return [_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
+
+    # ------------------------------------------------------------------ queue reads
+
+    def default_branch(self) -> str:
+        _, data = self._get(self._base, None)
+        return str(data.get("default_branch") or "main")
+
+    def viewer_login(self) -> str | None:
+        """The token's user; None for an installation token (GITHUB_TOKEN cannot ask)."""
+        try:
+            _, data = self._request("GET", "/user")
+        except GitHubError:
+            return None
+        return str(data.get("login") or "") or None
+
+    def open_pulls(self) -> list[OpenPull]:
+        """Every open pull request, oldest first, 100 a page."""
+        query = {"state": "open", "sort": "created", "direction": "asc"}
+        return [_open_pull(item) for item in self._pages(f"{self._base}/pulls", query=query)]
+
+    def pull_reviews(self, number: int) -> list[HostReview]:
+        return [_host_review(r) for r in self._pages(f"{self._base}/pulls/{number}/reviews")]
+
+    # ------------------------------------------------------------------ command reads
+
+    def collaborator_permission(self, login: str) -> str:
+        """admin, maintain, write, triage, read or none; a 404 (no such user) is none."""
+        url = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+        try:
+            _, data = self._request("GET", url)
+        except GitHubError as exc:
+            if "HTTP 404" in exc.message:
+                return "none"
+            raise
+        data = data if isinstance(data, dict) else {}
+        # role_name tells maintain and triage apart; `permission` folds them into write/read.
+        role = str(data.get("role_name") or "").lower()
+        if role in ("admin", "maintain", "write", "triage", "read"):
+            return role
+        return str(data.get("permission") or "none").lower()  # a custom role: its base
 
     # ------------------------------------------------------------------ writes
 
@@ -347,6 +412,21 @@ class GitHubHost:
         url = f"{self._base}/issues/{number}/labels"
         self._request("POST", url, body={"labels": list(labels)})
 
+    def remove_label(self, number: int, label: str) -> None:
+        url = f"{self._base}/issues/{number}/labels/{quote(label, safe='')}"
+        try:
+            self._request("DELETE", url)
+        except GitHubError as exc:
+            if "HTTP 404" not in exc.message:  # already gone: what we wanted
+                raise
+
+    def request_reviewers(
+        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
+    ) -> None:
+        url = f"{self._base}/pulls/{number}/requested_reviewers"
+        body = {"reviewers": list(reviewers), "team_reviewers": list(team_reviewers)}
+        self._request("POST", url, body=body)
+
 
 def _get(headers: dict[str, Any], name: str) -> Any:
     return next((v for k, v in headers.items() if k.lower() == name), None)
@@ -378,6 +458,37 @@ def _comment(data: dict[str, Any]) -> HostComment:
         path=data.get("path"),
         line=int(line) if line else None,
         in_reply_to=data.get("in_reply_to_id"),
+    )
+
+
+def _open_pull(data: dict[str, Any]) -> OpenPull:
+    user = data.get("user") or {}
+    login = str(user.get("login") or "")
+    return OpenPull(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        author=login,
+        author_is_bot=str(user.get("type") or "") == "Bot" or login.endswith("[bot]"),
+        draft=bool(data.get("draft")),
+        labels=frozenset(str(label.get("name")) for label in data.get("labels") or ()),
+        created_at=str(data.get("created_at") or ""),
+        head_sha=str((data.get("head") or {}).get("sha") or ""),
+        requested_reviewers=frozenset(
+            str(u.get("login")) for u in data.get("requested_reviewers") or ()
+        ),
+        requested_teams=frozenset(str(t.get("slug")) for t in data.get("requested_teams") or ()),
+    )
+
+
+def _host_review(data: dict[str, Any]) -> HostReview:
+    user = data.get("user") or {}
+    return HostReview(
+        id=int(data["id"]),
+        author=str(user.get("login") or ""),
+        author_is_bot=str(user.get("type") or "") == "Bot",
+        state=str(data.get("state") or ""),
+        commit_sha=str(data.get("commit_id") or ""),
+        body=str(data.get("body") or ""),
     )
 
 

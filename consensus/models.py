@@ -416,6 +416,16 @@ class Votes(BaseModel):
     of: int
 
 
+class FindingMember(Frozen):
+    """One provider's report inside a finding's cluster: who said it, and in what words."""
+
+    provider: str
+    family: str
+    persona: str
+    line: int
+    title: str
+
+
 class ReportFinding(Frozen):
     id: str
     fingerprint: str
@@ -433,6 +443,7 @@ class ReportFinding(Frozen):
     status: Status
     verification: Verification | None = None
     reason: str = ""
+    members: tuple[FindingMember, ...] = ()  # the cluster's findings, one per report
 
 
 class ProviderReport(Frozen):

@@ -195,6 +195,54 @@ class PullRequestHost(Protocol):
     def add_labels(self, number: int, labels: Sequence[str]) -> None: ...
 
 
+class OpenPull(BaseModel):
+    """One open pull request as the list endpoint shows it: enough to place it in the queue."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    title: str = ""
+    author: str
+    author_is_bot: bool = False
+    draft: bool = False
+    labels: frozenset[str] = frozenset()
+    created_at: str = ""  # ISO 8601, as GitHub writes it
+    head_sha: str
+    requested_reviewers: frozenset[str] = frozenset()  # logins
+    requested_teams: frozenset[str] = frozenset()  # team slugs
+
+
+class HostReview(BaseModel):
+    """A submitted review of a pull request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: int
+    author: str
+    author_is_bot: bool
+    state: str  # APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED, PENDING
+    commit_sha: str = ""
+    body: str = ""
+
+
+class QueueHost(PullRequestHost, Protocol):
+    """What the agent-PR queue reads and writes besides the review surface."""
+
+    def default_branch(self) -> str: ...
+
+    def viewer_login(self) -> str | None: ...
+
+    def open_pulls(self) -> list[OpenPull]: ...
+
+    def pull_reviews(self, number: int) -> list[HostReview]: ...
+
+    def remove_label(self, number: int, label: str) -> None: ...
+
+    def request_reviewers(
+        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
+    ) -> None: ...
+
+
 class Comparison(BaseModel):
     """Two commits compared (`base...head`): GitHub's status and the files changed between."""
 
@@ -209,3 +257,12 @@ class ComparingHost(PullRequestHost, Protocol):
     """A host that can also compare two commits (for incremental reviews on a push)."""
 
     def compare(self, base: str, head: str) -> Comparison: ...
+
+
+class CommandHost(ComparingHost, Protocol):
+    """What slash commands need besides the review surface: who may run them."""
+
+    def collaborator_permission(self, login: str) -> str:
+        """The user's permission on the repository: admin, maintain, write, triage, read or
+        none (not a collaborator, or unknown). Never from the comment's author_association."""
+        ...

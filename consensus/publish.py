@@ -16,28 +16,37 @@ state that the summary comment carries to the next run. What decides:
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import re
-import zlib
 from collections.abc import Collection, Mapping, Sequence
 from enum import Enum
 from typing import Literal
 
-from pydantic import ValidationError
-
 from consensus.config import PublishSettings
-from consensus.models import Frozen, Report, ReportFinding, Severity
+from consensus.models import Frozen, Report, ReportFinding
 from consensus.ports import HostComment, InlineComment
 from consensus.render.markdown import code, escape_markdown_text
 from consensus.render.text import location
+from consensus.thread_state import (
+    STATE_VERSION,
+    PublishState,
+    TrackedFinding,
+    decode_state,
+    encode_state,
+    finding_records,
+    state_line_present,
+)
+
+__all__ = [
+    "STATE_VERSION",
+    "PublishState",
+    "TrackedFinding",
+    "decode_state",
+    "encode_state",
+]
 
 SUMMARY_MARKER = "<!-- consensus:summary -->"
-STATE_VERSION = 1
 MAX_TRACKED = 300  # findings remembered in the summary state (open first, then resolved)
 MAX_BODY_CHARS = 12_000  # model text in one inline comment
-_STATE_LINE = re.compile(r"^<!-- consensus:state v(\d+) ([A-Za-z0-9+/=]{0,60000}) -->$")
 _FP_LINE = re.compile(r"^<!-- consensus:fp=([0-9a-f]{8,64}(?:-\d{1,4})?) -->$")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -53,52 +62,17 @@ def review_marker(head_sha: str) -> str:
 
 
 # --------------------------------------------------------------------------- state
-
-
-class TrackedFinding(Frozen):
-    """A finding an earlier run published, as the summary state remembers it."""
-
-    fingerprint: str
-    id: str
-    path: str
-    line: int
-    severity: Severity
-    title: str
-    inline: bool
-    resolved: bool = False
-    resolved_reason: str = ""
-
-
-class PublishState(Frozen):
-    version: int = STATE_VERSION
-    head_sha: str = ""
-    findings: tuple[TrackedFinding, ...] = ()
-
-
-def encode_state(state: PublishState) -> str:
-    """The hidden last line of the summary: versioned, compressed, base64 (no `-->` inside)."""
-    packed = zlib.compress(state.model_dump_json().encode(), 9)
-    return f"<!-- consensus:state v{state.version} {base64.b64encode(packed).decode()} -->"
-
-
-def decode_state(body: str) -> PublishState | None:
-    """The state on the last line of `body`; None when absent, unreadable or of a newer version."""
-    match = _STATE_LINE.match(body.rstrip("\n").rsplit("\n", 1)[-1])
-    if match is None or int(match.group(1)) != STATE_VERSION:
-        return None
-    try:
-        raw = zlib.decompress(base64.b64decode(match.group(2), validate=True))
-        return PublishState.model_validate(json.loads(raw))
-    except (binascii.Error, zlib.error, ValueError, ValidationError):
-        return None
+# The state models live in thread_state.py; re-exported here for the publish stage's callers.
 
 
 class PullRequestThread(Frozen):
     """What earlier runs left on the PR: the summary comment, its state, inline markers."""
 
     summary_id: int | None = None
+    summary_body: str = ""
     state: PublishState = PublishState()
     inline_fingerprints: frozenset[str] = frozenset()
+    state_problem: str = ""  # why a state block on the summary was ignored
 
 
 def _ours(comment: HostComment, trusted: Collection[str]) -> bool:
@@ -125,10 +99,18 @@ def read_thread(
             if match:
                 fingerprints.add(match.group(1))
     state = decode_state(summary.body) if summary else None
+    problem = ""
+    if summary is not None and state is None and state_line_present(summary.body):
+        problem = (
+            f"the state block of summary comment {summary.id} is unreadable or was altered: "
+            "ignored (findings, dismissals and pause start afresh)"
+        )
     return PullRequestThread(
         summary_id=summary.id if summary else None,
+        summary_body=summary.body if summary else "",
         state=state or PublishState(),
         inline_fingerprints=frozenset(fingerprints),
+        state_problem=problem,
     )
 
 
@@ -146,6 +128,7 @@ class Placement(str, Enum):
     REJECTED_BY_GITHUB = "rejected_by_github"
     NO_QUORUM = "no_quorum"
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
+    DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
 
     @property
     def inline(self) -> bool:
@@ -239,7 +222,10 @@ def _place(
     posted_before: Collection[str],
     hunks: Hunks,
     quorum: bool,
+    dismissed: Mapping[str, str] | None = None,
 ) -> tuple[Placement, str, InlineComment | None]:
+    if dismissed and finding.fingerprint in dismissed:
+        return Placement.DISMISSED, dismissed[finding.fingerprint], None
     if not finding.status.posted:
         return Placement.NOT_POSTED, finding.status.value, None
     if not finding.severity.at_least(settings.min_severity):
@@ -279,8 +265,12 @@ def plan_publish(
     placed: list[PlacedFinding] = []
     comments: list[InlineComment] = []
     fingerprints: list[str] = []
+    dismissed = {
+        d.fingerprint: f"dismissed by @{d.by}" + (f": {d.reason}" if d.reason else "")
+        for d in thread.state.dismissed
+    }
     decided = [
-        (finding, *_place(finding, settings, posted_before, hunks, report.quorum.met))
+        (finding, *_place(finding, settings, posted_before, hunks, report.quorum.met, dismissed))
         for finding in report.findings
     ]
     # The limit holds for the PR, not each run: open inline comments count against it.
@@ -364,8 +354,9 @@ def _next_state(
             inline=p.placement.inline,
         )
         for p in placed
-        if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN)
+        if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
     }
+    dismissed = {d.fingerprint for d in previous.dismissed}
     resolved: list[TrackedFinding] = []
     unchecked: list[TrackedFinding] = []
     history: list[TrackedFinding] = []
@@ -374,6 +365,9 @@ def _next_state(
             continue
         if old.resolved:
             history.append(old)
+        elif old.fingerprint in dismissed:
+            gone = old.model_copy(update={"resolved": True, "resolved_reason": "dismissed"})
+            history.append(gone)
         elif report.quorum.met and old.path in reviewed_paths:
             resolved.append(old.model_copy(update={"resolved": True, "resolved_reason": "fixed"}))
         elif report.quorum.met and old.path not in diff_paths:
@@ -384,7 +378,13 @@ def _next_state(
         else:
             unchecked.append(old)
     findings = [*tracked_now.values(), *unchecked, *resolved, *history][:MAX_TRACKED]
-    state = PublishState(head_sha=head_sha, findings=tuple(findings))
+    state = PublishState(
+        head_sha=head_sha,
+        findings=tuple(findings),
+        records=finding_records(report.findings),
+        dismissed=previous.dismissed,
+        paused=previous.paused,
+    )
     return tuple(resolved), tuple(unchecked), state
 
 

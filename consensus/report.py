@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from consensus.models import (
+    FindingMember,
     ModelFailure,
     ModelReview,
     ProviderReport,
@@ -60,6 +61,16 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
             status=item.status,
             reason=item.reason,
             verification=item.verification,
+            members=tuple(
+                FindingMember(
+                    provider=m.provider,
+                    family=m.family,
+                    persona=m.persona,
+                    line=m.line,
+                    title=m.title,
+                )
+                for m in item.cluster.members
+            ),
         )
         for number, item in enumerate(ordered, start=1)
     ]

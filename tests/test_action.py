@@ -40,11 +40,9 @@ def env_for(tmp_path: Path, event: str, payload: dict[str, object]) -> dict[str,
 @pytest.mark.parametrize(
     ("event", "payload", "said"),
     [
-        ("issue_comment", {"action": "created"}, "slash commands"),
-        ("schedule", {}, "agent-PR queue is a later feature"),
-        ("workflow_dispatch", {}, "agent-PR queue is a later feature"),
+        ("issue_comment", {"action": "created"}, "not a pull request"),
+        ("issue_comment", {"action": "edited"}, "only new comments run commands"),
         ("push", {}, "is not handled"),
-        ("pull_request", {"action": "closed", "pull_request": {"number": 3}}, "nothing to review"),
         ("pull_request", {"action": "labeled", "pull_request": {"number": 3}}, "nothing to review"),
     ],
 )

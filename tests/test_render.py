@@ -62,7 +62,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason"}
+EXTRA_FINDING = {"reason", "members"}
 SPEC_PROVIDER = [
     "model",
     "status",

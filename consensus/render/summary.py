@@ -31,6 +31,7 @@ from consensus.render.markdown import (
     providers_table,
     row,
 )
+from consensus.render.state_section import command_section
 from consensus.render.text import (
     context_lines,
     format_cost,
@@ -183,7 +184,11 @@ def _tracked_row(tracked: TrackedFinding, why: str) -> str:
 
 
 def _kept_out(report: Report, plan: PublishPlan) -> list[str]:
-    kept = [p.finding for p in plan.placed if p.placement not in _WHERE]
+    kept = [
+        p.finding
+        for p in plan.placed
+        if p.placement not in _WHERE and p.placement is not Placement.DISMISSED
+    ]
     if not kept:
         return []
     rejected = sum(1 for f in kept if f.status is Status.REJECTED)
@@ -225,6 +230,7 @@ def render_summary(
     open_ = _open(plan)
     sections: list[list[str]] = [
         _headline(report, plan, head_sha),
+        command_section(plan.state),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
         _summary_only(open_, links) + _carried(plan),
         _resolved(plan),
@@ -236,7 +242,7 @@ def render_summary(
     footer = [f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>"]
     state = [encode_state(plan.state)] if with_state else []
     # Least needed first to go: coverage lists, audit, kept-out, resolved, summary-only bodies.
-    for drop in (6, 7, 4, 3, 2):
+    for drop in (7, 8, 5, 4, 3):
         if _size(sections, footer, state) <= BUDGET:
             break
         sections[drop] = [OMITTED, ""] if sections[drop] else []
@@ -245,7 +251,7 @@ def render_summary(
     while _size(sections, footer, state) > BUDGET and keep > 2:
         keep -= 1  # drop table rows from the end, saying how many
         more = f"*… and {plural(len(rows) - keep, 'more finding')}* {OMITTED}"
-        sections[1] = ["### Findings", "", *rows[:keep], "", more, ""]
+        sections[2] = ["### Findings", "", *rows[:keep], "", more, ""]
     lines = [SUMMARY_MARKER, *(line for section in sections for line in section), *footer, *state]
     return "\n".join(lines)[:GITHUB_LIMIT]
 

@@ -25,6 +25,7 @@ import base64
 import contextlib
 import dataclasses
 import difflib
+import hashlib
 import itertools
 import json
 import re
@@ -76,6 +77,11 @@ class PullRequest:
     head_ref: str = "feature"
     head_repo: str | None = None  # None: same repository
     user: JsonObject = dataclasses.field(default_factory=lambda: human("dev"))
+    state: str = "open"  # open, closed
+    merged: bool = False
+    created_at: str = "2026-01-01T00:00:00Z"
+    requested_reviewers: list[str] = dataclasses.field(default_factory=list)  # logins
+    requested_teams: list[str] = dataclasses.field(default_factory=list)  # slugs
 
 
 @dataclasses.dataclass
@@ -90,6 +96,7 @@ class Repo:
     reactions: list[JsonObject] = dataclasses.field(default_factory=list)
     permissions: dict[str, str] = dataclasses.field(default_factory=dict)
     ancestors: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # sha → history
+    default_branch: str = "main"
 
 
 def right_lines(patch: str) -> list[set[int]]:
@@ -114,6 +121,8 @@ class FakeGitHub:
         self.repos: dict[str, Repo] = {}
         self.requests: list[Request] = []
         self._faults: list[Fault] = []
+        self.crash_after_writes: int | None = None  # then every write fails with a 500
+        self.etags = True  # answer If-None-Match with 304 Not Modified
         self._ids = itertools.count(1000)
         self.lock = threading.RLock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -184,10 +193,37 @@ class FakeGitHub:
     def writes(self) -> list[Request]:
         return [r for r in self.requests if r.method != "GET"]
 
+    def add_review(
+        self, repo: str, number: int, user: JsonObject, state: str, commit_id: str = ""
+    ) -> JsonObject:
+        """A review submitted by `user` (e.g. human("alice"), "APPROVED")."""
+        with self.lock:
+            pull = self.repo(repo).pulls[number]
+            review = {
+                "id": self.next_id(),
+                "user": dict(user),
+                "body": "",
+                "state": state,
+                "commit_id": commit_id or pull.head_sha,
+                "_number": number,
+            }
+            self.repo(repo).reviews.append(review)
+            if user["login"] in pull.requested_reviewers:  # GitHub drops the request
+                pull.requested_reviewers.remove(user["login"])
+            return review
+
+    def close_pull(self, repo: str, number: int, *, merged: bool = False) -> None:
+        with self.lock:
+            pull = self.repo(repo).pulls[number]
+            pull.state, pull.merged = "closed", merged
+
     # ------------------------------------------------------------------ behaviour
 
     def take_fault(self, method: str, path: str) -> Fault | None:
         with self.lock:
+            crash = self.crash_after_writes
+            if method != "GET" and crash is not None and len(self.writes()) >= crash:
+                return Fault(method, re.compile(""), 500, {}, {"message": "crash"})
             for fault in self._faults:
                 if fault.method == method and fault.path.search(path):
                     self._faults.remove(fault)
@@ -217,7 +253,12 @@ class FakeGitHub:
             "url": f"{self.url}/repos/{repo.full_name}/pulls/{pull.number}",
             "id": pull.number * 7,
             "number": pull.number,
-            "state": "open",
+            "state": pull.state,
+            "merged": pull.merged,
+            "created_at": pull.created_at,
+            "labels": [{"name": name} for name in repo.labels.get(pull.number, [])],
+            "requested_reviewers": [human(login) for login in pull.requested_reviewers],
+            "requested_teams": [{"slug": s, "name": s} for s in pull.requested_teams],
             "title": pull.title,
             "draft": pull.draft,
             "user": pull.user,
@@ -298,6 +339,7 @@ def _comment_error(comment: JsonObject, files: dict[str, JsonObject]) -> str | N
 class _Handler(BaseHTTPRequestHandler):
     server_owner: FakeGitHub
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once, not 40 ms apart
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet."""
@@ -328,8 +370,13 @@ class _Handler(BaseHTTPRequestHandler):
                 status, payload, headers = _route(owner, method, path, query, body)
         if fault is not None:
             status, payload, headers = fault.status, fault.body, fault.headers
-        owner.requests.append(Request(method, path, query, status, body))
         data = b"" if payload is None else json.dumps(_public(payload)).encode()
+        if method == "GET" and status == 200 and owner.etags:
+            etag = f'W/"{hashlib.sha1(data).hexdigest()}"'
+            headers = {**headers, "ETag": etag}
+            if self.headers.get("If-None-Match") == etag:
+                status, data = 304, b""
+        owner.requests.append(Request(method, path, query, status, body))
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -360,13 +407,16 @@ def _page(owner: FakeGitHub, path: str, query: dict[str, str], items: list[Any])
     headers = {}
     if page * per_page < len(items):
         last = (len(items) + per_page - 1) // per_page
-        link = f"{owner.url}{path}?per_page={per_page}&page="
+        kept = "".join(f"{k}={v}&" for k, v in query.items() if k not in ("page", "per_page"))
+        link = f"{owner.url}{path}?{kept}per_page={per_page}&page="
         headers["Link"] = f'<{link}{page + 1}>; rel="next", <{link}{last}>; rel="last"'
     return 200, chunk, headers
 
 
 def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
+    if match is None and path == "/user":
+        return 200, BOT, {}
     if match is None:
         return (200, {"resources": {}}, {}) if path == "/rate_limit" else NOT_FOUND
     repo = owner.repos.get(match.group(1))
@@ -374,13 +424,42 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         return NOT_FOUND
     rest = match.group(2) or ""
     route = f"{method} {rest}"
+    if route == "GET ":
+        return 200, {"full_name": repo.full_name, "default_branch": repo.default_branch}, {}
+    if route == "GET /pulls":
+        wanted = query.get("state", "open")
+        listed = [p for _, p in sorted(repo.pulls.items()) if wanted in ("all", p.state)]
+        return _page(owner, path, query, [owner.pull_json(repo, p) for p in listed])
+    if m := re.match(r"^DELETE /issues/(\d+)/labels/(.+)$", route):
+        labels = repo.labels.setdefault(int(m.group(1)), [])
+        if m.group(2) not in labels:
+            return 404, {"message": "Label does not exist"}, {}
+        labels.remove(m.group(2))
+        return 200, [{"name": name} for name in labels], {}
+    if m := re.match(r"^POST /pulls/(\d+)/requested_reviewers$", route):
+        pull = repo.pulls.get(int(m.group(1)))
+        if pull is None:
+            return NOT_FOUND
+        if pull.user["login"] in body.get("reviewers", []):
+            return 422, {"message": "Review cannot be requested from pull request author."}, {}
+        for login in body.get("reviewers", []):
+            if login not in pull.requested_reviewers:
+                pull.requested_reviewers.append(login)
+        for slug in body.get("team_reviewers", []):
+            if slug not in pull.requested_teams:
+                pull.requested_teams.append(slug)
+        return 201, owner.pull_json(repo, pull), {}
     if m := re.match(r"^GET /compare/([^/.]+)\.\.\.([^/.]+)$", route):
         return _compare(repo, m.group(1), m.group(2))
     if m := re.match(r"^GET /contents/(.*)$", route):
         return _contents(repo, m.group(1), query.get("ref", ""))
     if m := re.match(r"^GET /collaborators/([^/]+)/permission$", route):
         level = repo.permissions.get(m.group(1), "read")
-        return 200, {"permission": level, "user": human(m.group(1))}, {}
+        if level == "missing":  # no such user
+            return NOT_FOUND
+        legacy = {"maintain": "write", "triage": "read"}.get(level, level)
+        answer = {"permission": legacy, "role_name": level, "user": human(m.group(1))}
+        return 200, answer, {}
     if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
         return _issue_comment(repo, method, int(m.group(2)), body)
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
