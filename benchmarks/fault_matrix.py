@@ -507,9 +507,11 @@ def concurrent_actions(baseline: Outcome) -> Row:
         ]
         codes = [p.wait(timeout=300) for p in both]
         done = subprocess.CompletedProcess(command, max(codes), "", "")
-        return score_row(
+        row = score_row(
             "two runs on the same PR at once", baseline, place.outcome(done, action_report(place))
         )
+    row.note = "both pay for the review; each then removes what repeats an older comment"
+    return row
 
 
 def hung(model: str, body: dict[str, object]) -> Step | None:

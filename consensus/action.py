@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any, cast
 
 from consensus.action_inputs import ActionInputs
-from consensus.action_publish import exit_code, post_review, upsert_summary, write_outputs
+from consensus.action_publish import (
+    exit_code,
+    post_review,
+    settle_concurrent_runs,
+    upsert_summary,
+    write_outputs,
+)
 from consensus.config import Settings, parse_settings, resolve_providers, unavailable_providers
 from consensus.errors import ConfigError, ConsensusError, DiffError, UsageError
 from consensus.models import Report, ReviewDiff
@@ -213,6 +219,8 @@ def _review_and_publish(
         )
 
     upsert_summary(host, info.number, thread, page(True), log)
+    trusted = [inputs.trusted_login] if inputs.trusted_login else []
+    settle_concurrent_runs(host, info.number, trusted, log)
     write_outputs(env, inputs, report, plan, page(False))
     return exit_code(report, plan, inputs, log)
 

@@ -4,7 +4,7 @@ and outputs GitHub Actions reads, and the exit code. An edge over the `PullReque
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from consensus.action_inputs import ActionInputs
@@ -17,6 +17,7 @@ from consensus.publish import (
     Placement,
     PublishPlan,
     PullRequestThread,
+    duplicates,
     move_to_summary,
     suspect_comments,
 )
@@ -71,6 +72,25 @@ def upsert_summary(
     else:
         created = host.create_issue_comment(number, body)
         log(f"summary comment {created.id} posted")
+
+
+def settle_concurrent_runs(
+    host: PullRequestHost, number: int, trusted: Sequence[str], log: Log
+) -> None:
+    """Two runs on one PR at once (two runners, a re-run racing a push) both post: after
+    posting, each deletes what repeats an older comment of ours, so one of each remains."""
+    inline, summaries = duplicates(
+        host.issue_comments(number), host.review_comments(number), trusted_authors=trusted
+    )
+    for comment_id in inline:
+        host.delete_review_comment(comment_id)
+    for comment_id in summaries:
+        host.delete_issue_comment(comment_id)
+    if inline or summaries:
+        log(
+            f"another run posted on this PR at the same time: removed {len(inline)} repeated "
+            f"inline comment(s) and {len(summaries)} repeated summary comment(s)"
+        )
 
 
 def write_outputs(

@@ -371,6 +371,19 @@ class GitHubHost:
     def edit_issue_comment(self, comment_id: int, body: str) -> None:
         self._request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
 
+    def delete_issue_comment(self, comment_id: int) -> None:
+        self._delete(f"{self._base}/issues/comments/{comment_id}")
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        self._delete(f"{self._base}/pulls/comments/{comment_id}")
+
+    def _delete(self, url: str) -> None:
+        try:
+            self._request("DELETE", url)
+        except GitHubError as exc:
+            if "(HTTP 404)" not in exc.message:  # already gone: what we wanted
+                raise
+
     def create_review(
         self,
         number: int,

@@ -79,6 +79,29 @@ def _ours(comment: HostComment, trusted: Collection[str]) -> bool:
     return comment.author_is_bot or comment.author in trusted
 
 
+def duplicates(
+    issue_comments: Sequence[HostComment],
+    review_comments: Sequence[HostComment],
+    *,
+    trusted_authors: Collection[str] = (),
+) -> tuple[list[int], list[int]]:
+    """(review comment ids, summary ids) that repeat an older one of ours: what two runs on
+    one PR at once both posted. Every run computes the same answer (the oldest survives)."""
+    by_print: dict[str, list[int]] = {}
+    for comment in review_comments:
+        if _ours(comment, trusted_authors):
+            match = _FP_LINE.match(comment.body.rstrip().rsplit("\n", 1)[-1].strip())
+            if match:
+                by_print.setdefault(match.group(1), []).append(comment.id)
+    inline = [extra for ids in by_print.values() for extra in sorted(ids)[1:]]
+    summaries = sorted(
+        c.id
+        for c in issue_comments
+        if _ours(c, trusted_authors) and c.body.split("\n", 1)[0].strip() == SUMMARY_MARKER
+    )
+    return sorted(inline), summaries[1:]
+
+
 def read_thread(
     issue_comments: Sequence[HostComment],
     review_comments: Sequence[HostComment],

@@ -401,3 +401,23 @@ def test_the_summary_stays_under_githubs_limit_and_keeps_its_state() -> None:
     assert body.startswith(SUMMARY_MARKER)
     assert decode_state(body) == result.state
     assert "65,536-character limit" in body
+
+
+def test_what_two_concurrent_runs_both_posted_is_found_and_the_oldest_kept() -> None:
+    from consensus.publish import duplicates, fingerprint_marker
+
+    marker = fingerprint_marker("0123456789abcdef")
+    other = fingerprint_marker("fedcba9876543210")
+    issue = [
+        bot(ident=10, body=f"{SUMMARY_MARKER}\n## consensus review\nfirst run"),
+        person(ident=11, body=f"{SUMMARY_MARKER}\nforged by a person"),
+        bot(ident=12, body=f"{SUMMARY_MARKER}\n## consensus review\nsecond run"),
+    ]
+    review = [
+        bot(ident=20, body=f"**high** · SQL injection\n{marker}"),
+        bot(ident=21, body=f"**high** · Off-by-one\n{other}"),
+        bot(ident=22, body=f"**high** · SQL injection\n{marker}"),
+        person(ident=23, body=f"quoting you\n{marker}"),
+    ]
+    assert duplicates(issue, review) == ([22], [12])
+    assert duplicates(issue[:1], review[:2]) == ([], [])

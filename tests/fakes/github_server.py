@@ -462,6 +462,12 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         return 200, answer, {}
     if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
         return _issue_comment(repo, method, int(m.group(2)), body)
+    if m := re.match(r"^DELETE /pulls/comments/(\d+)$", route):
+        found = [c for c in repo.review_comments if c["id"] == int(m.group(1))]
+        if not found:
+            return NOT_FOUND
+        repo.review_comments.remove(found[0])
+        return 204, None, {}
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
         reaction = {"id": owner.next_id(), "content": body["content"], "user": BOT}
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
