@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,3 +80,32 @@ def test_injection_scan_takes_any_added_text(lines: list[str]) -> None:
         return
     for finding in text_addressed_to_ai(review):
         assert finding.path == "x.py"
+
+
+# What GitHub renders live: outside fenced blocks and inline code spans.
+_FENCED = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_INLINE = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+_LIVE_PING = re.compile(r"(?<![\w\u200d`])@[A-Za-z0-9]")
+_RAW_TAG = re.compile(r"<[A-Za-z/!]")
+_FOREIGN_LINK = re.compile(r"(?i)\bhttps?://(?!github\.com/acme/service/)")
+
+hostile_text = st.lists(
+    st.sampled_from(
+        [*"ab @<>/!`~[]()|*_\n:.-", "@everyone", "https://", "http://evil.example/x",
+         "<img src=x>", "```", "~~~", "https://github.com/acme/service/pull/1",
+         "www.evil.example", "<script>"]
+    ),
+    max_size=40,
+).map("".join)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(hostile_text)
+def test_sanitised_text_never_pings_renders_tags_or_links_outside(text: str) -> None:
+    from consensus.render.markdown import escape_markdown_text
+
+    out = escape_markdown_text(text, allowed_links=["https://github.com/acme/service/"])
+    live = _INLINE.sub(" ", _FENCED.sub(" ", out))
+    assert not _LIVE_PING.search(live), out
+    assert not _RAW_TAG.search(live), out
+    assert not _FOREIGN_LINK.search(live), out

@@ -30,6 +30,7 @@ _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 _PIPE = re.compile(r"(\\*)\|")
 _URL = re.compile(r"(?i)\b(https?)://[^\s<>()\[\]`]*")
+_SCHEME = re.compile(r"(?i)(https?)://")
 _WWW = re.compile(r"(?i)(?<![\w.-])www\.")
 _PROTOCOL_RELATIVE = re.compile(r"\]\(\s*/(?=/)")
 TABLE_HEADER = ("ID", "Severity", "Location", "Finding", "Agreement", "Status")
@@ -49,10 +50,10 @@ def _defang_links(text: str, allowed: Sequence[str]) -> str:
     for match in _URL.finditer(text):
         out.append(_WWW.sub("www" + ZWJ + ".", text[pos : match.start()]))
         url = match.group()
-        if any(url.lower().startswith(prefix.lower()) for prefix in allowed):
-            out.append(url)
-        else:
-            out.append(match.group(1) + ZWJ + url[len(match.group(1)) :])
+        prefix = next((p for p in allowed if url.lower().startswith(p.lower())), "")
+        # Every other scheme in it too: "https://https://evil" must not link from the second.
+        rest = _SCHEME.sub(lambda m: m.group(1) + ZWJ + "://", url[len(prefix) :])
+        out.append(url[: len(prefix)] + rest)
         pos = match.end()
     out.append(_WWW.sub("www" + ZWJ + ".", text[pos:]))
     return _PROTOCOL_RELATIVE.sub("](/" + ZWJ, "".join(out))
