@@ -16,12 +16,11 @@ import difflib
 from collections.abc import Collection, Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
+from consensus.frontmatter import Rules, read_document
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -36,6 +35,15 @@ _FIXES = {
     "spends_tokens": "true when the command calls a provider, else false",
     "aliases": "a list of other lowercase names, e.g. [rereview]",
 }
+
+
+_RULES = Rules(
+    id_field="name",
+    keys_hint="name, usage, summary, permission, spends_tokens, aliases",
+    body_hint="the help text",
+    fixes=_FIXES,
+    default_fix="see commands/help.md",
+)
 
 
 class Permission(str, Enum):
@@ -99,29 +107,10 @@ def builtin_command_dir(package_dir: Path = _PACKAGE_DIR) -> Path:
 
 
 def parse_command(text: str, *, path: str) -> CommandSpec:
-    header, body = _split_front_matter(text, path)
-    try:
-        data = yaml.safe_load(header)
-    except yaml.YAMLError as exc:
-        raise ConfigError(path, "front matter", "is not valid YAML", fix=str(exc)) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(path, "front matter", "must be a mapping", fix="write 'key: value' lines")
-    try:
-        front = _FrontMatter.model_validate(data)
-    except ValidationError as exc:
-        raise _validation_error(path, exc) from exc
-    stem = Path(path).stem
-    if front.name != stem:
-        raise ConfigError(
-            path,
-            "name",
-            f"'{front.name}' does not match the file name '{stem}'",
-            fix=f"set 'name: {stem}' or rename the file to '{front.name}.md'",
-        )
+    document = read_document(text, path=path, model=_FrontMatter, rules=_RULES)
+    front, body = document.front, document.body
     if not front.usage.lower().startswith(f"{PREFIX} {front.name}"):
         raise ConfigError(path, "usage", "must start with the command", fix=_FIXES["usage"])
-    if not body.strip():
-        raise ConfigError(path, "body", "is empty", fix="write the help text after the '---' line")
     return CommandSpec(**front.model_dump(), help=" ".join(body.split()), path=path)
 
 
@@ -201,33 +190,3 @@ def command_table(specs: Mapping[str, CommandSpec]) -> list[str]:
 def readme_block(specs: Mapping[str, CommandSpec]) -> str:
     """What README.md holds between its command markers."""
     return "\n".join([README_START, *command_table(specs), README_END])
-
-
-def _split_front_matter(text: str, path: str) -> tuple[str, str]:
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
-    if lines[0].strip() == "---":
-        for index, line in enumerate(lines[1:], start=1):
-            if line.rstrip() == "---":
-                return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :])
-    raise ConfigError(
-        path,
-        "front matter",
-        "is missing: the file must start with a '---' line and close it with another",
-        fix="start with '---', then name, usage, summary, permission, spends_tokens, aliases",
-    )
-
-
-def _validation_error(path: str, exc: ValidationError) -> ConfigError:
-    error = exc.errors()[0]
-    loc = [str(part) for part in error["loc"]]
-    field = loc[0] if loc else "front matter"
-    if error["type"] == "extra_forbidden":
-        known = list(_FrontMatter.model_fields)
-        close = difflib.get_close_matches(field, known, n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
-        return ConfigError(path, field, "unknown key", fix=f"{hint}known keys: {', '.join(known)}")
-    problem = "is missing" if error["type"] == "missing" else str(error["msg"])
-    value: Any = error.get("input")
-    if error["type"] != "missing" and not isinstance(value, (dict, list)):
-        problem = f"{problem} (got {value!r})"
-    return ConfigError(path, field, problem, fix=_FIXES.get(field, "see commands/help.md"))

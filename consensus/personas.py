@@ -9,17 +9,15 @@ so one directory cannot hold two personas with the same id.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
-import yaml
 from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
+from consensus.frontmatter import Rules, did_you_mean, read_document
 from consensus.models import Category, Severity
 
 BUILTIN_SOURCE = "built-in"
@@ -36,6 +34,13 @@ _FIXES = {
     "categories": f"a list of categories it reports, from: {_CATEGORIES}",
     "severity_guide": f"a mapping with a one-line rule for each of: {_SEVERITIES}",
 }
+_RULES = Rules(
+    id_field="id",
+    keys_hint="id, title, focus, categories, severity_guide",
+    body_hint="the reviewer's instructions",
+    fixes=_FIXES,
+    default_fix="see PRODUCT.md §7",
+)
 # Template errors a user-written body can raise while rendering (the sandbox turns unsafe
 # access into SecurityError, a TemplateError).
 _RENDER_ERRORS = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
@@ -111,32 +116,9 @@ def load_persona_file(path: Path, *, source: str) -> Persona:
 
 def parse_persona(text: str, *, path: str, source: str) -> Persona:
     """Validate persona text read from `path` (a file, or a blob from the base branch)."""
-    header, body, body_offset = _split_front_matter(text, path)
-    try:
-        data = yaml.safe_load(header)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 2}" if mark is not None else ""
-        raise ConfigError(path, "front matter", f"is not valid YAML{where}", fix=str(exc)) from exc
-    if not isinstance(data, dict):
-        raise ConfigError(path, "front matter", "must be a mapping", fix="write 'key: value' lines")
-    try:
-        front = _FrontMatter.model_validate(data)
-    except ValidationError as exc:
-        raise _validation_error(path, exc) from exc
-    stem = Path(path).stem
-    if front.id != stem:
-        raise ConfigError(
-            path,
-            "id",
-            f"'{front.id}' does not match the file name '{stem}'",
-            fix=f"set 'id: {stem}' or rename the file to '{front.id}.md'",
-        )
-    if not body.strip():
-        raise ConfigError(
-            path, "body", "is empty", fix="write the reviewer's instructions after the '---' line"
-        )
-    _check_template(body, path, body_offset)
+    document = read_document(text, path=path, model=_FrontMatter, rules=_RULES)
+    front, body = document.front, document.body
+    _check_template(body, path, document.body_offset)
     persona = Persona(
         id=front.id,
         title=front.title,
@@ -186,7 +168,7 @@ def select_personas(
     for name in dict.fromkeys(wanted):
         persona = available.get(name)
         if persona is None:
-            hint = _did_you_mean(name, list(available))
+            hint = did_you_mean(name, list(available))
             raise ConfigError(
                 source,
                 "personas",
@@ -227,21 +209,6 @@ def _load_dir(directory: Path, *, builtin: bool) -> list[Persona]:
     return [load_persona_file(p, source=BUILTIN_SOURCE if builtin else str(p)) for p in files]
 
 
-def _split_front_matter(text: str, path: str) -> tuple[str, str, int]:
-    """(YAML header, body, number of file lines before the body)."""
-    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
-    if lines[0].strip() == "---":
-        for index, line in enumerate(lines[1:], start=1):
-            if line.rstrip() == "---":
-                return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 1
-    raise ConfigError(
-        path,
-        "front matter",
-        "is missing: the file must start with a '---' line and close it with another",
-        fix="start with '---', then id, title, focus, categories, severity_guide, then '---'",
-    )
-
-
 def _check_template(body: str, path: str, offset: int) -> None:
     environment = _environment()
     try:
@@ -264,27 +231,5 @@ def _check_template(body: str, path: str, offset: int) -> None:
         )
 
 
-def _validation_error(path: str, exc: ValidationError) -> ConfigError:
-    error = exc.errors()[0]
-    loc = [str(part) for part in error["loc"] if part != "[key]"]
-    key = ".".join(loc) or "front matter"
-    field = loc[0] if loc else ""
-    if error["type"] == "extra_forbidden":
-        known = list(_FrontMatter.model_fields)
-        hint = _did_you_mean(field, known)
-        return ConfigError(path, key, "unknown key", fix=f"{hint}known keys: {', '.join(known)}")
-    problem = "is missing" if error["type"] == "missing" else str(error["msg"])
-    value: Any = error.get("input")
-    if error["type"] != "missing" and not isinstance(value, (dict, list)):
-        problem = f"{problem} (got {value!r})"
-    return ConfigError(path, key, problem, fix=_FIXES.get(field, "see PRODUCT.md §7"))
-
-
 def _known(personas: Mapping[str, Persona]) -> str:
     return ", ".join(sorted(personas)) or "(none)"
-
-
-def _did_you_mean(name: str, known: Sequence[str]) -> str:
-    prefixed = [known_id for known_id in known if name and known_id.startswith(name.lower())]
-    close = prefixed or difflib.get_close_matches(name.lower(), known, n=1)
-    return f"did you mean '{close[0]}'? " if close else ""

@@ -1,0 +1,106 @@
+"""Files that are data: YAML front matter validated by a pydantic model, then a body.
+
+Personas and slash commands are both such files. Every problem is a ConfigError that
+names the file, the field and the fix; the file's name must match its id.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from consensus.errors import ConfigError
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Document(Generic[Model]):
+    front: Model
+    body: str
+    body_offset: int  # file lines before the body, for line numbers in later errors
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What a kind of file expects: its id field, and the fixes its errors suggest."""
+
+    id_field: str
+    keys_hint: str  # the keys a header lists, for "front matter is missing"
+    body_hint: str  # what the body holds, for "body is empty"
+    fixes: Mapping[str, str]
+    default_fix: str
+
+
+def read_document(text: str, *, path: str, model: type[Model], rules: Rules) -> Document[Model]:
+    header, body, offset = _split(text, path, rules)
+    try:
+        data = yaml.safe_load(header)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        raise ConfigError(path, "front matter", f"is not valid YAML{where}", fix=str(exc)) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(path, "front matter", "must be a mapping", fix="write 'key: value' lines")
+    try:
+        front = model.model_validate(data)
+    except ValidationError as exc:
+        raise _validation_error(path, exc, model, rules) from exc
+    ident = str(getattr(front, rules.id_field))
+    stem = Path(path).stem
+    if ident != stem:
+        raise ConfigError(
+            path,
+            rules.id_field,
+            f"'{ident}' does not match the file name '{stem}'",
+            fix=f"set '{rules.id_field}: {stem}' or rename the file to '{ident}.md'",
+        )
+    if not body.strip():
+        raise ConfigError(path, "body", "is empty", fix=f"write {rules.body_hint} after '---'")
+    return Document(front=front, body=body, body_offset=offset)
+
+
+def did_you_mean(name: str, known: list[str]) -> str:
+    """'did you mean 'x'? ' for a near miss (a prefix first), else ''."""
+    prefixed = [k for k in known if name and k.startswith(name.lower())]
+    close = prefixed or difflib.get_close_matches(name.lower(), known, n=1)
+    return f"did you mean '{close[0]}'? " if close else ""
+
+
+def _split(text: str, path: str, rules: Rules) -> tuple[str, str, int]:
+    """(YAML header, body, number of file lines before the body)."""
+    lines = text.removeprefix("\ufeff").replace("\r\n", "\n").split("\n")
+    if lines[0].strip() == "---":
+        for index, line in enumerate(lines[1:], start=1):
+            if line.rstrip() == "---":
+                return "\n".join(lines[1:index]), "\n".join(lines[index + 1 :]), index + 1
+    raise ConfigError(
+        path,
+        "front matter",
+        "is missing: the file must start with a '---' line and close it with another",
+        fix=f"start with '---', then {rules.keys_hint}, then '---'",
+    )
+
+
+def _validation_error(
+    path: str, exc: ValidationError, model: type[BaseModel], rules: Rules
+) -> ConfigError:
+    error = exc.errors()[0]
+    loc = [str(part) for part in error["loc"] if part != "[key]"]
+    key = ".".join(loc) or "front matter"
+    field = loc[0] if loc else ""
+    if error["type"] == "extra_forbidden":
+        known = list(model.model_fields)
+        hint = did_you_mean(field, known)
+        return ConfigError(path, key, "unknown key", fix=f"{hint}known keys: {', '.join(known)}")
+    problem = "is missing" if error["type"] == "missing" else str(error["msg"])
+    value: Any = error.get("input")
+    if error["type"] != "missing" and not isinstance(value, (dict, list)):
+        problem = f"{problem} (got {value!r})"
+    return ConfigError(path, key, problem, fix=rules.fixes.get(field, rules.default_fix))
