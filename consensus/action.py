@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -39,6 +39,7 @@ from consensus.models import Report, ReviewDiff
 from consensus.ports import (
     CommandHost,
     ComparingHost,
+    HostComment,
     PullRequestHost,
     PullRequestInfo,
     SourceReader,
@@ -135,7 +136,8 @@ def _review_pull_request(
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
         return 0
-    if _paused(host, info, inputs, log):
+    comments = host.issue_comments(number)  # read once: the pause check and the thread
+    if _paused(comments, info, inputs, log):
         return 0
     settings = _settings(host, info, inputs)
     fork = info.head_repo != info.base_repo
@@ -146,7 +148,7 @@ def _review_pull_request(
             f"Nothing was reviewed. For fork PRs use the safe setup: {_docs(env)}"
         )
         return 0
-    return _review_and_publish(env, inputs, host, info, settings, incremental, log)
+    return _review_and_publish(env, inputs, host, info, settings, incremental, comments, log)
 
 
 def _review_and_publish(
@@ -156,6 +158,7 @@ def _review_and_publish(
     info: PullRequestInfo,
     settings: Settings,
     incremental: bool,
+    issue_comments: Sequence[HostComment],
     log: Log,
 ) -> int:
     from consensus.chunking import split_large_hunks
@@ -178,7 +181,7 @@ def _review_and_publish(
     )
     diff = diff.model_copy(update={"skipped": (*diff.skipped, *pull.skipped)})
     thread = read_thread(
-        host.issue_comments(info.number),
+        issue_comments,
         host.review_comments(info.number),
         trusted_authors=[inputs.trusted_login] if inputs.trusted_login else [],
     )
@@ -225,10 +228,12 @@ def _review_and_publish(
     return exit_code(report, plan, inputs, log)
 
 
-def _paused(host: PullRequestHost, info: PullRequestInfo, inputs: ActionInputs, log: Log) -> bool:
+def _paused(
+    comments: Sequence[HostComment], info: PullRequestInfo, inputs: ActionInputs, log: Log
+) -> bool:
     """`/consensus pause` stops automatic reviews of this PR (the summary's state says so)."""
     trusted = [inputs.trusted_login] if inputs.trusted_login else []
-    thread = read_thread(host.issue_comments(info.number), [], trusted_authors=trusted)
+    thread = read_thread(comments, [], trusted_authors=trusted)
     paused = thread.state.paused
     if paused is not None:
         log(

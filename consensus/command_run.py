@@ -25,8 +25,16 @@ def review_now(context: Context) -> Section:
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
     if _no_keys(context.settings, context.env):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
+    comments = context.host.issue_comments(info.number)
     code = _review_and_publish(
-        context.env, context.inputs, context.host, info, context.settings, False, context.log
+        context.env,
+        context.inputs,
+        context.host,
+        info,
+        context.settings,
+        False,
+        comments,
+        context.log,
     )
     if code == 3:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
