@@ -38,6 +38,10 @@ def _litellm() -> ModuleType:
 
     litellm.suppress_debug_info = True
     litellm.telemetry = False
+    # Counting tokens must never touch the network: without this, litellm downloads the
+    # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
+    # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
+    litellm.disable_hf_tokenizer_download = True
     return litellm
 
 

@@ -206,3 +206,12 @@ def test_ollama_models_go_through_the_chat_endpoint() -> None:
     assert done.text == '{"findings": []}'
     sent = json.loads(route.calls.last.request.content)
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
+
+
+def test_counting_tokens_never_downloads_a_tokenizer() -> None:
+    from consensus.llm_client import LiteLLMTokenCounter
+
+    litellm = _litellm()
+    chosen = litellm.utils._select_tokenizer_helper(model="openai/llama-3.3-70b")
+    assert chosen["type"] == "openai_tokenizer"  # tiktoken, bundled: no Hugging Face fetch
+    assert LiteLLMTokenCounter().count("openai/llama-3.3-70b", "def f():\n    return 1\n") > 0
