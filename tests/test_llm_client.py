@@ -208,10 +208,13 @@ def test_ollama_models_go_through_the_chat_endpoint() -> None:
     assert [m["role"] for m in sent["messages"]] == ["system", "user"]
 
 
-def test_counting_tokens_never_downloads_a_tokenizer() -> None:
+def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
     from consensus.llm_client import LiteLLMTokenCounter
 
     litellm = _litellm()
-    chosen = litellm.utils._select_tokenizer_helper(model="openai/llama-3.3-70b")
-    assert chosen["type"] == "openai_tokenizer"  # tiktoken, bundled: no Hugging Face fetch
+    fetched: list[str] = []
+    monkeypatch.setattr(  # where litellm would fetch Llama's tokenizer from Hugging Face
+        litellm.utils, "_return_huggingface_tokenizer", lambda model: fetched.append(model)
+    )
     assert LiteLLMTokenCounter().count("openai/llama-3.3-70b", "def f():\n    return 1\n") > 0
+    assert fetched == []
