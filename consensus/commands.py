@@ -13,6 +13,7 @@ handler without a file) is a ConfigError naming the file and the field.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Mapping
 from enum import Enum
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
-from consensus.frontmatter import Rules, read_document
+from consensus.frontmatter import OneLine, Rules, read_document
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -55,25 +56,15 @@ class _FrontMatter(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(pattern=_NAME)
-    usage: str
-    summary: str
+    usage: OneLine
+    summary: OneLine
     permission: Permission
     spends_tokens: bool
     aliases: tuple[str, ...] = ()
 
-    @field_validator("usage", "summary", mode="after")
-    @classmethod
-    def _one_line(cls, value: str) -> str:
-        value = value.strip()
-        if not value or "\n" in value:
-            raise ValueError("must be one non-empty line")
-        return value
-
     @field_validator("aliases", mode="after")
     @classmethod
     def _alias_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
         for alias in value:
             if not re.match(_NAME, alias):
                 raise ValueError(f"alias {alias!r} must be a lowercase word")

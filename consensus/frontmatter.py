@@ -10,14 +10,24 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, ValidationError
 
 from consensus.errors import ConfigError
 
 Model = TypeVar("Model", bound=BaseModel)
+
+
+def _one_line(value: str) -> str:
+    value = value.strip()
+    if not value or "\n" in value:
+        raise ValueError("must be one non-empty line")
+    return value
+
+
+OneLine = Annotated[str, AfterValidator(_one_line)]  # a header field of one line of text
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,6 @@ class GuardedClient:
             raise ModelCallError(FailureKind.CIRCUIT_OPEN, "not called: provider failed repeatedly")
         stop = self._ledger.exhausted()
         if stop is not None:
-            self._ledger.stopped_calls += 1
             raise ModelCallError(FailureKind.BUDGET, f"not called: {stop}")
         try:
             completion = await self._inner.complete(request)

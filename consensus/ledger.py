@@ -21,7 +21,6 @@ class Ledger:
     budget: BudgetSettings
     tokens: int = 0
     cost_usd: float = 0.0
-    stopped_calls: int = 0  # calls not made because the budget was reached
     consecutive_failures: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     # Spend outside the fan-out (verification), per model, for the providers' report.
     verification: dict[str, Usage] = field(default_factory=lambda: defaultdict(Usage))

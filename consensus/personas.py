@@ -17,7 +17,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
-from consensus.frontmatter import Rules, did_you_mean, read_document
+from consensus.frontmatter import OneLine, Rules, did_you_mean, read_document
 from consensus.models import Category, Severity
 
 BUILTIN_SOURCE = "built-in"
@@ -52,18 +52,10 @@ class _FrontMatter(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID_PATTERN)
-    title: str
-    focus: str
+    title: OneLine
+    focus: OneLine
     categories: tuple[Category, ...] = Field(min_length=1)
     severity_guide: dict[Severity, str]
-
-    @field_validator("title", "focus", mode="after")
-    @classmethod
-    def _one_line(cls, value: str) -> str:
-        value = value.strip()
-        if not value or "\n" in value:
-            raise ValueError("must be one non-empty line")
-        return value
 
     @field_validator("categories", mode="after")
     @classmethod

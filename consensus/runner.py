@@ -9,7 +9,6 @@ no network, the same decisions.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -189,7 +188,3 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         ledger=unlimited,
         run_id=run_id,
     )
-
-
-def environment() -> Mapping[str, str]:
-    return os.environ
