@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from consensus.action import run  # noqa: E402
-from consensus.github_host import GitHubHost  # noqa: E402
+from consensus.action.main import run  # noqa: E402
+from consensus.adapters.github import GitHubHost  # noqa: E402
 from tests.fakes.github_server import FakeGitHub, PullRequest  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 

@@ -22,10 +22,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from consensus.journal import Journal  # noqa: E402
+from consensus.adapters.journal import Journal  # noqa: E402
+from consensus.adapters.recording import JournaledClient  # noqa: E402
 from consensus.ports import CompletionRequest, Message  # noqa: E402
-from consensus.recording import JournaledClient  # noqa: E402
-from tests.fakes.fake_model import FakeModelClient  # noqa: E402
+from consensus.testing import FakeModelClient  # noqa: E402
 
 REPLY = json.dumps(
     {

@@ -36,28 +36,17 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from consensus.align import LINE_WINDOW, MERGE_THRESHOLD, align, similarity  # noqa: E402
-from consensus.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
-from consensus.ledger import Ledger  # noqa: E402
-from consensus.models import (  # noqa: E402
-    Category,
-    ChangedFile,
-    Cluster,
-    DiffLine,
-    FileStatus,
-    Finding,
-    Hunk,
-    ModelReview,
-    ReviewDiff,
-    ScoredCluster,
-    Severity,
-    Status,
-)
-from consensus.pipeline import anchor_reader, coverage  # noqa: E402
+from consensus.decide.align import LINE_WINDOW, MERGE_THRESHOLD, align, similarity  # noqa: E402
+from consensus.decide.score import score  # noqa: E402
+from consensus.model.base import Category, FileStatus, Severity, Status  # noqa: E402
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff  # noqa: E402
+from consensus.model.findings import Cluster, Finding, ModelReview, ScoredCluster  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
-from consensus.score import score  # noqa: E402
-from consensus.verify import verify  # noqa: E402
-from tests.fakes.fake_model import FakeModelClient  # noqa: E402
+from consensus.review.ledger import Ledger  # noqa: E402
+from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
+from consensus.review.verify import verify  # noqa: E402
+from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
+from consensus.testing import FakeModelClient  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
 BUG_SPACING = 10  # true bugs of one file are at least this far apart

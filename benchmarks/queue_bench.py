@@ -25,8 +25,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from consensus.models import Severity  # noqa: E402
-from consensus.queue_edge import reconcile  # noqa: E402
+from consensus.model.base import Severity  # noqa: E402
+from consensus.queue.apply import reconcile  # noqa: E402
 from tests.fakes.github_server import FakeGitHub  # noqa: E402
 from tests.queue_world import BOTS, CODEOWNERS, CONFIG, REPO, Spec, add_pull, host  # noqa: E402
 

@@ -24,16 +24,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from consensus.align import align  # noqa: E402
-from consensus.chunking import split_large_hunks  # noqa: E402
-from consensus.config import ProviderSettings, Settings  # noqa: E402
-from consensus.diff_view import render_file  # noqa: E402
-from consensus.ingest import ingest  # noqa: E402
-from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter  # noqa: E402
-from consensus.models import Category, Finding, Severity  # noqa: E402
-from consensus.personas import load_personas, select_personas  # noqa: E402
-from consensus.pipeline import review  # noqa: E402
+from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter  # noqa: E402
+from consensus.decide.align import align  # noqa: E402
+from consensus.ingest.chunking import split_large_hunks  # noqa: E402
+from consensus.ingest.review_diff import ingest  # noqa: E402
+from consensus.ingest.view import render_file  # noqa: E402
+from consensus.model.base import Category, Severity  # noqa: E402
+from consensus.model.findings import Finding  # noqa: E402
 from consensus.ports import CompletionRequest, Message  # noqa: E402
+from consensus.review.pipeline import review  # noqa: E402
+from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
+from consensus.settings.personas import load_personas, select_personas  # noqa: E402
 from tests.fakes.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 
 PERSONAS = ("correctness", "security", "performance", "maintainability")

@@ -45,13 +45,13 @@ def synthetic_diff(files: int) -> str:
 
 def one_size(files: int) -> dict[str, float]:
     """Run inside a fresh process: time and memory of one review of `files` files."""
-    from consensus.chunking import split_large_hunks
-    from consensus.config import ProviderSettings, Settings
-    from consensus.ingest import ingest
-    from consensus.personas import load_personas, select_personas
-    from consensus.pipeline import review
+    from consensus.ingest.chunking import split_large_hunks
+    from consensus.ingest.review_diff import ingest
     from consensus.ports import CompletionRequest
-    from tests.fakes.fake_model import FakeModelClient
+    from consensus.review.pipeline import review
+    from consensus.settings.config import ProviderSettings, Settings
+    from consensus.settings.personas import load_personas, select_personas
+    from consensus.testing import FakeModelClient
 
     class Counter:  # 4 characters a token: the tokenizer's cost is litellm's, not ours
         def count(self, model: str, text: str) -> int:

@@ -1,3 +1,3 @@
-from consensus.cli import main
+from consensus.cli.main import main
 
 main()

@@ -4,6 +4,8 @@
     ├── UsageError                 bad flags or arguments (2)
     ├── ConfigError                .consensus.yml, persona or command file is wrong (2)
     ├── DiffError                  the diff cannot be read or obtained (2)
+    ├── JournalError               the run journal cannot be used: unknown run, bad inputs (2)
+    ├── GitHubError                a GitHub request failed or was refused; carries .status (3)
     └── ReviewImpossible           no provider answered, quorum not met, budget gone (3)
 
 Only the CLI's top level catches these broadly; everything else lets them travel.
@@ -49,3 +51,21 @@ class ReviewImpossible(ConsensusError):
     """No review could be made: no provider answered, or the budget ran out first."""
 
     exit_code = 3
+
+
+class JournalError(ConsensusError):
+    """The journal cannot be used (unknown run, unreadable inputs)."""
+
+
+class GitHubError(ConsensusError):
+    """A GitHub request failed after retries, or was refused (token, permission).
+
+    `status` is the HTTP status GitHub answered with, or None when it did not answer;
+    callers decide on it, never on the message's text.
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, status: int | None = None, fix: str | None = None):
+        super().__init__(message, fix=fix)
+        self.status = status

@@ -7,12 +7,15 @@ and a run journal can wrap any client without the core noticing.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
-from consensus.models import FailureKind, Usage
+from consensus.model.base import FailureKind
+from consensus.model.findings import Usage
+
+Log = Callable[[str], None]  # where an edge writes its one-line progress notes
 
 
 class Message(BaseModel):
@@ -160,45 +163,6 @@ class ReviewRejected(Exception):
         self.errors = errors
 
 
-class PullRequestHost(Protocol):
-    """The GitHub surface the Action uses, for one repository. Retries are its business;
-    what is left after them is a ConsensusError (or ReviewRejected from create_review)."""
-
-    def pull_request(self, number: int) -> PullRequestInfo: ...
-
-    def pull_files(self, number: int) -> list[PullFile]: ...
-
-    def read_file(self, path: str, ref: str) -> str | None: ...
-
-    def list_dir(self, path: str, ref: str) -> list[str] | None: ...
-
-    def issue_comments(self, number: int) -> list[HostComment]: ...
-
-    def create_issue_comment(self, number: int, body: str) -> HostComment: ...
-
-    def edit_issue_comment(self, comment_id: int, body: str) -> None: ...
-
-    def delete_issue_comment(self, comment_id: int) -> None: ...
-
-    def delete_review_comment(self, comment_id: int) -> None: ...
-
-    def review_comments(self, number: int) -> list[HostComment]: ...
-
-    def create_review(
-        self,
-        number: int,
-        *,
-        commit_sha: str,
-        body: str,
-        event: Literal["COMMENT", "REQUEST_CHANGES"],
-        comments: Sequence[InlineComment],
-    ) -> int: ...
-
-    def add_reaction(self, comment_id: int, content: str) -> None: ...
-
-    def add_labels(self, number: int, labels: Sequence[str]) -> None: ...
-
-
 class OpenPull(BaseModel):
     """One open pull request as the list endpoint shows it: enough to place it in the queue."""
 
@@ -229,24 +193,6 @@ class HostReview(BaseModel):
     body: str = ""
 
 
-class QueueHost(PullRequestHost, Protocol):
-    """What the agent-PR queue reads and writes besides the review surface."""
-
-    def default_branch(self) -> str: ...
-
-    def viewer_login(self) -> str | None: ...
-
-    def open_pulls(self) -> list[OpenPull]: ...
-
-    def pull_reviews(self, number: int) -> list[HostReview]: ...
-
-    def remove_label(self, number: int, label: str) -> None: ...
-
-    def request_reviewers(
-        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
-    ) -> None: ...
-
-
 class Comparison(BaseModel):
     """Two commits compared (`base...head`): GitHub's status and the files changed between."""
 
@@ -257,16 +203,85 @@ class Comparison(BaseModel):
     truncated: bool = False  # GitHub lists at most 300 files of a comparison
 
 
-class ComparingHost(PullRequestHost, Protocol):
-    """A host that can also compare two commits (for incremental reviews on a push)."""
+# --------------------------------------------------------------------------- GitHub, by role
+# One adapter (adapters/github.py) and one fake (testing.FakeGitHubHost) implement them all;
+# each function asks for the narrowest role it uses. Retries are the adapter's business:
+# what is left after them is a GitHubError (with .status), or ReviewRejected from
+# create_review.
+
+
+class PullReader(Protocol):
+    """Read one pull request and its repository's files at a commit."""
+
+    def pull_request(self, number: int) -> PullRequestInfo: ...
+
+    def pull_files(self, number: int) -> list[PullFile]: ...
+
+    def read_file(self, path: str, ref: str) -> str | None: ...
+
+    def list_dir(self, path: str, ref: str) -> list[str] | None: ...
 
     def compare(self, base: str, head: str) -> Comparison: ...
 
+    def default_branch(self) -> str: ...
 
-class CommandHost(ComparingHost, Protocol):
-    """What slash commands need besides the review surface: who may run them."""
+
+class ReviewWriter(Protocol):
+    """Post a review with inline comments, and read or remove our inline comments."""
+
+    def review_comments(self, number: int) -> list[HostComment]: ...
+
+    def create_review(
+        self,
+        number: int,
+        *,
+        commit_sha: str,
+        body: str,
+        event: Literal["COMMENT", "REQUEST_CHANGES"],
+        comments: Sequence[InlineComment],
+    ) -> int: ...
+
+    def delete_review_comment(self, comment_id: int) -> None: ...
+
+
+class Conversation(Protocol):
+    """The PR's conversation: comments, reactions, and who may run a command."""
+
+    def issue_comments(self, number: int) -> list[HostComment]: ...
+
+    def create_issue_comment(self, number: int, body: str) -> HostComment: ...
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None: ...
+
+    def delete_issue_comment(self, comment_id: int) -> None: ...
+
+    def add_reaction(self, comment_id: int, content: str) -> None: ...
 
     def collaborator_permission(self, login: str) -> str:
         """The user's permission on the repository: admin, maintain, write, triage, read or
         none (not a collaborator, or unknown). Never from the comment's author_association."""
         ...
+
+    def viewer_login(self) -> str | None:
+        """The login the token acts as; None when the token cannot ask (GITHUB_TOKEN)."""
+        ...
+
+
+class QueueWriter(Protocol):
+    """The agent-PR queue's state on GitHub: open PRs, reviews, labels, review requests."""
+
+    def open_pulls(self) -> list[OpenPull]: ...
+
+    def pull_reviews(self, number: int) -> list[HostReview]: ...
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None: ...
+
+    def remove_label(self, number: int, label: str) -> None: ...
+
+    def request_reviewers(
+        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
+    ) -> None: ...
+
+
+class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, Protocol):
+    """Every role at once: what a run holds, and hands out role by role."""

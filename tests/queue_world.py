@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from consensus.github_host import GitHubHost
-from consensus.models import Severity
-from consensus.publish import SUMMARY_MARKER, PublishState, TrackedFinding, encode_state
+from consensus.adapters.github import GitHubHost
+from consensus.model.base import Severity
+from consensus.publish.state import PublishState, TrackedFinding, encode_state
+from consensus.publish.thread import SUMMARY_MARKER
 from tests.fakes.github_server import FakeGitHub, JsonObject, PullRequest, human
 
 REPO = "acme/service"

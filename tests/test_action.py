@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from consensus.action import run
-from consensus.action_inputs import ActionInputs
+from consensus.action.main import run
+from consensus.adapters.github import GitHubHost
 from consensus.errors import UsageError
-from consensus.github_host import GitHubHost
+from consensus.settings.action_inputs import ActionInputs
 from tests.fakes.github_server import FakeGitHub, PullRequest
 
 REPO = "acme/service"
@@ -25,6 +25,12 @@ def github() -> Iterator[FakeGitHub]:
             number=3, head_sha="h" * 40, base_sha="b" * 40, files=[], draft=True
         )
         yield server
+
+
+USER = {"login": "alice", "type": "User"}
+COMMENT = {"id": 11, "body": "/consensus help", "user": USER}
+COMMENT_ON_ISSUE = {"issue": {"number": 5}, "comment": COMMENT}
+COMMENT_ON_PR = {"issue": {"number": 3, "pull_request": {"url": "…"}}, "comment": COMMENT}
 
 
 def env_for(tmp_path: Path, event: str, payload: dict[str, object]) -> dict[str, str]:
@@ -40,8 +46,8 @@ def env_for(tmp_path: Path, event: str, payload: dict[str, object]) -> dict[str,
 @pytest.mark.parametrize(
     ("event", "payload", "said"),
     [
-        ("issue_comment", {"action": "created"}, "not a pull request"),
-        ("issue_comment", {"action": "edited"}, "only new comments run commands"),
+        ("issue_comment", {"action": "created", **COMMENT_ON_ISSUE}, "not a pull request"),
+        ("issue_comment", {"action": "edited", **COMMENT_ON_PR}, "only new comments run commands"),
         ("push", {}, "is not handled"),
         ("pull_request", {"action": "labeled", "pull_request": {"number": 3}}, "nothing to review"),
     ],
@@ -65,7 +71,13 @@ def test_a_draft_is_skipped_unless_configured(tmp_path: Path, github: FakeGitHub
 
 def test_a_payload_that_is_not_a_pull_request_is_a_usage_error(tmp_path: Path) -> None:
     env = env_for(tmp_path, "pull_request", {"action": "opened"})
-    with pytest.raises(UsageError, match="not a pull_request event payload"):
+    with pytest.raises(UsageError, match="not a valid pull_request event payload: pull_request"):
+        run(env, log=lambda line: None)
+
+
+def test_a_comment_event_without_its_comment_names_the_missing_field(tmp_path: Path) -> None:
+    env = env_for(tmp_path, "issue_comment", {"action": "created", "issue": {"number": 3}})
+    with pytest.raises(UsageError, match="not a valid issue_comment event payload: comment: Field"):
         run(env, log=lambda line: None)
 
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.publish import SUMMARY_MARKER, decode_state
+from consensus.publish.state import decode_state
+from consensus.publish.thread import SUMMARY_MARKER
 from tests.fakes.github_server import FakeGitHub, PullRequest, human, load_pull_from_git
 from tests.fakes.provider_server import FakeProviderServer, Script, Step, error, prompt_text, reply
 

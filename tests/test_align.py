@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.align import COMPATIBLE_CATEGORIES, align, similarity
-from consensus.models import Category, Cluster, Finding, Severity
+from consensus.decide.align import COMPATIBLE_CATEGORIES, align, similarity
+from consensus.model.base import Category, Severity
+from consensus.model.findings import Cluster, Finding
 
 SEC, BUG, CONC = Category.SECURITY, Category.BUG, Category.CONCURRENCY
 CRIT, HIGH, MED, LOW = Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW

@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.audit import audit
-from consensus.models import (
-    Category,
-    ChangedFile,
-    DiffLine,
-    DroppedFinding,
-    FileStatus,
-    Finding,
-    Hunk,
-    ReplyFinding,
-    ReviewDiff,
-    ReviewReply,
-    Severity,
-)
+from consensus.model.base import Category, FileStatus, Severity
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
+from consensus.model.findings import DroppedFinding, Finding
+from consensus.model.reply import ReplyFinding, ReviewReply
+from consensus.review.audit import audit
 
 
 def hunk(old_start: int, new_start: int, body: str) -> Hunk:

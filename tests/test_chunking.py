@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from consensus.chunking import plan_chunks, render_chunk, split_large_hunks
-from consensus.diff_view import render_file
-from consensus.models import ChangedFile, DiffLine, FileStatus, Hunk, ReviewDiff
+from consensus.ingest.chunking import plan_chunks, render_chunk, split_large_hunks
+from consensus.ingest.view import render_file
+from consensus.model.base import FileStatus
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 
 
 def words(text: str) -> int:

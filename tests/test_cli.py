@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from consensus.cli import cli
+from consensus.cli.main import cli
 from tests.fakes.provider_server import FakeProviderServer, Script, error, reply
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def invoke(*args: str, cwd: Path, stdin: str | None = None) -> Result:
 
 def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> None:
     probe = (
-        "import sys; from consensus.cli import cli; "
+        "import sys; from consensus.cli.main import cli; "
         "from click.testing import CliRunner, Result; "
         "r = CliRunner().invoke(cli, ['--help']); print(r.output); "
         "print('litellm loaded' if 'litellm' in sys.modules else 'litellm not loaded'); "
@@ -55,8 +55,9 @@ def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> No
 
 def test_the_core_never_imports_litellm_or_pygithub() -> None:
     probe = (
-        "import sys; import consensus.pipeline, consensus.render, consensus.ingest, "
-        "consensus.publish, consensus.action, consensus.pr_diff, consensus.render.summary; "
+        "import sys; import consensus.review.pipeline, consensus.render, consensus.decide.align, "
+        "consensus.ingest.review_diff, consensus.publish.plan, consensus.publish.summary, "
+        "consensus.action.main, consensus.app.commands, consensus.ingest.pull_diff; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'github')))"
     )
     out = subprocess.run(

@@ -14,17 +14,18 @@ from typing import Any
 
 import pytest
 
-from consensus.models import Category, Severity, Status, VerdictKind
-from consensus.publish import SUMMARY_MARKER, decode_state
-from consensus.thread_state import (
+from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.publish.state import (
     FindingRecord,
     MemberNote,
     PublishState,
     TrackedFinding,
     VerificationNote,
     VoteNote,
+    decode_state,
     encode_state,
 )
+from consensus.publish.thread import SUMMARY_MARKER
 from tests.fakes.github_server import BOT, FakeGitHub, human, load_pull_from_git
 from tests.fakes.provider_server import FakeProviderServer, Script
 from tests.test_action_e2e import (

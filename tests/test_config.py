@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from consensus.config import (
+from consensus.errors import ConfigError
+from consensus.model.base import Severity
+from consensus.settings.config import (
     ProviderSettings,
     Settings,
     load_config,
     parse_settings,
     resolve_providers,
 )
-from consensus.errors import ConfigError
-from consensus.models import Severity
 
 FULL_EXAMPLE = """
 threshold: 0.75

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.align import align
-from consensus.detections import detections, settle, text_addressed_to_ai
-from consensus.ingest import ingest
-from consensus.models import Category, Finding, Severity, Status
-from consensus.score import score
+from consensus.decide.align import align
+from consensus.decide.score import score
+from consensus.ingest.detections import detections, settle, text_addressed_to_ai
+from consensus.ingest.review_diff import ingest
+from consensus.model.base import Category, Severity, Status
+from consensus.model.findings import Finding
 
 
 def diff_adding(*lines: str, removed: tuple[str, ...] = ()) -> str:

@@ -1,4 +1,4 @@
-"""consensus.diff: unified diff → ChangedFile / SkippedFile, without ever crashing."""
+"""consensus.ingest.parse: unified diff → ChangedFile / SkippedFile, without ever crashing."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.diff import parse_diff
-from consensus.diff_view import render_file
 from consensus.errors import DiffError
-from consensus.models import ChangedFile, FileStatus
+from consensus.ingest.parse import parse_diff
+from consensus.ingest.view import render_file
+from consensus.model.base import FileStatus
+from consensus.model.diff import ChangedFile
 
 MODIFIED_PY = """\
 diff --git a/src/app/db.py b/src/app/db.py

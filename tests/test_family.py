@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.config import ProviderSettings, duplicate_model_warnings
-from consensus.family import base_model, infer_family
+from consensus.settings.config import ProviderSettings, duplicate_model_warnings
+from consensus.settings.family import base_model, infer_family
 
 
 @pytest.mark.parametrize(

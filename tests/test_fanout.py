@@ -5,24 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 
-from consensus.config import BudgetSettings, ProviderSettings
-from consensus.fanout import ReviewCall, fan_out
-from consensus.guard import GuardedClient
-from consensus.ledger import Ledger
-from consensus.models import (
-    ChangedFile,
-    Chunk,
-    ChunkPart,
-    DiffLine,
-    FailureKind,
-    FileStatus,
-    Hunk,
-    ModelFailure,
-    ModelReview,
-    ReviewDiff,
-)
+from consensus.model.base import FailureKind, FileStatus
+from consensus.model.diff import ChangedFile, Chunk, ChunkPart, DiffLine, Hunk, ReviewDiff
+from consensus.model.findings import ModelFailure, ModelReview
 from consensus.ports import CompletionRequest, Message, ModelCallError
-from tests.fakes.fake_model import FakeModelClient, rate_limited
+from consensus.review.fanout import ReviewCall, fan_out
+from consensus.review.guard import GuardedClient
+from consensus.review.ledger import Ledger
+from consensus.settings.config import BudgetSettings, ProviderSettings
+from consensus.testing import FakeModelClient, rate_limited
 
 DB_PY = ChangedFile(
     path="src/app/db.py",

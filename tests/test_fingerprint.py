@@ -9,9 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from consensus.align import align
-from consensus.fingerprint import disambiguate, fingerprint
-from consensus.models import Category, Finding, Severity
+from consensus.decide.align import align
+from consensus.decide.fingerprint import disambiguate, fingerprint
+from consensus.model.base import Category, Severity
+from consensus.model.findings import Finding
 
 CODE = '    cursor.execute(f"SELECT * FROM users WHERE id = {user_id}")\n'
 

@@ -7,12 +7,12 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.audit import red_flag
-from consensus.config import Settings, parse_settings
-from consensus.detections import text_addressed_to_ai
 from consensus.errors import ConfigError, DiffError
-from consensus.ingest import ingest
-from consensus.models import ReplyFinding
+from consensus.ingest.detections import text_addressed_to_ai
+from consensus.ingest.review_diff import ingest
+from consensus.model.reply import ReplyFinding
+from consensus.review.audit import red_flag
+from consensus.settings.config import Settings, parse_settings
 
 yaml_like = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),

@@ -1,4 +1,4 @@
-"""consensus.gitdiff against real temporary git repositories."""
+"""consensus.adapters.git against real temporary git repositories."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from consensus.diff import parse_diff
+from consensus.adapters.git import default_base, git_diff, read_gitattributes, repo_root
 from consensus.errors import DiffError
-from consensus.gitdiff import default_base, git_diff, read_gitattributes, repo_root
-from consensus.models import FileStatus
+from consensus.ingest.parse import parse_diff
+from consensus.model.base import FileStatus
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
 MODULE = "".join(f"def handler_{i}(event):\n    return process(event, {i})\n\n" for i in range(30))

@@ -7,7 +7,9 @@ from collections.abc import Iterator
 import pytest
 from github import GithubException
 
-from consensus.github_host import GitHubError, GitHubHost, retry_wait
+from consensus.adapters.github import GitHubHost
+from consensus.adapters.github_wire import retry_wait
+from consensus.errors import GitHubError
 from consensus.ports import InlineComment, ReviewRejected
 from tests.fakes.github_server import FakeGitHub, PullRequest, human
 

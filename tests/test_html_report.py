@@ -18,23 +18,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from consensus.cli import cli
-from consensus.html_report import Cell, cell, render_html
-from consensus.journal import Journal
-from consensus.models import (
-    Category,
-    ProviderReport,
-    Quorum,
-    Report,
-    ReportFinding,
-    Severity,
-    Status,
-    VerdictKind,
-    Verification,
-    Vote,
-    Votes,
-)
-from consensus.runner import consensus_home
+from consensus.adapters.journal import Journal
+from consensus.app.wiring import consensus_home
+from consensus.cli.main import cli
+from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.findings import Verification, Vote
+from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
+from consensus.render.html import Cell, cell, render_html
 from tests.fakes.provider_server import FakeProviderServer, Script
 from tests.test_e2e_journal import command, env_for, run_cli
 from tests.test_e2e_review import repo, script_panel, write_config

@@ -1,4 +1,4 @@
-"""consensus.ingest: parse → select → redact, composed into one ReviewDiff."""
+"""consensus.ingest.review_diff: parse → select → redact, composed into one ReviewDiff."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.errors import DiffError
-from consensus.ingest import ingest
-from consensus.models import FileStatus, ReviewDiff
+from consensus.ingest.review_diff import ingest
+from consensus.model.base import FileStatus
+from consensus.model.diff import ReviewDiff
 from tests.test_diff import ADDED_JS, BINARY_PNG, DELETED, MODIFIED_PY, PURE_RENAME
 
 TOKEN = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from consensus.journal import Journal, JournalError, call_digest
-from consensus.models import FailureKind
+from consensus.adapters.journal import Journal, JournalError, call_digest
+from consensus.adapters.recording import JournaledClient, JournaledSource
+from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
-from consensus.recording import JournaledClient, JournaledSource
-from tests.fakes.fake_model import FakeModelClient, rate_limited
+from consensus.testing import FakeModelClient, rate_limited
 
 
 def ask(text: str, model: str = "openai/gpt-5.1") -> CompletionRequest:
@@ -188,7 +188,7 @@ def test_the_oldest_finished_runs_go_when_the_journal_is_too_large(journal: Jour
 def test_files_read_for_verification_reach_the_journal_redacted(
     journal: Journal, tmp_path: Path
 ) -> None:
-    from consensus.recording import RedactedSource
+    from consensus.adapters.recording import RedactedSource
 
     token = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"
 

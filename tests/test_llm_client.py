@@ -11,8 +11,8 @@ import httpx
 import pytest
 import respx
 
-from consensus.llm_client import LiteLLMClient, _litellm
-from consensus.models import FailureKind
+from consensus.adapters.llm import LiteLLMClient, _litellm
+from consensus.model.base import FailureKind
 from consensus.ports import CompletionRequest, Message, ModelCallError
 
 OPENAI = "https://api.openai.com/v1/chat/completions"
@@ -209,7 +209,7 @@ def test_ollama_models_go_through_the_chat_endpoint() -> None:
 
 
 def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
-    from consensus.llm_client import LiteLLMTokenCounter
+    from consensus.adapters.llm import LiteLLMTokenCounter
 
     litellm = _litellm()
     fetched: list[str] = []

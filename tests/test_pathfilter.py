@@ -1,4 +1,4 @@
-"""consensus.pathfilter: config globs, default skips, and the explicit-include override."""
+"""consensus.ingest.pathfilter: config globs, default skips, and the explicit-include override."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.models import ChangedFile, DiffLine, FileStatus, Hunk
-from consensus.pathfilter import Glob, parse_gitattributes, select_files
+from consensus.ingest.pathfilter import Glob, parse_gitattributes, select_files
+from consensus.model.base import FileStatus
+from consensus.model.diff import ChangedFile, DiffLine, Hunk
 
 
 def _file(path: str, *texts: str) -> ChangedFile:

@@ -8,8 +8,8 @@ import pytest
 from pydantic import ValidationError
 
 from consensus.errors import ConfigError, ConsensusError
-from consensus.models import Category, Severity
-from consensus.personas import (
+from consensus.model.base import Category, Severity
+from consensus.settings.personas import (
     BUILTIN_SOURCE,
     Persona,
     builtin_persona_dir,

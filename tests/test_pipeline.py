@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 
-from consensus.config import ProviderSettings, Settings
-from consensus.ingest import ingest
-from consensus.models import Report, Status
-from consensus.personas import load_personas, select_personas
+from consensus.ingest.review_diff import ingest
+from consensus.model.base import Status
+from consensus.model.report import Report
 from consensus.ports import CompletionRequest
-from tests.fakes.fake_model import FakeModelClient, timed_out
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import load_personas, select_personas
+from consensus.testing import FakeModelClient, timed_out
 
 DIFF = """\
 diff --git a/src/app/db.py b/src/app/db.py
@@ -60,7 +61,7 @@ def sql(line: int, title: str) -> str:
 
 
 def run(client: FakeModelClient, **kwargs: object) -> Report:
-    from consensus.pipeline import review
+    from consensus.review.pipeline import review
 
     personas = select_personas(load_personas([]), ["correctness", "security"])
     settings = Settings(personas=("correctness", "security"))

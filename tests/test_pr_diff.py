@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.ingest import ingest
-from consensus.models import FileStatus
+from consensus.ingest.pull_diff import OMITTED_PATCH, build_pull_diff, git_sections, host_hunks
+from consensus.ingest.review_diff import ingest
+from consensus.model.base import FileStatus
 from consensus.ports import PullFile
-from consensus.pr_diff import OMITTED_PATCH, build_pull_diff, git_sections, host_hunks
 
 PATCH = "@@ -1,2 +1,3 @@\n a\n+b\n c"
 GIT = (

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from consensus.models import ReviewReply
-from consensus.prompt import diff_nonce, review_messages, review_schema
+from consensus.model.reply import ReviewReply
+from consensus.review.prompt import diff_nonce, review_messages, review_schema
 
 DIFF_TEXT = """## File: src/app/db.py (modified)
 @@ -40,3 +40,4 @@ def get_user(user_id):

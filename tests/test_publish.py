@@ -4,36 +4,28 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.config import PublishSettings
-from consensus.models import (
-    Category,
-    Quorum,
-    Report,
-    ReportFinding,
-    Severity,
-    Status,
-    Verification,
-    Votes,
-)
+from consensus.ingest.hunks import right_side_hunks
+from consensus.model.base import Category, Severity, Status
+from consensus.model.findings import Verification
+from consensus.model.report import Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
-from consensus.publish import (
-    SUMMARY_MARKER,
+from consensus.publish.plan import (
     Placement,
     PlannedReview,
-    PublishState,
-    PullRequestThread,
-    TrackedFinding,
-    decode_state,
-    encode_state,
-    fingerprint_marker,
     inline_body,
     move_to_summary,
     plan_publish,
-    read_thread,
-    right_side_hunks,
     suspect_comments,
 )
-from consensus.render.summary import GITHUB_LIMIT, render_summary
+from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
+from consensus.publish.summary import GITHUB_LIMIT, render_summary
+from consensus.publish.thread import (
+    SUMMARY_MARKER,
+    PullRequestThread,
+    fingerprint_marker,
+    read_thread,
+)
+from consensus.settings.config import PublishSettings
 
 HEAD = "a" * 40
 HUNKS = {"app.py": [frozenset(range(10, 21)), frozenset(range(40, 46))]}
@@ -404,7 +396,7 @@ def test_the_summary_stays_under_githubs_limit_and_keeps_its_state() -> None:
 
 
 def test_what_two_concurrent_runs_both_posted_is_found_and_the_oldest_kept() -> None:
-    from consensus.publish import duplicates, fingerprint_marker
+    from consensus.publish.thread import duplicates, fingerprint_marker
 
     marker = fingerprint_marker("0123456789abcdef")
     other = fingerprint_marker("fedcba9876543210")

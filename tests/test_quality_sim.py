@@ -27,13 +27,14 @@ from benchmarks.quality_bench import (
     verifier,
     with_voting,
 )
-from consensus.align import align
-from consensus.config import ProviderSettings
-from consensus.ledger import Ledger
-from consensus.models import ModelReview, ScoredCluster, Severity, Status
-from consensus.pipeline import coverage
-from consensus.score import score
-from consensus.verify import ahead_by_for, verify
+from consensus.decide.align import align
+from consensus.decide.score import score
+from consensus.model.base import Severity, Status
+from consensus.model.findings import ModelReview, ScoredCluster
+from consensus.review.ledger import Ledger
+from consensus.review.pipeline import coverage
+from consensus.review.verify import ahead_by_for, verify
+from consensus.settings.config import ProviderSettings
 
 SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from consensus.codeowners import owners_of, parse_codeowners
-from consensus.config import QueueSettings, parse_settings
 from consensus.errors import ConfigError
-from consensus.models import Severity
+from consensus.model.base import Severity
 from consensus.ports import OpenPull
-from consensus.queue import (
+from consensus.queue.codeowners import owners_of, parse_codeowners
+from consensus.queue.plan import ChangeKind, comment_body, plan_changes, render_queue_table
+from consensus.queue.standing import (
     WHOLE_FILE,
     AgentPull,
     FileChange,
@@ -25,7 +25,7 @@ from consensus.queue import (
     patch_spans,
     risk_of,
 )
-from consensus.queue_plan import ChangeKind, comment_body, plan_changes, render_queue_table
+from consensus.settings.config import QueueSettings, parse_settings
 
 HIGH, MEDIUM = Severity.HIGH, Severity.MEDIUM
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from consensus.github_host import GitHubError
-from consensus.queue import QueueStatus
-from consensus.queue_edge import queue_markdown, reconcile
+from consensus.errors import GitHubError
+from consensus.queue.apply import queue_markdown, reconcile
+from consensus.queue.standing import QueueStatus
 from tests.fakes.github_server import FakeGitHub, human
 from tests.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 
@@ -233,7 +233,7 @@ def test_the_action_reconciles_on_schedule(github: FakeGitHub, tmp_path: Path) -
 def test_closed_and_reviewed_events_reconcile(
     github: FakeGitHub, tmp_path: Path, event: str, action: str
 ) -> None:
-    from consensus.action import run as action_run
+    from consensus.action.main import run as action_run
 
     run(github)
     github.close_pull(REPO, 4, merged=True)
@@ -250,12 +250,23 @@ def test_closed_and_reviewed_events_reconcile(
 
 
 def test_after_a_review_only_an_agent_pr_moves_the_queue(github: FakeGitHub) -> None:
-    from consensus.queue_edge import run_in_action
+    from consensus.app.queue import run_in_action
+    from consensus.model.events import PullRequestEvent
 
     env = {"GITHUB_REPOSITORY": REPO}
-    person = {"pull_request": {"user": {"login": "carol", "type": "User"}, "labels": []}}
-    assert run_in_action(env, host(github), lambda line: None, why="t", pull_payload=person) == 0
+    person = PullRequestEvent.model_validate(
+        {"pull_request": {"number": 3, "user": {"login": "carol", "type": "User"}, "labels": []}}
+    )
+    assert run_in_action(env, host(github), lambda line: None, why="t", pull=person) == 0
     assert github.requests == []  # a human's unlabelled PR costs no request
-    agent = {"pull_request": {"user": {"login": "codex[bot]", "type": "Bot"}, "labels": []}}
-    assert run_in_action(env, host(github), lambda line: None, why="t", pull_payload=agent) == 0
+    agent = PullRequestEvent.model_validate(
+        {
+            "pull_request": {
+                "number": 4,
+                "user": {"login": "codex[bot]", "type": "Bot"},
+                "labels": [],
+            }
+        }
+    )
+    assert run_in_action(env, host(github), lambda line: None, why="t", pull=agent) == 0
     assert labels(github)[4] == READY

@@ -1,4 +1,4 @@
-"""consensus.redact: secrets never reach a provider; line numbers never move.
+"""consensus.ingest.redact: secrets never reach a provider; line numbers never move.
 
 Secrets are assembled from pieces so that this file itself does not look like a leak to
 secret scanners.
@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.diff import parse_diff
 from consensus.errors import ConfigError
-from consensus.models import ChangedFile
-from consensus.redact import redact_files, redact_text
+from consensus.ingest.parse import parse_diff
+from consensus.ingest.redact import redact_files, redact_text
+from consensus.model.diff import ChangedFile
 
 AWS_KEY_ID = "AKIA" + "Q3ZL7XW2RPT4MN8K"
 AWS_SECRET = "Jx7+Kd2pLq9Wm4Rt6Yb1" + "Nc3Vf8Hs5Gz0Ae2Uo7Ti"

@@ -12,21 +12,10 @@ import jsonschema
 import pytest
 
 from consensus.errors import UsageError
-from consensus.models import (
-    Category,
-    DroppedFinding,
-    ProviderReport,
-    Quorum,
-    Redaction,
-    Report,
-    ReportFinding,
-    Severity,
-    SkippedFile,
-    Stats,
-    Status,
-    VerificationCounts,
-    Votes,
-)
+from consensus.model.base import Category, Severity, Status
+from consensus.model.diff import Redaction, SkippedFile
+from consensus.model.findings import DroppedFinding, Verification
+from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.render import FORMATS, render
 from consensus.render.markdown import ZWJ, escape_markdown_text
 
@@ -104,7 +93,7 @@ def finding(
     body: str = "The query interpolates `name` directly.\n\nUse a bound parameter instead.",
     votes: tuple[int, int] = (2, 2),
     reason: str = "",
-    verification: VerificationCounts | None = None,
+    verification: Verification | None = None,
 ) -> ReportFinding:
     return ReportFinding(
         id=f"F{number}",
@@ -141,7 +130,7 @@ def make_report(
                 category=Category.SECURITY,
                 title="Token compared with ==",
                 votes=(1, 2),
-                verification=VerificationCounts(confirmed=3, refuted=1),
+                verification=Verification(confirmed=3, refuted=1),
             ),
             finding(
                 3,
@@ -179,7 +168,7 @@ def make_report(
                 line=5,
                 title="Refuted null dereference",
                 votes=(1, 2),
-                verification=VerificationCounts(confirmed=0, refuted=3),
+                verification=Verification(confirmed=0, refuted=3),
             ),
         ]
     providers = [
@@ -602,7 +591,8 @@ def test_sarif_uri_is_percent_encoded(validator: jsonschema.protocols.Validator)
 
 
 def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None:
-    from consensus.models import VerdictKind, Verification, Vote
+    from consensus.model.base import VerdictKind
+    from consensus.model.findings import Verification, Vote
 
     record = Verification(
         confirmed=2,

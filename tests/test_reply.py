@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.models import Category, Severity
-from consensus.reply import (
+from consensus.model.base import Category, Severity
+from consensus.review.reply import (
     MAX_REPLY_CHARS,
     ParsedReview,
     ReplyError,

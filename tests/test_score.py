@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.fingerprint import fingerprint
-from consensus.models import Category, Cluster, Finding, Severity, Status
-from consensus.score import needed_votes, score
+from consensus.decide.fingerprint import fingerprint
+from consensus.decide.score import needed_votes, score
+from consensus.model.base import Category, Severity, Status
+from consensus.model.findings import Cluster, Finding
 
 PATH = "src/app/db.py"
 ALL4 = frozenset({"openai", "anthropic", "google", "qwen"})

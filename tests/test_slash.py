@@ -12,18 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.command_replies import safe_url
-from consensus.commands import (
-    README_END,
-    README_START,
-    builtin_command_dir,
-    load_commands,
-    parse_command,
-    readme_block,
-)
 from consensus.errors import ConfigError
-from consensus.render.state_section import END, START, rewrite_summary
-from consensus.slash import (
+from consensus.publish.replies import safe_url
+from consensus.publish.slash import (
     GRAMMARS,
     MAX_COMMANDS,
     ArgumentError,
@@ -32,7 +23,16 @@ from consensus.slash import (
     find_invocations,
     parse_arguments,
 )
-from consensus.thread_state import Dismissal, Pause, PublishState, decode_state, encode_state
+from consensus.publish.state import Dismissal, Pause, PublishState, decode_state, encode_state
+from consensus.publish.state_section import END, START, rewrite_summary
+from consensus.settings.commands import (
+    README_END,
+    README_START,
+    builtin_command_dir,
+    load_commands,
+    parse_command,
+    readme_block,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,28 +9,16 @@ from collections.abc import Iterable, Sequence
 
 import pytest
 
-from consensus.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
-from consensus.context import code_context
-from consensus.guard import GuardedClient
-from consensus.ledger import Ledger
-from consensus.models import (
-    Category,
-    ChangedFile,
-    Cluster,
-    DiffLine,
-    FileStatus,
-    Finding,
-    Hunk,
-    ReviewDiff,
-    ScoredCluster,
-    Severity,
-    Status,
-    VerdictKind,
-    Vote,
-)
+from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
+from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.ports import CompletionRequest, ModelCallError
-from consensus.verify import ahead_by_for, choose_inspector, decide, max_votes_for, verify
-from tests.fakes.fake_model import FakeModelClient, rate_limited
+from consensus.review.context import code_context
+from consensus.review.guard import GuardedClient
+from consensus.review.ledger import Ledger
+from consensus.review.verify import ahead_by_for, choose_inspector, decide, max_votes_for, verify
+from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
+from consensus.testing import FakeModelClient, rate_limited
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 

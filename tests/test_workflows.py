@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from consensus.action_inputs import ENV_INPUTS
+from consensus.settings.action_inputs import ENV_INPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 ACTION = ROOT / "action.yml"

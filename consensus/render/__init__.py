@@ -9,7 +9,7 @@ sarif     SARIF 2.1.0 for code-scanning tools
 from __future__ import annotations
 
 from consensus.errors import UsageError
-from consensus.models import Report
+from consensus.model.report import Report
 from consensus.render.jsonreport import render_json
 from consensus.render.markdown import render_markdown
 from consensus.render.sarif import render_sarif

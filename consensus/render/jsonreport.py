@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel
 
-from consensus.models import Report
+from consensus.model.report import Report
 
 # The order PRODUCT.md §5 shows; anything else follows in model order.
 TOP_ORDER = ("version", "run_id", "findings", "providers", "stats")

@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 
 from consensus import __version__
-from consensus.models import Report, ReportFinding, Status
+from consensus.model.base import Status
+from consensus.model.report import Report, ReportFinding
 from consensus.render.text import (
     context_lines,
     format_cost,

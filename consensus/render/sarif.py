@@ -12,7 +12,8 @@ import json
 from urllib.parse import quote
 
 from consensus import __version__
-from consensus.models import Category, Report, ReportFinding, Severity, Status
+from consensus.model.base import Category, Severity, Status
+from consensus.model.report import Report, ReportFinding
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/consensus-review/"

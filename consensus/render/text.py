@@ -18,7 +18,8 @@ from collections.abc import Iterable
 
 import click
 
-from consensus.models import Report, ReportFinding, Severity, Status
+from consensus.model.base import Severity, Status
+from consensus.model.report import Report, ReportFinding
 
 BODY_WIDTH = 88
 BODY_MAX_LINES = 6

@@ -1,0 +1,93 @@
+"""`consensus action`: the GitHub Actions face. Reads the event, hands it to app/.
+
+Dispatches on GITHUB_EVENT_NAME: `pull_request` (opened, synchronize, reopened,
+ready_for_review) is reviewed and published (app.pull_review), then agent PRs move in the
+queue; `issue_comment` runs slash commands (app.commands); `schedule`,
+`workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
+(app.queue).
+
+Exit codes as the CLI: 0 done, 1 findings at or above fail-on, 2 configuration, 3 no
+review (no provider answered, quorum not met) unless on-no-review is "warn".
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TypeVar
+
+from pydantic import ValidationError
+
+from consensus.app.commands import handle_comment
+from consensus.app.pull_review import review_pull_request
+from consensus.app.queue import run_in_action
+from consensus.app.wiring import github_host
+from consensus.errors import ConsensusError, UsageError
+from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
+from consensus.ports import GitHubPort, Log
+from consensus.settings.action_inputs import ActionInputs
+
+REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
+PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
+QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
+P = TypeVar("P", bound=Payload)
+
+
+def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> int:
+    """Handle the event in `env`; the exit code. `host` is built from `env` when not given."""
+    event = env.get("GITHUB_EVENT_NAME", "")
+    if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
+        log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
+        return 0
+    _need(env, "GITHUB_REPOSITORY")
+    inputs = ActionInputs.from_env(env)
+    host = host or github_host(env, log=log, write_interval_s=inputs.post_interval_s)
+    if event == "issue_comment":
+        return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
+    if event in QUEUE_EVENTS:
+        return run_in_action(env, host, log, why=event)
+    pull = read_event(env, PullRequestEvent)
+    if pull.action == "closed":
+        return run_in_action(env, host, log, why=f"#{pull.pull_request.number} closed")
+    if pull.action not in REVIEW_ACTIONS:
+        log(
+            f"{event} '{pull.action}': nothing to review (reviews run on {sorted(REVIEW_ACTIONS)})."
+        )
+        return 0
+    incremental = pull.action == "synchronize" and not inputs.full_review
+    number = pull.pull_request.number
+    code = review_pull_request(
+        env, inputs, host, number, event=event, incremental=incremental, log=log
+    )
+    try:  # the gate result of an agent PR moves the queue; the review is published either way
+        run_in_action(env, host, log, why="after its review", pull=pull)
+    except ConsensusError as exc:
+        log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
+    return code
+
+
+def read_event(env: Mapping[str, str], model: type[P]) -> P:
+    """The event file as `model`; a UsageError naming the file and the field otherwise."""
+    path = _need(env, "GITHUB_EVENT_PATH")
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"GITHUB_EVENT_PATH {path}: cannot read the event: {exc}") from exc
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(the payload)"
+        event = env.get("GITHUB_EVENT_NAME", "")
+        raise UsageError(
+            f"GITHUB_EVENT_PATH {path}: not a valid {event} event payload: {where}: {first['msg']}",
+            fix="give the step the event file GitHub wrote for this run",
+        ) from exc
+
+
+def _need(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    if not value:
+        raise UsageError(f"{name} is not set", fix="run `consensus action` inside GitHub Actions")
+    return value

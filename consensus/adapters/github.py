@@ -1,0 +1,397 @@
+"""The GitHub REST adapter: the only module that imports PyGithub.
+
+`GitHubHost` implements the `PullRequestHost` port for one repository. PyGithub brings
+authentication, `base_url` (GitHub Enterprise Server, test servers) and the pacing of
+writes GitHub asks for (`seconds_between_writes`, about 1 s); its own urllib3 retries are
+off, because this adapter retries narrowly and boundedly with tenacity:
+
+- 5xx answers and dropped connections;
+- 429, and 403 secondary or primary rate limits, waiting for `Retry-After` or
+  `X-RateLimit-Reset` (capped: a wait longer than `max_wait_s` gives up and says so).
+
+A POST is retried after a 5xx only once a read shows it did not land, so a review or a
+summary comment is never posted twice. Whatever fails after the retries becomes a
+`GitHubError` naming the request and a fix; a 422 on a review is `ReviewRejected`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+from urllib.parse import quote
+
+import requests
+from github import Auth, Github, GithubException
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from consensus.adapters.github_wire import (
+    header_value,
+    host_comment,
+    host_review,
+    http_status,
+    inline_json,
+    is_rate_limited,
+    is_transient,
+    message_of,
+    missing_comment,
+    open_pull,
+    pull_file,
+    retry_wait,
+)
+from consensus.errors import GitHubError
+from consensus.ports import (
+    Comparison,
+    HostComment,
+    HostReview,
+    InlineComment,
+    OpenPull,
+    PullFile,
+    PullRequestInfo,
+    ReviewRejected,
+)
+
+T = TypeVar("T")
+
+PER_PAGE = 100
+MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
+MAX_COMPARE_FILES = 300  # … and of a comparison of two commits
+MAX_FILE_BYTES = 2_000_000
+_NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+class GitHubHost:
+    """`PullRequestHost` over GitHub's REST API for `repo` ("owner/name")."""
+
+    def __init__(
+        self,
+        repo: str,
+        *,
+        token: str,
+        base_url: str = "https://api.github.com",
+        write_interval_s: float = 1.0,
+        attempts: int = 5,
+        backoff_s: float = 1.0,
+        max_wait_s: float = 120.0,
+        timeout_s: int = 30,
+        sleep: Callable[[float], None] = time.sleep,
+        log: Callable[[str], None] = lambda line: None,
+        conditional: bool = False,
+    ) -> None:
+        self.repo = repo
+        # url → (ETag, headers, data): with `conditional`, a GET read before is sent with
+        # If-None-Match, and a 304 (which GitHub does not count against the rate limit)
+        # answers from here.
+        self._etags: dict[str, tuple[str, dict[str, Any], Any]] | None = None
+        if conditional:
+            self._etags = {}
+        self._client = Github(
+            auth=Auth.Token(token) if token else None,
+            base_url=base_url.rstrip("/"),
+            timeout=timeout_s,
+            retry=None,
+            per_page=PER_PAGE,
+            seconds_between_requests=None,
+            seconds_between_writes=write_interval_s or None,
+            user_agent="consensus-review",
+        )
+        self._attempts = attempts
+        self._backoff_s = backoff_s
+        self._max_wait_s = max_wait_s
+        self._sleep = sleep
+        self._log = log
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _request(
+        self,
+        verb: str,
+        url: str,
+        *,
+        params: dict[str, Any] | None = None,
+        body: Any = None,
+        landed: Callable[[], T | None] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[dict[str, Any], Any]:
+        """One request with bounded retries; `landed` tells whether a failed POST landed."""
+
+        failures: list[BaseException] = []
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            assert exc is not None
+            failures.append(exc)
+            seconds = retry_wait(exc, state.attempt_number, now=time.time(), base_s=self._backoff_s)
+            if seconds > self._max_wait_s:
+                raise self._error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
+            self._log(f"GitHub {verb} {url}: {message_of(exc)}; retrying in {seconds:.0f}s")
+            return seconds
+
+        def send() -> tuple[dict[str, Any], Any]:
+            return self._client.requester.requestJsonAndCheck(
+                verb, url, parameters=params, input=body, headers=headers
+            )
+
+        retrying = Retrying(
+            retry=retry_if_exception(is_transient),
+            stop=stop_after_attempt(self._attempts),
+            wait=wait,
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    # A 5xx on a write may still have landed: look before writing again.
+                    if landed and failures and not is_rate_limited(failures[-1]) and landed():
+                        return {}, None
+                    return send()
+        except GithubException as exc:
+            raise self._error(verb, url, exc) from exc
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise self._error(verb, url, exc) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _error(self, verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
+        status = http_status(exc)
+        detail = why or message_of(exc)
+        fixes = {
+            401: "check the github-token input (the token is missing, expired or wrong)",
+            403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
+            404: "check GITHUB_REPOSITORY and that the token can see the repository",
+        }
+        fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
+        where = f"HTTP {status}" if status else "no answer"
+        return GitHubError(
+            f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix
+        )
+
+    def _pages(
+        self, url: str, *, limit: int | None = None, query: dict[str, str] | None = None
+    ) -> list[Any]:
+        items: list[Any] = []
+        next_url: str | None = url
+        params: dict[str, Any] | None = {"per_page": PER_PAGE, **(query or {})}
+        while next_url is not None:
+            headers, data = self._get(next_url, params)
+            items.extend(data or [])
+            params = None  # the Link header carries them from now on
+            if limit is not None and len(items) >= limit:
+                return items[:limit]
+            match = _NEXT_LINK.search(str(header_value(headers, "link") or ""))
+            next_url = match.group(1) if match else None
+        return items
+
+    def _get(self, url: str, params: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
+        """A GET, conditional on the ETag of the last answer when the host is `conditional`."""
+        if self._etags is None:
+            return self._request("GET", url, params=params)
+        key = f"{url}?{sorted((params or {}).items())}"
+        cached = self._etags.get(key)
+        condition = {"If-None-Match": cached[0]} if cached else None
+        headers, data = self._request("GET", url, params=params, headers=condition)
+        if cached is not None and data is None:  # 304 Not Modified: no body
+            return cached[1], cached[2]
+        etag = header_value(headers, "etag")
+        if etag:
+            self._etags[key] = (str(etag), headers, data)
+        return headers, data
+
+    @property
+    def _base(self) -> str:
+        return f"/repos/{self.repo}"
+
+    # ------------------------------------------------------------------ reads
+
+    def pull_request(self, number: int) -> PullRequestInfo:
+        _, data = self._request("GET", f"{self._base}/pulls/{number}")
+        head_repo = (data.get("head") or {}).get("repo") or {}
+        return PullRequestInfo(
+            number=int(data["number"]),
+            title=str(data.get("title") or ""),
+            state=str(data.get("state") or "open"),
+            draft=bool(data.get("draft")),
+            author=str((data.get("user") or {}).get("login") or ""),
+            head_sha=str(data["head"]["sha"]),
+            base_sha=str(data["base"]["sha"]),
+            base_ref=str(data["base"].get("ref") or ""),
+            head_repo=head_repo.get("full_name"),
+            base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
+            changed_files=int(data.get("changed_files") or 0),
+            html_url=str(data.get("html_url") or ""),
+        )
+
+    def pull_files(self, number: int) -> list[PullFile]:
+        raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
+        return [pull_file(item) for item in raw]
+
+    def compare(self, base: str, head: str) -> Comparison:
+        _, data = self._request("GET", f"{self._base}/compare/{quote(base)}...{quote(head)}")
+        files = tuple(pull_file(item) for item in data.get("files") or [])
+        return Comparison(
+            status=str(data.get("status") or ""),
+            files=files,
+            truncated=len(files) >= MAX_COMPARE_FILES,
+        )
+
+    def read_file(self, path: str, ref: str) -> str | None:
+        data = self._contents(path, ref)
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        if int(data.get("size") or 0) > MAX_FILE_BYTES or data.get("encoding") != "base64":
+            return None  # over 1 MB the contents API sends no content
+        try:
+            return base64.b64decode(str(data.get("content") or "")).decode("utf-8", "replace")
+        except (binascii.Error, ValueError):
+            return None
+
+    def list_dir(self, path: str, ref: str) -> list[str] | None:
+        data = self._contents(path, ref)
+        if not isinstance(data, list):
+            return None
+        return sorted(str(item["name"]) for item in data if item.get("type") == "file")
+
+    def _contents(self, path: str, ref: str) -> Any:
+        if path.startswith("/") or ".." in path.split("/"):
+            return None
+        try:
+            _, data = self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return data
+
+    def issue_comments(self, number: int) -> list[HostComment]:
+        return [host_comment(c) for c in self._pages(f"{self._base}/issues/{number}/comments")]
+
+    def review_comments(self, number: int) -> list[HostComment]:
+        return [host_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
+
+    # ------------------------------------------------------------------ queue reads
+
+    def default_branch(self) -> str:
+        _, data = self._get(self._base, None)
+        return str(data.get("default_branch") or "main")
+
+    def viewer_login(self) -> str | None:
+        """The token's user; None for an installation token (GITHUB_TOKEN cannot ask)."""
+        try:
+            _, data = self._request("GET", "/user")
+        except GitHubError:
+            return None
+        return str(data.get("login") or "") or None
+
+    def open_pulls(self) -> list[OpenPull]:
+        """Every open pull request, oldest first, 100 a page."""
+        query = {"state": "open", "sort": "created", "direction": "asc"}
+        return [open_pull(item) for item in self._pages(f"{self._base}/pulls", query=query)]
+
+    def pull_reviews(self, number: int) -> list[HostReview]:
+        return [host_review(r) for r in self._pages(f"{self._base}/pulls/{number}/reviews")]
+
+    # ------------------------------------------------------------------ command reads
+
+    def collaborator_permission(self, login: str) -> str:
+        """admin, maintain, write, triage, read or none; a 404 (no such user) is none."""
+        url = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
+        try:
+            _, data = self._request("GET", url)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return "none"
+            raise
+        data = data if isinstance(data, dict) else {}
+        # role_name tells maintain and triage apart; `permission` folds them into write/read.
+        role = str(data.get("role_name") or "").lower()
+        if role in ("admin", "maintain", "write", "triage", "read"):
+            return role
+        return str(data.get("permission") or "none").lower()  # a custom role: its base
+
+    # ------------------------------------------------------------------ writes
+
+    def create_issue_comment(self, number: int, body: str) -> HostComment:
+        first_line = body.split("\n", 1)[0]
+
+        def landed() -> HostComment | None:
+            mine = [c for c in self.issue_comments(number) if c.author_is_bot]
+            return next((c for c in mine if c.body.startswith(first_line)), None)
+
+        url = f"{self._base}/issues/{number}/comments"
+        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        return host_comment(data) if data else (landed() or missing_comment(url))
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        self._request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
+
+    def delete_issue_comment(self, comment_id: int) -> None:
+        self._delete(f"{self._base}/issues/comments/{comment_id}")
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        self._delete(f"{self._base}/pulls/comments/{comment_id}")
+
+    def _delete(self, url: str) -> None:
+        try:
+            self._request("DELETE", url)
+        except GitHubError as exc:
+            if exc.status != 404:  # already gone: what we wanted
+                raise
+
+    def create_review(
+        self,
+        number: int,
+        *,
+        commit_sha: str,
+        body: str,
+        event: Literal["COMMENT", "REQUEST_CHANGES"],
+        comments: Sequence[InlineComment],
+    ) -> int:
+        url = f"{self._base}/pulls/{number}/reviews"
+        payload = {
+            "commit_id": commit_sha,
+            "body": body,
+            "event": event,
+            "comments": [inline_json(c) for c in comments],
+        }
+        marker = body.rsplit("\n", 1)[-1]
+
+        def landed() -> int | None:
+            reviews = self._pages(url)
+            return next((int(r["id"]) for r in reviews if marker in str(r.get("body"))), None)
+
+        try:
+            _, data = self._request("POST", url, body=payload, landed=landed)
+        except GitHubError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, GithubException) and cause.status == 422:
+                data = cause.data if isinstance(cause.data, dict) else {}
+                errors = tuple(str(e) for e in data.get("errors") or ())
+                raise ReviewRejected(message_of(cause), errors) from exc
+            raise
+        return int(data["id"]) if data else (landed() or 0)
+
+    def add_reaction(self, comment_id: int, content: str) -> None:
+        url = f"{self._base}/issues/comments/{comment_id}/reactions"
+        self._request("POST", url, body={"content": content})
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        url = f"{self._base}/issues/{number}/labels"
+        self._request("POST", url, body={"labels": list(labels)})
+
+    def remove_label(self, number: int, label: str) -> None:
+        url = f"{self._base}/issues/{number}/labels/{quote(label, safe='')}"
+        try:
+            self._request("DELETE", url)
+        except GitHubError as exc:
+            if exc.status != 404:  # already gone: what we wanted
+                raise
+
+    def request_reviewers(
+        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
+    ) -> None:
+        url = f"{self._base}/pulls/{number}/requested_reviewers"
+        body = {"reviewers": list(reviewers), "team_reviewers": list(team_reviewers)}
+        self._request("POST", url, body=body)

@@ -1,0 +1,148 @@
+"""GitHub's wire: which failures are worth a retry and how long to wait, and JSON → port types."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+from github import GithubException
+
+from consensus.errors import GitHubError
+from consensus.ports import (
+    HostComment,
+    HostReview,
+    InlineComment,
+    OpenPull,
+    PullFile,
+)
+
+
+def http_status(exc: BaseException) -> int | None:
+    return exc.status if isinstance(exc, GithubException) else None
+
+
+def header(exc: BaseException, name: str) -> str | None:
+    if not isinstance(exc, GithubException):
+        return None
+    for key, value in (exc.headers or {}).items():
+        if key.lower() == name.lower():
+            return str(value)
+    return None
+
+
+def message_of(exc: BaseException) -> str:
+    if isinstance(exc, GithubException):
+        data = exc.data if isinstance(exc.data, dict) else {}
+        return str(data.get("message") or exc.message or f"HTTP {exc.status}")
+    return str(exc) or type(exc).__name__
+
+
+def is_rate_limited(exc: BaseException) -> bool:
+    status = http_status(exc)
+    if status == 429:
+        return True
+    if status != 403:
+        return False
+    return (
+        header(exc, "Retry-After") is not None
+        or header(exc, "X-RateLimit-Remaining") == "0"
+        or "rate limit" in message_of(exc).lower()
+    )
+
+
+def is_transient(exc: BaseException) -> bool:
+    """Worth another try: a 5xx, a dropped connection, or a rate limit."""
+    if isinstance(exc, requests.ConnectionError | requests.Timeout):
+        return True
+    status = http_status(exc)
+    return (status is not None and status >= 500) or is_rate_limited(exc)
+
+
+def retry_wait(exc: BaseException, attempt: int, *, now: float, base_s: float) -> float:
+    """Seconds to wait before the next try: what GitHub asked for, else exponential."""
+    after = header(exc, "Retry-After")
+    if after is not None and after.strip().isdigit():
+        return float(after.strip())
+    reset = header(exc, "X-RateLimit-Reset")
+    if is_rate_limited(exc) and reset is not None and reset.strip().isdigit():
+        return max(0.0, float(reset.strip()) - now) + 1.0
+    if is_rate_limited(exc):
+        return max(60.0 * base_s, base_s)  # GitHub: wait at least a minute when it says nothing
+    return float(base_s * 2 ** (attempt - 1))
+
+
+def header_value(headers: dict[str, Any], name: str) -> Any:
+    return next((v for k, v in headers.items() if k.lower() == name), None)
+
+
+def missing_comment(url: str) -> HostComment:
+    raise GitHubError(f"GitHub POST {url} answered without the created comment")
+
+
+def pull_file(item: dict[str, Any]) -> PullFile:
+    return PullFile(
+        path=str(item["filename"]),
+        previous_path=item.get("previous_filename"),
+        status=str(item.get("status") or "modified"),
+        additions=int(item.get("additions") or 0),
+        deletions=int(item.get("deletions") or 0),
+        patch=item.get("patch"),
+    )
+
+
+def host_comment(data: dict[str, Any]) -> HostComment:
+    user = data.get("user") or {}
+    line = data.get("line") or data.get("original_line")
+    return HostComment(
+        id=int(data["id"]),
+        body=str(data.get("body") or ""),
+        author=str(user.get("login") or ""),
+        author_is_bot=str(user.get("type") or "") == "Bot",
+        path=data.get("path"),
+        line=int(line) if line else None,
+        in_reply_to=data.get("in_reply_to_id"),
+    )
+
+
+def open_pull(data: dict[str, Any]) -> OpenPull:
+    user = data.get("user") or {}
+    login = str(user.get("login") or "")
+    return OpenPull(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        author=login,
+        author_is_bot=str(user.get("type") or "") == "Bot" or login.endswith("[bot]"),
+        draft=bool(data.get("draft")),
+        labels=frozenset(str(label.get("name")) for label in data.get("labels") or ()),
+        created_at=str(data.get("created_at") or ""),
+        head_sha=str((data.get("head") or {}).get("sha") or ""),
+        requested_reviewers=frozenset(
+            str(u.get("login")) for u in data.get("requested_reviewers") or ()
+        ),
+        requested_teams=frozenset(str(t.get("slug")) for t in data.get("requested_teams") or ()),
+    )
+
+
+def host_review(data: dict[str, Any]) -> HostReview:
+    user = data.get("user") or {}
+    return HostReview(
+        id=int(data["id"]),
+        author=str(user.get("login") or ""),
+        author_is_bot=str(user.get("type") or "") == "Bot",
+        state=str(data.get("state") or ""),
+        commit_sha=str(data.get("commit_id") or ""),
+        body=str(data.get("body") or ""),
+    )
+
+
+def inline_json(comment: InlineComment) -> dict[str, Any]:
+    payload: dict[str, Any] = {
+        "path": comment.path,
+        "line": comment.line,
+        "side": "RIGHT",
+        "body": comment.body,
+    }
+    if comment.start_line is not None and comment.start_line < comment.line:
+        payload["start_line"] = comment.start_line
+        payload["start_side"] = "RIGHT"
+    return payload

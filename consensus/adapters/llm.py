@@ -1,0 +1,272 @@
+"""The only module that imports litellm: the real ModelClient and TokenCounter.
+
+litellm is imported lazily (it takes seconds and would otherwise make `consensus --help`
+slow), with its price map read from the installed package rather than the network.
+Retries live here: rate limits, 5xx and dropped connections are retried with exponential
+backoff and jitter, honouring `Retry-After`; everything else fails at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from consensus.model.base import FailureKind
+from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
+
+MAX_RETRY_AFTER_S = 60.0
+
+
+@cache
+def _litellm() -> ModuleType:
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("LITELLM_LOG", "ERROR")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.telemetry = False
+    # Counting tokens must never touch the network: without this, litellm downloads the
+    # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
+    # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
+    litellm.disable_hf_tokenizer_download = True
+    return litellm
+
+
+class _Transient(Exception):
+    """A failure worth retrying, with the server's Retry-After when it sent one."""
+
+    def __init__(self, error: ModelCallError, retry_after: float | None) -> None:
+        super().__init__(error.message)
+        self.error = error
+        self.retry_after = retry_after
+
+
+class LiteLLMClient:
+    """ModelClient over litellm.acompletion with bounded, Retry-After-aware retries."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str],
+        *,
+        attempts: int = 4,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._env = env
+        self._attempts = attempts
+        self._sleep = sleep
+        self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        if isinstance(error, _Transient) and error.retry_after is not None:
+            return min(error.retry_after, MAX_RETRY_AFTER_S)
+        return float(self._jitter(state))
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self._attempts),
+            wait=self._wait,
+            retry=retry_if_exception(lambda e: isinstance(e, _Transient)),
+            sleep=self._sleep,
+            reraise=True,
+        )
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await self._once(request)
+        except _Transient as exc:
+            raise exc.error from None
+        raise AssertionError("unreachable: tenacity either returns or raises")
+
+    async def _once(self, request: CompletionRequest) -> Completion:
+        litellm = _litellm()
+        kwargs = self._kwargs(litellm, request)
+        started = time.monotonic()
+        try:
+            response = await asyncio.wait_for(
+                litellm.acompletion(**kwargs), timeout=request.timeout_s + 5
+            )
+        except asyncio.TimeoutError:
+            raise ModelCallError(
+                FailureKind.TIMEOUT, f"no answer within {request.timeout_s:g} s"
+            ) from None
+        except Exception as exc:  # litellm raises many types; classify them all here
+            raise _classify(litellm, exc) from None
+        latency = time.monotonic() - started
+        text = _reply_text(response)
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
+            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            cost_usd=_cost(litellm, response),
+            latency_s=latency,
+        )
+
+    def _kwargs(self, litellm: ModuleType, request: CompletionRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": _route(request.model),
+            "messages": [_message(m, request.model) for m in request.messages],
+            "timeout": request.timeout_s,
+            "num_retries": 0,  # retries are ours, so Retry-After is honoured once
+            "max_retries": 0,
+        }
+        if request.api_base:
+            kwargs["api_base"] = request.api_base
+        if request.api_key_env:
+            kwargs["api_key"] = self._env.get(request.api_key_env, "")
+        if request.temperature is not None:
+            kwargs["temperature"] = request.temperature
+        if request.max_tokens is not None:
+            kwargs["max_tokens"] = request.max_tokens
+        if request.response_schema is not None:
+            kwargs["response_format"] = _response_format(litellm, request)
+        return {k: v for k, v in kwargs.items() if v is not None}
+
+
+def _route(model: str) -> str:
+    # litellm's `ollama/` route flattens chat into one /api/generate prompt; `ollama_chat/`
+    # keeps the system and user messages apart, which is what our prompts rely on.
+    return "ollama_chat/" + model[len("ollama/") :] if model.startswith("ollama/") else model
+
+
+def _message(message: Message, model: str) -> dict[str, Any]:
+    # Anthropic caches only what is marked; other providers cache prefixes by themselves.
+    if message.cache_prefix and _is_anthropic(model):
+        rest = message.content[len(message.cache_prefix) :]
+        blocks: list[dict[str, Any]] = [
+            {"type": "text", "text": message.cache_prefix, "cache_control": {"type": "ephemeral"}}
+        ]
+        if rest:
+            blocks.append({"type": "text", "text": rest})
+        return {"role": message.role, "content": blocks}
+    return {"role": message.role, "content": message.content}
+
+
+def _is_anthropic(model: str) -> bool:
+    lowered = model.lower()
+    return lowered.startswith("anthropic/") or (
+        "claude" in lowered and lowered.split("/", 1)[0] in {"bedrock", "vertex_ai"}
+    )
+
+
+def _response_format(litellm: ModuleType, request: CompletionRequest) -> dict[str, Any] | None:
+    try:
+        structured = bool(litellm.supports_response_schema(model=request.model))
+    except Exception:  # unknown model: litellm raises instead of answering False
+        structured = False
+    if structured:
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": request.schema_name, "schema": request.response_schema},
+        }
+    if request.model.startswith(("ollama/", "ollama_chat/")):
+        return {"type": "json_object"}
+    return None  # the schema is in the prompt
+
+
+def _reply_text(response: Any) -> str:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError):
+        raise ModelCallError(FailureKind.INVALID_REPLY, "the reply has no message") from None
+    return content if isinstance(content, str) else ""
+
+
+def _cost(litellm: ModuleType, response: Any) -> float:
+    try:
+        return float(litellm.completion_cost(completion_response=response) or 0.0)
+    except Exception:  # no price known (self-hosted or new model): cost is reported as 0
+        return 0.0
+
+
+def _retry_after(exc: Exception) -> float | None:
+    candidates: list[Any] = [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            continue  # an HTTP date: fall back to our own backoff
+    return None
+
+
+def _classify(litellm: ModuleType, exc: Exception) -> Exception:
+    """Map a litellm exception to a retryable _Transient or a final ModelCallError."""
+    message = _short(exc)
+    if isinstance(exc, litellm.Timeout):
+        return ModelCallError(FailureKind.TIMEOUT, message)
+    if isinstance(exc, litellm.RateLimitError):
+        error = ModelCallError(FailureKind.RATE_LIMITED, message)
+        return _Transient(error, _retry_after(exc))
+    if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or (
+        "missing credentials" in message.lower()
+    ):
+        return ModelCallError(FailureKind.AUTH, message)
+    if isinstance(
+        exc, (litellm.ContextWindowExceededError, litellm.BadRequestError, litellm.NotFoundError)
+    ):
+        return ModelCallError(FailureKind.BAD_REQUEST, message)
+    if isinstance(exc, litellm.APIConnectionError):
+        return _Transient(ModelCallError(FailureKind.CONNECTION, message), None)
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 500:
+        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), _retry_after(exc))
+    if isinstance(exc, (litellm.ServiceUnavailableError, litellm.InternalServerError)):
+        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), _retry_after(exc))
+    return ModelCallError(FailureKind.OTHER, message)
+
+
+def _short(exc: Exception, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class LiteLLMTokenCounter:
+    """Counts tokens with the model's own tokenizer where litellm knows it."""
+
+    def count(self, model: str, text: str) -> int:
+        return int(_litellm().token_counter(model=model, text=text))
+
+    def context_window(self, model: str) -> int | None:
+        try:
+            info = _litellm().get_model_info(model)
+        except Exception:  # unknown model: the caller falls back to the configured default
+            return None
+        window = info.get("max_input_tokens") or info.get("max_tokens")
+        return int(window) if window else None
+
+
+def needed_keys(model: str) -> list[str]:
+    """Environment variables litellm needs for `model` and does not find."""
+    try:
+        found = _litellm().validate_environment(model=_route(model))
+    except Exception:  # unknown provider: let the call itself say what is wrong
+        return []
+    return [str(key) for key in found.get("missing_keys") or []]

@@ -1,0 +1,52 @@
+"""One command comment being answered: who asked, on which PR, and the summary's state."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from consensus.app.pull_review import PullRun
+from consensus.ports import GitHubPort, Log, PullRequestInfo
+from consensus.publish.state import PublishState
+from consensus.publish.state_section import new_summary, rewrite_summary
+from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import Settings
+
+
+@dataclass
+class Context:
+    """One command comment being answered."""
+
+    env: Mapping[str, str]
+    inputs: ActionInputs
+    host: GitHubPort
+    info: PullRequestInfo
+    settings: Settings
+    login: str
+    log: Log
+    permission: str | None = None
+    thread: PullRequestThread = field(default_factory=PullRequestThread)
+
+    def pull_run(self) -> PullRun:
+        return PullRun(self.env, self.inputs, self.host, self.info, self.settings, self.log)
+
+    def refresh_thread(self) -> PullRequestThread:
+        trusted = [self.inputs.trusted_login] if self.inputs.trusted_login else []
+        self.thread = read_thread(
+            self.host.issue_comments(self.info.number), [], trusted_authors=trusted
+        )
+        if self.thread.state_problem:
+            self.log(f"warning: {self.thread.state_problem}")
+        return self.thread
+
+    def save_state(self, state: PublishState) -> None:
+        """Write `state` into the summary comment (a new one when there is none yet)."""
+        if self.thread.summary_id is None:
+            created = self.host.create_issue_comment(self.info.number, new_summary(state))
+            self.log(f"summary comment {created.id} posted (state only)")
+        else:
+            body = rewrite_summary(self.thread.summary_body, state)
+            self.host.edit_issue_comment(self.thread.summary_id, body)
+            self.log(f"summary comment {self.thread.summary_id} updated")
+        self.refresh_thread()

@@ -1,0 +1,274 @@
+"""`consensus action` on an `issue_comment` event: slash commands (an edge over GitHub).
+
+Safe by default, in this order, before anything is spent:
+
+1. only a comment just *created* on a *pull request* counts: edits, deletions and plain
+   issues are ignored; so are comments by bots (this one included) and by the trusted
+   login the Action itself posts as;
+2. the commands are parsed strictly (slash.py); configuration comes from the PR's base
+   branch, as for reviews;
+3. a command marked `write` (and any that spends tokens) runs only for users whose
+   repository permission, asked of the collaborators API, is write, maintain or admin;
+   the comment's `author_association` is never trusted. Others get a polite answer.
+
+Accepted commands get 👀, then 🚀 when all went well or 😕 when one failed; all of a
+comment's commands are answered in one reply. State (finding ids, fingerprints,
+dismissals, pause) lives in the summary comment's hidden block, so any runner can answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from consensus.app.command_context import Context
+from consensus.app.pull_review import base_settings, repository_personas
+from consensus.app.spend_commands import review_now, verify_now
+from consensus.errors import ConfigError, ConsensusError
+from consensus.model.events import IssueCommentEvent
+from consensus.ports import GitHubPort, Log
+from consensus.publish.replies import (
+    WRITE_LEVELS,
+    Section,
+    config_section,
+    denied_section,
+    explain_section,
+    help_section,
+    personas_section,
+    render_reply,
+)
+from consensus.publish.slash import (
+    GRAMMARS,
+    MAX_COMMANDS,
+    ArgumentError,
+    Arguments,
+    Invocation,
+    find_invocations,
+    parse_arguments,
+)
+from consensus.publish.state import Dismissal, Pause
+from consensus.publish.thread import PullRequestThread
+from consensus.queue.apply import queue_markdown
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.commands import CommandSpec, load_commands, resolve
+from consensus.settings.config import resolve_providers
+
+EYES, ROCKET, CONFUSED = "eyes", "rocket", "confused"
+
+
+def handle_comment(
+    env: Mapping[str, str], event: IssueCommentEvent, *, host: GitHubPort, log: Log
+) -> int:
+    """Answer the slash commands of the comment in `event`; the exit code."""
+    specs = load_commands(handlers=GRAMMARS)  # broken command files fail here, at start-up
+    comment, login = event.comment, event.comment.user.login
+    inputs = ActionInputs.from_env(env)
+    if event.action != "created":
+        log(f"comment {event.action}: only new comments run commands; nothing to do.")
+        return 0
+    if not event.issue.is_pull_request:
+        log("a comment on an issue, not a pull request: nothing to do.")
+        return 0
+    if comment.user.is_bot or not login:
+        log(f"a comment by a bot ({login or 'unknown'}): bots never run commands.")
+        return 0
+    if inputs.trusted_login and login == inputs.trusted_login:
+        log(f"a comment by {login}, the login consensus posts as: ignored.")
+        return 0
+    body = comment.body
+    if not find_invocations(body) and not any(
+        line.lstrip().startswith("@") for line in body.splitlines()
+    ):
+        log("no /consensus command in the comment: nothing to do.")
+        return 0
+    info = host.pull_request(event.issue.number)
+    settings = base_settings(host, info, inputs)
+    invocations = find_invocations(body, mention=settings.commands.mention)
+    if not invocations:
+        log("no /consensus command in the comment: nothing to do.")
+        return 0
+    context = Context(env, inputs, host, info, settings, login, log)
+    return _answer(context, comment.id, invocations, specs)
+
+
+def _answer(
+    context: Context, comment_id: int, invocations: list[Invocation], specs: dict[str, CommandSpec]
+) -> int:
+    plan: list[tuple[Invocation, CommandSpec, Arguments]] = []
+    sections: list[Section] = []
+    for invocation in invocations[:MAX_COMMANDS]:
+        spec = resolve(invocation.word, specs)
+        if spec is None:
+            sections.append(help_section(specs, unknown=invocation.word))
+            continue
+        try:
+            arguments = parse_arguments(GRAMMARS[spec.name], invocation, spec.usage)
+        except ArgumentError as exc:
+            sections.append(Section(f"/consensus {spec.name}", f"Not run: {exc}", ok=False))
+            continue
+        if spec.needs_write and not _may_write(context):
+            sections.append(denied_section(spec, context.login, context.permission or "none"))
+            continue
+        plan.append((invocation, spec, arguments))
+    if len(invocations) > MAX_COMMANDS:
+        sections.append(Section("Too many commands", f"At most {MAX_COMMANDS} run per comment."))
+    if plan:
+        context.host.add_reaction(comment_id, EYES)
+        context.refresh_thread()
+    for _, spec, arguments in plan:
+        context.log(f"running /consensus {spec.name} for {context.login}")
+        try:
+            sections.append(HANDLERS[spec.name](context, arguments, specs))
+        except ConsensusError as exc:
+            context.log(f"/consensus {spec.name} failed: {exc.message}")
+            sections.append(Section(f"/consensus {spec.name}", f"Failed: {exc.message}", ok=False))
+    context.host.create_issue_comment(
+        context.info.number, render_reply(comment_id, context.login, sections)
+    )
+    if plan:
+        failed = any(not s.ok for s in sections)
+        context.host.add_reaction(comment_id, CONFUSED if failed else ROCKET)
+    return 0
+
+
+def _may_write(context: Context) -> bool:
+    """Asked of the collaborators API once per comment; an error there denies (fails closed)."""
+    if context.permission is None:
+        try:
+            context.permission = context.host.collaborator_permission(context.login)
+        except ConsensusError as exc:
+            context.log(f"warning: cannot read {context.login}'s permission: {exc.message}")
+            context.permission = "unknown"
+    return context.permission in WRITE_LEVELS
+
+
+# --------------------------------------------------------------------------- handlers
+
+Handler = Callable[[Context, Arguments, dict[str, CommandSpec]], Section]
+
+
+def _help(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    topic = resolve(arguments.topic, specs) if arguments.topic else None
+    if arguments.topic and topic is None:
+        return help_section(specs, unknown=arguments.topic)
+    return help_section(specs, topic=topic)
+
+
+def _explain(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = context.thread.state
+    assert arguments.finding is not None
+    record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
+    fingerprint = record.fingerprint if record else tracked.fingerprint if tracked else ""
+    try:
+        return explain_section(record, tracked, state.dismissal(fingerprint))
+    except LookupError:
+        raise _no_finding(arguments.finding, context.thread) from None
+
+
+def _dismiss(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = context.thread.state
+    assert arguments.finding is not None
+    record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
+    found = record or tracked
+    if found is None:
+        raise _no_finding(arguments.finding, context.thread)
+    dismissal = Dismissal(
+        fingerprint=found.fingerprint,
+        id=found.id,
+        title=found.title[:200],
+        by=context.login,
+        reason=arguments.reason,
+    )
+    findings = tuple(
+        t.model_copy(update={"resolved": True, "resolved_reason": "dismissed"})
+        if t.fingerprint == found.fingerprint
+        else t
+        for t in state.findings
+    )
+    kept = tuple(d for d in state.dismissed if d.fingerprint != found.fingerprint)
+    context.save_state(
+        state.model_copy(update={"dismissed": (*kept, dismissal), "findings": findings})
+    )
+    why = f" ({arguments.reason})" if arguments.reason else ""
+    return Section(
+        f"/consensus dismiss {found.id}",
+        f"Dismissed {found.id}{why}: later runs on this PR do not post it again unless the "
+        "code at that place changes.",
+    )
+
+
+def _pause(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = context.thread.state
+    if state.paused is None:
+        context.save_state(state.model_copy(update={"paused": Pause(by=context.login)}))
+    return Section(
+        "/consensus pause",
+        "Automatic reviews are paused on this PR. `/consensus resume` restarts them.",
+    )
+
+
+def _resume(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = context.thread.state
+    if state.paused is not None:
+        context.save_state(state.model_copy(update={"paused": None}))
+    return Section("/consensus resume", "Automatic reviews run again on the next push.")
+
+
+def _config(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    source = f"{context.inputs.config} (base branch {context.info.base_ref or 'unknown'})"
+    overrides = {
+        key: value
+        for key, value in context.inputs.model_dump(mode="json").items()
+        if key not in ("trusted_login", "post_interval_s")
+    }
+    return config_section(context.settings, source, overrides)
+
+
+def _personas(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    personas = repository_personas(context.host, context.info, context.settings)
+    try:
+        providers = resolve_providers(context.settings, context.env)
+    except ConfigError:
+        providers = ()
+    return personas_section(personas, providers)
+
+
+def _queue(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    return Section("Agent-PR queue", queue_status(context))
+
+
+def queue_status(context: Context) -> str:
+    """The agent-PR queue as Markdown (read-only: nothing is labelled or requested here)."""
+    trusted = [context.inputs.trusted_login] if context.inputs.trusted_login else []
+    return queue_markdown(context.host, config=context.inputs.config, trusted=trusted)
+
+
+def _review(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    return review_now(context)
+
+
+def _verify(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    assert arguments.finding is not None
+    record = context.thread.state.record(arguments.finding)
+    if record is None:
+        raise _no_finding(arguments.finding, context.thread)
+    return verify_now(context, record)
+
+
+HANDLERS: dict[str, Handler] = {
+    "review": _review,
+    "explain": _explain,
+    "verify": _verify,
+    "dismiss": _dismiss,
+    "queue": _queue,
+    "personas": _personas,
+    "config": _config,
+    "pause": _pause,
+    "resume": _resume,
+    "help": _help,
+}
+
+
+def _no_finding(finding: str, thread: PullRequestThread) -> ConsensusError:
+    ids = sorted({r.id for r in thread.state.records}, key=lambda i: int(i[1:]))
+    known = f"the summary lists {', '.join(ids)}" if ids else "the summary lists no findings"
+    return ConsensusError(f"there is no finding {finding} on this PR ({known})")

@@ -1,0 +1,114 @@
+"""What a running review shows: a live bar on a TTY, plain log lines in CI.
+
+Both read the same observer events from the fan-out; neither decides anything.
+"""
+
+from __future__ import annotations
+
+from typing import IO, TYPE_CHECKING
+
+from consensus.model.findings import ModelReview
+from consensus.review.fanout import CallResult, ReviewCall
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
+
+class _Totals:
+    def __init__(self) -> None:
+        self.done = 0
+        self.tokens = 0
+        self.cost = 0.0
+
+    def add(self, result: CallResult) -> None:
+        self.done += 1
+        self.tokens += result.usage.tokens_in + result.usage.tokens_out
+        self.cost += result.usage.cost_usd
+
+
+def _describe(call: ReviewCall, result: CallResult) -> str:
+    where = f"{call.provider.model} · {call.persona} · chunk {call.chunk.index + 1}"
+    if isinstance(result, ModelReview):
+        tokens = result.usage.tokens_in + result.usage.tokens_out
+        count = len(result.findings)
+        findings = f"{count} finding{'' if count == 1 else 's'}"
+        repaired = " (repaired)" if result.repaired else ""
+        return (
+            f"ok   {where}: {findings}, {tokens:,} tokens, {result.usage.latency_s:.1f} s{repaired}"
+        )
+    return f"FAIL {where}: {result.kind.value}: {result.message}"
+
+
+class LogProgress:
+    """One line per event on a stream: readable in CI logs, greppable."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._total = 0
+        self._totals = _Totals()
+
+    def phase(self, name: str, detail: str = "") -> None:
+        self._write(f"consensus: {name}" + (f": {detail}" if detail else ""))
+
+    def planned(self, total: int) -> None:
+        self._total = total
+
+    def call_started(self, call: ReviewCall) -> None:
+        return None
+
+    def call_finished(self, call: ReviewCall, result: CallResult) -> None:
+        self._totals.add(result)
+        self._write(f"  [{self._totals.done}/{self._total}] {_describe(call, result)}")
+
+    def close(self) -> None:
+        return None
+
+    def _write(self, line: str) -> None:
+        print(line, file=self._stream, flush=True)
+
+
+class RichProgress:
+    """A live progress bar on a terminal: phase, calls done/total, tokens, cost."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichBar
+
+        self._console = Console(file=stream, stderr=True)
+        self._bar: Progress = RichBar(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[tokens]:,} tokens · ${task.fields[cost]:.4f}"),
+            TimeElapsedColumn(),
+            console=self._console,
+            transient=True,
+        )
+        self._task: TaskID | None = None
+        self._totals = _Totals()
+
+    def phase(self, name: str, detail: str = "") -> None:
+        self._console.print(f"[dim]consensus:[/dim] {name}" + (f": {detail}" if detail else ""))
+
+    def planned(self, total: int) -> None:
+        self._bar.start()
+        self._task = self._bar.add_task("reviewing", total=total, tokens=0, cost=0.0)
+
+    def call_started(self, call: ReviewCall) -> None:
+        return None
+
+    def call_finished(self, call: ReviewCall, result: CallResult) -> None:
+        self._totals.add(result)
+        if not isinstance(result, ModelReview):
+            self._bar.console.print(f"[yellow]{_describe(call, result)}[/yellow]")
+        if self._task is not None:
+            self._bar.update(
+                self._task,
+                completed=self._totals.done,
+                tokens=self._totals.tokens,
+                cost=self._totals.cost,
+            )
+
+    def close(self) -> None:
+        self._bar.stop()

@@ -1,0 +1,137 @@
+"""The Action's writes: the review (with the 422 ladder), the summary comment, the files
+and outputs GitHub Actions reads, and the exit code. An edge over the GitHub port's roles."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from consensus.errors import ReviewImpossible
+from consensus.ingest.hunks import Hunks
+from consensus.model.base import Severity
+from consensus.model.report import Report
+from consensus.ports import (
+    Conversation,
+    GitHubPort,
+    Log,
+    PullRequestInfo,
+    ReviewRejected,
+    ReviewWriter,
+)
+from consensus.publish.plan import Placement, PublishPlan, move_to_summary, suspect_comments
+from consensus.publish.thread import PullRequestThread, duplicates
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import Settings
+
+
+def post_review(
+    host: ReviewWriter,
+    info: PullRequestInfo,
+    plan: PublishPlan,
+    settings: Settings,
+    api_hunks: Hunks,
+    log: Log,
+) -> PublishPlan:
+    """Post the review; a 422 retries without the comments GitHub refused (to the summary)."""
+    for attempt in range(3):
+        review = plan.review
+        if review is None:
+            return plan
+        try:
+            host.create_review(
+                info.number,
+                commit_sha=info.head_sha,
+                body=review.body,
+                event=review.event,
+                comments=review.comments,
+            )
+        except ReviewRejected as exc:
+            reason = "; ".join(exc.errors) or exc.message
+            note = f"GitHub refused the inline comment ({reason})"
+            # First the comments that are not on GitHub's own view of the diff, then all.
+            suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
+            refused = suspects or set(review.fingerprints)
+            log(f"GitHub refused the review ({reason}): {len(refused)} comment(s) → summary")
+            plan = move_to_summary(
+                plan, refused, note, settings=settings.publish, head_sha=info.head_sha
+            )
+            continue
+        log(f"posted a review with {len(review.comments)} inline comment(s) ({review.event})")
+        return plan
+    log("GitHub refused the review three times: everything is in the summary comment")
+    return plan.model_copy(update={"review": None})
+
+
+def upsert_summary(
+    host: Conversation, number: int, thread: PullRequestThread, body: str, log: Log
+) -> None:
+    if thread.summary_id is not None:
+        host.edit_issue_comment(thread.summary_id, body)
+        log(f"summary comment {thread.summary_id} updated")
+    else:
+        created = host.create_issue_comment(number, body)
+        log(f"summary comment {created.id} posted")
+
+
+def settle_concurrent_runs(host: GitHubPort, number: int, trusted: Sequence[str], log: Log) -> None:
+    """Two runs on one PR at once (two runners, a re-run racing a push) both post: after
+    posting, each deletes what repeats an older comment of ours, so one of each remains."""
+    inline, summaries = duplicates(
+        host.issue_comments(number), host.review_comments(number), trusted_authors=trusted
+    )
+    for comment_id in inline:
+        host.delete_review_comment(comment_id)
+    for comment_id in summaries:
+        host.delete_issue_comment(comment_id)
+    if inline or summaries:
+        log(
+            f"another run posted on this PR at the same time: removed {len(inline)} repeated "
+            f"inline comment(s) and {len(summaries)} repeated summary comment(s)"
+        )
+
+
+def write_outputs(
+    env: Mapping[str, str], inputs: ActionInputs, report: Report, plan: PublishPlan, summary: str
+) -> None:
+    from consensus.render import render_json, render_sarif
+
+    temp = Path(env.get("RUNNER_TEMP") or env.get("GITHUB_WORKSPACE") or ".")
+    report_path = temp / "consensus-report.json"
+    report_path.write_text(render_json(report), encoding="utf-8")
+    if inputs.sarif:
+        Path(inputs.sarif).write_text(render_sarif(report), encoding="utf-8")
+    if env.get("GITHUB_STEP_SUMMARY"):
+        with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as handle:
+            handle.write(summary + "\n")
+    if env.get("GITHUB_OUTPUT"):
+        kept_out = ("not_posted", "below_min_severity", "dismissed")
+        open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
+        open_findings += len(plan.carried)
+        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
+            handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")
+            handle.write(f"report={report_path}\n")
+
+
+def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log) -> int:
+    if not report.quorum.met:
+        quorum = report.quorum
+        why = (
+            f"quorum not met: {quorum.families_answered} provider families answered, "
+            f"{quorum.min_providers} needed; the summary is advisory"
+        )
+        if inputs.on_no_review == "warn":
+            print(f"::warning title=consensus::{why}", file=sys.stdout)
+            return 0
+        log(f"error: {why}")
+        return ReviewImpossible.exit_code
+    if inputs.fail_on == "none":
+        return 0
+    floor = Severity(inputs.fail_on)
+    severities = [
+        p.finding.severity
+        for p in plan.placed
+        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+    ]
+    severities += [t.severity for t in plan.carried]  # still open, from earlier runs
+    return 1 if any(severity.at_least(floor) for severity in severities) else 0

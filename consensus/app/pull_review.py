@@ -1,0 +1,296 @@
+"""A pull request reviewed and published: what `consensus action` does on a push.
+
+Configuration and repository personas come from the PR's BASE commit through the
+contents API, never from its head; the diff from the PR's files; one review (new inline
+comments only) and one summary comment, edited in place. On synchronize only the files
+changed since the last reviewed head (the summary's hidden state) are reviewed again,
+unless full-review is set or history was rewritten; fingerprints keep anything from being
+posted twice either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from consensus.app.progress import LogProgress
+from consensus.app.publishing import (
+    exit_code,
+    post_review,
+    settle_concurrent_runs,
+    upsert_summary,
+    write_outputs,
+)
+from consensus.app.runner import run_review
+from consensus.app.wiring import (
+    model_client,
+    no_provider_key,
+    open_journal,
+    pull_source,
+    token_counter,
+    unavailable_providers,
+    workspace_sections,
+)
+from consensus.errors import ConsensusError
+from consensus.ingest.chunking import split_large_hunks
+from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
+from consensus.ingest.review_diff import ingest
+from consensus.model.diff import ReviewDiff
+from consensus.model.report import Report
+from consensus.ports import GitHubPort, HostComment, Log, PullFile, PullReader, PullRequestInfo
+from consensus.publish.plan import plan_publish
+from consensus.publish.summary import render_summary
+from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.review.job import ReviewJob
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import (
+    Settings,
+    duplicate_model_warnings,
+    parse_settings,
+    resolve_providers,
+)
+from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
+
+FORK_SETUP = "#fork-pull-requests"
+
+
+@dataclass(frozen=True)
+class PullRun:
+    """One run on one pull request: where it runs, with what, and where it logs."""
+
+    env: Mapping[str, str]
+    inputs: ActionInputs
+    host: GitHubPort
+    info: PullRequestInfo
+    settings: Settings
+    log: Log
+
+    @property
+    def workspace(self) -> Path:
+        return Path(self.env.get("GITHUB_WORKSPACE") or ".")
+
+    @property
+    def trusted(self) -> list[str]:
+        return [self.inputs.trusted_login] if self.inputs.trusted_login else []
+
+
+def review_pull_request(
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    host: GitHubPort,
+    number: int,
+    *,
+    event: str,
+    incremental: bool,
+    log: Log,
+) -> int:
+    info = host.pull_request(number)
+    if info.draft and not inputs.review_drafts:
+        log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
+        return 0
+    comments = host.issue_comments(number)  # read once: the pause check and the thread
+    if _paused(comments, info, inputs, log):
+        return 0
+    settings = base_settings(host, info, inputs)
+    fork = info.head_repo != info.base_repo
+    if event == "pull_request" and fork and no_provider_key(settings, env):
+        log(
+            f"PR #{number} comes from a fork ({info.head_repo or 'deleted repository'}): "
+            "GitHub gives its pull_request runs no secrets, so no provider can be called. "
+            f"Nothing was reviewed. For fork PRs use the safe setup: {_docs(env)}"
+        )
+        return 0
+    run = PullRun(env, inputs, host, info, settings, log)
+    return review_and_publish(run, incremental=incremental, issue_comments=comments)
+
+
+def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]]:
+    """The PR's diff as GitHub lists its files (omitted patches from the checkout), ingested
+    under the base branch's settings; with the files GitHub listed."""
+    info, settings = run.info, run.settings
+    files = run.host.pull_files(info.number)
+    pull = build_pull_diff(
+        files,
+        changed_files=info.changed_files,
+        fallback=lambda: workspace_sections(run.workspace, info.base_sha, info.head_sha),
+    )
+    diff = ingest(
+        pull.text,
+        include=settings.paths,
+        exclude=settings.exclude,
+        redact_patterns=settings.redact,
+        gitattributes=run.host.read_file(".gitattributes", info.base_sha) or "",
+    )
+    diff = diff.model_copy(update={"skipped": (*diff.skipped, *pull.skipped)})
+    return diff, pull, files
+
+
+def review_and_publish(
+    run: PullRun, *, incremental: bool, issue_comments: Sequence[HostComment]
+) -> int:
+    """Review the PR head and publish: one review, the summary comment, the step outputs."""
+    host, info, log = run.host, run.info, run.log
+    diff, pull, files = pull_review_diff(run)
+    thread = read_thread(
+        issue_comments, host.review_comments(info.number), trusted_authors=run.trusted
+    )
+    if thread.state_problem:
+        log(f"warning: {thread.state_problem}")
+    scope, scope_note = _scope(host, info, thread, log) if incremental else (None, "")
+    hunks = review_hunks(diff)
+    if scope is not None:
+        diff = diff.model_copy(update={"files": tuple(f for f in diff.files if f.path in scope)})
+    if not diff.files:
+        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped).")
+        return 0
+    report = _review(run, split_large_hunks(diff))
+    notes = [*report.notes, *pull.notes, *([scope_note] if scope_note else [])]
+    report = report.model_copy(update={"notes": notes})
+    server = (run.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    links = [f"{server}/{info.base_repo}/"]
+    plan = plan_publish(
+        report,
+        thread,
+        run.settings.publish,
+        head_sha=info.head_sha,
+        hunks=hunks,
+        reviewed_paths={p for r in report.providers if r.status == "ok" for p in r.files_seen},
+        diff_paths={f.path for f in files},
+        unchanged_paths={f.path for f in files} - scope if scope is not None else (),
+        links=links,
+    )
+    plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
+
+    def page(with_state: bool) -> str:
+        return render_summary(
+            report, plan, head_sha=info.head_sha, links=links, with_state=with_state
+        )
+
+    upsert_summary(host, info.number, thread, page(True), log)
+    settle_concurrent_runs(host, info.number, run.trusted, log)
+    write_outputs(run.env, run.inputs, report, plan, page(False))
+    return exit_code(report, plan, run.inputs, log)
+
+
+def _paused(
+    comments: Sequence[HostComment], info: PullRequestInfo, inputs: ActionInputs, log: Log
+) -> bool:
+    """`/consensus pause` stops automatic reviews of this PR (the summary's state says so)."""
+    trusted = [inputs.trusted_login] if inputs.trusted_login else []
+    thread = read_thread(comments, [], trusted_authors=trusted)
+    paused = thread.state.paused
+    if paused is not None:
+        log(
+            f"PR #{info.number}: automatic reviews are paused (by {paused.by}); "
+            "`/consensus resume` restarts them, `/consensus review` runs one now."
+        )
+    return paused is not None
+
+
+def _scope(
+    host: GitHubPort, info: PullRequestInfo, thread: PullRequestThread, log: Log
+) -> tuple[frozenset[str] | None, str]:
+    """On a push: the files changed since the last reviewed head (None: the whole PR).
+
+    Each changed file is reviewed with its whole PR diff, so findings anchor on PR lines;
+    files the push left alone keep their open findings. A rewritten history (force push,
+    rebase), or a comparison GitHub cannot give whole, gets a full review.
+    """
+    last = thread.state.head_sha
+    if not last or last == info.head_sha:
+        return None, ""
+    try:
+        comparison = host.compare(last, info.head_sha)
+    except ConsensusError as exc:
+        log(f"warning: cannot compare with the last reviewed head: {exc.message}")
+        return None, f"the whole PR was reviewed (no comparison with {last[:12]})"
+    if comparison.status != "ahead" or comparison.truncated:
+        return None, f"the whole PR was reviewed: history changed since {last[:12]}"
+    changed = {f.path for f in comparison.files} | {
+        f.previous_path for f in comparison.files if f.previous_path
+    }
+    log(f"incremental review: {len(changed)} file(s) changed since {last[:12]}")
+    return frozenset(changed), (
+        f"incremental: only the {len(changed)} file(s) changed since {last[:12]} were reviewed "
+        "(set full-review to review the whole PR on every push)"
+    )
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> Settings:
+    """The configuration of the BASE commit: a PR cannot rewrite who reviews it, or how."""
+    text = host.read_file(inputs.config, info.base_sha)
+    source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
+    settings = parse_settings(text, source=source) if text is not None else Settings()
+    update: dict[str, Any] = {}
+    if inputs.min_severity is not None:
+        update["min_severity"] = inputs.min_severity
+    if inputs.max_inline_comments is not None:
+        update["max_inline_comments"] = inputs.max_inline_comments
+    publish = settings.publish.model_copy(update=update)
+    return settings.model_copy(update={"publish": publish})
+
+
+def _docs(env: Mapping[str, str]) -> str:
+    action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    if action_repo:
+        return f"{server}/{action_repo}{FORK_SETUP}"
+    return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"
+
+
+def repository_personas(
+    host: PullReader, info: PullRequestInfo, settings: Settings
+) -> list[Persona]:
+    available = load_personas([])
+    for directory in settings.persona_dirs:
+        for name in host.list_dir(directory.strip("/"), info.base_sha) or []:
+            if not name.endswith(".md") or name.lower() == "readme.md":
+                continue
+            path = f"{directory.strip('/')}/{name}"
+            text = host.read_file(path, info.base_sha)
+            if text is not None:
+                persona = parse_persona(text, path=path, source=f"{path} (base branch)")
+                available[persona.id] = persona
+    return select_personas(available, settings.personas, source=f"{info.base_ref} config")
+
+
+def _review(run: PullRun, diff: ReviewDiff) -> Report:
+    """The review, through the run journal like `consensus review` (resume, replay)."""
+    env, settings, info, log = run.env, run.settings, run.info, run.log
+    providers = resolve_providers(settings, env)
+    for warning in duplicate_model_warnings(providers):
+        log(f"warning: {warning}")
+    unavailable = unavailable_providers(providers, env)
+    for model, why in unavailable.items():
+        log(f"warning: {model} will not be called: {why}")
+    job = ReviewJob(
+        diff=diff,
+        settings=settings,
+        providers=providers,
+        personas=tuple(repository_personas(run.host, info, settings)),
+        unavailable=unavailable,
+        verify=True,
+        label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
+    )
+    journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
+    try:
+        return asyncio.run(
+            run_review(
+                job,
+                journal=journal,
+                client=model_client(env),
+                counter=token_counter(),
+                source=pull_source(run.host, info.head_sha, run.workspace),
+                observers=[LogProgress(sys.stderr)],
+                log=log,
+            )
+        )
+    finally:
+        journal.close()

@@ -1,0 +1,84 @@
+"""The agent-PR queue from a workflow run: reconcile, and report in the step summary."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from pathlib import Path
+
+from consensus.errors import GitHubError
+from consensus.model.events import PullRequestEvent
+from consensus.ports import GitHubPort, Log, OpenPull
+from consensus.queue.apply import reconcile
+from consensus.queue.observe import load_settings
+from consensus.queue.plan import (
+    render_queue_markdown,
+)
+from consensus.queue.standing import (
+    QueueStatus,
+    is_agent,
+)
+from consensus.settings.action_inputs import ActionInputs
+
+
+def run_in_action(
+    env: Mapping[str, str],
+    host: GitHubPort,
+    log: Log,
+    *,
+    why: str,
+    pull: PullRequestEvent | None = None,
+) -> int:
+    """Reconcile from a workflow run (schedule, dispatch, a PR opened, pushed, closed or
+    reviewed). With `pull` (after a review), only when that PR is an agent PR."""
+    if pull is not None and not _maybe_agent(pull):
+        return 0  # a human's unlabelled PR: no request spent on the queue
+    inputs = ActionInputs.from_env(env)
+    trusted = [inputs.trusted_login] if inputs.trusted_login else []
+    branch = host.default_branch()
+    settings = load_settings(host, branch, inputs.config)
+    if pull is not None and not is_agent(_open_pull(pull), settings.queue):
+        return 0
+    log(f"agent-PR queue: reconciling ({why})")
+    try:
+        run = reconcile(
+            host,
+            apply=True,
+            log=log,
+            config=inputs.config,
+            trusted=trusted,
+            settings=settings,
+        )
+    except GitHubError as exc:
+        if exc.status != 403:
+            raise
+        # A fork PR's run, or a workflow without write permissions: not this run's job.
+        log(f"agent-PR queue: the token may not write ({exc.message}); the next run will")
+        return 0
+    ready = sum(1 for e in run.view.entries if e.status is QueueStatus.READY)
+    log(
+        f"agent-PR queue: {ready} in review, {len(run.view.entries)} agent PR(s), "
+        f"{run.applied} change(s) written"
+    )
+    summary = env.get("GITHUB_STEP_SUMMARY")
+    if summary:
+        now = datetime.datetime.now(datetime.timezone.utc)
+        with Path(summary).open("a", encoding="utf-8") as handle:
+            handle.write(render_queue_markdown(run.view, now) + "\n")
+    return 0
+
+
+def _maybe_agent(pull: PullRequestEvent) -> bool:
+    """Before the config is read: a bot author, or labels (perhaps the agent label)."""
+    return pull.pull_request.user.is_bot or bool(pull.pull_request.labels)
+
+
+def _open_pull(pull: PullRequestEvent) -> OpenPull:
+    """The event's pull request as the queue sees an open one (from the payload: no request)."""
+    return OpenPull(
+        number=pull.pull_request.number,
+        author=pull.pull_request.user.login,
+        author_is_bot=pull.pull_request.user.is_bot,
+        labels=pull.label_names,
+        head_sha="",
+    )

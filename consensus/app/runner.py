@@ -1,0 +1,121 @@
+"""The edge that runs a review with its journal: resume, record, replay.
+
+`run_review` composes the real clients around the pure pipeline: litellm behind the
+budget guard behind the journal, the head-file reader behind the journal, and the
+observers. `replay_run` runs the same pipeline on a journal alone: no provider, no key,
+no network, the same decisions.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+from consensus.adapters.journal import Journal
+from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
+from consensus.app.events import EventLog, Tee
+from consensus.model.report import Report
+from consensus.ports import ModelClient, SourceReader, TokenCounter
+from consensus.review.fanout import CallResult, ReviewCall
+from consensus.review.guard import GuardedClient
+from consensus.review.job import ReviewJob
+from consensus.review.ledger import Ledger
+from consensus.review.pipeline import ReviewObserver, review, run_id_for
+from consensus.settings.config import BudgetSettings
+
+
+class _JournalPhase:
+    """Keeps the run's phase in the journal, for `consensus runs` and crash forensics."""
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._run_id = run_id
+
+    def phase(self, name: str, detail: str = "") -> None:
+        self._journal.set_phase(self._run_id, name)
+
+    def planned(self, total: int) -> None:
+        return None
+
+    def call_started(self, call: ReviewCall) -> None:
+        return None
+
+    def call_finished(self, call: ReviewCall, result: CallResult) -> None:
+        return None
+
+
+async def run_review(
+    job: ReviewJob,
+    *,
+    journal: Journal,
+    client: ModelClient,
+    counter: TokenCounter,
+    source: SourceReader | None,
+    observers: Sequence[ReviewObserver] = (),
+    events: EventLog | None = None,
+    fresh: bool = False,
+    resume: str | None = None,
+    log: Callable[[str], None] = lambda line: None,
+) -> Report:
+    """Review with the journal: resume the latest unfinished run of the same inputs."""
+    base_id = run_id_for(job.diff, job.settings, job.providers)
+    run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
+    if resume is not None:
+        job = ReviewJob.from_json(journal.inputs(run_id))
+    if resuming:
+        answered = sum(1 for call in journal.calls(run_id) if call["ok"])
+        log(f"resuming run {run_id}: {answered} calls already answered are not paid again")
+    journal.start_run(run_id, base_id, job.label, job.to_json())
+    if events is not None:
+        events.run_created(run_id, resumed=resuming, label=job.label)
+    ledger = Ledger(job.settings.budget)
+    recorded = JournaledClient(
+        journal, run_id, GuardedClient(client, ledger), on_served=ledger.credit
+    )
+    everyone: list[ReviewObserver] = [*observers, _JournalPhase(journal, run_id)]
+    if events is not None:
+        everyone.append(events)
+    report = await review(
+        job.diff,
+        settings=job.settings,
+        providers=job.providers,
+        personas=job.personas,
+        client=recorded,
+        counter=counter,
+        clock=time.monotonic,
+        observer=Tee(*everyone),
+        verify=job.verify,
+        unavailable=job.unavailable,
+        source=JournaledSource(
+            journal, run_id, RedactedSource(source, job.settings.redact) if source else None
+        ),
+        ledger=ledger,
+        run_id=run_id,
+    )
+    status = "paused" if report.budget_exhausted else "done"
+    journal.finish_run(
+        run_id, status=status, report=report.model_dump_json(), cost_usd=report.stats.cost_usd
+    )
+    if events is not None:
+        events.run_ended(report, status=status)
+    return report
+
+
+async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
+    """Derive every decision of `run_id` again from its journal, calling no model."""
+    job = ReviewJob.from_json(journal.inputs(run_id))
+    unlimited = Ledger(BudgetSettings(max_cost_usd=None, max_tokens=None))
+    return await review(
+        job.diff,
+        settings=job.settings,
+        providers=job.providers,
+        personas=job.personas,
+        client=JournaledClient(journal, run_id, None),
+        counter=counter,
+        clock=time.monotonic,
+        verify=job.verify,
+        unavailable=job.unavailable,
+        source=JournaledSource(journal, run_id, None),
+        ledger=unlimited,
+        run_id=run_id,
+    )

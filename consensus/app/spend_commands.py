@@ -1,0 +1,128 @@
+"""The slash commands that spend tokens: `review` and `verify`. Only reached after the
+commenter's write permission was confirmed (app/commands.py)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from consensus.app.command_context import Context
+from consensus.app.pull_review import pull_review_diff, review_and_publish
+from consensus.app.wiring import model_client, no_provider_key, pull_source, unavailable_providers
+from consensus.errors import ConsensusError
+from consensus.ingest.detections import PROVIDER
+from consensus.model.findings import Cluster, Finding, ScoredCluster
+from consensus.publish.replies import Section, verified_section
+from consensus.publish.state import FindingRecord, VerificationNote, VoteNote
+from consensus.review.guard import GuardedClient
+from consensus.review.ledger import Ledger
+from consensus.review.verify import verify
+from consensus.settings.config import resolve_providers
+
+
+def review_now(context: Context) -> Section:
+    """The full review of the PR head, published as an automatic run would be (pause or not)."""
+    info = context.info
+    if info.state != "open":
+        raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
+    if no_provider_key(context.settings, context.env):
+        raise ConsensusError("no provider key is available to this run: nothing was reviewed")
+    comments = context.host.issue_comments(info.number)
+    code = review_and_publish(context.pull_run(), incremental=False, issue_comments=comments)
+    if code == 3:
+        raise ConsensusError("no review: too few providers answered (see the summary comment)")
+    return Section(
+        "/consensus review",
+        f"Reviewed {info.head_sha[:12]}: the summary comment is up to date.",
+    )
+
+
+def verify_now(context: Context, record: FindingRecord) -> Section:
+    """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
+    if any(m.provider == PROVIDER for m in record.members):
+        raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
+    settings = context.settings
+    providers = resolve_providers(settings, context.env)
+    unavailable = unavailable_providers(providers, context.env)
+    panel = [p for p in providers if p.model not in unavailable]
+    if not panel:
+        raise ConsensusError("no provider key is available to this run: nothing was verified")
+    run = context.pull_run()
+    diff, _, _ = pull_review_diff(run)
+    ledger = Ledger(settings.budget)
+    [checked] = asyncio.run(
+        verify(
+            [_scored(record)],
+            diff=diff,
+            panel=panel,
+            settings=settings,
+            client=GuardedClient(model_client(context.env), ledger),
+            ledger=ledger,
+            source=pull_source(context.host, context.info.head_sha, run.workspace),
+        )
+    )
+    updated = _updated(record, checked, context.login)
+    state = context.thread.state
+    records = tuple(updated if r.id == record.id else r for r in state.records)
+    context.save_state(state.model_copy(update={"records": records}))
+    return verified_section(updated)
+
+
+def _scored(record: FindingRecord) -> ScoredCluster:
+    members = tuple(
+        Finding(
+            provider=m.provider,
+            family=m.family,
+            persona=m.persona,
+            chunk=0,
+            path=record.path,
+            line=record.line,
+            end_line=record.end_line,
+            severity=record.severity,
+            category=record.category,
+            title=m.title,
+            body="",
+        )
+        for m in record.members
+    )
+    cluster = Cluster(
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        severity=record.severity,
+        category=record.category,
+        title=record.title,
+        body=record.body,
+        members=members,
+        fingerprint=record.fingerprint,
+    )
+    return ScoredCluster(
+        cluster=cluster,
+        votes_for=record.votes_for,
+        votes_of=record.votes_of,
+        agreement=record.votes_for / record.votes_of if record.votes_of else 0.0,
+        needed=0,
+        status=record.status,
+        reason=record.reason,
+        needs_verification=True,
+    )
+
+
+def _updated(record: FindingRecord, checked: ScoredCluster, login: str) -> FindingRecord:
+    counts = checked.verification
+    note = None
+    if counts is not None:
+        note = VerificationNote(
+            confirmed=counts.confirmed,
+            refuted=counts.refuted,
+            uncertain=counts.uncertain,
+            ahead_by=counts.ahead_by,
+            votes=tuple(
+                VoteNote(model=v.model, role=v.role, verdict=v.verdict, reason=v.reason[:300])
+                for v in counts.votes
+            ),
+            note=counts.note[:300],
+            requested_by=login,
+        )
+    return record.model_copy(
+        update={"status": checked.status, "reason": checked.reason[:300], "verification": note}
+    )

@@ -1,0 +1,169 @@
+"""The one place that builds adapters from settings and the environment.
+
+Faces (cli/, action/) and the app's flows ask here for a GitHub host, a model client, a
+token counter, a journal, a source of head files or a diff from git; nothing else
+constructs an adapter. Tests build the same flows around the fakes in consensus.testing.
+
+PyGithub costs about 0.3 s to import and litellm several seconds: the GitHub adapter is
+imported when a host is first built, and litellm only when a model is first called
+(adapters/llm.py), so `consensus --help` and commands that call no model stay instant.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from consensus.adapters import git
+from consensus.adapters.discovery import ollama_models
+from consensus.adapters.journal import Journal
+from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter, needed_keys
+from consensus.adapters.sources import GitRevision, WorkingTree
+from consensus.errors import ConfigError, DiffError
+from consensus.ingest.pull_diff import ContentsSource, git_sections
+from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.settings.config import ProviderSettings, Settings, resolve_providers
+from consensus.settings.config import unavailable_providers as _unavailable
+
+DEFAULT_MAX_AGE_DAYS = 30.0
+DEFAULT_MAX_MB = 500.0
+GITHUB_API = "https://api.github.com"
+
+
+# --------------------------------------------------------------------------- GitHub
+
+
+def github_host(
+    env: Mapping[str, str], *, log: Log, write_interval_s: float = 1.0, repo: str | None = None
+) -> GitHubPort:
+    """The GitHub REST adapter for $GITHUB_REPOSITORY, at $GITHUB_API_URL (GHES, test servers).
+
+    One per run: the review, slash commands and the queue share it. Reads are conditional
+    (ETag): a 304 answer costs no rate limit, and the data is as fresh as a plain GET's.
+    """
+    from consensus.adapters.github import GitHubHost  # PyGithub: only when GitHub is reached
+
+    return GitHubHost(
+        repo or env.get("GITHUB_REPOSITORY", "").strip(),
+        token=env.get("GITHUB_TOKEN", ""),
+        base_url=env.get("GITHUB_API_URL") or GITHUB_API,
+        write_interval_s=write_interval_s,
+        log=log,
+        conditional=True,
+    )
+
+
+# --------------------------------------------------------------------------- models
+
+
+def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> ModelClient:
+    """litellm behind bounded, Retry-After-aware retries; keys from `env`."""
+    if attempts is None:
+        return LiteLLMClient(env)
+    return LiteLLMClient(env, attempts=attempts)
+
+
+def token_counter() -> TokenCounter:
+    return LiteLLMTokenCounter()
+
+
+def unavailable_providers(
+    providers: Sequence[ProviderSettings], env: Mapping[str, str]
+) -> dict[str, str]:
+    """model → why it will not be called (its key is missing from `env`)."""
+    return _unavailable(providers, env, needed_keys)
+
+
+def no_provider_key(settings: Settings, env: Mapping[str, str]) -> bool:
+    """True when not one configured provider could be called with the keys in `env`."""
+    try:
+        providers = resolve_providers(settings, env)
+    except ConfigError:
+        return True
+    return len(unavailable_providers(providers, env)) == len(providers)
+
+
+def local_providers(settings: Settings, env: Mapping[str, str]) -> tuple[ProviderSettings, ...]:
+    """The configured providers, or with none configured every keyed one and a local Ollama."""
+    local = () if settings.providers else ollama_models(env)
+    return resolve_providers(settings, env, ollama_models=local)
+
+
+# --------------------------------------------------------------------------- journal
+
+
+def consensus_home(env: Mapping[str, str]) -> Path:
+    """$CONSENSUS_HOME, else the platform's user cache directory."""
+    if env.get("CONSENSUS_HOME"):
+        return Path(env["CONSENSUS_HOME"]).expanduser()
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "consensus"
+    if sys.platform == "win32" and env.get("LOCALAPPDATA"):
+        return Path(env["LOCALAPPDATA"]) / "consensus" / "Cache"
+    base = env.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "consensus"
+
+
+def open_journal(env: Mapping[str, str], warn: Log) -> Journal:
+    """The run journal under consensus_home, pruned by age and size as it opens."""
+    journal = Journal(consensus_home(env) / "journal.db", warn=warn)
+    max_age = float(env.get("CONSENSUS_JOURNAL_MAX_AGE_DAYS") or DEFAULT_MAX_AGE_DAYS)
+    max_mb = float(env.get("CONSENSUS_JOURNAL_MAX_MB") or DEFAULT_MAX_MB)
+    journal.prune(max_age_days=max_age, now=time.time(), max_bytes=int(max_mb * 1_000_000))
+    return journal
+
+
+# --------------------------------------------------------------------------- git
+
+
+def repo_root(cwd: Path) -> Path:
+    """The work tree's top directory, or `cwd` itself outside a repository."""
+    return git.repo_root(cwd) or cwd
+
+
+def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:
+    """`git diff BASE...HEAD` (HEAD None: the working tree), BASE defaulting as a PR's would."""
+    return git.git_diff(root, base or git.default_base(root), head)
+
+
+def gitattributes(root: Path) -> str:
+    return git.read_gitattributes(root)
+
+
+def local_source(root: Path, head: str | None, *, from_diff_file: bool) -> SourceReader | None:
+    """Where verifiers read the code around a finding: the head commit, or the working
+    tree; none for a diff given as a file (its head is not on disk)."""
+    if head is not None:
+        return GitRevision(root, head)
+    return None if from_diff_file else WorkingTree(root)
+
+
+def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+    """The PR head's files: from the checkout when it holds the head commit, else the API."""
+    try:
+        git.git(workspace, ["cat-file", "-e", f"{head_sha}^{{commit}}"])
+    except DiffError:
+        return ContentsSource(host, head_sha)
+    return GitRevision(workspace, head_sha)
+
+
+def workspace_sections(workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+    """Per-file sections of the checkout's diff, for files whose patch GitHub omitted."""
+    try:
+        raw = git.git_diff(workspace, base_sha, head_sha)
+    except DiffError:
+        return None
+    return git_sections(raw.decode("utf-8", errors="replace"))
+
+
+def origin_repository(cwd: Path) -> str | None:
+    """OWNER/NAME of the `origin` remote when it is on GitHub (https or ssh)."""
+    try:
+        url = git.git(cwd, ["remote", "get-url", "origin"]).decode().strip()
+    except DiffError:
+        return None
+    match = re.search(r"github\.com[:/]([^/]+/[^/]+?)(?:\.git)?/?$", url)
+    return match.group(1) if match else None

@@ -1,0 +1,146 @@
+"""The `consensus` command line: parse, call app/, map errors to exit codes.
+
+Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage or configuration error;
+3 review impossible (no provider answered, quorum not met, budget gone first).
+Heavy modules (litellm, PyGithub, the pipeline) are imported inside the commands that
+need them, so `consensus --help` answers at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from consensus import __version__
+from consensus.cli.journal import replay, report, runs
+from consensus.cli.options import handles_errors, load_config_at, logger, providers_for, repo_root
+from consensus.cli.review import review
+from consensus.errors import ReviewImpossible, UsageError
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="consensus")
+def cli() -> None:
+    """Multi-model consensus review: only what several independent models agree on."""
+
+
+@cli.command()
+@click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
+@handles_errors
+def personas(config_path: Path | None) -> None:
+    """List built-in and repository personas."""
+    from consensus.settings.personas import load_personas
+
+    root = repo_root()
+    settings = load_config_at(config_path, root).settings
+    found = load_personas([root / d for d in settings.persona_dirs])
+    width = max(len(p) for p in found)
+    for pid in sorted(found):
+        persona = found[pid]
+        mark = "*" if pid in settings.personas else " "
+        click.echo(f"{mark} {pid:<{width}}  {persona.title:<28}  {persona.source}")
+    click.echo("\n* = used in reviews (the 'personas' key of .consensus.yml)")
+
+
+@cli.command()
+@click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
+@click.option("--models", help="Comma-separated litellm models to check instead.")
+@handles_errors
+def doctor(config_path: Path | None, models: str | None) -> None:
+    """Check config, keys and that each provider answers."""
+    import asyncio
+
+    from consensus.app.doctor import check_providers
+    from consensus.settings.config import duplicate_model_warnings
+
+    root = repo_root()
+    loaded = load_config_at(config_path, root)
+    click.echo(f"config: {loaded.source}")
+    providers = providers_for(loaded.settings, models)
+    for warning in duplicate_model_warnings(providers):
+        click.echo(f"warning: {warning}")
+    checks = asyncio.run(check_providers(providers, os.environ))
+    answered = set()
+    for check in checks:
+        status = "ok  " if check.ok else "FAIL"
+        click.echo(f"{status} {check.model} (family {check.family}): {check.detail}")
+        if check.ok:
+            answered.add(check.family)
+    need = loaded.settings.min_providers
+    click.echo(f"{len(answered)} provider families answered; reviews need {need}.")
+    if len(answered) < need:
+        sys.exit(ReviewImpossible.exit_code)
+
+
+@cli.command()
+@handles_errors
+def action() -> None:
+    """Review and publish a pull request from a GitHub Actions step (reads GITHUB_*)."""
+    from consensus.action.main import run
+
+    sys.exit(run(os.environ, log=logger()))
+
+
+@cli.command()
+@click.option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the origin remote).")
+@click.option("--apply", "apply_", is_flag=True, help="Write labels, review requests, comments.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")
+@click.option(
+    "--config",
+    "config_name",
+    default=".consensus.yml",
+    show_default=True,
+    help="Config file in the repository, read from its default branch.",
+)
+@handles_errors
+def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> None:
+    """Show the agent-PR queue; --apply reconciles it on GitHub.
+
+    Reads GITHUB_TOKEN and GITHUB_API_URL. Without --apply nothing is changed: the table
+    shows where each agent PR stands and the changes --apply would make.
+    """
+    import datetime
+    import json
+
+    from consensus.app.wiring import github_host, origin_repository
+    from consensus.queue.apply import reconcile
+    from consensus.queue.plan import queue_json, render_queue_table
+
+    name = repo or os.environ.get("GITHUB_REPOSITORY", "").strip() or origin_repository(Path.cwd())
+    if not name or name.count("/") != 1:
+        raise UsageError("which repository?", fix="pass --repo OWNER/NAME")
+    if apply_ and not os.environ.get("GITHUB_TOKEN"):
+        raise UsageError("--apply needs GITHUB_TOKEN", fix="export a token that can write PRs")
+    log = logger()
+    interval = float(os.environ.get("CONSENSUS_POST_INTERVAL") or 1.0)
+    host = github_host(os.environ, log=log, write_interval_s=interval, repo=name)
+    viewer = host.viewer_login()  # a personal token writes as its user: those are ours too
+    run = reconcile(
+        host, apply=apply_, log=log, config=config_name, trusted=[viewer] if viewer else []
+    )
+    now = datetime.datetime.now(datetime.timezone.utc)
+    if as_json:
+        data = queue_json(run.view, run.changes, applied=apply_, now=now)
+        click.echo(json.dumps({"repo": name, **data}, indent=2))
+        return
+    click.echo(render_queue_table(run.view, now))
+    if apply_:
+        click.echo(f"{run.applied} change(s) written.")
+    elif run.changes:
+        click.echo(f"\n--apply would make {len(run.changes)} change(s):")
+        for change in run.changes:
+            click.echo(f"  {change.describe()}")
+
+
+# --------------------------------------------------------------------------- edges
+
+
+for command in (review, replay, runs, report):
+    cli.add_command(command)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,132 @@
+"""What the commands share: error handling, report options and output, config loading, logging."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from consensus.errors import ConsensusError, ReviewImpossible, UsageError
+
+if TYPE_CHECKING:
+    from consensus.model.report import Report
+    from consensus.settings.config import LoadedConfig, ProviderSettings, Settings
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+SEVERITIES = ("none", "info", "low", "medium", "high", "critical")
+
+
+def handles_errors(func: F) -> F:
+    """Turn ConsensusError into its message and exit code; nothing else is caught here."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except ConsensusError as exc:
+            click.echo(f"consensus: error: {exc}", err=True)
+            sys.exit(exc.exit_code)
+
+    wrapper.__name__ = func.__name__
+    wrapper.__doc__ = func.__doc__
+    return wrapper  # type: ignore[return-value]
+
+
+def report_options(func: F) -> F:
+    """--format and --output, shared by every command that prints a report."""
+    func = click.option("--output", type=click.Path(path_type=Path), help="Write the report here.")(
+        func
+    )
+    return click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["text", "json", "markdown", "sarif"]),
+        default="text",
+        show_default=True,
+    )(func)
+
+
+def emit(report: Report, fmt: str, output: Path | None, log: Callable[[str], None]) -> None:
+    from consensus.render import render
+
+    rendered = render(report, fmt, color=fmt == "text" and output is None and is_tty(sys.stdout))
+    if output is not None:
+        output.write_text(rendered, encoding="utf-8")
+        log(f"report written to {output}")
+    else:
+        click.echo(rendered, nl=not rendered.endswith("\n"))
+
+
+def exit_code(report: Report, fail_on: str) -> int:
+    """0, 1 (findings at or above fail_on) or 3 (no quorum, or the budget left the review
+    incomplete: it must not look like a clean one)."""
+    from consensus.model.base import Severity
+
+    if not report.quorum.met or report.budget_exhausted:
+        return ReviewImpossible.exit_code
+    if fail_on == "none":
+        return 0
+    floor = Severity(fail_on)
+    posted = [f for f in report.findings if f.status.posted]
+    return 1 if any(f.severity.at_least(floor) for f in posted) else 0
+
+
+def repo_root() -> Path:
+    from consensus.app.wiring import repo_root as top_directory
+
+    return top_directory(Path.cwd())
+
+
+def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
+    from consensus.settings.config import load_config
+
+    return load_config(config_path, root=root)
+
+
+def override(
+    settings: Settings, persona_ids: str | None, threshold: float | None, max_cost: float | None
+) -> Settings:
+    update: dict[str, Any] = {}
+    if persona_ids:
+        update["personas"] = tuple(split_list(persona_ids))
+    if threshold is not None:
+        update["threshold"] = threshold
+    if max_cost is not None:
+        update["budget"] = settings.budget.model_copy(update={"max_cost_usd": max_cost})
+    return settings.model_copy(update=update)
+
+
+def providers_for(settings: Settings, models: str | None) -> tuple[ProviderSettings, ...]:
+    from consensus.app.wiring import local_providers
+    from consensus.settings.config import ProviderSettings
+
+    if models:
+        return tuple(ProviderSettings(model=m) for m in split_list(models))
+    return local_providers(settings, os.environ)
+
+
+def split_list(value: str) -> list[str]:
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if not items:
+        raise UsageError(f"expected a comma-separated list, got {value!r}")
+    return items
+
+
+def is_tty(stream: Any) -> bool:
+    return bool(getattr(stream, "isatty", lambda: False)()) and not os.environ.get("CI")
+
+
+def logger() -> Callable[[str], None]:
+    return lambda line: click.echo(f"consensus: {line}", err=True)
+
+
+def progress_observer() -> Any:
+    from consensus.app.progress import LogProgress, RichProgress
+
+    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(sys.stderr)

@@ -1,0 +1,171 @@
+"""Assemble the report (PRODUCT.md §5) from scored clusters and call results.
+
+Finding ids follow one stated order, so the same replies always give the same ids:
+posted findings first, then by severity (most severe first), path, line and title.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from consensus.model.base import Status
+from consensus.model.diff import ReviewDiff
+from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster, Usage
+from consensus.model.report import (
+    FindingMember,
+    ProviderReport,
+    Quorum,
+    Report,
+    ReportFinding,
+    Stats,
+    Votes,
+)
+
+CallResult = ModelReview | ModelFailure
+VerificationState = Literal["done", "skipped", "not_needed", "not_available"]
+
+
+def finding_order(scored: ScoredCluster) -> tuple[int, int, str, int, str]:
+    cluster = scored.cluster
+    return (
+        0 if scored.status.posted else 1,
+        -cluster.severity.rank,
+        cluster.path,
+        cluster.line,
+        cluster.title,
+    )
+
+
+def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
+    ordered = sorted(scored, key=finding_order)
+    return [
+        ReportFinding(
+            id=f"F{number}",
+            fingerprint=item.cluster.fingerprint,
+            path=item.cluster.path,
+            line=item.cluster.line,
+            end_line=item.cluster.end_line,
+            severity=item.cluster.severity,
+            category=item.cluster.category,
+            title=item.cluster.title,
+            body=item.cluster.body,
+            agreement=item.agreement,
+            votes=Votes(**{"for": item.votes_for, "of": item.votes_of}),
+            providers=list(item.cluster.providers),
+            personas=list(item.cluster.personas),
+            status=item.status,
+            reason=item.reason,
+            verification=item.verification,
+            members=tuple(
+                FindingMember(
+                    provider=m.provider,
+                    family=m.family,
+                    persona=m.persona,
+                    line=m.line,
+                    title=m.title,
+                )
+                for m in item.cluster.members
+            ),
+        )
+        for number, item in enumerate(ordered, start=1)
+    ]
+
+
+def provider_reports(
+    models: Sequence[tuple[str, str]],
+    results: Sequence[CallResult],
+    verification: Mapping[str, Usage] | None = None,
+) -> list[ProviderReport]:
+    """One entry per provider (model, family), in configuration order; verification calls
+    (inspector and votes) count in its calls, tokens and cost."""
+    verification = verification or {}
+    by_model: dict[str, list[CallResult]] = defaultdict(list)
+    for result in results:
+        by_model[result.provider].append(result)
+    reports = []
+    for model, family in models:
+        mine = by_model.get(model, [])
+        ok = [r for r in mine if isinstance(r, ModelReview)]
+        failed = [r for r in mine if isinstance(r, ModelFailure)]
+        usage = sum((r.usage for r in mine), Usage()) + verification.get(model, Usage())
+        usage_calls = usage.calls
+        if ok:
+            status = "ok"
+        elif usage_calls or any(f.kind.value not in ("circuit_open", "budget") for f in failed):
+            status = "failed"
+        else:
+            status = "skipped"
+        first_error = failed[0] if failed else None
+        reports.append(
+            ProviderReport(
+                model=model,
+                family=family,
+                status=status,
+                error=f"{first_error.kind.value}: {first_error.message}" if first_error else None,
+                calls=usage_calls,
+                failed_calls=len(failed),
+                tokens_in=usage.tokens_in,
+                tokens_out=usage.tokens_out,
+                cost_usd=round(usage.cost_usd, 6),
+                latency_s=round(max((r.usage.latency_s for r in mine), default=0.0), 3),
+                files_seen=sorted({path for r in ok for path in r.paths}),
+                chunks=len({r.chunk for r in mine}),
+            )
+        )
+    return reports
+
+
+def build_report(
+    *,
+    run_id: str,
+    diff: ReviewDiff,
+    scored: Sequence[ScoredCluster],
+    results: Sequence[CallResult],
+    models: Sequence[tuple[str, str]],
+    threshold: float,
+    min_providers: int,
+    wall_s: float,
+    notes: Sequence[str] = (),
+    verification: VerificationState = "not_available",
+    verification_usage: Mapping[str, Usage] | None = None,
+    budget_exhausted: bool = False,
+) -> Report:
+    findings = report_findings(scored)
+    providers = provider_reports(models, results, verification_usage)
+    answered = {r.family for r in results if isinstance(r, ModelReview)}
+    dropped = [d for r in results if isinstance(r, ModelReview) for d in r.dropped]
+    counts = {status: sum(1 for f in findings if f.status is status) for status in Status}
+    stats = Stats(
+        calls=sum(p.calls for p in providers),
+        tokens_in=sum(p.tokens_in for p in providers),
+        tokens_out=sum(p.tokens_out for p in providers),
+        cost_usd=round(sum(p.cost_usd for p in providers), 6),
+        wall_s=round(wall_s, 3),
+        clusters=len(findings),
+        consensus=counts[Status.CONSENSUS],
+        verified=counts[Status.VERIFIED],
+        rejected=counts[Status.REJECTED],
+        undecided=counts[Status.UNDECIDED],
+        unverified=counts[Status.UNVERIFIED],
+        dropped=len(dropped),
+    )
+    return Report(
+        run_id=run_id,
+        findings=findings,
+        providers=providers,
+        stats=stats,
+        quorum=Quorum(
+            families_answered=len(answered),
+            min_providers=min_providers,
+            met=len(answered) >= min_providers,
+        ),
+        threshold=threshold,
+        skipped_files=list(diff.skipped),
+        redactions=list(diff.redactions),
+        dropped_findings=dropped,
+        notes=list(notes),
+        verification=verification,
+        budget_exhausted=budget_exhausted,
+    )

@@ -1,0 +1,268 @@
+"""Ingest: secrets out of the diff before any provider sees it.
+
+Every kind of diff line is scanned (a removed secret was still leaked). A secret is
+replaced in place by `«redacted:KIND»`, so each line stays on its own line with its
+numbers; a private key block has every line of the block replaced. A Redaction records
+where and what kind, never the value.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from consensus.errors import ConfigError
+from consensus.model.diff import ChangedFile, Redaction
+
+# Assignment-style secrets need a value that looks random, not a reference or a sample.
+MIN_SECRET_LENGTH = 8
+# Bits per character. Random keys score 4.5-6; human passwords ("s3cr3t-P4ss-w0rd") about
+# 3.3, so 3.5 would let them through: leaking costs more than a needless redaction.
+MAX_ENTROPY_THRESHOLD = 3.0
+
+_KEY_WORDS = (
+    r"password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|token"
+    r"|credentials?|private[_-]?key|client[_-]?secret"
+)
+# The key word may end the name or be followed by `_x`, `.x`, `-x` or `X` (camelCase), so
+# `DB_PASSWORD`, `apiToken` and `token.value` count but `tokenizer` does not.
+_KEY = rf"(?<![\w.-])[\w.-]*?(?i:{_KEY_WORDS})(?:[_.-][\w.-]*|[A-Z][\w.-]*)?"
+# Every quantifier after the name is bounded, so a hostile line cannot make this quadratic.
+_ASSIGNMENT = (
+    rf"{_KEY}[\"']?[ \t]{{0,8}}(?::[ \t]{{0,8}}[A-Za-z_][\w\[\],.| ]{{0,60}}?[ \t]{{0,8}})?"
+    r"(?:={1,3}|!==?|:=|=>|:)[ \t]{0,8}"
+    r"(?:(?P<q>[\"'`])(?P<quoted>(?:\\.|(?!(?P=q)).){0,1000})(?P=q)"
+    r"|(?P<value>[^\s\"'`,;)}\]]{1,1000}))"
+)
+
+
+class _Rule(NamedTuple):
+    kind: str
+    regex: re.Pattern[str]
+    check: bool = False  # the value must look like a secret (_looks_secret)
+
+
+_RULES = (
+    _Rule(
+        "aws-access-key",
+        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+    ),
+    _Rule(
+        "aws-secret-key",
+        re.compile(
+            r"(?i:aws_?secret_?(?:access_?)?key|secret_?access_?key)[\"']?\s*(?:=|:|=>)\s*"
+            r"[\"']?(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        check=True,
+    ),
+    _Rule(
+        "github-token",
+        re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})(?!\w)"),
+    ),
+    _Rule("gitlab-token", re.compile(r"(?<![\w-])glpat-[\w-]{20,}")),
+    _Rule(
+        "slack-webhook",
+        re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+"),
+    ),
+    _Rule("slack-token", re.compile(r"(?<![\w-])xox[abprs]-[A-Za-z0-9-]{10,}")),
+    _Rule("stripe-key", re.compile(r"(?<!\w)[sr]k_live_[A-Za-z0-9]{16,}")),
+    _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])")),
+    _Rule("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*")),
+    _Rule("bearer-token", re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"), check=True),
+    _Rule(
+        "url-password",
+        # The lookbehind keeps this linear: a scheme can only start a word.
+        re.compile(r"(?<![\w+.-])[a-zA-Z][\w+.-]*://[^\s:/@]*:(?P<value>[^\s:/@]+)@"),
+        check=True,
+    ),
+)
+_GENERIC = _Rule("secret", re.compile(_ASSIGNMENT), check=True)
+
+_PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BODY = re.compile(r"^[\s\"'+]*[A-Za-z0-9+/=]{16,}(?:\\n)?[\s\"',+]*$")
+
+_SAMPLE_MARKERS = (
+    "changeme", "change_me", "change-me", "example", "placeholder", "your_", "your-",
+    "dummy", "redacted", "xxxx", "****", "....", "todo", "fixme", "not-a-secret",
+)  # fmt: skip
+_SAMPLE_VALUES = frozenset({"password", "secret", "none", "null", "nil", "undefined"})
+# `$X`, `${X}`, `${{ secrets.X }}`, `{{ .Values.x }}`, `%(x)s`, `<your key>`, `{name}`.
+_TEMPLATE = re.compile(r"^\$\w+$|\$\{|\$\(|\{\{|%\(|^<[^>]*>$|^\{[\w.]*\}$")
+_NOT_SECRET_STARTS = ("/", "./", "../", "~/", "http://", "https://")
+_DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
+# Names, not values: an environment variable (`api_key_env="OPENAI_API_KEY"`) or a slug of
+# lower-case words (`secret_name = "prod-db-credentials-v2"`).
+_ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
+_SLUG = re.compile(r"^[a-z]{2,}(?:[-_.][a-z0-9]{1,12})+$")
+
+
+def placeholder(kind: str) -> str:
+    return f"«redacted:{kind}»"
+
+
+def redact_files(
+    files: Sequence[ChangedFile], extra_patterns: Sequence[str] = ()
+) -> tuple[list[ChangedFile], list[Redaction]]:
+    """Files with every secret replaced, and one Redaction per secret found.
+
+    `Redaction.line` is the new-side line, or the old-side line for a removed line, whose
+    kind then reads e.g. "github-token (removed line)". Custom patterns have kind "custom".
+    """
+    rules = _rules(extra_patterns)
+    result: list[ChangedFile] = []
+    redactions: list[Redaction] = []
+    for file in files:
+        hunks = []
+        for hunk in file.hunks:
+            texts, found = _redact_lines([line.text for line in hunk.lines], rules)
+            if not found:
+                hunks.append(hunk)
+                continue
+            for index, kind in found:
+                line = hunk.lines[index]
+                removed = line.kind == "-"
+                number = line.old_line if removed else line.new_line
+                label = f"{kind} (removed line)" if removed else kind
+                redactions.append(
+                    Redaction(path=file.path, line=number, kind=label, added=line.kind == "+")
+                )
+            lines = tuple(
+                line if line.text == text else line.model_copy(update={"text": text})
+                for line, text in zip(hunk.lines, texts, strict=True)
+            )
+            hunks.append(hunk.model_copy(update={"lines": lines}))
+        changed = any(new is not old for new, old in zip(hunks, file.hunks, strict=True))
+        result.append(file.model_copy(update={"hunks": tuple(hunks)}) if changed else file)
+    return result, redactions
+
+
+def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, list[str]]:
+    """Free text (a PR title or body) with secrets replaced, and the kinds found."""
+    lines = text.splitlines(keepends=True)
+    bodies = text.splitlines()  # the same lines without their endings
+    redacted, found = _redact_lines(bodies, _rules(extra_patterns))
+    joined = "".join(
+        new + old[len(body) :] for new, old, body in zip(redacted, lines, bodies, strict=True)
+    )
+    return joined, [kind for _, kind in found]
+
+
+def _rules(extra_patterns: Sequence[str]) -> list[_Rule]:
+    custom: list[_Rule] = []
+    for pattern in extra_patterns:
+        try:
+            custom.append(_Rule("custom", re.compile(pattern)))
+        except re.error as exc:
+            raise ConfigError(
+                "configuration", "redact", f"pattern {pattern!r} is not a valid regex: {exc}",
+                fix="write a Python regular expression, e.g. '(?i)internal-token-[a-z0-9]+'",
+            ) from exc  # fmt: skip
+    return [*_RULES, *custom, _GENERIC]
+
+
+def _redact_lines(
+    lines: Sequence[str], rules: Sequence[_Rule]
+) -> tuple[list[str], list[tuple[int, str]]]:
+    """Redact a run of consecutive lines (one hunk); returns texts and (index, kind)."""
+    out: list[str] = []
+    found: list[tuple[int, str]] = []
+    in_key = False
+    key = placeholder("private-key")
+    for index, text in enumerate(lines):
+        end = _last_end(text, 0)
+        if in_key and end is None:
+            out.append(key)
+            continue
+        if end is not None:
+            if not in_key:
+                # The hunk starts inside a key: take back the key lines above this one.
+                first = index
+                while first > 0 and _PEM_BODY.match(out[first - 1]):
+                    first -= 1
+                    out[first] = key
+                found.append((first, "private-key"))
+            text, in_key = key + text[end.end() :], False
+        position = 0
+        while begin := _PEM_BEGIN.search(text, position):
+            found.append((index, "private-key"))
+            end = _last_end(text, begin.end())
+            if end is None:  # the block goes on over the next lines
+                text, in_key = text[: begin.start()] + key, True
+                break
+            text = text[: begin.start()] + key + text[end.end() :]
+            position = begin.start() + len(key)
+        for rule in rules:
+            text, count = _apply(rule, text)
+            found.extend((index, rule.kind) for _ in range(count))
+        out.append(text)
+    return out, found
+
+
+def _last_end(text: str, start: int) -> re.Match[str] | None:
+    """The last END marker after `start` and before the next BEGIN marker, if any."""
+    following = _PEM_BEGIN.search(text, start)
+    last = None
+    for match in _PEM_END.finditer(text, start, following.start() if following else len(text)):
+        last = match
+    return last
+
+
+def _apply(rule: _Rule, text: str) -> tuple[str, int]:
+    count = 0
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal count
+        group = next((g for g in ("value", "quoted") if match.groupdict().get(g)), None)
+        value = match.group(group) if group else match.group()
+        if not value or (rule.check and not _looks_secret(value, quoted=group == "quoted")):
+            return match.group()
+        start, end = match.span(group) if group else match.span()
+        count += 1
+        return (
+            match.string[match.start() : start]
+            + placeholder(rule.kind)
+            + match.string[end : match.end()]
+        )
+
+    return rule.regex.sub(replace, text), count
+
+
+def _looks_secret(value: str, *, quoted: bool) -> bool:
+    """A literal, random-looking value: not a reference, a template or a sample."""
+    value = value.strip() if quoted else value.rstrip(":")  # `if token == other_token:`
+    lowered = value.lower()
+    if len(value) < MIN_SECRET_LENGTH or "«redacted:" in value or lowered in _SAMPLE_VALUES:
+        return False
+    if any(marker in lowered for marker in _SAMPLE_MARKERS) or _TEMPLATE.search(value):
+        return False
+    # Prose ("Token used to sign requests"), paths and plain URLs are not credentials.
+    if any(char.isspace() for char in value) or value.startswith(_NOT_SECRET_STARTS):
+        return False
+    if _ENV_NAME.match(value) or (_SLUG.match(value) and _words_only(value)):
+        return False
+    # Unquoted, the value is code or a config word: `os.environ[...]`, `settings.KEY`, `user_pwd`.
+    if not quoted and (
+        any(char in value for char in "([")
+        or _DOTTED_NAME.match(value)
+        or re.fullmatch(r"[A-Za-z_]+", value)
+    ):
+        return False
+    # The entropy of n characters is at most log2(n), so short values get a lower bar.
+    threshold = min(MAX_ENTROPY_THRESHOLD, math.log2(len(value)) - 0.5)
+    return _entropy(value) >= threshold
+
+
+def _words_only(value: str) -> bool:
+    """Every part of a slug is a word or a short version tag (`v2`, `2024`), not random."""
+    parts = re.split(r"[-_.]", value)
+    return all(part.isalpha() or re.fullmatch(r"v?\d{1,4}", part) for part in parts)
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    total = len(value)
+    return -sum(n / total * math.log2(n / total) for n in Counter(value).values())

@@ -1,0 +1,43 @@
+"""Ingest: raw diff → ReviewDiff, composing parse → select → redact. Pure, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from consensus.ingest.parse import parse_diff
+from consensus.ingest.pathfilter import parse_gitattributes, select_files
+from consensus.ingest.redact import redact_files
+from consensus.model.diff import ReviewDiff, SkippedFile
+
+
+def ingest(
+    raw: bytes | str,
+    *,
+    include: Sequence[str] = ("**",),
+    exclude: Sequence[str] = (),
+    redact_patterns: Sequence[str] = (),
+    gitattributes: str = "",
+) -> ReviewDiff:
+    """Parse the diff, keep the files to review, and redact secrets in what is kept.
+
+    `skipped` lists files the parser set aside (deleted, binary, mode-only…) before those
+    the path filter did (not in paths, excluded, lockfile…). Only kept files are scanned
+    for secrets: nothing else reaches a provider.
+    """
+    parsed, unreviewable = parse_diff(raw)
+    kept, filtered = select_files(
+        parsed,
+        include=include,
+        exclude=exclude,
+        generated_patterns=parse_gitattributes(gitattributes),
+    )
+    # A pure rename has no line a finding could be anchored to: nothing to review.
+    moved = [
+        SkippedFile(path=f.path, reason="renamed without changes") for f in kept if not f.hunks
+    ]
+    files, redactions = redact_files([f for f in kept if f.hunks], redact_patterns)
+    return ReviewDiff(
+        files=tuple(files),
+        skipped=(*unreviewable, *filtered, *moved),
+        redactions=tuple(redactions),
+    )

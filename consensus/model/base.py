@@ -1,0 +1,87 @@
+"""The vocabulary every stage shares: the frozen base model and the enums."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Severity(str, Enum):
+    CRITICAL = "critical"
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        """Higher is more severe: info=0 … critical=4."""
+        return _SEVERITY_RANK[self]
+
+    def at_least(self, other: Severity) -> bool:
+        return self.rank >= other.rank
+
+
+_SEVERITY_RANK = {
+    Severity.INFO: 0,
+    Severity.LOW: 1,
+    Severity.MEDIUM: 2,
+    Severity.HIGH: 3,
+    Severity.CRITICAL: 4,
+}
+
+
+class Category(str, Enum):
+    BUG = "bug"
+    SECURITY = "security"
+    PERFORMANCE = "performance"
+    CONCURRENCY = "concurrency"
+    API = "api"
+    MAINTAINABILITY = "maintainability"
+    TEST = "test"
+    DOCS = "docs"
+
+
+class Status(str, Enum):
+    """What became of a cluster (PRODUCT.md §5)."""
+
+    CONSENSUS = "consensus"  # posted inline
+    VERIFIED = "verified"  # posted inline, marked verified
+    REJECTED = "rejected"  # kept for audit, never posted
+    UNDECIDED = "undecided"  # voting cap reached: summary only
+    UNVERIFIED = "unverified"  # low-severity singleton, or not verified: summary only
+
+    @property
+    def posted(self) -> bool:
+        return self in (Status.CONSENSUS, Status.VERIFIED)
+
+
+class FileStatus(str, Enum):
+    ADDED = "added"
+    MODIFIED = "modified"
+    DELETED = "deleted"
+    RENAMED = "renamed"
+
+
+class FailureKind(str, Enum):
+    TIMEOUT = "timeout"
+    RATE_LIMITED = "rate_limited"
+    SERVER_ERROR = "server_error"
+    AUTH = "auth"
+    BAD_REQUEST = "bad_request"
+    CONNECTION = "connection"
+    INVALID_REPLY = "invalid_reply"  # still invalid after the repair turn
+    CIRCUIT_OPEN = "circuit_open"  # provider failed too often this run: not called
+    BUDGET = "budget"  # budget reached: not called
+    OTHER = "other"
+
+
+class VerdictKind(str, Enum):
+    CONFIRMED = "confirmed"
+    REFUTED = "refuted"
+    UNCERTAIN = "uncertain"

@@ -1,0 +1,102 @@
+"""Ingest's output: the changed files of a diff, and the chunks they are reviewed in."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from consensus.model.base import FileStatus, Frozen
+
+
+class DiffLine(Frozen):
+    """One line of a hunk. `new_line` is set for added and context lines."""
+
+    kind: Literal["+", "-", " "]
+    text: str
+    old_line: int | None = None
+    new_line: int | None = None
+
+
+class Hunk(Frozen):
+    old_start: int
+    old_length: int
+    new_start: int
+    new_length: int
+    section: str = ""
+    lines: tuple[DiffLine, ...] = ()
+
+
+class ChangedFile(Frozen):
+    """A reviewable file of the diff, as the new side sees it."""
+
+    path: str
+    old_path: str | None = None  # set for renames
+    status: FileStatus
+    hunks: tuple[Hunk, ...] = ()
+    added: int = 0
+    removed: int = 0
+
+    @property
+    def commentable_lines(self) -> frozenset[int]:
+        """New-side lines present in the diff (added or context): where a comment may go."""
+        return frozenset(
+            line.new_line for hunk in self.hunks for line in hunk.lines if line.new_line is not None
+        )
+
+    @property
+    def added_lines(self) -> frozenset[int]:
+        return frozenset(
+            line.new_line
+            for hunk in self.hunks
+            for line in hunk.lines
+            if line.kind == "+" and line.new_line is not None
+        )
+
+
+class SkippedFile(Frozen):
+    """A file of the diff that no model sees, and why (binary, lockfile, excluded …)."""
+
+    path: str
+    reason: str
+
+
+class Redaction(Frozen):
+    """A secret replaced before any provider saw the diff. Never holds the value."""
+
+    path: str
+    line: int | None
+    kind: str
+    added: bool = False  # on a line the change adds: a credential this change commits
+
+
+class ReviewDiff(Frozen):
+    """The ingested diff: what is reviewed, what is skipped, what was redacted."""
+
+    files: tuple[ChangedFile, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()
+    redactions: tuple[Redaction, ...] = ()
+
+    def file(self, path: str) -> ChangedFile | None:
+        for changed in self.files:
+            if changed.path == path:
+                return changed
+        return None
+
+
+class ChunkPart(Frozen):
+    """A file, or a slice of its hunks, inside a chunk."""
+
+    path: str
+    hunks: tuple[int, ...]  # indexes into ChangedFile.hunks
+    whole: bool = True  # False when the file was split across chunks
+
+
+class Chunk(Frozen):
+    """What one call shows one provider: whole files where they fit."""
+
+    index: int
+    parts: tuple[ChunkPart, ...]
+    tokens: int
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return tuple(part.path for part in self.parts)

@@ -1,0 +1,154 @@
+"""Fan-out, align, score and verify: findings, the clusters they form, and the votes on them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from consensus.model.base import Category, FailureKind, Frozen, Severity, Status, VerdictKind
+
+
+class Usage(Frozen):
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    calls: int = 0
+    from_journal: int = 0  # of `calls`, how many were served from the run journal
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            tokens_in=self.tokens_in + other.tokens_in,
+            tokens_out=self.tokens_out + other.tokens_out,
+            cost_usd=self.cost_usd + other.cost_usd,
+            latency_s=self.latency_s + other.latency_s,
+            calls=self.calls + other.calls,
+            from_journal=self.from_journal + other.from_journal,
+        )
+
+
+class Finding(Frozen):
+    """A validated finding, attributed to the provider, persona and chunk that made it."""
+
+    provider: str  # model string, e.g. "openai/gpt-5.1"
+    family: str  # the voter: "openai", "anthropic", …
+    persona: str
+    chunk: int
+    path: str
+    line: int
+    end_line: int
+    severity: Severity
+    category: Category
+    title: str
+    body: str
+    evidence: str | None = None
+    confidence: float | None = None
+
+
+class DroppedFinding(Frozen):
+    """A finding a model reported that failed the audit: counted and reported, not scored."""
+
+    provider: str
+    persona: str
+    path: str
+    line: int
+    title: str
+    reason: str
+
+
+class ModelReview(Frozen):
+    """A valid review of one chunk by one (provider, persona) pair."""
+
+    provider: str
+    family: str
+    persona: str
+    chunk: int
+    paths: tuple[str, ...]
+    findings: tuple[Finding, ...] = ()
+    dropped: tuple[DroppedFinding, ...] = ()
+    usage: Usage = Usage()
+    repaired: bool = False
+
+
+class ModelFailure(Frozen):
+    """A (provider, persona, chunk) call that gave no valid review. The provider abstains."""
+
+    provider: str
+    family: str
+    persona: str
+    chunk: int
+    paths: tuple[str, ...]
+    kind: FailureKind
+    message: str
+    usage: Usage = Usage()
+
+
+class Cluster(Frozen):
+    """Findings that describe the same problem, with the representative fields chosen."""
+
+    path: str
+    line: int
+    end_line: int
+    severity: Severity
+    category: Category
+    title: str
+    body: str
+    members: tuple[Finding, ...]
+    fingerprint: str
+
+    @property
+    def families(self) -> frozenset[str]:
+        return frozenset(member.family for member in self.members)
+
+    @property
+    def providers(self) -> tuple[str, ...]:
+        return tuple(sorted({member.provider for member in self.members}))
+
+    @property
+    def personas(self) -> tuple[str, ...]:
+        return tuple(sorted({member.persona for member in self.members}))
+
+
+class ScoredCluster(Frozen):
+    cluster: Cluster
+    votes_for: int  # distinct families that reported it
+    votes_of: int  # families with a valid review of its file
+    agreement: float
+    needed: int  # families needed for consensus at this denominator
+    status: Status
+    reason: str  # one line: why this status
+    needs_verification: bool = False  # disputed and severe enough for the verify phase
+    verification: Verification | None = None
+
+    @property
+    def disputed(self) -> bool:
+        return self.status is not Status.CONSENSUS
+
+
+class Vote(Frozen):
+    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed)."""
+
+    model: str
+    family: str
+    role: Literal["inspector", "voter"]
+    verdict: VerdictKind | None
+    reason: str
+
+
+class Verification(Frozen):
+    """How a finding was verified (PRODUCT.md §5 `verification`, plus the record behind it).
+
+    `confirmed`/`refuted`/`uncertain` count every counted vote, the inspector's included;
+    failed calls count as uncertain: a verifier error never confirms anything.
+    """
+
+    confirmed: int = 0
+    refuted: int = 0
+    uncertain: int = 0
+    ahead_by: int = 0
+    votes: tuple[Vote, ...] = ()
+    discarded: int = 0  # red-flagged verdicts (malformed, over-long) resampled, not counted
+    note: str = ""
+    budget_stopped: bool = False  # the budget ran out before the rule decided
+
+
+ScoredCluster.model_rebuild()  # it names Verification, defined after it

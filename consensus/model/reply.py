@@ -1,0 +1,57 @@
+"""The model I/O contract of PRODUCT.md §4: what a reviewing or verifying model answers."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from consensus.model.base import Category, Severity
+
+
+class ReplyFinding(BaseModel):
+    """One finding as a model must write it. Unknown extra keys are ignored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    path: str = Field(min_length=1, max_length=1000)
+    line: int = Field(ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+    severity: Severity
+    category: Category
+    title: str = Field(min_length=1, max_length=200, description="one line, under 100 characters")
+    body: str = Field(max_length=20_000, description="why it is a problem and how to fix it")
+    evidence: str | None = Field(
+        default=None,
+        max_length=5_000,
+        description="optional: the exact code from the diff that shows the problem",
+    )
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("severity", "category", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("title", mode="before")
+    @classmethod
+    def _one_line(cls, value: object) -> object:
+        return " ".join(value.split()) if isinstance(value, str) else value
+
+
+class ReviewReply(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    findings: list[ReplyFinding]
+
+
+class VerdictReply(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    verdict: Literal["confirmed", "refuted", "uncertain"]
+    reason: str = Field(max_length=4_000)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value

@@ -1,0 +1,102 @@
+"""The report of PRODUCT.md §5: what a run found, who agreed, and what it cost."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from consensus.model.base import Category, Frozen, Severity, Status
+from consensus.model.diff import Redaction, SkippedFile
+from consensus.model.findings import DroppedFinding, Verification
+
+
+class Votes(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+
+    for_: int = Field(alias="for", serialization_alias="for")
+    of: int
+
+
+class FindingMember(Frozen):
+    """One provider's report inside a finding's cluster: who said it, and in what words."""
+
+    provider: str
+    family: str
+    persona: str
+    line: int
+    title: str
+
+
+class ReportFinding(Frozen):
+    id: str
+    fingerprint: str
+    path: str
+    line: int
+    end_line: int
+    severity: Severity
+    category: Category
+    title: str
+    body: str
+    agreement: float
+    votes: Votes
+    providers: list[str]
+    personas: list[str]
+    status: Status
+    verification: Verification | None = None
+    reason: str = ""
+    members: tuple[FindingMember, ...] = ()  # the cluster's findings, one per report
+
+
+class ProviderReport(Frozen):
+    model: str
+    family: str
+    status: Literal["ok", "failed", "skipped"]
+    error: str | None = None
+    calls: int = 0
+    failed_calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    latency_s: float = 0.0
+    files_seen: list[str] = []
+    chunks: int = 0
+
+
+class Stats(Frozen):
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost_usd: float = 0.0
+    wall_s: float = 0.0
+    clusters: int = 0
+    consensus: int = 0
+    verified: int = 0
+    rejected: int = 0
+    undecided: int = 0
+    unverified: int = 0
+    dropped: int = 0
+
+
+class Quorum(Frozen):
+    families_answered: int
+    min_providers: int
+    met: bool
+
+
+class Report(Frozen):
+    """The JSON report of PRODUCT.md §5, plus the audit trail a user needs to trust it."""
+
+    version: int = 1
+    run_id: str
+    findings: list[ReportFinding] = []
+    providers: list[ProviderReport] = []
+    stats: Stats = Stats()
+    quorum: Quorum
+    threshold: float
+    verification: Literal["done", "skipped", "not_needed", "not_available"] = "not_available"
+    skipped_files: list[SkippedFile] = []
+    redactions: list[Redaction] = []
+    dropped_findings: list[DroppedFinding] = []
+    budget_exhausted: bool = False  # the budget stopped calls: the review is incomplete
+    notes: list[str] = []

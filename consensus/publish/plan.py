@@ -1,0 +1,344 @@
+"""Publish: (report, what is already on the PR, settings) → a plan of what to post. Pure.
+
+The plan holds at most one review (inline comments on RIGHT-side diff lines) and the
+state that the summary comment carries to the next run. What decides:
+
+- only findings whose status is posted (consensus, verified) at or above
+  `publish.min_severity` go inline, at most `publish.max_inline_comments` new ones;
+  the rest are listed in the summary with the reason;
+- a finding whose fingerprint is already on the PR (a marker in one of our review
+  comments, or the summary state) is never posted again, even if a human deleted it;
+- a finding of an earlier run that is gone now is resolved, but only when this run could
+  have seen it again: quorum met, and its file was reviewed (or left the diff);
+- markers are read only from comments written by a bot (or a trusted login), and only
+  from the first or last line, which model text can never occupy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from enum import Enum
+from typing import Literal
+
+from consensus.ingest.hunks import Hunks
+from consensus.model.base import Frozen
+from consensus.model.report import Report, ReportFinding
+from consensus.ports import InlineComment
+from consensus.publish.state import (
+    PublishState,
+    TrackedFinding,
+    finding_records,
+)
+from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
+from consensus.render.markdown import code, escape_markdown_text
+from consensus.render.text import location
+from consensus.settings.config import PublishSettings
+
+MAX_TRACKED = 300  # findings remembered in the summary state (open first, then resolved)
+MAX_BODY_CHARS = 12_000  # model text in one inline comment
+
+
+# --------------------------------------------------------------------------- state
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+class Placement(str, Enum):
+    """Where a finding went, and so what the summary says about it."""
+
+    INLINE = "inline"
+    INLINE_EARLIER = "inline_earlier"
+    OVER_LIMIT = "over_limit"
+    BELOW_MIN = "below_min_severity"
+    NOT_ON_DIFF = "not_on_diff"
+    REJECTED_BY_GITHUB = "rejected_by_github"
+    NO_QUORUM = "no_quorum"
+    NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
+    DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
+
+    @property
+    def inline(self) -> bool:
+        return self in (Placement.INLINE, Placement.INLINE_EARLIER)
+
+
+class PlacedFinding(Frozen):
+    finding: ReportFinding
+    placement: Placement
+    note: str = ""
+
+
+class PlannedReview(Frozen):
+    body: str
+    event: Literal["COMMENT", "REQUEST_CHANGES"]
+    comments: tuple[InlineComment, ...]
+    fingerprints: tuple[str, ...]  # one per comment, in order
+
+
+class PublishPlan(Frozen):
+    placed: tuple[PlacedFinding, ...]
+    review: PlannedReview | None
+    resolved: tuple[TrackedFinding, ...]  # resolved by this run
+    unchecked: tuple[TrackedFinding, ...]  # open earlier, not re-checked this run
+    carried: tuple[TrackedFinding, ...] = ()  # open earlier, in files this push left alone
+    state: PublishState
+
+
+def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
+    """The comment's place: the finding's range when it is inside one hunk, else its line."""
+    for lines in hunks.get(finding.path, ()):
+        if finding.line in lines:
+            if finding.end_line > finding.line and finding.end_line in lines:
+                return InlineComment(
+                    path=finding.path, line=finding.end_line, start_line=finding.line, body=""
+                )
+            return InlineComment(path=finding.path, line=finding.line, body="")
+    return None
+
+
+def inline_body(finding: ReportFinding, links: Sequence[str] = ()) -> str:
+    """severity · title, the body, who agreed (and how verification went), the fingerprint."""
+    title = escape_markdown_text(" ".join(finding.title.split()), allowed_links=links)
+    text = finding.body.strip()
+    if len(text) > MAX_BODY_CHARS:
+        text = text[:MAX_BODY_CHARS] + "\n\n… (cut; the full text is in the JSON report)"
+    providers = ", ".join(code(p) for p in finding.providers)
+    lines = [
+        f"**{finding.severity.value}** · **{title}**",
+        "",
+        escape_markdown_text(text, allowed_links=links),
+        "",
+        f"<sub>{finding.votes.for_}/{finding.votes.of} providers: {providers}"
+        f" · {finding.category.value} · consensus {finding.id}</sub>",
+    ]
+    counts = finding.verification
+    if counts is not None:
+        uncertain = f", {counts.uncertain} uncertain" if counts.uncertain else ""
+        lines.append(
+            f"<sub>inspector: {finding.status.value}, confirmed "
+            f"{counts.confirmed}-{counts.refuted}{uncertain}</sub>"
+        )
+    lines.append(fingerprint_marker(finding.fingerprint))
+    return "\n".join(lines)
+
+
+def _place(
+    finding: ReportFinding,
+    settings: PublishSettings,
+    posted_before: Collection[str],
+    hunks: Hunks,
+    quorum: bool,
+    dismissed: Mapping[str, str] | None = None,
+) -> tuple[Placement, str, InlineComment | None]:
+    if dismissed and finding.fingerprint in dismissed:
+        return Placement.DISMISSED, dismissed[finding.fingerprint], None
+    if not finding.status.posted:
+        return Placement.NOT_POSTED, finding.status.value, None
+    if not finding.severity.at_least(settings.min_severity):
+        return Placement.BELOW_MIN, f"below min_severity {settings.min_severity.value}", None
+    if finding.fingerprint in posted_before:
+        return Placement.INLINE_EARLIER, "", None
+    if not quorum:
+        return Placement.NO_QUORUM, "quorum not met: advisory only", None
+    anchor = _anchor(finding, hunks)
+    if anchor is None:
+        return Placement.NOT_ON_DIFF, "its line is not on the PR diff", None
+    return Placement.INLINE, "", anchor
+
+
+def plan_publish(
+    report: Report,
+    thread: PullRequestThread,
+    settings: PublishSettings,
+    *,
+    head_sha: str,
+    hunks: Hunks,
+    reviewed_paths: Collection[str],
+    diff_paths: Collection[str],
+    unchanged_paths: Collection[str] = (),
+    links: Sequence[str] = (),
+) -> PublishPlan:
+    """Decide what this run posts.
+
+    `hunks`: the commentable lines of the PR diff; `reviewed_paths`: files a provider
+    reviewed this run; `diff_paths`: every file of the PR diff, reviewed or not;
+    `unchanged_paths`: files an incremental run skipped because the push left them alone
+    (their open findings stay open).
+    """
+    posted_before = set(thread.inline_fingerprints) | {
+        t.fingerprint for t in thread.state.findings if t.inline
+    }
+    placed: list[PlacedFinding] = []
+    comments: list[InlineComment] = []
+    fingerprints: list[str] = []
+    dismissed = {
+        d.fingerprint: f"dismissed by @{d.by}" + (f": {d.reason}" if d.reason else "")
+        for d in thread.state.dismissed
+    }
+    decided = [
+        (finding, *_place(finding, settings, posted_before, hunks, report.quorum.met, dismissed))
+        for finding in report.findings
+    ]
+    # The limit holds for the PR, not each run: open inline comments count against it.
+    earlier = sum(1 for _, placement, _, _ in decided if placement is Placement.INLINE_EARLIER)
+    room = max(0, settings.max_inline_comments - earlier)
+    for finding, placement, note, anchor in decided:
+        if anchor is not None and len(comments) >= room:
+            placement, anchor = Placement.OVER_LIMIT, None
+            note = f"over the limit of {settings.max_inline_comments} inline comments"
+        if anchor is not None:
+            comments.append(anchor.model_copy(update={"body": inline_body(finding, links)}))
+            fingerprints.append(finding.fingerprint)
+        placed.append(PlacedFinding(finding=finding, placement=placement, note=note))
+    review = _review(placed, comments, fingerprints, settings, head_sha)
+    resolved, unchecked, state = _next_state(
+        report,
+        thread.state,
+        placed,
+        head_sha=head_sha,
+        reviewed_paths=reviewed_paths,
+        diff_paths=diff_paths,
+    )
+    carried = tuple(t for t in unchecked if t.path in unchanged_paths)
+    unchecked = tuple(t for t in unchecked if t.path not in unchanged_paths)
+    return PublishPlan(
+        placed=tuple(placed),
+        review=review,
+        resolved=resolved,
+        unchecked=unchecked,
+        carried=carried,
+        state=state,
+    )
+
+
+def _review(
+    placed: Sequence[PlacedFinding],
+    comments: Sequence[InlineComment],
+    fingerprints: Sequence[str],
+    settings: PublishSettings,
+    head_sha: str,
+) -> PlannedReview | None:
+    """One review for this run's new inline comments; none when there is nothing new, unless
+    a finding that asks for changes had to move to the summary (the event still stands)."""
+    new = [p.finding for p in placed if p.placement is Placement.INLINE]
+    moved = [p.finding for p in placed if p.placement is Placement.REJECTED_BY_GITHUB]
+    blocking = [f for f in [*new, *moved] if f.severity.at_least(settings.request_changes_on)]
+    if not comments and not (moved and blocking):
+        return None
+    ids = ", ".join(f.id for f in new)
+    count = f"{len(new)} new inline finding{'s' if len(new) != 1 else ''}"
+    lines = [f"**consensus** · {count}{f' ({ids})' if ids else ''}"]
+    if moved:
+        lines.append(f"{len(moved)} more could not be placed on the diff: see the summary.")
+    lines += ["The summary comment has the full picture.", review_marker(head_sha)]
+    body = "\n".join(lines)
+    return PlannedReview(
+        body=body,
+        event="REQUEST_CHANGES" if blocking else "COMMENT",
+        comments=tuple(comments),
+        fingerprints=tuple(fingerprints),
+    )
+
+
+def _next_state(
+    report: Report,
+    previous: PublishState,
+    placed: Sequence[PlacedFinding],
+    *,
+    head_sha: str,
+    reviewed_paths: Collection[str],
+    diff_paths: Collection[str],
+) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
+    tracked_now = {
+        p.finding.fingerprint: TrackedFinding(
+            fingerprint=p.finding.fingerprint,
+            id=p.finding.id,
+            path=p.finding.path,
+            line=p.finding.line,
+            severity=p.finding.severity,
+            title=" ".join(p.finding.title.split())[:200],
+            inline=p.placement.inline,
+        )
+        for p in placed
+        if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
+    }
+    dismissed = {d.fingerprint for d in previous.dismissed}
+    resolved: list[TrackedFinding] = []
+    unchecked: list[TrackedFinding] = []
+    history: list[TrackedFinding] = []
+    for old in previous.findings:
+        if old.fingerprint in tracked_now:
+            continue
+        if old.resolved:
+            history.append(old)
+        elif old.fingerprint in dismissed:
+            gone = old.model_copy(update={"resolved": True, "resolved_reason": "dismissed"})
+            history.append(gone)
+        elif report.quorum.met and old.path in reviewed_paths:
+            resolved.append(old.model_copy(update={"resolved": True, "resolved_reason": "fixed"}))
+        elif report.quorum.met and old.path not in diff_paths:
+            gone = old.model_copy(
+                update={"resolved": True, "resolved_reason": "file left the diff"}
+            )
+            resolved.append(gone)
+        else:
+            unchecked.append(old)
+    findings = [*tracked_now.values(), *unchecked, *resolved, *history][:MAX_TRACKED]
+    state = PublishState(
+        head_sha=head_sha,
+        findings=tuple(findings),
+        records=finding_records(report.findings),
+        dismissed=previous.dismissed,
+        paused=previous.paused,
+    )
+    return tuple(resolved), tuple(unchecked), state
+
+
+def suspect_comments(review: PlannedReview, hunks: Hunks) -> set[str]:
+    """Fingerprints of comments GitHub may refuse: not on one hunk of its own patches."""
+    suspects = set()
+    for comment, fingerprint in zip(review.comments, review.fingerprints, strict=True):
+        start = comment.start_line or comment.line
+        if not any({start, comment.line} <= lines for lines in hunks.get(comment.path, ())):
+            suspects.add(fingerprint)
+    return suspects
+
+
+def move_to_summary(
+    plan: PublishPlan,
+    fingerprints: Collection[str],
+    note: str,
+    *,
+    settings: PublishSettings,
+    head_sha: str,
+) -> PublishPlan:
+    """The plan after GitHub refused these comments: they go to the summary, with `note`."""
+    if plan.review is None or not fingerprints:
+        return plan
+    kept = [
+        (c, fp)
+        for c, fp in zip(plan.review.comments, plan.review.fingerprints, strict=True)
+        if fp not in fingerprints
+    ]
+    placed = tuple(
+        p.model_copy(update={"placement": Placement.REJECTED_BY_GITHUB, "note": note})
+        if p.finding.fingerprint in fingerprints and p.placement is Placement.INLINE
+        else p
+        for p in plan.placed
+    )
+    review = _review(placed, [c for c, _ in kept], [fp for _, fp in kept], settings, head_sha)
+    findings = tuple(
+        t.model_copy(update={"inline": False}) if t.fingerprint in fingerprints else t
+        for t in plan.state.findings
+    )
+    return plan.model_copy(
+        update={
+            "placed": placed,
+            "review": review,
+            "state": plan.state.model_copy(update={"findings": findings}),
+        }
+    )
+
+
+def location_code(finding: ReportFinding) -> str:
+    return code(location(finding))

@@ -1,0 +1,207 @@
+"""What slash commands answer: Markdown from typed data. Pure.
+
+Every text a model or a commenter wrote passes through `escape_markdown_text` (no HTML,
+no pings, no images, links defanged). A reply is one comment per command comment; a
+long section collapses into `<details>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import yaml
+
+from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
+from consensus.render.markdown import code, escape_markdown_text
+from consensus.settings.commands import CommandSpec, command_table, did_you_mean
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import Persona
+
+LONG_LINES = 12  # a section longer than this collapses
+WRITE_LEVELS = frozenset({"admin", "maintain", "write"})
+
+
+@dataclass(frozen=True)
+class Section:
+    """One command's part of the reply. `ok` False is a failure (😕, reason in `body`)."""
+
+    title: str
+    body: str
+    ok: bool = True
+
+
+def reply_marker(comment_id: int) -> str:
+    return f"<!-- consensus:reply to={comment_id} -->"
+
+
+def render_reply(comment_id: int, login: str, sections: Sequence[Section]) -> str:
+    lines = [reply_marker(comment_id)]
+    for section in sections:
+        mark = "" if section.ok else "😕 "
+        body = section.body.strip()
+        if body.count("\n") + 1 > LONG_LINES:
+            lines += [
+                "<details>",
+                f"<summary>{mark}{section.title}</summary>",
+                "",
+                body,
+                "",
+                "</details>",
+                "",
+            ]
+        else:
+            lines += [f"**{mark}{section.title}**", "", body, ""]
+    lines.append(f"<sub>in answer to @{login}</sub>")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- help
+
+
+def help_section(
+    specs: Mapping[str, CommandSpec], *, topic: CommandSpec | None = None, unknown: str = ""
+) -> Section:
+    if topic is not None:
+        who = "write, maintain or admin permission" if topic.needs_write else "anyone"
+        body = f"`{topic.usage}`: {topic.summary}\n\n{topic.help}\n\nWho may run it: {who}."
+        return Section(f"/consensus help {topic.name}", body)
+    lines = [
+        *command_table(specs),
+        "",
+        "Commands go at the start of a line; code and quotes are never commands.",
+    ]
+    if unknown:
+        guess = did_you_mean(unknown, specs)
+        hint = f" Did you mean `/consensus {guess}`?" if guess else ""
+        head = f"There is no command {code(unknown[:40])}.{hint}"
+        return Section("Unknown command", "\n".join([head, "", *lines]))
+    return Section("consensus commands", "\n".join(lines))
+
+
+def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:
+    spends = " It calls paid model providers, so" if spec.spends_tokens else ""
+    body = (
+        f"Sorry @{login}, `/consensus {spec.name}` needs write, maintain or admin permission "
+        f"on this repository (yours: {permission or 'none'}).{spends} nothing was run. "
+        "A maintainer can run it for you."
+    )
+    return Section(f"/consensus {spec.name}: not allowed", body)
+
+
+# --------------------------------------------------------------------------- explain
+
+
+def explain_section(
+    record: FindingRecord | None, tracked: TrackedFinding | None, dismissal: Dismissal | None
+) -> Section:
+    if record is None and tracked is None:
+        raise LookupError
+    if record is None:
+        assert tracked is not None
+        body = (
+            f"{tracked.id} ({tracked.severity.value}) at {code(f'{tracked.path}:{tracked.line}')}"
+            f": {escape_markdown_text(tracked.title)}. It comes from an earlier run, whose "
+            "votes are no longer kept; `/consensus review` reviews it again."
+        )
+        return Section(f"{tracked.id}", body)
+    title = escape_markdown_text(record.title)
+    lines = [
+        f"**{record.severity.value}** · {record.category.value} · "
+        f"{code(f'{record.path}:{record.line}')} · {title}",
+        "",
+        f"- status: **{record.status.value}**: {escape_markdown_text(record.reason)}",
+        f"- votes: {record.votes_for} of the {record.votes_of} provider families that "
+        "reviewed this file reported it",
+        f"- providers: {', '.join(code(p) for p in record.providers) or '(none)'}",
+        f"- personas: {', '.join(code(p) for p in record.personas) or '(none)'}",
+    ]
+    if dismissal is not None:
+        why = f": {escape_markdown_text(dismissal.reason)}" if dismissal.reason else ""
+        lines.append(f"- dismissed by @{dismissal.by}{why}")
+    if record.members:
+        lines += ["", "What each reviewer reported:"]
+        lines += [
+            f"- {code(m.provider)} as {code(m.persona)}: {escape_markdown_text(m.title)}"
+            for m in record.members
+        ]
+    lines += verification_lines(record)
+    return Section(f"{record.id}: why", "\n".join(lines))
+
+
+def verification_lines(record: FindingRecord) -> list[str]:
+    note = record.verification
+    if note is None:
+        return ["", "Not verified: no inspector was asked about it."]
+    lines = [
+        "",
+        f"Verification: confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
+        f"{note.uncertain} (needs a lead of {note.ahead_by})"
+        + (f"; {escape_markdown_text(note.note)}" if note.note else ""),
+    ]
+    for vote in note.votes:
+        verdict = vote.verdict.value if vote.verdict is not None else "failed"
+        reason = escape_markdown_text(" ".join(vote.reason.split()))
+        lines.append(f"- {code(vote.model)} ({vote.role}): **{verdict}**: {reason}")
+    return lines
+
+
+def verified_section(record: FindingRecord) -> Section:
+    head = (
+        f"{record.id} ({code(f'{record.path}:{record.line}')}, "
+        f"{escape_markdown_text(record.title)}): **{record.status.value}**"
+    )
+    lines = [head, "", f"- {escape_markdown_text(record.reason)}", *verification_lines(record)]
+    return Section(f"/consensus verify {record.id}", "\n".join(lines))
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def personas_section(personas: Sequence[Persona], providers: Sequence[ProviderSettings]) -> Section:
+    lines = ["Personas:"]
+    lines += [
+        f"- {code(p.id)} ({'built-in' if p.source == 'built-in' else code(p.path)}): "
+        f"{escape_markdown_text(p.focus)}"
+        for p in personas
+    ]
+    lines += ["", "Providers:"]
+    lines += [f"- {code(p.model)} (family {code(p.voter)})" for p in providers] or ["- (none)"]
+    return Section("Personas and providers", "\n".join(lines))
+
+
+def safe_url(url: str | None) -> str | None:
+    """A URL without user, password, query or fragment: where a credential could hide."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The effective settings as data, with nothing secret: provider URLs lose any
+    credentials, redaction patterns (which may quote a secret) are only counted."""
+    data = settings.model_dump(mode="json")
+    for provider in data["providers"]:
+        provider["api_base"] = safe_url(provider.get("api_base"))
+    data["redact"] = f"{len(settings.redact)} pattern(s), not shown"
+    data["action_inputs"] = dict(overrides)
+    return data
+
+
+def config_section(settings: Settings, source: str, overrides: Mapping[str, Any]) -> Section:
+    text = yaml.safe_dump(public_settings(settings, overrides), sort_keys=False).rstrip()
+    fence = "````"  # backtick runs in values are broken up below, so this always closes
+    lines = [
+        f"From {code(source)}, defaults filled in, action inputs applied. Keys are never "
+        "shown: `api_key_env` is the name of the variable that holds one.",
+        "",
+        f"{fence}yaml",
+        text.replace("``", "`\u200b`"),
+        fence,
+    ]
+    return Section("Effective settings", "\n".join(lines))

@@ -1,0 +1,231 @@
+"""The summary comment's hidden state: what any runner needs to answer for this PR.
+
+The last line of the summary comment carries it, versioned, compressed, base64:
+
+- v1 (issue 5): the reviewed head and the findings earlier runs published
+  (`TrackedFinding`: fingerprint ↔ id, place, whether it went inline, resolved or not);
+- v2 adds what slash commands need: `records` (every finding of the latest run, with
+  the votes, providers, personas, members and verifier reasons behind it, for
+  `explain` and `verify`), `dismissed` (fingerprint, who, why) and `paused`.
+
+A v1 block reads as v2 with empty additions. A block that is unreadable, fails
+validation or has a newer version is ignored (the caller says so); nothing in it is
+ever used to decide who may run a command.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import zlib
+from collections.abc import Sequence
+
+from pydantic import Field, ValidationError
+
+from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.report import ReportFinding
+
+STATE_VERSION = 2
+READABLE_VERSIONS = frozenset({1, 2})
+MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
+MAX_RECORDS = 80
+MAX_RECORD_BODY = 1_500
+MAX_REASON = 300
+_STATE_LINE = re.compile(r"^<!-- consensus:state v(\d+) ([A-Za-z0-9+/=]{0,60000}) -->$")
+_FINGERPRINT = r"^[0-9a-f]{8,64}(?:-\d{1,4})?$"
+_ID = r"^F\d{1,5}$"
+_LOGIN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?$"
+
+
+class TrackedFinding(Frozen):
+    """A finding an earlier run published, as the summary state remembers it."""
+
+    fingerprint: str
+    id: str
+    path: str
+    line: int
+    severity: Severity
+    title: str
+    inline: bool
+    resolved: bool = False
+    resolved_reason: str = ""
+
+
+class MemberNote(Frozen):
+    """One provider's report inside a cluster: who said it, as which persona, in what words."""
+
+    provider: str
+    family: str
+    persona: str
+    title: str = Field(max_length=300)
+
+
+class VoteNote(Frozen):
+    model: str
+    role: str
+    verdict: VerdictKind | None
+    reason: str = Field(max_length=MAX_REASON + 10)
+
+
+class VerificationNote(Frozen):
+    confirmed: int = 0
+    refuted: int = 0
+    uncertain: int = 0
+    ahead_by: int = 0
+    votes: tuple[VoteNote, ...] = ()
+    note: str = ""
+    requested_by: str = ""  # set when `/consensus verify` asked for it
+
+
+class FindingRecord(Frozen):
+    """A finding of the latest run, with what `explain` shows and `verify` needs."""
+
+    id: str = Field(pattern=_ID)
+    fingerprint: str = Field(pattern=_FINGERPRINT)
+    path: str
+    line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    severity: Severity
+    category: Category
+    title: str
+    body: str = Field(max_length=MAX_RECORD_BODY + 40)
+    status: Status
+    reason: str = ""
+    votes_for: int = 0
+    votes_of: int = 0
+    providers: tuple[str, ...] = ()
+    personas: tuple[str, ...] = ()
+    members: tuple[MemberNote, ...] = ()
+    verification: VerificationNote | None = None
+
+
+class Dismissal(Frozen):
+    fingerprint: str = Field(pattern=_FINGERPRINT)
+    id: str = ""
+    title: str = ""
+    by: str = Field(pattern=_LOGIN)
+    reason: str = Field(default="", max_length=MAX_REASON)
+
+
+class Pause(Frozen):
+    by: str = Field(pattern=_LOGIN)
+
+
+class PublishState(Frozen):
+    version: int = STATE_VERSION
+    head_sha: str = ""
+    findings: tuple[TrackedFinding, ...] = ()
+    records: tuple[FindingRecord, ...] = ()
+    dismissed: tuple[Dismissal, ...] = ()
+    paused: Pause | None = None
+
+    def record(self, finding_id: str) -> FindingRecord | None:
+        """The latest run's finding with this id (ids are per run, as the summary shows)."""
+        return next((r for r in self.records if r.id == finding_id), None)
+
+    def tracked(self, finding_id: str) -> TrackedFinding | None:
+        """A tracked finding with this id, open ones first (older runs may reuse an id)."""
+        matches = [t for t in self.findings if t.id == finding_id]
+        return next((t for t in matches if not t.resolved), matches[0] if matches else None)
+
+    def dismissal(self, fingerprint: str) -> Dismissal | None:
+        return next((d for d in self.dismissed if d.fingerprint == fingerprint), None)
+
+
+def encode_state(state: PublishState) -> str:
+    """The hidden last line of the summary: versioned, compressed, base64 (no `-->` inside).
+
+    Over `MAX_STATE_CHARS`, finding records give way (bodies first, then the last records),
+    so the state never crowds out the page; tracked findings and dismissals always stay.
+    """
+    state = state.model_copy(update={"version": STATE_VERSION})
+    line = _line(state)
+    if len(line) > MAX_STATE_CHARS:
+        short = tuple(r.model_copy(update={"body": r.body[:200]}) for r in state.records)
+        state = state.model_copy(update={"records": short})
+        line = _line(state)
+    while len(line) > MAX_STATE_CHARS and state.records:
+        keep = len(state.records) * 3 // 4
+        state = state.model_copy(update={"records": state.records[:keep]})
+        line = _line(state)
+    return line
+
+
+def _line(state: PublishState) -> str:
+    packed = zlib.compress(state.model_dump_json(exclude_defaults=True).encode(), 9)
+    return f"<!-- consensus:state v{state.version} {base64.b64encode(packed).decode()} -->"
+
+
+def state_line_present(body: str) -> bool:
+    return body.rstrip("\n").rsplit("\n", 1)[-1].startswith("<!-- consensus:state ")
+
+
+def decode_state(body: str) -> PublishState | None:
+    """The state on the last line of `body`; None when absent, unreadable or of a newer version."""
+    match = _STATE_LINE.match(body.rstrip("\n").rsplit("\n", 1)[-1])
+    if match is None or int(match.group(1)) not in READABLE_VERSIONS:
+        return None
+    try:
+        raw = zlib.decompress(base64.b64decode(match.group(2), validate=True))
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            return None
+        data["version"] = STATE_VERSION  # v1 reads as v2 with empty additions
+        return PublishState.model_validate(data)
+    except (binascii.Error, zlib.error, ValueError, ValidationError):
+        return None
+
+
+def finding_record(finding: ReportFinding) -> FindingRecord:
+    """What the state keeps of one finding of this run."""
+    verification = None
+    if finding.verification is not None:
+        counts = finding.verification
+        verification = VerificationNote(
+            confirmed=counts.confirmed,
+            refuted=counts.refuted,
+            uncertain=counts.uncertain,
+            ahead_by=counts.ahead_by,
+            votes=tuple(
+                VoteNote(
+                    model=v.model, role=v.role, verdict=v.verdict, reason=_cut(v.reason, MAX_REASON)
+                )
+                for v in counts.votes
+            ),
+            note=_cut(counts.note, MAX_REASON),
+        )
+    return FindingRecord(
+        id=finding.id,
+        fingerprint=finding.fingerprint,
+        path=finding.path,
+        line=finding.line,
+        end_line=max(finding.end_line, finding.line),
+        severity=finding.severity,
+        category=finding.category,
+        title=_cut(" ".join(finding.title.split()), 200),
+        body=_cut(finding.body.strip(), MAX_RECORD_BODY),
+        status=finding.status,
+        reason=_cut(finding.reason, MAX_REASON),
+        votes_for=finding.votes.for_,
+        votes_of=finding.votes.of,
+        providers=tuple(finding.providers),
+        personas=tuple(finding.personas),
+        members=tuple(
+            MemberNote(
+                provider=m.provider, family=m.family, persona=m.persona, title=_cut(m.title, 200)
+            )
+            for m in finding.members
+        ),
+        verification=verification,
+    )
+
+
+def finding_records(findings: Sequence[ReportFinding]) -> tuple[FindingRecord, ...]:
+    """Records for the first `MAX_RECORDS` findings of this run."""
+    return tuple(finding_record(f) for f in findings[:MAX_RECORDS])
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,88 @@
+"""The part of the summary comment that slash commands change: pause, dismissals, and
+findings verified on request. Rendered from the hidden state by a full review and by a
+command alike, between two hidden markers, so a command can rewrite it (and the state
+line) in place without the report that made the rest of the page."""
+
+from __future__ import annotations
+
+from consensus.publish.state import PublishState, encode_state, state_line_present
+from consensus.publish.thread import SUMMARY_MARKER
+from consensus.render.markdown import cell, code, escape_markdown_text, row
+
+START = "<!-- consensus:commands -->"
+END = "<!-- /consensus:commands -->"
+
+
+def command_section(state: PublishState) -> list[str]:
+    """The lines of the section, markers included (empty markers when there is nothing)."""
+    out = [START]
+    if state.paused is not None:
+        out += [
+            "> [!NOTE]",
+            f"> Automatic reviews are **paused** on this PR (by @{state.paused.by}). "
+            "`/consensus resume` restarts them; `/consensus review` runs one now.",
+            "",
+        ]
+    requested = [r for r in state.records if r.verification and r.verification.requested_by]
+    if requested:
+        out += ["### Verified on request", ""]
+        for record in requested:
+            note = record.verification
+            assert note is not None
+            out.append(
+                f"- **{record.id}** {code(f'{record.path}:{record.line}')} "
+                f"{escape_markdown_text(record.title)}: **{record.status.value}** "
+                f"(confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
+                f"{note.uncertain}; asked by @{note.requested_by})"
+            )
+        out.append("")
+    if state.dismissed:
+        out += [
+            f"### Dismissed ({len(state.dismissed)})",
+            "",
+            row(["ID", "Finding", "By", "Why"]),
+            row(["---"] * 4),
+        ]
+        for item in state.dismissed:
+            out.append(
+                row(
+                    [
+                        item.id or "-",
+                        cell(escape_markdown_text(item.title or item.fingerprint), raw=True),
+                        f"@{item.by}",
+                        cell(escape_markdown_text(item.reason or "(no reason given)"), raw=True),
+                    ]
+                )
+            )
+        out.append("")
+    return [*out, END]
+
+
+def rewrite_summary(body: str, state: PublishState) -> str:
+    """`body` (our summary comment) with the command section and the state line redone."""
+    lines = body.rstrip("\n").split("\n")
+    if lines and state_line_present(body):
+        lines = lines[:-1]
+    section = command_section(state)
+    if START in lines and END in lines[lines.index(START) :]:
+        start = lines.index(START)
+        end = lines.index(END, start)
+        lines = [*lines[:start], *section, *lines[end + 1 :]]
+    else:  # a summary from before commands existed: the section goes under the headline
+        at = next((n + 1 for n, line in enumerate(lines) if line.startswith("## ")), 1)
+        lines = [*lines[:at], "", *section, *lines[at:]]
+    return "\n".join([*lines, encode_state(state)])
+
+
+def new_summary(state: PublishState) -> str:
+    """A summary comment for a PR no review has published yet (e.g. paused at once)."""
+    lines = [
+        SUMMARY_MARKER,
+        "## consensus review",
+        "",
+        "No review has been published on this PR yet.",
+        "",
+        *command_section(state),
+        encode_state(state),
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,255 @@
+"""The PR summary comment (and `$GITHUB_STEP_SUMMARY`): one page, edited in place each run.
+
+First line: the hidden summary marker; last line: the hidden state (publish.py). Between
+them: counts, the findings table with where each went, findings kept out of the review in
+a collapsed section, what was resolved since the last run, coverage (files each provider
+saw, what was skipped and why), providers and cost. GitHub refuses comments over 65,536
+characters: the least needed sections give way first, then table rows, never the state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from consensus import __version__
+from consensus.model.base import Status
+from consensus.model.report import Report
+from consensus.publish.plan import PlacedFinding, Placement, PublishPlan, inline_body
+from consensus.publish.state import TrackedFinding, encode_state
+from consensus.publish.state_section import command_section
+from consensus.publish.thread import SUMMARY_MARKER
+from consensus.render.markdown import (
+    agreement,
+    cell,
+    code,
+    escape_markdown_text,
+    findings_table,
+    providers_table,
+    row,
+)
+from consensus.render.text import (
+    context_lines,
+    format_cost,
+    location,
+    plural,
+    providers_answered,
+    quorum_warning,
+)
+
+GITHUB_LIMIT = 65_536
+BUDGET = 60_000  # room left for the state line and a safety margin
+_WHERE = {
+    Placement.INLINE: "inline (new)",
+    Placement.INLINE_EARLIER: "inline (earlier run)",
+    Placement.OVER_LIMIT: "summary",
+    Placement.NOT_ON_DIFF: "summary",
+    Placement.REJECTED_BY_GITHUB: "summary",
+    Placement.NO_QUORUM: "summary",
+}
+OMITTED = (
+    "*(omitted: the comment would pass GitHub's 65,536-character limit; the job's step "
+    "summary and the JSON report have everything)*"
+)
+
+
+def _open(plan: PublishPlan) -> list[PlacedFinding]:
+    return [p for p in plan.placed if p.placement in _WHERE]
+
+
+def _where(placed: PlacedFinding) -> str:
+    where = _WHERE[placed.placement]
+    return f"{where}: {placed.note}" if placed.note else where
+
+
+def _headline(report: Report, plan: PublishPlan, head_sha: str) -> list[str]:
+    open_ = _open(plan)
+    new = sum(1 for p in open_ if p.placement is Placement.INLINE)
+    earlier = sum(1 for p in open_ if p.placement is Placement.INLINE_EARLIER)
+    answered, total = providers_answered(report)
+    parts = [
+        f"**{plural(len(open_) + len(plan.carried), 'open finding')}**",
+        f"{new} new inline",
+        f"{earlier + sum(1 for t in plan.carried if t.inline)} inline from earlier runs",
+        f"{len(open_) - new - earlier + sum(1 for t in plan.carried if not t.inline)} in "
+        "this summary only",
+        f"{len(plan.resolved)} resolved",
+        f"providers answered {answered}/{total}",
+        format_cost(report.stats.cost_usd),
+        f"head {code(head_sha[:12])}",
+    ]
+    out = ["## consensus review", "", " · ".join(parts), ""]
+    warning = quorum_warning(report)
+    if warning:
+        out += ["> [!WARNING]", f"> **{escape_markdown_text(warning)}**", ""]
+    if report.budget_exhausted:
+        out += ["> [!WARNING]", "> **The budget ran out: the review is incomplete.**", ""]
+    return out
+
+
+def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
+    header = ["ID", "Severity", "Location", "Finding", "Agreement", "Where"]
+    rows = [row(header), row(["---"] * len(header))]
+    for item in placed:
+        finding = item.finding
+        rows.append(
+            row(
+                [
+                    finding.id,
+                    finding.severity.value,
+                    cell(code(location(finding)), raw=True),
+                    cell(escape_markdown_text(finding.title, allowed_links=links), raw=True),
+                    agreement(finding),
+                    cell(_where(item)),
+                ]
+            )
+        )
+    return rows
+
+
+def _summary_only(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for item in placed:
+        if item.placement.inline:
+            continue
+        finding = item.finding
+        out += [
+            f"#### {finding.id} · {code(location(finding))}",
+            "",
+            inline_body(finding, links).rsplit("\n", 1)[0],  # without the fingerprint marker
+            "",
+        ]
+    return ["### In this summary only", "", *out] if out else []
+
+
+def _carried(plan: PublishPlan) -> list[str]:
+    if not plan.carried:
+        return []
+    rows = [row(["Severity", "At", "Finding", "Where"]), row(["---"] * 4)]
+    rows += [_tracked_row(t, "inline" if t.inline else "summary") for t in plan.carried]
+    return [
+        f"### Still open from earlier runs ({len(plan.carried)}, in files this push did not "
+        "change)",
+        "",
+        *rows,
+        "",
+    ]
+
+
+def _resolved(plan: PublishPlan) -> list[str]:
+    if not plan.resolved and not plan.unchecked:
+        return []
+    out: list[str] = []
+    if plan.resolved:
+        rows = [row(["Severity", "Was at", "Finding", "Why"]), row(["---"] * 4)]
+        rows += [_tracked_row(t, t.resolved_reason) for t in plan.resolved]
+        out += [
+            "<details>",
+            f"<summary>{plural(len(plan.resolved), 'finding')} resolved since the last "
+            "review</summary>",
+            "",
+            *rows,
+            "",
+            "</details>",
+            "",
+        ]
+    if plan.unchecked:
+        rows = [row(["Severity", "At", "Finding", "Why"]), row(["---"] * 4)]
+        rows += [_tracked_row(t, "its file was not reviewed this run") for t in plan.unchecked]
+        out += [
+            "<details>",
+            f"<summary>{plural(len(plan.unchecked), 'earlier finding')} not re-checked</summary>",
+            "",
+            *rows,
+            "",
+            "</details>",
+            "",
+        ]
+    return out
+
+
+def _tracked_row(tracked: TrackedFinding, why: str) -> str:
+    return row(
+        [
+            tracked.severity.value,
+            cell(code(f"{tracked.path}:{tracked.line}"), raw=True),
+            cell(tracked.title),
+            cell(why),
+        ]
+    )
+
+
+def _kept_out(report: Report, plan: PublishPlan) -> list[str]:
+    kept = [
+        p.finding
+        for p in plan.placed
+        if p.placement not in _WHERE and p.placement is not Placement.DISMISSED
+    ]
+    if not kept:
+        return []
+    rejected = sum(1 for f in kept if f.status is Status.REJECTED)
+    title = f"{plural(len(kept), 'finding')} kept out of the review (disputed, low or rejected"
+    title += f"; {rejected} rejected by verification)" if rejected else ")"
+    return [
+        "<details>",
+        f"<summary>{title}</summary>",
+        "",
+        *findings_table(kept, with_reason=True),
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def _coverage(report: Report, notes: Sequence[str]) -> list[str]:
+    out = ["<details>", "<summary>Coverage: what each provider saw</summary>", ""]
+    for provider in report.providers:
+        files = ", ".join(code(path) for path in provider.files_seen) or "nothing"
+        seen = plural(len(provider.files_seen), "file")
+        out.append(f"- {code(provider.model)} ({provider.status}): {seen}: {files}")
+    for skipped in report.skipped_files:
+        out.append(f"- skipped {code(skipped.path)}: {escape_markdown_text(skipped.reason)}")
+    out += [f"- {escape_markdown_text(note)}" for note in notes]
+    return [*out, "", "</details>", ""]
+
+
+def render_summary(
+    report: Report,
+    plan: PublishPlan,
+    *,
+    head_sha: str,
+    notes: Sequence[str] = (),
+    links: Sequence[str] = (),
+    with_state: bool = True,
+) -> str:
+    """The summary comment's body; `notes` are coverage notes from the edge (patches…)."""
+    open_ = _open(plan)
+    sections: list[list[str]] = [
+        _headline(report, plan, head_sha),
+        command_section(plan.state),
+        ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
+        _summary_only(open_, links) + _carried(plan),
+        _resolved(plan),
+        _kept_out(report, plan),
+        ["### Providers", "", *providers_table(report), ""] if report.providers else [],
+        _coverage(report, notes),
+        [f"- {escape_markdown_text(line)}" for line in context_lines(report)] + [""],
+    ]
+    footer = [f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>"]
+    state = [encode_state(plan.state)] if with_state else []
+    # Least needed first to go: coverage lists, audit, kept-out, resolved, summary-only bodies.
+    for drop in (7, 8, 5, 4, 3):
+        if _size(sections, footer, state) <= BUDGET:
+            break
+        sections[drop] = [OMITTED, ""] if sections[drop] else []
+    rows = _table(open_, links)
+    keep = len(rows)
+    while _size(sections, footer, state) > BUDGET and keep > 2:
+        keep -= 1  # drop table rows from the end, saying how many
+        more = f"*… and {plural(len(rows) - keep, 'more finding')}* {OMITTED}"
+        sections[2] = ["### Findings", "", *rows[:keep], "", more, ""]
+    lines = [SUMMARY_MARKER, *(line for section in sections for line in section), *footer, *state]
+    return "\n".join(lines)[:GITHUB_LIMIT]
+
+
+def _size(sections: list[list[str]], footer: list[str], state: list[str]) -> int:
+    return sum(len(line) + 1 for part in (*sections, footer, state) for line in part)

@@ -1,0 +1,54 @@
+"""The review job: everything a review decides from, stored in the journal so a replay reruns it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from consensus.model.diff import ReviewDiff
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import Persona
+
+INPUTS_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ReviewJob:
+    """Everything a review decides from; stored in the journal so a replay can rerun it."""
+
+    diff: ReviewDiff
+    settings: Settings
+    providers: tuple[ProviderSettings, ...]
+    personas: tuple[Persona, ...]
+    unavailable: Mapping[str, str]
+    verify: bool
+    label: str
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "version": INPUTS_VERSION,
+                "diff": self.diff.model_dump(mode="json"),
+                "settings": self.settings.model_dump(mode="json"),
+                "providers": [p.model_dump(mode="json") for p in self.providers],
+                "personas": [p.model_dump(mode="json") for p in self.personas],
+                "unavailable": dict(self.unavailable),
+                "verify": self.verify,
+                "label": self.label,
+            }
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> ReviewJob:
+        data: dict[str, Any] = json.loads(text)
+        return cls(
+            diff=ReviewDiff.model_validate(data["diff"]),
+            settings=Settings.model_validate(data["settings"]),
+            providers=tuple(ProviderSettings.model_validate(p) for p in data["providers"]),
+            personas=tuple(Persona.model_validate(p) for p in data["personas"]),
+            unavailable=data["unavailable"],
+            verify=bool(data["verify"]),
+            label=str(data["label"]),
+        )

@@ -1,0 +1,283 @@
+"""The review pipeline, in order: plan → fan out → align → score → report.
+
+Takes plain data and ports; returns a Report. The CLI (and later the Action) builds the
+inputs at the edge: the diff, the settings, the personas, a ModelClient, a TokenCounter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Protocol
+
+from consensus.decide.align import align
+from consensus.decide.report import VerificationState, build_report
+from consensus.decide.score import score
+from consensus.ingest.chunking import plan_chunks, render_chunk
+from consensus.ingest.detections import detections, settle
+from consensus.model.base import FailureKind
+from consensus.model.diff import Chunk, ReviewDiff
+from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
+from consensus.model.report import Report
+from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
+from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
+from consensus.review.guard import GuardedClient
+from consensus.review.ledger import Ledger
+from consensus.review.prompt import review_messages, review_schema
+from consensus.review.verify import needs_check
+from consensus.review.verify import verify as verify_clusters
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import Persona, render_persona
+
+
+class ReviewObserver(FanoutObserver, Protocol):
+    """Fan-out events plus the pipeline's own: phases and the number of planned calls."""
+
+    def phase(self, name: str, detail: str = "") -> None: ...
+
+    def planned(self, total: int) -> None: ...
+
+
+OUTPUT_RESERVE_TOKENS = 4_096  # room left for the model's answer
+PROMPT_RESERVE_TOKENS = 3_000  # system prompt, persona and schema around the diff
+WINDOW_SHARE = 0.8  # use at most this share of a window: tokenizers disagree a little
+
+
+def context_budget(provider: ProviderSettings, counter: TokenCounter, default: int) -> int:
+    """Tokens of diff one call to `provider` may carry."""
+    window = provider.context_window or counter.context_window(provider.model) or default
+    return max(1_000, int(window * WINDOW_SHARE) - OUTPUT_RESERVE_TOKENS - PROMPT_RESERVE_TOKENS)
+
+
+def plan_calls(
+    diff: ReviewDiff,
+    *,
+    providers: Sequence[ProviderSettings],
+    personas: Sequence[Persona],
+    counter: TokenCounter,
+    default_window: int,
+) -> list[ReviewCall]:
+    """Every (provider, chunk, persona) call, in the order they should be made.
+
+    Chunk-major, then persona, then provider: each provider sees one chunk's personas in a
+    row (same prefix, cache hits), all providers progress together (a budget that runs out
+    leaves whole chunks unreviewed by everyone rather than one provider silent), and the
+    global concurrency is shared across providers from the first call.
+    """
+    calls = []
+    for provider in providers:
+        chunks = plan_chunks(
+            diff.files,
+            budget_tokens=context_budget(provider, counter, default_window),
+            count=partial(counter.count, provider.model),
+        )
+        for chunk in chunks:
+            diff_text = render_chunk(chunk, diff)
+            for persona in personas:
+                calls.append(_call(provider, persona, chunk, diff_text))
+    rank = {p.model: n for n, p in enumerate(providers)}
+    order = {p.id: n for n, p in enumerate(personas)}
+    return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
+
+
+def _call(provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str) -> ReviewCall:
+    messages = review_messages(diff_text, render_persona(persona, paths=chunk.paths), chunk.paths)
+    request = CompletionRequest(
+        model=provider.model,
+        messages=messages,
+        response_schema=review_schema(),
+        schema_name="review",
+        api_base=provider.api_base,
+        api_key_env=provider.api_key_env,
+        timeout_s=provider.timeout_s,
+        temperature=0.0,
+    )
+    return ReviewCall(provider=provider, persona=persona.id, chunk=chunk, request=request)
+
+
+def coverage(results: Sequence[CallResult]) -> dict[str, frozenset[str]]:
+    """path → families that returned a valid review of a chunk holding that path."""
+    seen: dict[str, set[str]] = defaultdict(set)
+    for result in results:
+        if isinstance(result, ModelReview):
+            for path in result.paths:
+                seen[path].add(result.family)
+    return {path: frozenset(families) for path, families in seen.items()}
+
+
+def anchor_reader(diff: ReviewDiff) -> Callable[[str, int, int], str]:
+    """(path, line, end_line) → the new-side code there, for fingerprints."""
+    index: dict[str, dict[int, str]] = {}
+    for changed in diff.files:
+        index[changed.path] = {
+            line.new_line: line.text
+            for hunk in changed.hunks
+            for line in hunk.lines
+            if line.new_line is not None
+        }
+
+    def read(path: str, line: int, end_line: int) -> str:
+        lines = index.get(path, {})
+        return "\n".join(lines[n] for n in range(line, end_line + 1) if n in lines)
+
+    return read
+
+
+def run_id_for(diff: ReviewDiff, settings: Settings, providers: Sequence[ProviderSettings]) -> str:
+    """Derived from content: the same diff and configuration give the same run id. The
+    budget and the concurrency change no decision, so raising them continues a run."""
+    digest = hashlib.sha256()
+    digest.update(diff.model_dump_json().encode())
+    digest.update(settings.model_dump_json(exclude={"budget", "concurrency"}).encode())
+    digest.update(json.dumps([p.model_dump(mode="json") for p in providers]).encode())
+    return digest.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every phase of one review shares."""
+
+    diff: ReviewDiff
+    settings: Settings
+    providers: Sequence[ProviderSettings]
+    client: ModelClient
+    ledger: Ledger
+    observer: ReviewObserver | None
+
+    def phase(self, name: str, detail: str = "") -> None:
+        if self.observer is not None:
+            self.observer.phase(name, detail)
+
+
+async def review(
+    diff: ReviewDiff,
+    *,
+    settings: Settings,
+    providers: Sequence[ProviderSettings],
+    personas: Sequence[Persona],
+    client: ModelClient,
+    counter: TokenCounter,
+    clock: Callable[[], float],
+    observer: ReviewObserver | None = None,
+    verify: bool = True,
+    unavailable: Mapping[str, str] | None = None,
+    source: SourceReader | None = None,
+    ledger: Ledger | None = None,
+    run_id: str | None = None,
+) -> Report:
+    """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
+
+    Without `ledger`, the client is guarded here by a fresh budget and breaker. A caller
+    that passes its `ledger` has guarded the client itself (a journal wraps the guard, so
+    that the guard's refusals are recorded and replayed like any outcome).
+    """
+    started = clock()
+    if ledger is None:
+        ledger = Ledger(settings.budget)
+        client = GuardedClient(client, ledger)
+    run = _Run(diff, settings, providers, client, ledger, observer)
+    calls = plan_calls(
+        diff,
+        providers=providers,
+        personas=personas,
+        counter=counter,
+        default_window=settings.default_context_window,
+    )
+    results = await _fan_out(run, calls, unavailable or {}, len(personas))
+    scored = _align_and_score(run, results)
+    scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
+    return build_report(
+        run_id=run_id or run_id_for(diff, settings, providers),
+        diff=diff,
+        scored=scored,
+        results=results,
+        models=[(p.model, p.voter) for p in providers],
+        threshold=settings.threshold,
+        min_providers=settings.min_providers,
+        wall_s=clock() - started,
+        notes=_notes(results),
+        verification=state,
+        verification_usage=run.ledger.verification,
+        budget_exhausted=_budget_stopped(results, scored),
+    )
+
+
+async def _fan_out(
+    run: _Run, calls: Sequence[ReviewCall], unavailable: Mapping[str, str], personas: int
+) -> list[CallResult]:
+    to_call = [c for c in calls if c.provider.model not in unavailable]
+    chunks = max((c.chunk.index + 1 for c in calls), default=0)
+    run.phase(
+        "fan-out",
+        f"{len(to_call)} calls: {len(run.providers) - len(unavailable)} providers × "
+        f"{personas} personas × {'up to ' if chunks > 1 else ''}{chunks} "
+        f"chunk{'s' if chunks > 1 else ''} of {len(run.diff.files)} files",
+    )
+    if run.observer is not None:
+        run.observer.planned(len(to_call))
+    results = await fan_out(
+        to_call,
+        run.client,
+        run.diff,
+        concurrency=run.settings.concurrency,
+        observer=run.observer,
+    )
+    return results + [
+        unreachable(c, unavailable[c.provider.model])
+        for c in calls
+        if c.provider.model in unavailable
+    ]
+
+
+def _align_and_score(run: _Run, results: Sequence[CallResult]) -> list[ScoredCluster]:
+    run.phase("align and score")
+    findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
+    findings += detections(run.diff)
+    scored = score(
+        align(findings, anchor_text=anchor_reader(run.diff)),
+        coverage(results),
+        threshold=run.settings.threshold,
+        verify_min_severity=run.settings.verify_min_severity,
+    )
+    return settle(scored)
+
+
+async def _verify(
+    run: _Run,
+    scored: list[ScoredCluster],
+    results: Sequence[CallResult],
+    source: SourceReader | None,
+) -> tuple[list[ScoredCluster], VerificationState]:
+    wanted = sum(needs_check(s, run.settings.inspector) for s in scored)
+    if not wanted:
+        return scored, "not_needed"
+    run.phase("verify", f"{wanted} finding{'s' if wanted > 1 else ''}")
+    answered = {r.provider for r in results if isinstance(r, ModelReview)}
+    checked = await verify_clusters(
+        scored,
+        diff=run.diff,
+        panel=[p for p in run.providers if p.model in answered],
+        settings=run.settings,
+        client=run.client,
+        ledger=run.ledger,
+        source=source,
+    )
+    return checked, "done"
+
+
+def _budget_stopped(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> bool:
+    """Did the budget leave any work undone? Read from outcomes, so a replay agrees."""
+    refused = any(isinstance(r, ModelFailure) and r.kind is FailureKind.BUDGET for r in results)
+    return refused or any(s.verification and s.verification.budget_stopped for s in scored)
+
+
+def _notes(results: Sequence[CallResult]) -> list[str]:
+    repaired = sum(1 for r in results if isinstance(r, ModelReview) and r.repaired)
+    if not repaired:
+        return []
+    replies = "reply was" if repaired == 1 else "replies were"
+    return [f"{repaired} {replies} invalid at first and accepted after one repair turn"]

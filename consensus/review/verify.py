@@ -1,0 +1,333 @@
+"""VERIFY: disputed clusters → an inspector, then first-to-ahead-by-k redundancy voting.
+
+The rule (MAKER's first-to-ahead-by-k): the inspector's verdict is the first vote; then
+independent verifier calls, rotating across the voting panel, until `confirmed` leads
+`refuted + uncertain` by k (verified: posted, marked verified) or trails by k (rejected:
+kept for audit, never posted), capped at `max_votes` (undecided: summary only). The
+first k votes go out in parallel, then one at a time. `uncertain` counts against: the
+phase fails closed. A failed call uses up a vote slot but counts for neither side, so an
+outage can only ever leave a finding undecided. A malformed or over-long verdict is
+discarded and asked again (red-flagging), at most `RESAMPLES` times per slot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from consensus.ingest.detections import is_detection
+from consensus.ingest.redact import redact_text
+from consensus.ingest.view import render_file
+from consensus.model.base import Category, FailureKind, Severity, Status, VerdictKind
+from consensus.model.diff import ReviewDiff
+from consensus.model.findings import Cluster, ScoredCluster, Verification, Vote
+from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient, SourceReader
+from consensus.review.context import code_context
+from consensus.review.ledger import Ledger
+from consensus.review.prompt import template
+from consensus.review.reply import ReplyError, parse_verdict
+from consensus.settings.config import InspectorSettings, ProviderSettings, Settings
+
+RESAMPLES = 2
+STRICT_K = 3  # security and critical findings need a wider lead
+VOTER_TEMPERATURE = 0.3
+
+
+# --------------------------------------------------------------------------- pure rules
+
+
+def ahead_by_for(cluster: Cluster, k: int) -> int:
+    """k for this finding: at least 3 for security and critical findings."""
+    strict = cluster.category is Category.SECURITY or cluster.severity is Severity.CRITICAL
+    return max(k, STRICT_K) if strict else k
+
+
+def max_votes_for(k: int, configured: int | None) -> int:
+    return configured if configured is not None else 2 * k + 3
+
+
+def tally(votes: Sequence[Vote]) -> tuple[int, int, int]:
+    """(confirmed, refuted, uncertain) over the votes that were counted."""
+    verdicts = [vote.verdict for vote in votes]
+    return (
+        verdicts.count(VerdictKind.CONFIRMED),
+        verdicts.count(VerdictKind.REFUTED),
+        verdicts.count(VerdictKind.UNCERTAIN),
+    )
+
+
+def decide(votes: Sequence[Vote], k: int, cap: int) -> Status | None:
+    """VERIFIED, REJECTED or UNDECIDED once the rule says so; None while voting goes on."""
+    confirmed, refuted, uncertain = tally(votes)
+    if confirmed - (refuted + uncertain) >= k:
+        return Status.VERIFIED
+    if (refuted + uncertain) - confirmed >= k:
+        return Status.REJECTED
+    if len(votes) >= cap:
+        return Status.UNDECIDED
+    return None
+
+
+def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
+    """Disputed findings, and consensus ones when asked; never what the diff proves itself."""
+    if is_detection(item.cluster):
+        return False
+    return item.needs_verification or (
+        inspector.check_consensus and item.status is Status.CONSENSUS
+    )
+
+
+def choose_inspector(
+    cluster: Cluster, panel: Sequence[ProviderSettings], configured: str | None
+) -> ProviderSettings:
+    """The configured inspector, else the first panel member of a family not in the cluster."""
+    if configured is not None:
+        return _provider(configured, panel)
+    outside = [p for p in panel if p.voter not in cluster.families]
+    return (outside or list(panel))[0]
+
+
+def voter_rotation(
+    panel: Sequence[ProviderSettings], configured: Sequence[str]
+) -> list[ProviderSettings]:
+    """The voting panel in rotation order: the configured voters, else every provider."""
+    return [_provider(model, panel) for model in configured] if configured else list(panel)
+
+
+def _provider(model: str, panel: Sequence[ProviderSettings]) -> ProviderSettings:
+    return next((p for p in panel if p.model == model), ProviderSettings(model=model))
+
+
+# --------------------------------------------------------------------------- orchestration
+
+
+@dataclass(frozen=True)
+class _Case:
+    """What every verifier of one finding is shown."""
+
+    item: ScoredCluster
+    context: str
+    hunk: str
+    nonce: str
+
+
+class _Verifier:
+    """Runs the rule for every finding that needs it, sharing the concurrency slots. The
+    client is guarded: the budget and the breaker refuse calls there."""
+
+    def __init__(
+        self,
+        client: ModelClient,
+        ledger: Ledger,
+        panel: Sequence[ProviderSettings],
+        settings: Settings,
+    ) -> None:
+        self._client = client
+        self._ledger = ledger
+        self._panel = panel
+        self._inspector = settings.inspector
+        self._slots = asyncio.Semaphore(settings.concurrency)
+        self._per_provider = {p.model: asyncio.Semaphore(p.max_concurrency) for p in panel}
+
+    async def run(self, case: _Case) -> ScoredCluster:
+        cluster = case.item.cluster
+        k = ahead_by_for(cluster, self._inspector.ahead_by)
+        cap = max_votes_for(k, self._inspector.max_votes)
+        inspector = choose_inspector(cluster, self._panel, self._inspector.model)
+        rotation = voter_rotation(self._panel, self._inspector.voters)
+        votes: list[Vote] = []
+        discarded = 0
+        note = ""
+        turn = 0
+        while (outcome := decide(votes, k, cap)) is None:
+            if not votes:  # first the inspector, with k-1 voters beside it
+                asked = [(inspector, "inspector")]
+                width = min(k, cap) - 1
+                asked += [(rotation[(turn + n) % len(rotation)], "voter") for n in range(width)]
+            else:
+                asked = [(rotation[turn % len(rotation)], "voter")]
+            turn += sum(1 for _, role in asked if role == "voter")
+            first = len(votes) + 1
+            answers = await asyncio.gather(
+                *(self._vote(case, p, role, first + n) for n, (p, role) in enumerate(asked))
+            )
+            for answer, dropped in answers:
+                discarded += dropped
+                if isinstance(answer, str):
+                    note = answer
+                else:
+                    votes.append(answer)
+            if note:
+                break
+        return _settle(case.item, votes, outcome, k, discarded, note)
+
+    async def _vote(
+        self, case: _Case, provider: ProviderSettings, role: str, check: int
+    ) -> tuple[Vote | str, int]:
+        """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
+        times. A budget refusal comes back as the note that stops verification."""
+        request = _request(case, provider, role, check)
+        discarded = 0
+        for resample in range(RESAMPLES + 1):
+            slot = self._per_provider.setdefault(
+                provider.model, asyncio.Semaphore(provider.max_concurrency)
+            )
+            async with slot, self._slots:
+                try:
+                    completion = await self._client.complete(
+                        _resampled(request, resample) if resample else request
+                    )
+                except ModelCallError as exc:
+                    if exc.kind is FailureKind.BUDGET:
+                        why = exc.message.removeprefix("not called: ")
+                        return f"verification stopped: {why}", discarded
+                    failure = f"{exc.kind.value}: {exc.message}"
+                    return _vote(provider, role, None, failure), discarded
+            self._ledger.note_verification(provider.model, completion.usage)
+            try:
+                verdict = parse_verdict(completion.text)
+            except ReplyError:
+                discarded += 1
+                continue
+            return _vote(provider, role, VerdictKind(verdict.verdict), verdict.reason), discarded
+        return _vote(provider, role, None, "every verdict was malformed"), discarded
+
+
+def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
+    """The same question asked again: its own request, so a journal keeps both answers."""
+    last = request.messages[-1]
+    again = last.model_copy(update={"content": f"{last.content}\n(Asked again: {attempt}.)"})
+    return request.model_copy(update={"messages": (*request.messages[:-1], again)})
+
+
+def _vote(provider: ProviderSettings, role: str, verdict: VerdictKind | None, reason: str) -> Vote:
+    return Vote(
+        model=provider.model,
+        family=provider.voter,
+        role="inspector" if role == "inspector" else "voter",
+        verdict=verdict,
+        reason=reason[:1_000],
+    )
+
+
+def _request(case: _Case, provider: ProviderSettings, role: str, check: int) -> CompletionRequest:
+    cluster = case.item.cluster
+    system = template("verify_system.j2").render(nonce=case.nonce)
+    user = template("verify.j2").render(
+        nonce=case.nonce,
+        check=check,  # makes each vote its own request: independent, and journaled apart
+        title=cluster.title,
+        path=cluster.path,
+        line=cluster.line,
+        end_line=cluster.end_line,
+        severity=cluster.severity.value,
+        category=cluster.category.value,
+        body=cluster.body,
+        context=case.context,
+        hunk=case.hunk,
+    )
+    return CompletionRequest(
+        model=provider.model,
+        messages=(Message(role="system", content=system), Message(role="user", content=user)),
+        api_base=provider.api_base,
+        api_key_env=provider.api_key_env,
+        timeout_s=provider.timeout_s,
+        temperature=0.0 if role == "inspector" else VOTER_TEMPERATURE,
+        max_tokens=600,
+    )
+
+
+def _settle(
+    item: ScoredCluster,
+    votes: list[Vote],
+    outcome: Status | None,
+    k: int,
+    discarded: int,
+    note: str,
+) -> ScoredCluster:
+    confirmed, refuted, uncertain = tally(votes)
+    record = Verification(
+        confirmed=confirmed,
+        refuted=refuted,
+        uncertain=uncertain,
+        ahead_by=k,
+        votes=tuple(votes),
+        discarded=discarded,
+        note=note,
+        budget_stopped=outcome is None and "budget reached" in note,
+    )
+    score = f"{confirmed} confirmed, {refuted + uncertain} against"
+    if outcome is None:  # stopped by the budget or by failing voters
+        status, reason = Status.UNVERIFIED, f"{note} ({score})"
+    elif outcome is Status.UNDECIDED:
+        status, reason = Status.UNDECIDED, f"undecided: {score} after {len(votes)} votes (cap)"
+    elif outcome is Status.VERIFIED:
+        status, reason = Status.VERIFIED, f"verified: {score} (ahead by {k})"
+    else:
+        status, reason = Status.REJECTED, f"rejected: {score} (behind by {k})"
+    if item.status is Status.CONSENSUS and status is not Status.REJECTED:
+        # A checked consensus finding stays consensus unless the check refutes it.
+        status, reason = Status.CONSENSUS, f"{item.reason}; check: {reason}"
+    return item.model_copy(update={"status": status, "reason": reason, "verification": record})
+
+
+def _case(item: ScoredCluster, diff: ReviewDiff, head: str | None) -> _Case:
+    cluster = item.cluster
+    changed = diff.file(cluster.path)
+    hunk = ""
+    if changed is not None:
+        index = next(
+            (
+                n
+                for n, h in enumerate(changed.hunks)
+                if h.new_start <= cluster.line < h.new_start + max(h.new_length, 1)
+            ),
+            None,
+        )
+        hunk = render_file(changed, [index] if index is not None else None)
+    if head is None:
+        context = "(the file could not be read; the change below is all there is)"
+    else:
+        context = code_context(head, cluster.line, cluster.end_line)
+    nonce = hashlib.sha256((context + hunk).encode("utf-8", "replace")).hexdigest()[:12]
+    return _Case(item=item, context=context, hunk=hunk, nonce=nonce)
+
+
+def _head_files(
+    paths: Sequence[str], source: SourceReader | None, redact: Sequence[str]
+) -> dict[str, str | None]:
+    """The head version of each file, read once and redacted as the diff was: it is read
+    afresh from the tree, and no provider may see a secret in it."""
+    heads: dict[str, str | None] = {}
+    for path in paths:
+        if path not in heads:
+            text = source.read(path) if source is not None else None
+            heads[path] = None if text is None else redact_text(text, redact)[0]
+    return heads
+
+
+async def verify(
+    scored: Sequence[ScoredCluster],
+    *,
+    diff: ReviewDiff,
+    panel: Sequence[ProviderSettings],
+    settings: Settings,
+    client: ModelClient,
+    ledger: Ledger,
+    source: SourceReader | None,
+) -> list[ScoredCluster]:
+    """Verify every cluster that needs it; the rest come back unchanged, in order."""
+    if not panel:
+        return list(scored)
+    verifier = _Verifier(client, ledger, panel, settings)
+    wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
+    heads = _head_files([i.cluster.path for i in wanted.values()], source, settings.redact)
+    checks = {
+        n: asyncio.ensure_future(verifier.run(_case(item, diff, heads[item.cluster.path])))
+        for n, item in wanted.items()
+    }
+    if checks:
+        await asyncio.gather(*checks.values())
+    return [checks[n].result() if n in checks else item for n, item in enumerate(scored)]

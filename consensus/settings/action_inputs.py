@@ -1,0 +1,53 @@
+"""The Action's inputs: what action.yml passes to `consensus action` in the environment."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from consensus.errors import UsageError
+from consensus.model.base import Severity
+
+# field → environment variable; action.yml maps its inputs onto these (a test checks both).
+ENV_INPUTS = {
+    "config": "CONSENSUS_CONFIG",
+    "fail_on": "CONSENSUS_FAIL_ON",
+    "min_severity": "CONSENSUS_MIN_SEVERITY",
+    "max_inline_comments": "CONSENSUS_MAX_INLINE_COMMENTS",
+    "sarif": "CONSENSUS_SARIF",
+    "on_no_review": "CONSENSUS_ON_NO_REVIEW",
+    "review_drafts": "CONSENSUS_REVIEW_DRAFTS",
+    "post_interval_s": "CONSENSUS_POST_INTERVAL",  # not an input: tests set 0
+    "trusted_login": "CONSENSUS_TRUSTED_LOGIN",  # not an input: a PAT user's login
+    "full_review": "CONSENSUS_FULL_REVIEW",
+}
+
+
+class ActionInputs(BaseModel):
+    """The action's inputs, as action.yml passes them in the environment."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    config: str = ".consensus.yml"
+    fail_on: Literal["none", "info", "low", "medium", "high", "critical"] = "none"
+    min_severity: Severity | None = None
+    max_inline_comments: int | None = Field(default=None, ge=0)
+    sarif: str = ""
+    on_no_review: Literal["fail", "warn"] = "fail"
+    review_drafts: bool = False
+    post_interval_s: float = Field(default=1.0, ge=0)
+    trusted_login: str = ""
+    full_review: bool = False  # on synchronize, review the whole PR, not only what changed
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> ActionInputs:
+        names = ENV_INPUTS
+        given = {key: env[var].strip() for key, var in names.items() if env.get(var, "").strip()}
+        try:
+            return cls.model_validate(given)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            var = names[str(error["loc"][0])]
+            raise UsageError(f"{var}: {error['msg']} (got {error.get('input')!r})") from exc

@@ -1,0 +1,329 @@
+"""Fakes that implement the ports, shipped beside them (as httpx ships MockTransport).
+
+- `FakeModelClient`: a ModelClient with a queue of canned replies per model, or a function
+  of the request; it records every call and how many ran at once.
+- `FakeGitHubHost`: the whole GitHub port (every role) over state in memory, strict where
+  GitHub is strict: a review comment on a line outside its file's RIGHT-side hunks makes
+  the whole review fail (`ReviewRejected`, nothing stored), a missing comment or PR is a
+  `GitHubError` with status 404, writes are made by `github-actions[bot]`.
+
+Slash commands, the Action's review flow and the agent-PR queue run against these in
+milliseconds; the loopback HTTP servers in tests/ keep the real adapters honest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from consensus.errors import GitHubError
+from consensus.ingest.hunks import right_side_hunks
+from consensus.model.base import FailureKind
+from consensus.ports import (
+    Comparison,
+    Completion,
+    CompletionRequest,
+    HostComment,
+    HostReview,
+    InlineComment,
+    ModelCallError,
+    OpenPull,
+    PullFile,
+    PullRequestInfo,
+    ReviewRejected,
+)
+
+Answer = str | ModelCallError
+BOT_LOGIN = "github-actions[bot]"
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass
+class FakeModelClient:
+    """Answers from per-model queues (then `default`), or from `by_request` when given."""
+
+    replies: dict[str, deque[Answer]] = field(default_factory=lambda: defaultdict(deque))
+    default: Answer = '{"findings": []}'
+    by_request: Callable[[CompletionRequest], Answer] | None = None
+    latency_s: float = 0.0
+    tokens_in: int = 100
+    tokens_out: int = 20
+    cost_usd: float = 0.001
+    calls: list[CompletionRequest] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+
+    def queue(self, model: str, answers: Iterable[Answer]) -> FakeModelClient:
+        self.replies[model].extend(answers)
+        return self
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        self.calls.append(request)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.latency_s:
+                await asyncio.sleep(self.latency_s)
+            answer = self._answer(request)
+        finally:
+            self.in_flight -= 1
+        if isinstance(answer, ModelCallError):
+            raise answer
+        return Completion(
+            text=answer,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost_usd=self.cost_usd,
+            latency_s=self.latency_s,
+        )
+
+    def _answer(self, request: CompletionRequest) -> Answer:
+        if self.by_request is not None:
+            return self.by_request(request)
+        pending = self.replies.get(request.model)
+        if pending:
+            return pending.popleft()
+        return self.default
+
+    def calls_for(self, model: str) -> list[CompletionRequest]:
+        return [call for call in self.calls if call.model == model]
+
+
+def rate_limited(message: str = "429 Too Many Requests") -> ModelCallError:
+    return ModelCallError(FailureKind.RATE_LIMITED, message)
+
+
+def timed_out() -> ModelCallError:
+    return ModelCallError(FailureKind.TIMEOUT, "no answer within 120 s")
+
+
+# --------------------------------------------------------------------------- GitHub
+
+
+@dataclass
+class FakePull:
+    """One pull request: its metadata, files (with patches) and the files at each commit."""
+
+    info: PullRequestInfo
+    files: list[PullFile]
+    head_files: dict[str, str] = field(default_factory=dict)
+    base_files: dict[str, str] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)
+    reviews: list[HostReview] = field(default_factory=list)
+    requested_reviewers: list[str] = field(default_factory=list)
+    requested_teams: list[str] = field(default_factory=list)
+    created_at: str = "2026-01-01T00:00:00Z"
+
+
+@dataclass
+class FakeGitHubHost:
+    """Every role of the GitHub port, in memory; `writes` logs each write in order."""
+
+    pulls: dict[int, FakePull] = field(default_factory=dict)
+    issue_comment_list: list[HostComment] = field(default_factory=list)
+    review_comment_list: list[HostComment] = field(default_factory=list)
+    comment_pull: dict[int, int] = field(default_factory=dict)  # comment id → PR number
+    reactions: list[tuple[int, str]] = field(default_factory=list)
+    permissions: dict[str, str] = field(default_factory=dict)
+    comparisons: dict[tuple[str, str], Comparison] = field(default_factory=dict)
+    branch: str = "main"
+    login: str | None = None  # viewer_login: None, as for a workflow's GITHUB_TOKEN
+    writes: list[str] = field(default_factory=list)
+    _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
+
+    # ------------------------------------------------------------------ setup
+
+    def add_pull(self, pull: FakePull) -> FakePull:
+        self.pulls[pull.info.number] = pull
+        return pull
+
+    def seed_comment(self, number: int, body: str, *, author: str, bot: bool = False) -> int:
+        """A comment someone else wrote (a human, or another bot)."""
+        comment = HostComment(id=self._id(), body=body, author=author, author_is_bot=bot)
+        self.issue_comment_list.append(comment)
+        self.comment_pull[comment.id] = number
+        return comment.id
+
+    def _id(self) -> int:
+        return next(self._ids)
+
+    def _pull(self, number: int) -> FakePull:
+        if number not in self.pulls:
+            raise GitHubError(f"GitHub GET pulls/{number} failed (HTTP 404)", status=404)
+        return self.pulls[number]
+
+    # ------------------------------------------------------------------ PullReader
+
+    def pull_request(self, number: int) -> PullRequestInfo:
+        return self._pull(number).info
+
+    def pull_files(self, number: int) -> list[PullFile]:
+        return list(self._pull(number).files)
+
+    def read_file(self, path: str, ref: str) -> str | None:
+        for pull in self.pulls.values():
+            at_base = ref in (pull.info.base_sha, pull.info.base_ref, self.branch)
+            if at_base and path in pull.base_files:
+                return pull.base_files[path]
+            if ref == pull.info.head_sha and path in pull.head_files:
+                return pull.head_files[path]
+        return None
+
+    def list_dir(self, path: str, ref: str) -> list[str] | None:
+        prefix = path.rstrip("/") + "/"
+        names = {
+            name[len(prefix) :].split("/")[0]
+            for pull in self.pulls.values()
+            if ref in (pull.info.base_sha, pull.info.base_ref, self.branch)
+            for name in pull.base_files
+            if name.startswith(prefix)
+        }
+        return sorted(names) or None
+
+    def compare(self, base: str, head: str) -> Comparison:
+        if (base, head) not in self.comparisons:
+            raise GitHubError(f"GitHub GET compare/{base}...{head} failed (HTTP 404)", status=404)
+        return self.comparisons[(base, head)]
+
+    def default_branch(self) -> str:
+        return self.branch
+
+    # ------------------------------------------------------------------ ReviewWriter
+
+    def review_comments(self, number: int) -> list[HostComment]:
+        return [c for c in self.review_comment_list if self.comment_pull.get(c.id) == number]
+
+    def create_review(
+        self,
+        number: int,
+        *,
+        commit_sha: str,
+        body: str,
+        event: Literal["COMMENT", "REQUEST_CHANGES"],
+        comments: Sequence[InlineComment],
+    ) -> int:
+        pull = self._pull(number)
+        patches = {f.path: f.patch or "" for f in pull.files}
+        errors = tuple(
+            f"{c.path}:{c.line}: not a RIGHT-side line of one hunk"
+            for c in comments
+            if not _on_one_hunk(c, right_side_hunks(patches.get(c.path, "")))
+        )
+        if errors:
+            self.writes.append(f"review refused on #{number}")
+            raise ReviewRejected("Unprocessable Entity: pull_request_review_thread.line", errors)
+        review_id = self._id()
+        pull.reviews.append(
+            HostReview(
+                id=review_id,
+                author=BOT_LOGIN,
+                author_is_bot=True,
+                state="CHANGES_REQUESTED" if event == "REQUEST_CHANGES" else "COMMENTED",
+                commit_sha=commit_sha,
+                body=body,
+            )
+        )
+        for inline in comments:
+            comment = HostComment(
+                id=self._id(),
+                body=inline.body,
+                author=BOT_LOGIN,
+                author_is_bot=True,
+                path=inline.path,
+                line=inline.line,
+            )
+            self.review_comment_list.append(comment)
+            self.comment_pull[comment.id] = number
+        self.writes.append(f"review {event} on #{number} with {len(comments)} comment(s)")
+        return review_id
+
+    def delete_review_comment(self, comment_id: int) -> None:
+        self.review_comment_list = [c for c in self.review_comment_list if c.id != comment_id]
+        self.writes.append(f"delete review comment {comment_id}")
+
+    # ------------------------------------------------------------------ Conversation
+
+    def issue_comments(self, number: int) -> list[HostComment]:
+        return [c for c in self.issue_comment_list if self.comment_pull.get(c.id) == number]
+
+    def create_issue_comment(self, number: int, body: str) -> HostComment:
+        self._pull(number)
+        comment = HostComment(id=self._id(), body=body, author=BOT_LOGIN, author_is_bot=True)
+        self.issue_comment_list.append(comment)
+        self.comment_pull[comment.id] = number
+        self.writes.append(f"comment {comment.id} on #{number}")
+        return comment
+
+    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        for index, comment in enumerate(self.issue_comment_list):
+            if comment.id == comment_id:
+                self.issue_comment_list[index] = comment.model_copy(update={"body": body})
+                self.writes.append(f"edit comment {comment_id}")
+                return
+        raise GitHubError(f"GitHub PATCH comments/{comment_id} failed (HTTP 404)", status=404)
+
+    def delete_issue_comment(self, comment_id: int) -> None:
+        self.issue_comment_list = [c for c in self.issue_comment_list if c.id != comment_id]
+        self.writes.append(f"delete comment {comment_id}")
+
+    def add_reaction(self, comment_id: int, content: str) -> None:
+        self.reactions.append((comment_id, content))
+
+    def collaborator_permission(self, login: str) -> str:
+        return self.permissions.get(login, "none")
+
+    def viewer_login(self) -> str | None:
+        return self.login
+
+    # ------------------------------------------------------------------ QueueWriter
+
+    def open_pulls(self) -> list[OpenPull]:
+        return [
+            OpenPull(
+                number=p.info.number,
+                title=p.info.title,
+                author=p.info.author,
+                author_is_bot=p.info.author.endswith("[bot]"),
+                draft=p.info.draft,
+                labels=frozenset(p.labels),
+                created_at=p.created_at,
+                head_sha=p.info.head_sha,
+                requested_reviewers=frozenset(p.requested_reviewers),
+                requested_teams=frozenset(p.requested_teams),
+            )
+            for p in self.pulls.values()
+            if p.info.state == "open"
+        ]
+
+    def pull_reviews(self, number: int) -> list[HostReview]:
+        return list(self._pull(number).reviews)
+
+    def add_labels(self, number: int, labels: Sequence[str]) -> None:
+        pull = self._pull(number)
+        pull.labels.extend(label for label in labels if label not in pull.labels)
+        self.writes.append(f"label #{number} {','.join(labels)}")
+
+    def remove_label(self, number: int, label: str) -> None:
+        pull = self._pull(number)
+        if label in pull.labels:
+            pull.labels.remove(label)
+        self.writes.append(f"unlabel #{number} {label}")
+
+    def request_reviewers(
+        self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]
+    ) -> None:
+        pull = self._pull(number)
+        pull.requested_reviewers.extend(reviewers)
+        pull.requested_teams.extend(team_reviewers)
+        self.writes.append(f"request review on #{number}")
+
+
+def _on_one_hunk(comment: InlineComment, hunks: Sequence[frozenset[int]]) -> bool:
+    lines = {comment.line, comment.start_line or comment.line}
+    return any(lines <= hunk for hunk in hunks)
