@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus.publish.thread import SUMMARY_MARKER  # noqa: E402
-from tests.fakes.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
-from tests.fakes.provider_server import (  # noqa: E402
+from fakes.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
+from fakes.provider_server import (  # noqa: E402
     FakeProviderServer,
     Script,
     Step,

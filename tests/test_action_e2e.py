@@ -1,5 +1,6 @@
-"""End to end: the real `python -m consensus action` in a subprocess, with the GitHub
-Actions environment pointing at a loopback fake GitHub and loopback fake providers."""
+"""End to end: the real `consensus action` with the GitHub Actions environment pointing at
+a loopback fake GitHub and loopback fake providers. Runs are in-process (tests.inprocess);
+the first test is the smoke test that runs `python -m consensus action` in a subprocess."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from tests.fakes.github_server import FakeGitHub, PullRequest, human, load_pull_from_git
-from tests.fakes.provider_server import FakeProviderServer, Script, Step, error, prompt_text, reply
+from fakes.github_server import FakeGitHub, PullRequest, human, load_pull_from_git
+from fakes.provider_server import FakeProviderServer, Script, Step, error, prompt_text, reply
+from tests.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = "acme/service"
@@ -138,6 +140,7 @@ class World:
     repo: Path
     github: FakeGitHub
     providers: FakeProviderServer
+    subprocess: bool = False
 
     def open_pr(self, head: str = "feature", **extra: object) -> PullRequest:
         return load_pull_from_git(
@@ -181,15 +184,18 @@ class World:
         if keys:
             full.update(FAKE_OPENAI_KEY="sk-fake", FAKE_ANTHROPIC_KEY="sk-ant-fake")
         before = len(self.github.requests)
-        done = subprocess.run(
-            [sys.executable, "-m", "consensus", "action"],
-            cwd=self.repo,
-            env=full,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
-        return Action(done.returncode, done.stdout, done.stderr, self, before)
+        if self.subprocess:  # the smoke test: the real entry point, in its own interpreter
+            done = subprocess.run(
+                [sys.executable, "-m", "consensus", "action"],
+                cwd=self.repo,
+                env=full,
+                capture_output=True,
+                text=True,
+                timeout=180,
+            )
+            return Action(done.returncode, done.stdout, done.stderr, self, before)
+        ran = run_consensus(["action"], cwd=self.repo, env=full)
+        return Action(ran.returncode, ran.stdout, ran.stderr, self, before)
 
     def summaries(self) -> list[dict[str, object]]:
         comments = self.github.repos[REPO].issue_comments
@@ -238,6 +244,7 @@ def review_posts(action: Action) -> list[tuple[str, str, int]]:
 
 def test_first_run_posts_one_review_and_one_summary(world: World) -> None:
     world.open_pr()
+    world.subprocess = True
     run = world.run()
     assert run.code == 0, run.stderr
     assert review_posts(run) == [("POST", f"/repos/{REPO}/pulls/{NUMBER}/reviews", 200)]

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
-from tests.fakes.provider_server import FakeProviderServer, Script, error, reply
+from fakes.provider_server import FakeProviderServer, Script, error, reply
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_KEYS = {

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,8 +24,9 @@ from consensus.publish.state import (
     encode_state,
 )
 from consensus.publish.thread import SUMMARY_MARKER
-from tests.fakes.github_server import BOT, FakeGitHub, human, load_pull_from_git
-from tests.fakes.provider_server import FakeProviderServer, Script
+from fakes.github_server import BOT, FakeGitHub, human, load_pull_from_git
+from fakes.provider_server import FakeProviderServer, Script
+from tests.inprocess import run_consensus
 from tests.test_action_e2e import (
     DB_AFTER,
     DB_BEFORE,
@@ -92,14 +91,7 @@ class World:
             **env,
         }
         before = len(self.github.requests)
-        done = subprocess.run(
-            [sys.executable, "-m", "consensus", "action"],
-            cwd=self.repo,
-            env=full,
-            capture_output=True,
-            text=True,
-            timeout=180,
-        )
+        done = run_consensus(["action"], cwd=self.repo, env=full)
         writes = [
             (r.method, r.path, r.status) for r in self.github.requests[before:] if r.method != "GET"
         ]

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.fakes.provider_server import FakeProviderServer, Script, prompt_text, reply
+from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply
+from tests.inprocess import run_consensus
 from tests.test_e2e_review import ROOT, git, write_config
 
 AWS_KEY_ID = "AKIAZ7Q4MVXR2LJW9TQE"
@@ -110,15 +109,12 @@ def test_a_hostile_pr_leaks_nothing_pings_no_one_and_is_reported(tmp_path: Path)
             "FAKE_ANTHROPIC_KEY": "sk-ant-fake",
             "PYTHONPATH": str(ROOT),
         }
-        review = [sys.executable, "-m", "consensus", "review", "--base", "main"]
+        review = ["review", "--base", "main"]
         for fmt in ("json", "text", "markdown", "sarif"):
-            done = subprocess.run(
+            done = run_consensus(
                 [*review, "--config", str(config), "--format", fmt, "--events", str(events)],
                 cwd=repo,
                 env=env,
-                capture_output=True,
-                text=True,
-                timeout=180,
             )
             assert done.returncode == 0, done.stderr
             outputs += [done.stdout, done.stderr]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.provider_server import FakeProviderServer, Script
+from fakes.provider_server import FakeProviderServer, Script
+from tests.inprocess import run_consensus
 from tests.test_e2e_review import ROOT, repo, script_panel, write_config
 
 __all__ = ["repo"]  # the fixture, imported for use here
@@ -49,9 +50,8 @@ def env_for(home: Path, *, keys: bool = True) -> dict[str, str]:
 
 
 def run_cli(repo: Path, args: list[str], env: dict[str, str]) -> tuple[int, dict[str, object], str]:
-    done = subprocess.run(
-        [*args, "--format", "json"], cwd=repo, env=env, capture_output=True, text=True, timeout=180
-    )
+    """`consensus` in-process; `args` as `command()` builds them for a subprocess."""
+    done = run_consensus([*args[3:], "--format", "json"], cwd=repo, env=env)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -186,14 +186,7 @@ def test_runs_lists_the_review(repo: Path, slow_server: FakeProviderServer, tmp_
     config = write_config(repo, slow_server.url)
     home = tmp_path / "home"
     _, report, _ = run_cli(repo, command(config), env_for(home))
-    done = subprocess.run(
-        [sys.executable, "-m", "consensus", "runs"],
-        cwd=repo,
-        env=env_for(home),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_consensus(["runs"], cwd=repo, env=env_for(home))
     assert done.returncode == 0
     [row] = [line for line in done.stdout.splitlines() if line.startswith(str(report["run_id"]))]
     assert "done" in row and "service: main...working tree" in row

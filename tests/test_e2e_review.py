@@ -7,7 +7,6 @@ import itertools
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.provider_server import (
+from fakes.provider_server import (
     FakeProviderServer,
     Script,
     Step,
@@ -23,6 +22,7 @@ from tests.fakes.provider_server import (
     prompt_text,
     reply,
 )
+from tests.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_AWS_KEY = "AKIAQ3EGRDXK7HNPW5ZB"
@@ -203,15 +203,8 @@ def review(repo: Path, config: Path, *args: str) -> Run:
         "FAKE_ANTHROPIC_KEY": "sk-ant-fake",
         "PYTHONPATH": str(ROOT),
     }
-    command = [sys.executable, "-m", "consensus", "review", "--base", "main", "--config"]
-    done = subprocess.run(
-        [*command, str(config), "--format", "json", *args],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    command = ["review", "--base", "main", "--config"]
+    done = run_consensus([*command, str(config), "--format", "json", *args], cwd=repo, env=env)
     try:
         report = json.loads(done.stdout)
     except json.JSONDecodeError:

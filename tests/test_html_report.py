@@ -8,7 +8,6 @@ import shutil
 import sqlite3
 import struct
 import subprocess
-import sys
 import zlib
 from collections.abc import Sequence
 from html.parser import HTMLParser
@@ -25,7 +24,8 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
 from consensus.render.html import Cell, cell, render_html
-from tests.fakes.provider_server import FakeProviderServer, Script
+from fakes.provider_server import FakeProviderServer, Script
+from tests.inprocess import run_consensus
 from tests.test_e2e_journal import command, env_for, run_cli
 from tests.test_e2e_review import repo, script_panel, write_config
 
@@ -371,13 +371,8 @@ def test_a_real_run_renders_in_chromium_without_console_errors(
     assert code == 0, stderr
     run_id = str(reviewed["run_id"])
     out = tmp_path / "out.html"
-    done = subprocess.run(
-        [sys.executable, "-m", "consensus", "report", run_id, "--html", str(out)],
-        cwd=repo,
-        env=env_for(home, keys=False),
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_consensus(
+        ["report", run_id, "--html", str(out)], cwd=repo, env=env_for(home, keys=False)
     )
     assert done.returncode == 0, done.stderr
     assert f"HTML report of run {run_id} written to {out}" in done.stderr

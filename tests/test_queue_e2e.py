@@ -15,8 +15,8 @@ import pytest
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
-from tests.fakes.github_server import FakeGitHub, human
-from tests.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
+from fakes.github_server import FakeGitHub, human
+from fakes.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 
 ROOT = Path(__file__).resolve().parent.parent
 READY, QUEUED = ["consensus:ready"], ["consensus:queued"]
@@ -167,7 +167,7 @@ def test_pagination_and_conditional_requests(github: FakeGitHub) -> None:
 
 
 def human_spec(number: int) -> object:
-    from tests.queue_world import Spec
+    from fakes.queue_world import Spec
 
     return Spec(number, f"dev{number}", 9, f"docs/{number}.md")
 

@@ -22,7 +22,7 @@ for Ollama, whose real server would stream.)
 
 Standalone, for tests that run the real CLI in a subprocess::
 
-    python -m tests.fakes.provider_server --port 0 --script S.json --port-file P \\
+    python -m fakes.provider_server --port 0 --script S.json --port-file P \\
         [--latency 0.3] [--log requests.jsonl]
 
 where ``S.json`` maps a model name to a list of steps (consumed in order) or to one

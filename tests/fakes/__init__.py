@@ -1,1 +1,0 @@
-"""Test fakes: in-memory and loopback stand-ins for providers and hosts."""
