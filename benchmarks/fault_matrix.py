@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from consensus.publish.thread import SUMMARY_MARKER  # noqa: E402
 from fakes.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
+from fakes.inprocess import Ran, run_consensus  # noqa: E402
 from fakes.provider_server import (  # noqa: E402
     FakeProviderServer,
     Script,
@@ -221,16 +222,11 @@ class Lab:
         chat = ("/chat/completions", "/v1/messages")
         return sum(1 for r in self.providers.log.all() if r.path.endswith(chat))
 
-    def review(self, *extra: str, wait: bool = True) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "consensus", "review", "--base", "main"]
-        return subprocess.run(
-            [*command, "--format", "json", *extra],
-            cwd=self.repo,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+    def review(self, *extra: str) -> Ran:
+        """The real CLI in this process (fakes.inprocess): a fault here needs no process of
+        its own; the rows that kill or race processes start their own."""
+        command = ["review", "--base", "main", "--format", "json", *extra]
+        return run_consensus(command, cwd=self.repo, env=self.env)
 
     def action_env(self) -> dict[str, str]:
         pull = self.github.repos[REPO_NAME].pulls[NUMBER]
@@ -267,15 +263,8 @@ class Lab:
     def open_pr(self) -> None:
         load_pull_from_git(self.github, REPO_NAME, NUMBER, self.repo, base="main", head="feature")
 
-    def action(self) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-m", "consensus", "action"],
-            cwd=self.repo,
-            env=self.action_env(),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+    def action(self) -> Ran:
+        return run_consensus(["action"], cwd=self.repo, env=self.action_env())
 
     def github_texts(self) -> list[str]:
         repo = self.github.repos[REPO_NAME]
@@ -284,7 +273,7 @@ class Lab:
         bodies += [str(r.get("body") or "") for r in repo.reviews]
         return bodies
 
-    def outcome(self, done: subprocess.CompletedProcess[str], report: dict[str, object] | None):  # type: ignore[no-untyped-def]
+    def outcome(self, done: Ran, report: dict[str, object] | None):  # type: ignore[no-untyped-def]
         repo = self.github.repos.get(REPO_NAME)
         inline = [str(c["body"]) for c in repo.review_comments] if repo else []
         summaries = (
@@ -311,7 +300,7 @@ def lab(twist: Twist | None = None, extra_config: str = "") -> Iterator[Lab]:
             place.close()
 
 
-def cli_report(done: subprocess.CompletedProcess[str]) -> dict[str, object] | None:
+def cli_report(done: Ran) -> dict[str, object] | None:
     try:
         data = json.loads(done.stdout)
     except json.JSONDecodeError:
@@ -506,7 +495,7 @@ def concurrent_actions(baseline: Outcome) -> Row:
             for _ in range(2)
         ]
         codes = [p.wait(timeout=300) for p in both]
-        done = subprocess.CompletedProcess(command, max(codes), "", "")
+        done = Ran(max(codes), "", "")
         row = score_row(
             "two runs on the same PR at once", baseline, place.outcome(done, action_report(place))
         )

@@ -1,5 +1,5 @@
 """End to end: the real `consensus action` with the GitHub Actions environment pointing at
-a loopback fake GitHub and loopback fake providers. Runs are in-process (tests.inprocess);
+a loopback fake GitHub and loopback fake providers. Runs are in-process (fakes.inprocess);
 the first test is the smoke test that runs `python -m consensus action` in a subprocess."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import pytest
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
 from fakes.github_server import FakeGitHub, PullRequest, human, load_pull_from_git
+from fakes.inprocess import run_consensus
 from fakes.provider_server import FakeProviderServer, Script, Step, error, prompt_text, reply
-from tests.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parent.parent
 REPO = "acme/service"

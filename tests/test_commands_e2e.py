@@ -25,8 +25,8 @@ from consensus.publish.state import (
 )
 from consensus.publish.thread import SUMMARY_MARKER
 from fakes.github_server import BOT, FakeGitHub, human, load_pull_from_git
+from fakes.inprocess import run_consensus
 from fakes.provider_server import FakeProviderServer, Script
-from tests.inprocess import run_consensus
 from tests.test_action_e2e import (
     DB_AFTER,
     DB_BEFORE,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from fakes.inprocess import run_consensus
 from fakes.provider_server import (
     FakeProviderServer,
     Script,
@@ -22,7 +23,6 @@ from fakes.provider_server import (
     prompt_text,
     reply,
 )
-from tests.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parent.parent
 PLANTED_AWS_KEY = "AKIAQ3EGRDXK7HNPW5ZB"

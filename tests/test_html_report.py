@@ -24,8 +24,8 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
 from consensus.render.html import Cell, cell, render_html
+from fakes.inprocess import run_consensus
 from fakes.provider_server import FakeProviderServer, Script
-from tests.inprocess import run_consensus
 from tests.test_e2e_journal import command, env_for, run_cli
 from tests.test_e2e_review import repo, script_panel, write_config
 
