@@ -1,0 +1,1 @@
+"""The GitHub Actions face: read the event, hand it to app/."""

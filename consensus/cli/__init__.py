@@ -1,0 +1,1 @@
+"""The `consensus` command line: parse options, call app/, map errors to exit codes."""

@@ -1,0 +1,1 @@
+"""Diff → reviewable files: parse, path filters, redaction, consensus's own scan, chunks. Pure."""

@@ -1,0 +1,3 @@
+"""What the user configured: `.consensus.yml`, provider families, personas, command files,
+Action inputs.
+"""
