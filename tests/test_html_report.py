@@ -12,7 +12,6 @@ import zlib
 from collections.abc import Sequence
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -22,6 +21,7 @@ from consensus.app.wiring import consensus_home
 from consensus.cli.main import cli
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
+from consensus.model.journal import CallRow, PhaseRow
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
 from consensus.render.html import Cell, cell, render_html
 from fakes.inprocess import run_consensus
@@ -95,20 +95,20 @@ def a_report(findings: Sequence[ReportFinding], providers: Sequence[ProviderRepo
     )
 
 
-def a_call(model: str, started: float, *, ok: bool = True) -> dict[str, Any]:
-    return {
-        "digest": f"{model}-{started}",
-        "model": model,
-        "ok": 1 if ok else 0,
-        "error_kind": None if ok else "timeout",
-        "tokens_in": 100,
-        "tokens_out": 20,
-        "cost_usd": 0.001,
-        "latency_s": 0.5,
-        "attempts": 1,
-        "started": started,
-        "finished": started + 0.5,
-    }
+def a_call(model: str, started: float, *, ok: bool = True) -> CallRow:
+    return CallRow(
+        digest=f"{model}-{started}",
+        model=model,
+        ok=ok,
+        error_kind=None if ok else "timeout",
+        tokens_in=100,
+        tokens_out=20,
+        cost_usd=0.001,
+        latency_s=0.5,
+        attempts=1,
+        started=started,
+        finished=started + 0.5,
+    )
 
 
 class Page(HTMLParser):
@@ -218,7 +218,12 @@ def test_model_and_user_text_is_escaped_everywhere() -> None:
     report = a_report([hostile], [PANEL[0], evil]).model_copy(
         update={"notes": ["<iframe src=//evil>"]}
     )
-    text = render_html(report, [a_call("evil/<svg onload=alert(5)>", 1.0)], [("<i>", 1.0)], None)
+    text = render_html(
+        report,
+        [a_call("evil/<svg onload=alert(5)>", 1.0)],
+        [PhaseRow(name="<i>", started=1.0)],
+        None,
+    )
 
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
     assert "&lt;img src=x onerror=alert(2)&gt;" in text
@@ -237,7 +242,11 @@ def test_one_bar_per_call_grouped_by_provider_on_the_phase_timeline() -> None:
         a_call("ollama/qwen-x", 100.2, ok=False),
         a_call("ollama/qwen-x", 100.8, ok=False),
     ]
-    phases = [("fan-out", 100.0), ("align and score", 101.3), ("verify", 101.4)]
+    phases = [
+        PhaseRow(name="fan-out", started=100.0),
+        PhaseRow(name="align and score", started=101.3),
+        PhaseRow(name="verify", started=101.4),
+    ]
     text = render_html(a_report([], PANEL), calls, phases, None)
     assert text.count("<rect class='call ") == len(calls)
     assert text.count("<rect class='call ok'") == 3

@@ -19,6 +19,7 @@ from typing import Any
 
 from consensus.errors import JournalError
 from consensus.model.base import FailureKind
+from consensus.model.journal import CallRow, PhaseRow, RunRow
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 
 APPLICATION_ID = 0x636E7331  # "cns1": tells our database from any other SQLite file
@@ -71,17 +72,6 @@ def call_digest(request: CompletionRequest) -> str:
     """What makes two calls the same question: model, messages and parameters (not keys)."""
     asked = request.model_dump(mode="json", exclude={"api_key_env", "timeout_s"})
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class RunRow:
-    run_id: str
-    base_id: str
-    created: float
-    label: str
-    status: str
-    phase: str
-    cost_usd: float
 
 
 @dataclass(frozen=True)
@@ -193,12 +183,12 @@ class Journal:
             "INSERT INTO phases (run_id, phase, started) VALUES (?, ?, ?)", (run_id, phase, now)
         )
 
-    def phases(self, run_id: str) -> list[tuple[str, float]]:
+    def phases(self, run_id: str) -> list[PhaseRow]:
         """(phase, start time) in order, for timelines; a resumed run lists each attempt's."""
         rows = self._db.execute(
             "SELECT phase, started FROM phases WHERE run_id = ? ORDER BY started", (run_id,)
         )
-        return [(str(phase), float(started)) for phase, started in rows.fetchall()]
+        return [PhaseRow(name=str(name), started=float(at)) for name, at in rows.fetchall()]
 
     def finish_run(self, run_id: str, *, status: str, report: str, cost_usd: float) -> None:
         self._db.execute(
@@ -213,7 +203,7 @@ class Journal:
             " WHERE run_id = ?",
             (run_id,),
         ).fetchone()
-        return RunRow(*row) if row else None
+        return _run_row(row) if row else None
 
     def inputs(self, run_id: str) -> str:
         row = self._db.execute("SELECT inputs FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -231,7 +221,7 @@ class Journal:
             " ORDER BY created DESC LIMIT ?",
             (limit,),
         ).fetchall()
-        return [RunRow(*row) for row in rows]
+        return [_run_row(row) for row in rows]
 
     def prune(self, *, max_age_days: float, now: float, max_bytes: int | None = None) -> int:
         """Forget runs not touched for `max_age_days`, then the oldest runs while the file
@@ -313,7 +303,7 @@ class Journal:
             ),
         )
 
-    def calls(self, run_id: str) -> list[dict[str, Any]]:
+    def calls(self, run_id: str) -> list[CallRow]:
         """Every call of a run, for reports and timelines."""
         cursor = self._db.execute(
             "SELECT digest, model, ok, error_kind, tokens_in, tokens_out, cost_usd, latency_s,"
@@ -321,7 +311,7 @@ class Journal:
             (run_id,),
         )
         names = [column[0] for column in cursor.description]
-        return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+        return [CallRow.model_validate(dict(zip(names, row, strict=True))) for row in cursor]
 
     def source(self, run_id: str, path: str) -> tuple[bool, str | None]:
         row = self._db.execute(
@@ -334,3 +324,8 @@ class Journal:
             "INSERT OR REPLACE INTO sources (run_id, path, text) VALUES (?, ?, ?)",
             (run_id, path, text),
         )
+
+
+def _run_row(row: tuple[Any, ...]) -> RunRow:
+    names = ("run_id", "base_id", "created", "label", "status", "phase", "cost_usd")
+    return RunRow.model_validate(dict(zip(names, row, strict=True)))

@@ -63,7 +63,7 @@ async def run_review(
     if resume is not None:
         job = ReviewJob.from_json(journal.inputs(run_id))
     if resuming:
-        answered = sum(1 for call in journal.calls(run_id) if call["ok"])
+        answered = sum(1 for call in journal.calls(run_id) if call.ok)
         log(f"resuming run {run_id}: {answered} calls already answered are not paid again")
     journal.start_run(run_id, base_id, job.label, job.to_json())
     if events is not None:

@@ -15,10 +15,11 @@ external asset; a Content-Security-Policy forbids both. Every piece of model or 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from consensus.model.journal import CallRow, PhaseRow
 from consensus.model.report import ProviderReport, Report, ReportFinding
 
 if TYPE_CHECKING:
@@ -56,8 +57,8 @@ def cell(finding: ReportFinding, provider: ProviderReport) -> tuple[Cell, str]:
 
 def render_html(
     report: Report,
-    calls: Sequence[Mapping[str, Any]],
-    phases: Sequence[tuple[str, float]],
+    calls: Sequence[CallRow],
+    phases: Sequence[PhaseRow],
     job: ReviewJob | None,
 ) -> str:
     """The whole page, as one string."""
@@ -93,11 +94,11 @@ def _status(report: Report) -> tuple[str, str]:
     return "complete", "good"
 
 
-def _header(report: Report, job: ReviewJob | None, calls: Sequence[Mapping[str, Any]]) -> str:
+def _header(report: Report, job: ReviewJob | None, calls: Sequence[CallRow]) -> str:
     status, tone = _status(report)
     stats = report.stats
     posted = sum(1 for f in report.findings if f.status.posted)
-    failed = sum(1 for c in calls if not c["ok"])
+    failed = sum(1 for c in calls if not c.ok)
     facts = [
         ("findings", f"{len(report.findings)} ({posted} posted)"),
         ("providers", str(len(report.providers))),
@@ -197,11 +198,9 @@ def _verification(report: Report) -> str:
     return f"<section><h2>Verification</h2>{''.join(blocks)}</section>"
 
 
-def _timeline(
-    report: Report, calls: Sequence[Mapping[str, Any]], phases: Sequence[tuple[str, float]]
-) -> str:
-    times = [t for _, t in phases] + [float(c["started"]) for c in calls]
-    ends = [float(c["finished"]) for c in calls] + times
+def _timeline(report: Report, calls: Sequence[CallRow], phases: Sequence[PhaseRow]) -> str:
+    times = [p.started for p in phases] + [c.started for c in calls]
+    ends = [c.finished for c in calls] + times
     if not times:
         return "<section><h2>Timeline</h2><p class='empty'>No calls recorded.</p></section>"
     start, end = min(times), max(ends)
@@ -214,8 +213,9 @@ def _timeline(
     top = 50  # below the tick labels and two rows of phase labels
     height = top + ROW_HEIGHT * max(len(lanes), 1) + 10
     bands, labels = [], []
-    for i, (name, began) in enumerate(phases):
-        finish = phases[i + 1][1] if i + 1 < len(phases) else end
+    for i, phase in enumerate(phases):
+        name, began = phase.name, phase.started
+        finish = phases[i + 1].started if i + 1 < len(phases) else end
         left, right = x(began), max(x(finish), x(began) + 1)
         bands.append(
             f"<rect class='phase p{i % 2}' x='{left:.1f}' y='18' width='{right - left:.1f}' "
@@ -239,8 +239,8 @@ def _timeline(
         y = top + row * ROW_HEIGHT
         bars.append(f"<text class='lane' x='4' y='{y + 15}'>{_e(_clip(model, 28))}</text>")
         for c in mine:
-            left = x(float(c["started"]))
-            width = max(x(float(c["finished"])) - left, 2.0)
+            left = x(c.started)
+            width = max(x(c.finished) - left, 2.0)
             bars.append(_call_bar(model, c, left, y + 4, width))
     total = LABEL_WIDTH + TIMELINE_WIDTH + 30
     return (
@@ -253,13 +253,13 @@ def _timeline(
     )
 
 
-def _call_bar(model: str, call: Mapping[str, Any], left: float, y: float, width: float) -> str:
-    state = "ok" if call["ok"] else "failed"
-    failure = f" ({call['error_kind']})" if not call["ok"] and call.get("error_kind") else ""
+def _call_bar(model: str, call: CallRow, left: float, y: float, width: float) -> str:
+    state = "ok" if call.ok else "failed"
+    failure = f" ({call.error_kind})" if not call.ok and call.error_kind else ""
     tip = (
-        f"{model}: {state}{failure}, {float(call['latency_s']):.2f} s, "
-        f"{call['tokens_in']} in / {call['tokens_out']} out, ${float(call['cost_usd']):.4f}, "
-        f"attempts {call['attempts']}"
+        f"{model}: {state}{failure}, {call.latency_s:.2f} s, "
+        f"{call.tokens_in} in / {call.tokens_out} out, ${call.cost_usd:.4f}, "
+        f"attempts {call.attempts}"
     )
     return (
         f"<rect class='call {state}' x='{left:.1f}' y='{y}' width='{width:.1f}' "
@@ -267,13 +267,11 @@ def _call_bar(model: str, call: Mapping[str, Any], left: float, y: float, width:
     )
 
 
-def _lanes(
-    report: Report, calls: Sequence[Mapping[str, Any]]
-) -> dict[str, list[Mapping[str, Any]]]:
+def _lanes(report: Report, calls: Sequence[CallRow]) -> dict[str, list[CallRow]]:
     """Calls grouped by provider, in the report's provider order, then any other model."""
-    lanes: dict[str, list[Mapping[str, Any]]] = {p.model: [] for p in report.providers}
+    lanes: dict[str, list[CallRow]] = {p.model: [] for p in report.providers}
     for c in calls:
-        lanes.setdefault(str(c["model"]), []).append(c)
+        lanes.setdefault(c.model, []).append(c)
     return {model: mine for model, mine in lanes.items() if mine}
 
 
