@@ -12,6 +12,7 @@ import pytest
 from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
+from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
@@ -303,6 +304,15 @@ def test_each_vote_is_its_own_request() -> None:
     run(client, [disputed(Category.SECURITY)])
     bodies = [json.dumps([m.content for m in c.messages]) for c in client.calls]
     assert len(set(bodies)) == len(bodies)
+
+
+def test_verifier_calls_ask_for_the_verdict_schema_as_review_calls_ask_for_theirs() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, [disputed()])
+    assert client.calls
+    for call in client.calls:
+        assert call.response_schema == VerdictReply.model_json_schema()
+        assert call.schema_name == "verdict"
 
 
 def _calls_by_model(calls: Sequence[CompletionRequest]) -> list[str]:

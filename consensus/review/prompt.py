@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from consensus.model.base import Category, Severity
-from consensus.model.reply import ReviewReply
+from consensus.model.reply import ReviewReply, VerdictReply
 from consensus.ports import Message
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
@@ -60,6 +60,11 @@ def template(name: str) -> Template:
 def review_schema() -> dict[str, Any]:
     """JSON schema of the review reply, generated from the pydantic model."""
     return ReviewReply.model_json_schema()
+
+
+def verdict_schema() -> dict[str, Any]:
+    """JSON schema of a verifier's verdict, generated from the pydantic model."""
+    return VerdictReply.model_json_schema()
 
 
 def diff_nonce(diff_text: str) -> str:

@@ -26,7 +26,7 @@ from consensus.model.findings import Cluster, ScoredCluster, Verification, Vote
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient, SourceReader
 from consensus.review.context import code_context
 from consensus.review.ledger import Ledger
-from consensus.review.prompt import template
+from consensus.review.prompt import template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
 from consensus.settings.config import InspectorSettings, ProviderSettings, Settings
 
@@ -231,6 +231,8 @@ def _request(case: _Case, provider: ProviderSettings, role: str, check: int) -> 
     return CompletionRequest(
         model=provider.model,
         messages=(Message(role="system", content=system), Message(role="user", content=user)),
+        response_schema=verdict_schema(),
+        schema_name="verdict",
         api_base=provider.api_base,
         api_key_env=provider.api_key_env,
         timeout_s=provider.timeout_s,
