@@ -1,6 +1,6 @@
 """Typed data handed from stage to stage, named for the stage that makes it.
 
-ingest  -> DiffLine, Hunk, ChangedFile, SkippedFile, Redaction, ReviewDiff
+ingest  -> DiffLine, Hunk, ChangedFile, SkippedFile, Redaction, LinkChange, ReviewDiff
 fan-out -> Chunk, ModelReview | ModelFailure (each holding Finding / DroppedFinding)
 align   -> Cluster
 score   -> ScoredCluster
@@ -80,6 +80,7 @@ class FileStatus(str, Enum):
     MODIFIED = "modified"
     DELETED = "deleted"
     RENAMED = "renamed"
+    COPIED = "copied"
 
 
 class FailureKind(str, Enum):
@@ -105,6 +106,7 @@ class DiffLine(Frozen):
     text: str
     old_line: int | None = None
     new_line: int | None = None
+    no_newline: bool = False  # git's "\\ No newline at end of file" follows this line
 
 
 class Hunk(Frozen):
@@ -159,12 +161,22 @@ class Redaction(Frozen):
     added: bool = False  # on a line the change adds: a credential this change commits
 
 
+class LinkChange(Frozen):
+    """A symbolic link the diff adds, retargets or removes (skipped from review as `symlink`).
+    `target` is the new side's target, None when the link is removed."""
+
+    path: str
+    target: str | None = None
+    old_target: str | None = None
+
+
 class ReviewDiff(Frozen):
     """The ingested diff: what is reviewed, what is skipped, what was redacted."""
 
     files: tuple[ChangedFile, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     redactions: tuple[Redaction, ...] = ()
+    links: tuple[LinkChange, ...] = ()
 
     def file(self, path: str) -> ChangedFile | None:
         for changed in self.files:

@@ -142,13 +142,9 @@ def redact_files(
 
 def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, list[str]]:
     """Free text (a PR title or body) with secrets replaced, and the kinds found."""
-    lines = text.splitlines(keepends=True)
-    bodies = text.splitlines()  # the same lines without their endings
-    redacted, found = _redact_lines(bodies, _rules(extra_patterns))
-    joined = "".join(
-        new + old[len(body) :] for new, old, body in zip(redacted, lines, bodies, strict=True)
-    )
-    return joined, [kind for _, kind in found]
+    # Split at "\n" only, as git counts lines: a form feed must not shift a line's number.
+    redacted, found = _redact_lines(text.split("\n"), _rules(extra_patterns))
+    return "\n".join(redacted), [kind for _, kind in found]
 
 
 def _rules(extra_patterns: Sequence[str]) -> list[_Rule]:

@@ -103,7 +103,7 @@ def right_lines(patch: str) -> list[set[int]]:
     """RIGHT-side lines of each hunk of a patch (GitHub's rule for review comments)."""
     hunks: list[set[int]] = []
     line = 0
-    for text in patch.splitlines():
+    for text in patch.split("\n"):  # GitHub counts lines at "\n" only
         match = _HUNK.match(text)
         if match:
             hunks.append(set())
