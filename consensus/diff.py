@@ -383,7 +383,8 @@ class _Parser:
                 kind, text = " ", " "  # a blank context line whose space was trimmed
             if kind == " " and old_left > 0 and new_left > 0:
                 lines.append(_line(" ", text, old_no, new_no))
-                old_no, new_no, old_left, new_left = old_no + 1, new_no + 1, old_left - 1, new_left - 1
+                old_no, old_left = old_no + 1, old_left - 1
+                new_no, new_left = new_no + 1, new_left - 1
             elif kind == "-" and old_left > 0:
                 lines.append(_line("-", text, old_no, None))
                 old_no, old_left = old_no + 1, old_left - 1

@@ -151,6 +151,14 @@ def _merge_base(repo: Path, base: str, head: str, base_name: str, head_name: str
         ) from exc
 
 
+def _subcommand(args: Sequence[str]) -> str:
+    """`diff` of `-c key=value diff …`."""
+    for index, arg in enumerate(args):
+        if arg != "-c" and (index == 0 or args[index - 1] != "-c"):
+            return arg
+    return ""
+
+
 def _clean(environ: Mapping[str, str]) -> dict[str, str]:
     return {key: value for key, value in environ.items() if key not in _DIFF_ENV}
 
@@ -177,7 +185,7 @@ def git(
             raise DiffError(f"{cwd} is not a directory", fix="run inside a git repository") from exc
         raise DiffError("git is not installed or not on PATH", fix="install git") from exc
     if done.returncode != 0:
-        name = next((a for i, a in enumerate(args) if "-c" not in (a, *args[max(i - 1, 0) : i])), "")
+        name = _subcommand(args)
         message = done.stderr.decode("utf-8", errors="replace").strip() or f"git {name} failed"
         if "not a git repository" in message:
             raise DiffError(
