@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -34,6 +35,7 @@ from consensus.action_publish import (
     write_outputs,
 )
 from consensus.config import Settings, parse_settings, resolve_providers, unavailable_providers
+from consensus.detections import detections
 from consensus.errors import ConfigError, ConsensusError, DiffError, UsageError
 from consensus.models import Report, ReviewDiff
 from consensus.ports import (
@@ -191,8 +193,10 @@ def _review_and_publish(
     hunks = review_hunks(diff)
     if scope is not None:
         diff = diff.model_copy(update={"files": tuple(f for f in diff.files if f.path in scope)})
-    if not diff.files:
-        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped).")
+    if not diff.files and not detections(diff):
+        reasons = Counter(item.reason for item in diff.skipped)
+        tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
         return 0
     report = _review(env, settings, split_large_hunks(diff), host, info, workspace, log)
     notes = [*report.notes, *pull.notes, *([scope_note] if scope_note else [])]

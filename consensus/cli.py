@@ -116,6 +116,7 @@ def review(
     from consensus.ingest import ingest
     from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter, needed_keys
     from consensus.personas import load_personas, select_personas
+    from consensus.pipeline import nothing_to_review, run_id_for
     from consensus.runner import ReviewJob, open_journal, run_review
 
     if resume_id and fresh:
@@ -136,9 +137,11 @@ def review(
     )
     log = _logger()
     if not diff.files:
-        skipped = f" ({len(diff.skipped)} files skipped: see --format json)" if diff.skipped else ""
-        log(f"Nothing to review: the diff has no reviewable changes{skipped}.")
-        return
+        count = len(diff.skipped)
+        log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
+        report = nothing_to_review(diff, settings=settings, run_id=run_id_for(diff, settings, ()))
+        _emit(report, fmt, output, log)
+        sys.exit(exit_code(report, fail_on))
     providers = _providers(settings, models)
     for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
