@@ -21,7 +21,8 @@ from consensus.errors import ConsensusError, ReviewImpossible, UsageError
 
 if TYPE_CHECKING:
     from consensus.config import LoadedConfig, ProviderSettings, Settings
-    from consensus.models import Report
+    from consensus.models import Report, ReviewDiff
+    from consensus.personas import Persona
     from consensus.ports import SourceReader
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -85,6 +86,7 @@ def cli() -> None:
 @click.option("--resume", "resume_id", help="Continue this run from the journal.")
 @click.option("--fresh", is_flag=True, help="Start a new run: do not resume from the journal.")
 @click.option("--events", "events_path", type=click.Path(path_type=Path), help="JSON Lines log.")
+@click.option("--dry-run", is_flag=True, help="Print the plan and its cost; call no provider.")
 @_handles_errors
 def review(
     base: str | None,
@@ -102,6 +104,7 @@ def review(
     resume_id: str | None,
     fresh: bool,
     events_path: Path | None,
+    dry_run: bool,
 ) -> None:
     """Review a diff with several models and report what they agree on.
 
@@ -121,6 +124,8 @@ def review(
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
+    if dry_run and fmt not in ("text", "json"):
+        raise UsageError("--dry-run prints its plan as text or json", fix="use --format json")
 
     root = _repo_root()
     loaded = _load(config_path, root)
@@ -136,7 +141,7 @@ def review(
         )
     )
     log = _logger()
-    if not diff.files:
+    if not diff.files and not dry_run:
         count = len(diff.skipped)
         log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
         report = nothing_to_review(diff, settings=settings, run_id=run_id_for(diff, settings, ()))
@@ -153,6 +158,9 @@ def review(
         settings.personas,
         source="--personas" if persona_ids else loaded.source,
     )
+    if dry_run:
+        _dry_run(diff, settings, providers, personas, unavailable, fmt, output, log)
+        return
     if diff.redactions:
         count = len(diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
@@ -197,6 +205,37 @@ def review(
             f"to continue run {report.run_id} without paying again for finished calls."
         )
     sys.exit(exit_code(report, fail_on))
+
+
+def _dry_run(
+    diff: ReviewDiff,
+    settings: Settings,
+    providers: tuple[ProviderSettings, ...],
+    personas: list[Persona],
+    unavailable: dict[str, str],
+    fmt: str,
+    output: Path | None,
+    log: Callable[[str], None],
+) -> None:
+    """Plan the review and print it with its cost: no provider is called."""
+    from consensus.dry_run import plan_dry_run, render_dry_run_json, render_dry_run_text
+    from consensus.llm_client import LiteLLMTokenCounter, model_price
+
+    plan = plan_dry_run(
+        diff,
+        providers=providers,
+        personas=personas,
+        unavailable=unavailable,
+        counter=LiteLLMTokenCounter(),
+        prices={p.model: model_price(p.model) for p in providers},
+        default_window=settings.default_context_window,
+    )
+    rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
+    if output is None:
+        click.echo(rendered, nl=False)
+        return
+    output.write_text(rendered, encoding="utf-8")
+    log(f"plan written to {output}")
 
 
 def _emit(report: Report, fmt: str, output: Path | None, log: Callable[[str], None]) -> None:

@@ -24,6 +24,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from consensus.dry_run import ModelPrice
 from consensus.models import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
 
@@ -261,6 +262,19 @@ class LiteLLMTokenCounter:
             return None
         window = info.get("max_input_tokens") or info.get("max_tokens")
         return int(window) if window else None
+
+
+def model_price(model: str) -> ModelPrice | None:
+    """US dollars per input and output token from litellm's price map (the copy installed
+    with litellm, never the network); None for a model the map does not price."""
+    try:
+        info = _litellm().get_model_info(model)
+    except Exception:  # unknown model: litellm raises instead of answering None
+        return None
+    prompt, answer = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if prompt is None or answer is None:
+        return None
+    return ModelPrice(input_per_token=float(prompt), output_per_token=float(answer))
 
 
 def needed_keys(model: str) -> list[str]:
