@@ -193,11 +193,13 @@ def _review_and_publish(
     hunks = review_hunks(diff)
     if scope is not None:
         diff = diff.model_copy(update={"files": tuple(f for f in diff.files if f.path in scope)})
-    if not diff.files and not detections(diff):
+    if not diff.files:
         reasons = Counter(item.reason for item in diff.skipped)
         tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
         log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
-        return 0
+        if scope is not None and not detections(diff):
+            return 0  # nothing changed since the last review: its summary stands
+        # Else the report and the summary still say what was skipped and why.
     report = _review(env, settings, split_large_hunks(diff), host, info, workspace, log)
     notes = [*report.notes, *pull.notes, *([scope_note] if scope_note else [])]
     report = report.model_copy(update={"notes": notes})

@@ -83,9 +83,10 @@ class Shape:
 
     `reviewed`: path as the report names it → {new-side line: the text the models must
     see with that number}. `skipped`: path → reason. `found`: paths of findings of
-    consensus's own scan. `api_paths`: where GitHub's files list names a file otherwise
-    (it does not quote a latin-1 name as git does). `omit_patch`: paths whose patch GitHub
-    leaves out (too large). `must_see`: text every prompt of the shape must hold.
+    consensus's own scan (a committed credential, a link out of the tree). `api_paths`:
+    where GitHub's files list names a file otherwise (it does not quote a latin-1 name as
+    git does). `omit_patch`: paths whose patch GitHub leaves out (too large). `must_see`:
+    text every prompt of the shape must hold.
     """
 
     name: str
@@ -129,7 +130,9 @@ NOTES = "".join(f"def step_{n}():\n    return {n}\n\n" for n in range(1, 5))
 
 
 def _b_dir(repo: Repo) -> None:
-    repo.write("plan b/notes.py", NOTES.replace("return 2", "return 2 * 2") + f'TOKEN = "{PLANTED}"\n')
+    repo.write(
+        "plan b/notes.py", NOTES.replace("return 2", "return 2 * 2") + f'TOKEN = "{PLANTED}"\n'
+    )
 
 
 def _odd_names_base(repo: Repo) -> None:
@@ -225,6 +228,7 @@ SHAPES: tuple[Shape, ...] = (
         _b_dir,
         base=lambda repo: repo.write("plan b/notes.py", NOTES),
         reviewed={"plan b/notes.py": {5: "    return 2 * 2", 13: f'TOKEN = "{REDACTED}"'}},
+        found=("plan b/notes.py",),  # the committed token
     ),
     Shape(
         "spaces, unicode, quotes, backslashes",
@@ -308,6 +312,7 @@ SHAPES: tuple[Shape, ...] = (
                 BIG_LINES: f"row_{BIG_LINES} = compute({BIG_LINES})",
             }
         },
+        found=("src/big.py",),  # the committed token
         omit_patch=("src/big.py",),
     ),
     Shape(

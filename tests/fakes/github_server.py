@@ -594,11 +594,18 @@ def _contents(repo: Repo, path: str, ref: str) -> Answer:
 # --------------------------------------------------------------------------- from git
 
 
-def _git(repo: Path, *args: str) -> str:
+def _git(repo: Path, *args: str, errors: str = "replace") -> str:
+    """git's output as text. Names that are not UTF-8 come back as surrogates with
+    errors="surrogateescape", so that they can be passed to git again as they were."""
     # Literal pathspecs: a name such as "a[1].txt" or "say \"hi\".py" is a name, not a glob.
     command = ["git", "--literal-pathspecs", "-c", "core.quotePath=false", *args]
     done = subprocess.run(command, cwd=repo, capture_output=True, check=True)
-    return done.stdout.decode("utf-8", errors="replace")
+    return done.stdout.decode("utf-8", errors=errors)
+
+
+def _shown(name: str) -> str:
+    """A name as GitHub's JSON carries it: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def snapshot(repo_dir: Path, ref: str) -> tuple[str, dict[str, str]]:
@@ -624,7 +631,10 @@ def pull_files_from_git(
     very large ones)."""
     files = []
     status_words = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified"}
-    fields_z = _git(repo_dir, "diff", "--name-status", "-z", "-M", f"{base}...{head}").split("\0")
+    listing = _git(
+        repo_dir, "diff", "--name-status", "-z", "-M", f"{base}...{head}", errors="surrogateescape"
+    )
+    fields_z = listing.split("\0")
     rows: list[list[str]] = []
     index = 0
     while index < len(fields_z) and fields_z[index]:
@@ -653,14 +663,14 @@ def pull_files_from_git(
             status = "changed"  # GitHub's word for a mode change alone
         item: JsonObject = {
             "sha": "0" * 40,
-            "filename": path,
+            "filename": _shown(path),
             "status": status,
             "additions": added,
             "deletions": removed,
             "changes": added + removed,
         }
         if code == "R":
-            item["previous_filename"] = fields[1]
+            item["previous_filename"] = _shown(fields[1])
         if hunks and path not in omit_patch:
             item["patch"] = hunks.rstrip("\n")
         files.append(item)
