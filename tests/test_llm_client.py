@@ -218,3 +218,11 @@ def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyP
     )
     assert LiteLLMTokenCounter().count("openai/llama-3.3-70b", "def f():\n    return 1\n") > 0
     assert fetched == []
+
+
+def test_prices_come_from_litellms_installed_price_map() -> None:
+    from consensus.llm_client import model_price
+
+    price = model_price("openai/gpt-4o")
+    assert price is not None and 0 < price.input_per_token < price.output_per_token
+    assert model_price("openai/no-such-model-anywhere") is None
