@@ -48,6 +48,9 @@ class _Rule(NamedTuple):
     regex: re.Pattern[str]
     check: bool = False  # the value must look like a secret (_looks_secret)
     token: bool = False  # the value must look random, not like `sk-xxxx…` (_random_token)
+    # Lower-case text every match holds: a line with none of them skips the regex (most
+    # lines hold none, and the regexes are most of ingest's time).
+    hints: tuple[str, ...] = ()
 
 
 # Vendor formats, after detect-secrets' plugins and the vendors' documentation. Anthropic
@@ -56,6 +59,7 @@ _RULES = (
     _Rule(
         "aws-access-key",
         re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+        hints=("akia", "asia", "abia", "acca"),
     ),
     _Rule(
         "aws-secret-key",
@@ -64,10 +68,12 @@ _RULES = (
             r"[\"']?(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         check=True,
+        hints=("key",),
     ),
     _Rule(
         "github-token",
         re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})(?!\w)"),
+        hints=("gh", "github_pat_"),
     ),
     _Rule(
         "gitlab-token",
@@ -75,51 +81,88 @@ _RULES = (
             r"(?<![\w-])(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|glimt)-[\w-]{20,}"
             r"|(?<![\w-])GR1348941[\w-]{20,}"
         ),
+        hints=("gl", "gr1348941"),
     ),
     _Rule(
         "slack-webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+"),
+        hints=("hooks.slack.com",),
     ),
     _Rule(
         "slack-token",
         re.compile(r"(?<![\w-])(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+        hints=("xox", "xapp-"),
     ),
-    _Rule("anthropic-key", re.compile(r"(?<![\w-])sk-ant-[\w-]{20,}"), token=True),
+    _Rule(
+        "anthropic-key", re.compile(r"(?<![\w-])sk-ant-[\w-]{20,}"), token=True, hints=("sk-ant-",)
+    ),
     _Rule(
         "openai-key",
         re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|None-)?[\w-]{20,}"),
         token=True,
+        hints=("sk-",),
     ),
     _Rule(
         "stripe-key",
         re.compile(r"(?<!\w)(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"),
         token=True,
+        hints=("k_live_", "k_test_", "whsec_"),
     ),
-    _Rule("twilio-key", re.compile(r"(?<!\w)SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"), token=True),
-    _Rule("sendgrid-key", re.compile(r"(?<![\w.])SG\.[\w-]{16,32}\.[\w-]{16,64}")),
-    _Rule("npm-token", re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"), token=True),
-    _Rule("pypi-token", re.compile(r"(?<![\w-])pypi-Ag[\w-]{50,}")),
     _Rule(
-        "huggingface-token", re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"), token=True
+        "twilio-key",
+        re.compile(r"(?<!\w)SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+        token=True,
+        hints=("sk",),
     ),
-    _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])")),
-    _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}")),
+    _Rule("sendgrid-key", re.compile(r"(?<![\w.])SG\.[\w-]{16,32}\.[\w-]{16,64}"), hints=("sg.",)),
+    _Rule(
+        "npm-token",
+        re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        token=True,
+        hints=("npm_",),
+    ),
+    _Rule("pypi-token", re.compile(r"(?<![\w-])pypi-Ag[\w-]{50,}"), hints=("pypi-",)),
+    _Rule(
+        "huggingface-token",
+        re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
+        token=True,
+        hints=("hf_",),
+    ),
+    _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])"), hints=("aiza",)),
+    _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}"), hints=("gocspx-",)),
     _Rule(
         "azure-storage-key",
         re.compile(r"(?i:AccountKey|SharedAccessKey)\s*=\s*(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
         token=True,
+        hints=("accountkey", "sharedaccesskey"),
     ),
-    _Rule("azure-sas", re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=]{20,})"), token=True),
-    _Rule("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*")),
-    _Rule("bearer-token", re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"), check=True),
+    _Rule(
+        "azure-sas",
+        re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=]{20,})"),
+        token=True,
+        hints=("sig=",),
+    ),
+    _Rule("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*"), hints=("eyj",)),
+    _Rule(
+        "bearer-token",
+        re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"),
+        check=True,
+        hints=("bearer",),
+    ),
     _Rule(
         "url-password",
         # The lookbehind keeps this linear: a scheme can only start a word.
         re.compile(r"(?<![\w+.-])[a-zA-Z][\w+.-]*://[^\s:/@]*:(?P<value>[^\s:/@]+)@"),
         check=True,
+        hints=("://",),
     ),
 )
-_GENERIC = _Rule("secret", re.compile(_ASSIGNMENT), check=True)
+_GENERIC = _Rule(
+    "secret",
+    re.compile(_ASSIGNMENT),
+    check=True,
+    hints=("password", "passwd", "pwd", "secret", "key", "token", "credential"),
+)
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
@@ -231,7 +274,10 @@ def _redact_lines(
                 break
             text = text[: begin.start()] + key + text[end.end() :]
             position = begin.start() + len(key)
+        lowered = text.lower()
         for rule in rules:
+            if rule.hints and not any(hint in lowered for hint in rule.hints):
+                continue
             text, count = _apply(rule, text)
             found.extend((index, rule.kind) for _ in range(count))
         out.append(text)

@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from consensus.llm_client import LiteLLMClient, _litellm
+from consensus.llm_client import LiteLLMClient, _litellm, model_price
 from consensus.models import FailureKind
 from consensus.ports import CompletionRequest, Message, ModelCallError
 
@@ -221,8 +221,6 @@ def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyP
 
 
 def test_prices_come_from_litellms_installed_price_map() -> None:
-    from consensus.llm_client import model_price
-
     price = model_price("openai/gpt-4o")
     assert price is not None and 0 < price.input_per_token < price.output_per_token
     assert model_price("openai/no-such-model-anywhere") is None
