@@ -6,6 +6,11 @@ model client that answers at once with two findings per call, so what is measure
 tool itself. Each size runs in its own process, so peak RSS is that size's alone.
 
     python benchmarks/scale_bench.py [--sizes 100,500,1000,2000]
+    python benchmarks/scale_bench.py --ingest   # ingest alone: a 20,000-line file, a 2,000-file PR
+
+`--ingest` times ingest alone (parse → path filter → redaction → hunk split) on a diff that
+adds one 20,000-line source file and on the 2,000-file diff above, each in its own process,
+with the peak RSS above the process's size once everything is imported.
 """
 
 from __future__ import annotations
@@ -41,6 +46,71 @@ def synthetic_diff(files: int) -> str:
             + "\n"
         )
     return "".join(out)
+
+
+def big_file_diff(lines: int = 20_000) -> str:
+    """`git diff` of one new source file of `lines` lines, as the torture repository's."""
+    body = "".join(f"+row_{n} = compute({n}, limit={n * 7 % 97})\n" for n in range(1, lines + 1))
+    return (
+        "diff --git a/src/big.py b/src/big.py\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/src/big.py\n@@ -0,0 +1,{lines} @@\n{body}"
+    )
+
+
+def one_ingest(case: str) -> dict[str, float | str]:
+    """Run inside a fresh process: ingest time and peak memory of one diff."""
+    from consensus.ingest.chunking import split_large_hunks
+    from consensus.ingest.review_diff import ingest
+
+    raw = (big_file_diff() if case == "file" else synthetic_diff(2_000)).encode()
+    before_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started = time.perf_counter()
+    diff = split_large_hunks(ingest(raw))
+    seconds = time.perf_counter() - started
+    lines = sum(len(h.lines) for f in diff.files for h in f.hunks)
+    return {
+        "case": "one 20,000-line file" if case == "file" else "2,000-file PR",
+        "files": len(diff.files),
+        "lines": lines,
+        "seconds": seconds,
+        "us_per_line": seconds / lines * 1e6,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "added_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024 - before_mb,
+    }
+
+
+def ingest_main() -> None:
+    rows = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--one-ingest", case],
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
+        for case in ("file", "pr")
+    ]
+    print("ingest benchmark · parse → path filter → redaction → hunk split, one process each")
+    heads = ("files", "lines", "ingest s", "µs/line", "peak MB", "+MB")
+    print(f"  {'diff':<22} " + " ".join(f"{h:>{max(6, len(h))}}" for h in heads))
+    for row in rows:
+        print(
+            f"  {row['case']:<22} {row['files']:>6} {row['lines']:>8,} {row['seconds']:>9.2f}"
+            f" {row['us_per_line']:>8.1f} {row['peak_mb']:>8.0f} {row['added_mb']:>6.0f}"
+        )
+    file, pr = rows
+    ratio = pr["us_per_line"] / file["us_per_line"]
+    print(
+        f"  time per line, 2,000 files vs one file: {ratio:.2f}×   target ≈ 1 (linear in lines, "
+        f"not in files)   {'met' if ratio < 1.5 else 'NOT MET'}"
+    )
+    print(
+        f"  peak memory, 2,000-file PR: {pr['peak_mb']:.0f} MB   target < {TARGET_MB}"
+        f"   {'met' if pr['peak_mb'] < TARGET_MB else 'NOT MET'}"
+    )
 
 
 def one_size(files: int) -> dict[str, float]:
@@ -117,10 +187,18 @@ def one_size(files: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,500,1000,2000")
+    parser.add_argument("--ingest", action="store_true", help="time ingest alone")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--one-ingest", choices=("file", "pr"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         print(json.dumps(one_size(args.one)))
+        return
+    if args.one_ingest:
+        print(json.dumps(one_ingest(args.one_ingest)))
+        return
+    if args.ingest:
+        ingest_main()
         return
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):

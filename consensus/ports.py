@@ -87,6 +87,15 @@ class TokenCounter(Protocol):
     def context_window(self, model: str) -> int | None: ...
 
 
+class ModelPrice(BaseModel):
+    """US dollars per token, as litellm's price map gives them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    input_per_token: float
+    output_per_token: float
+
+
 class SourceReader(Protocol):
     """The head version of a file, for the code around a finding (working tree, or the
     contents API on GitHub). None when the file cannot be read."""

@@ -103,7 +103,7 @@ def right_lines(patch: str) -> list[set[int]]:
     """RIGHT-side lines of each hunk of a patch (GitHub's rule for review comments)."""
     hunks: list[set[int]] = []
     line = 0
-    for text in patch.splitlines():
+    for text in patch.split("\n"):  # GitHub counts lines at "\n" only
         match = _HUNK.match(text)
         if match:
             hunks.append(set())
@@ -594,41 +594,83 @@ def _contents(repo: Repo, path: str, ref: str) -> Answer:
 # --------------------------------------------------------------------------- from git
 
 
-def _git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, capture_output=True, check=True)
-    return done.stdout.decode("utf-8", errors="replace")
+def _git(repo: Path, *args: str, errors: str = "replace") -> str:
+    """git's output as text. Names that are not UTF-8 come back as surrogates with
+    errors="surrogateescape", so that they can be passed to git again as they were."""
+    # Literal pathspecs: a name such as "a[1].txt" or "say \"hi\".py" is a name, not a glob.
+    command = ["git", "--literal-pathspecs", "-c", "core.quotePath=false", *args]
+    done = subprocess.run(command, cwd=repo, capture_output=True, check=True)
+    return done.stdout.decode("utf-8", errors=errors)
+
+
+def _shown(name: str) -> str:
+    """A name as GitHub's JSON carries it: bytes that are not UTF-8 become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def snapshot(repo_dir: Path, ref: str) -> tuple[str, dict[str, str]]:
-    """(commit sha, path → text) of a git commit."""
+    """(commit sha, path → text) of a git commit; a link's text is its target, and a
+    submodule (a gitlink: no blob) is left out, as the contents API has no file there."""
     sha = _git(repo_dir, "rev-parse", f"{ref}^{{commit}}").strip()
-    names = [n for n in _git(repo_dir, "ls-tree", "-r", "--name-only", sha).split("\n") if n]
-    return sha, {name: _git(repo_dir, "show", f"{sha}:{name}") for name in names}
+    entries = [e for e in _git(repo_dir, "ls-tree", "-r", "-z", sha).split("\0") if e]
+    files = {}
+    for entry in entries:
+        meta, name = entry.split("\t", 1)
+        _mode, kind, blob = meta.split()
+        if kind == "blob":
+            files[name] = _git(repo_dir, "cat-file", "blob", blob)
+    return sha, files
 
 
 def pull_files_from_git(
     repo_dir: Path, base: str, head: str, *, omit_patch: tuple[str, ...] = ()
 ) -> list[JsonObject]:
-    """The PR files list GitHub would show for base...head (patch = the hunks)."""
+    """The PR files list GitHub would show for base...head (patch = the hunks). Names are
+    plain text (GitHub does not quote them); a mode change alone is "changed"; a patch
+    is left out for binary files and for the paths in `omit_patch` (as GitHub does for
+    very large ones)."""
     files = []
-    status_words = {"A": "added", "M": "modified", "D": "removed", "R": "renamed"}
-    for row in _git(repo_dir, "diff", "--name-status", "-M", f"{base}...{head}").splitlines():
-        fields = row.split("\t")
+    status_words = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "T": "modified"}
+    listing = _git(
+        repo_dir, "diff", "--name-status", "-z", "-M", f"{base}...{head}", errors="surrogateescape"
+    )
+    fields_z = listing.split("\0")
+    rows: list[list[str]] = []
+    index = 0
+    while index < len(fields_z) and fields_z[index]:
+        code = fields_z[index]
+        width = 2 if code[0] in "RC" else 1
+        rows.append([code, *fields_z[index + 1 : index + 1 + width]])
+        index += 1 + width
+    for fields in rows:
         code, path = fields[0][0], fields[-1]
-        diff = _git(repo_dir, "diff", "--no-color", "-M", f"{base}...{head}", "--", *fields[1:])
+        diff = _git(
+            repo_dir,
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "-U3",
+            "-M",
+            f"{base}...{head}",
+            "--",
+            *fields[1:],
+        )
         hunks = diff[diff.find("\n@@") + 1 :] if "\n@@" in diff else ""
-        added = sum(1 for x in hunks.splitlines() if x.startswith("+"))
-        removed = sum(1 for x in hunks.splitlines() if x.startswith("-"))
+        added = sum(1 for x in hunks.split("\n") if x.startswith("+"))
+        removed = sum(1 for x in hunks.split("\n") if x.startswith("-"))
+        status = status_words.get(code, "modified")
+        if code == "M" and not hunks and "\nold mode " in diff:
+            status = "changed"  # GitHub's word for a mode change alone
         item: JsonObject = {
             "sha": "0" * 40,
-            "filename": path,
-            "status": status_words.get(code, "modified"),
+            "filename": _shown(path),
+            "status": status,
             "additions": added,
             "deletions": removed,
             "changes": added + removed,
         }
         if code == "R":
-            item["previous_filename"] = fields[1]
+            item["previous_filename"] = _shown(fields[1])
         if hunks and path not in omit_patch:
             item["patch"] = hunks.rstrip("\n")
         files.append(item)

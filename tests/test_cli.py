@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -95,7 +96,17 @@ def test_a_diff_of_only_lockfiles_is_nothing_to_review(tmp_path: Path) -> None:
     )
     result = invoke("review", "--diff", "-", cwd=tmp_path, stdin=diff)
     assert result.exit_code == 0
-    assert "Nothing to review" in result.output and "1 files skipped" in result.output
+    assert "Nothing to review" in result.output and "(1 skipped)" in result.output
+    assert "poetry.lock: lockfile" in result.output  # the text report says what was skipped
+
+    report = tmp_path / "report.json"
+    args = ("--format", "json", "--output", str(report))
+    result = invoke("review", "--diff", "-", *args, cwd=tmp_path, stdin=diff)
+    assert result.exit_code == 0, result.output
+    written = json.loads(report.read_text())
+    assert written["findings"] == []
+    assert written["skipped_files"] == [{"path": "poetry.lock", "reason": "lockfile"}]
+    assert written["stats"]["calls"] == 0 and written["quorum"]["met"] is True
 
 
 def test_no_provider_anywhere_exits_2_saying_what_to_set(tmp_path: Path) -> None:

@@ -101,3 +101,43 @@ def test_a_model_reporting_the_same_key_joins_the_detection() -> None:
     assert item.status is Status.CONSENSUS and not item.needs_verification
     assert (item.votes_for, item.votes_of) == (1, 2)
     assert "also reported by 1 of 2 families" in item.reason
+
+
+def link_diff(path: str, target: str, old: str | None = None) -> str:
+    """git's section for a link added (or retargeted from `old`)."""
+    if old is None:
+        head = f"new file mode 120000\nindex 0..1\n--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n"
+        return f"diff --git a/{path} b/{path}\n{head}+{target}\n\\ No newline at end of file\n"
+    head = f"index 1..2 120000\n--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-{old}\n"
+    tail = "\\ No newline at end of file\n"
+    return f"diff --git a/{path} b/{path}\n{head}{tail}+{target}\n{tail}"
+
+
+@pytest.mark.parametrize(
+    ("path", "target", "old", "found"),
+    [
+        ("config/passwd", "/etc/passwd", None, True),
+        ("escape", "../outside", None, True),
+        ("a/b/c", "../../../x", None, True),
+        ("win", "C:\\Windows\\system.ini", None, True),
+        ("docs/readme", "../README.md", None, False),
+        ("a/b/c", "../../x", None, False),
+        ("data", "/srv/data", "/srv/data", False),  # not this change's doing
+        ("data", "/srv/new", "local/data", True),  # retargeted out of the tree
+    ],
+)
+def test_a_link_out_of_the_repository_is_a_finding_of_our_own_scan(
+    path: str, target: str, old: str | None, found: bool
+) -> None:
+    diff = ingest(link_diff(path, target, old))
+    assert diff.files == () and [s.reason for s in diff.skipped] == ["symlink"]
+    findings = detections(diff)
+    assert [(f.path, f.line, f.provider) for f in findings] == (
+        [(path, 1, "consensus")] if found else []
+    )
+    if found:
+        assert "outside the repository" in findings[0].title
+        [cluster] = settle(
+            score(align(findings), {}, threshold=0.75, verify_min_severity=Severity.MEDIUM)
+        )
+        assert cluster.status is Status.CONSENSUS

@@ -7,10 +7,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.errors import DiffError
-from consensus.ingest.parse import parse_diff
+from consensus.ingest.git_names import quote_path
+from consensus.ingest.parse import parse_diff, parse_diff_full
 from consensus.ingest.view import render_file
 from consensus.model.base import FileStatus
-from consensus.model.diff import ChangedFile
+from consensus.model.diff import ChangedFile, LinkChange, SkippedFile
 
 MODIFIED_PY = """\
 diff --git a/src/app/db.py b/src/app/db.py
@@ -510,3 +511,112 @@ def test_render_pure_rename_says_there_is_no_content() -> None:
     assert render_file(file) == (
         "## File: docs/new-name.md (renamed from docs/old-name.md)\n(no content changes)\n"
     )
+
+
+# --------------------------------------------------------------------------- issue 12
+
+
+def _modified(a: str, b: str, *, extra: str = "") -> str:
+    return f"diff --git {a} {b}\n{extra}index 1..2 100644\n--- {a}\n+++ {b}\n@@ -1 +1 @@\n-x\n+y\n"
+
+
+@pytest.mark.parametrize(
+    ("diff", "path", "old_path"),
+    [
+        (_modified("a/plan b/notes.py", "b/plan b/notes.py"), "plan b/notes.py", None),
+        (_modified("a/x b/y b/z.py", "b/x b/y b/z.py"), "x b/y b/z.py", None),
+        (_modified('"a/say \\"hi\\".py"', '"b/say \\"hi\\".py"'), 'say "hi".py', None),
+        (_modified('"a/back\\\\slash.py"', '"b/back\\\\slash.py"'), "back\\slash.py", None),
+        (_modified("a/sp ace.py", '"b/sp ace.py"'), "sp ace.py", None),
+        # a latin-1 name keeps git's quoted form: no U+FFFD, and it round-trips
+        (_modified('"a/caf\\351.txt"', '"b/caf\\351.txt"'), '"caf\\351.txt"', None),
+        (
+            "diff --git a/old b/x.py b/new b/x.py\nsimilarity index 90%\n"
+            "rename from old b/x.py\nrename to new b/x.py\n"
+            "--- a/old b/x.py\n+++ b/new b/x.py\n@@ -1 +1 @@\n-x\n+y\n",
+            "new b/x.py",
+            "old b/x.py",
+        ),
+    ],
+    ids=["dir ending in b", "two b dirs", "quotes", "backslash", "one side quoted", "latin-1",
+         "rename with b dirs"],
+)  # fmt: skip
+def test_git_headers_are_read_by_gits_rules(diff: str, path: str, old_path: str | None) -> None:
+    (file,), skipped = parse_diff(diff)
+    assert (file.path, file.old_path, skipped) == (path, old_path, [])
+
+
+def test_a_mode_change_of_a_b_dir_file_names_it_from_the_header_alone() -> None:
+    diff = "diff --git a/plan b/run.sh b/plan b/run.sh\nold mode 100644\nnew mode 100755\n"
+    assert parse_diff(diff) == ([], [SkippedFile(path="plan b/run.sh", reason="mode change only")])
+
+
+@pytest.mark.parametrize(
+    ("header", "path"),
+    [
+        ("--- a/src/x.py\t2024-01-01 10:00:00\n+++ b/src/x.py\t2024-01-02 10:00:00\n", "src/x.py"),
+        ("--- old/src/x.py\t2024-01-01\n+++ new/src/x.py\t2024-01-02\n", "src/x.py"),
+        ("--- src/x.py\t(revision 12)\n+++ src/x.py\t(working copy)\n", "src/x.py"),  # svn
+        ("--- x.py.orig\n+++ x.py\n", "x.py"),
+        ("--- /dev/null\n+++ b/src/x.py\n", "src/x.py"),  # hg, an added file
+    ],
+    ids=["diff -u a/ b/", "diff -ru old/ new/", "svn", "orig", "hg added"],
+)
+def test_non_git_diffs_strip_a_prefix_only_where_both_sides_have_one(
+    header: str, path: str
+) -> None:
+    hunk = "@@ -0,0 +1 @@\n+y\n" if "/dev/null" in header else "@@ -1 +1 @@\n-x\n+y\n"
+    junk = "Index: src/x.py\n===================================================================\n"
+    (file,), _ = parse_diff(junk + header + hunk)
+    assert file.path == path and file.old_path is None
+    assert file.status is (FileStatus.ADDED if "/dev/null" in header else FileStatus.MODIFIED)
+
+
+def test_no_newline_marker_is_kept_on_its_line_and_shown_to_models() -> None:
+    diff = (
+        "diff --git a/VERSION b/VERSION\nindex 1..2 100644\n--- a/VERSION\n+++ b/VERSION\n"
+        "@@ -1 +1 @@\n-1.0\n\\ No newline at end of file\n+1.0\n"
+    )
+    (file,), _ = parse_diff(diff)
+    removed, added = file.hunks[0].lines
+    assert (removed.no_newline, added.no_newline) == (True, False)
+    shown = render_file(file)
+    assert shown.splitlines()[2:] == ["  - 1.0", "  \\ No newline at end of file", "1 + 1.0"]
+
+
+def test_lines_are_split_at_newline_only() -> None:
+    diff = (
+        "diff --git a/f.py b/f.py\nindex 1..2 100644\n--- a/f.py\n+++ b/f.py\n"
+        "@@ -1,3 +1,3 @@\n a = 1\n \x0cb = 2\u2028c\n-d = 3\n+d = 4\n"
+    )
+    (file,), _ = parse_diff(diff)
+    assert [(line.text, line.new_line) for line in file.hunks[0].lines if line.kind != "-"] == [
+        ("a = 1", 1),
+        ("\x0cb = 2\u2028c", 2),
+        ("d = 4", 3),
+    ]
+
+
+LINKS = (
+    "diff --git a/up b/up\nnew file mode 120000\nindex 0..1\n--- /dev/null\n+++ b/up\n"
+    "@@ -0,0 +1 @@\n+../../etc\n\\ No newline at end of file\n"
+    "diff --git a/d/in b/d/in\nindex 1..2 120000\n--- a/d/in\n+++ b/d/in\n"
+    "@@ -1 +1 @@\n-../a.py\n\\ No newline at end of file\n+../b.py\n\\ No newline at end of file\n"
+)
+
+
+def test_symlinks_are_skipped_with_their_targets_recorded() -> None:
+    parsed = parse_diff_full(LINKS)
+    assert parsed.files == []
+    assert [(s.path, s.reason) for s in parsed.skipped] == [("up", "symlink"), ("d/in", "symlink")]
+    assert parsed.links == [
+        LinkChange(path="up", target="../../etc"),
+        LinkChange(path="d/in", target="../b.py", old_target="../a.py"),
+    ]
+
+
+def test_quote_path_round_trips_through_the_parser() -> None:
+    for name in ['say "hi".py', "back\\slash.py", "tab\there.py", "café.py", " lead.py"]:
+        a, b = quote_path(f"a/{name}"), quote_path(f"b/{name}")
+        (file,), _ = parse_diff(_modified(a, b))
+        assert file.path == name

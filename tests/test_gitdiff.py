@@ -181,3 +181,35 @@ def test_default_base_without_candidates_asks_for_base(tmp_path: Path) -> None:
     with pytest.raises(DiffError, match="cannot tell which branch") as caught:
         default_base(root)
     assert caught.value.fix is not None and "--base" in caught.value.fix
+
+
+def test_the_users_diff_config_and_environment_do_not_change_what_is_reviewed(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    git(repo, "checkout", "-q", "main")
+    write(repo, "app/db.py", MODULE)
+    git(repo, "commit", "-qam", "long db")
+    git(repo, "checkout", "-q", "-b", "change")
+    write(repo, "app/db.py", MODULE.replace("process(event, 15)", "process(event, 16)"))
+    write(repo, "caf\xe9.py".encode("latin-1").decode("utf-8", "surrogateescape"), "x = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "edit")
+    plain = parse_diff(git_diff(repo, "main", "change"))
+    for key, value in [
+        ("diff.context", "0"),
+        ("diff.noprefix", "true"),
+        ("diff.mnemonicPrefix", "true"),
+        ("diff.suppressBlankEmpty", "true"),
+        ("diff.external", "false"),
+        ("diff.relative", "true"),
+        ("diff.interHunkContext", "20"),
+        ("color.ui", "always"),
+        ("core.quotePath", "false"),
+    ]:
+        git(repo, "config", key, value)
+    monkeypatch.setenv("GIT_DIFF_OPTS", "--unified=0")
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", "false")
+    (db, named), _ = configured = parse_diff(git_diff(repo, "main", "change"))
+    assert configured == plain
+    assert len(db.hunks[0].lines) == 8  # three lines of context each side, as GitHub shows
+    assert named.path == '"caf\\351.py"'  # git's quoted form, not U+FFFD

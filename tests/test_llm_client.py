@@ -11,7 +11,7 @@ import httpx
 import pytest
 import respx
 
-from consensus.adapters.llm import LiteLLMClient, _litellm
+from consensus.adapters.llm import LiteLLMClient, _litellm, model_price
 from consensus.model.base import FailureKind
 from consensus.ports import CompletionRequest, Message, ModelCallError
 
@@ -218,3 +218,9 @@ def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyP
     )
     assert LiteLLMTokenCounter().count("openai/llama-3.3-70b", "def f():\n    return 1\n") > 0
     assert fetched == []
+
+
+def test_prices_come_from_litellms_installed_price_map() -> None:
+    price = model_price("openai/gpt-4o")
+    assert price is not None and 0 < price.input_per_token < price.output_per_token
+    assert model_price("openai/no-such-model-anywhere") is None

@@ -25,6 +25,8 @@ JWT = (
     + ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
 )
 TOKEN_36 = "a1B2c3D4e5F6g7H8i9J0" + "k1L2m3N4o5P6q7R8"
+RANDOM_48 = "T3kq9ZxW2mLp7RvB4nYc" + "8JdH5sFg1QaE6uKo0iVtXw3P"
+SAS_SIG = "q8Zx%2B3kLm9Rt" + "7Wd4Yb1Nc6Vf%2FHs5Gz0Ae2%3D"
 
 # (kind, line, secret): the line as it appears in a file, and the value that must vanish.
 SECRETS = [
@@ -82,6 +84,33 @@ SECRETS = [
         "Zq8vLm3Rt9xK",
     ),
     ("custom", "X-Internal: internal-token-q8z7x6w5", "internal-token-q8z7x6w5"),
+    # Vendor formats (issue 12): each value assembled from pieces, each one judged whole.
+    ("openai-key", f'OPENAI = "sk-proj-{RANDOM_48}"', f"sk-proj-{RANDOM_48}"),
+    ("openai-key", f"key: sk-svcacct-{RANDOM_48}", f"sk-svcacct-{RANDOM_48}"),
+    ("openai-key", f"client = OpenAI(api_key='sk-{RANDOM_48}')", f"sk-{RANDOM_48}"),
+    ("anthropic-key", f"ANTHROPIC=sk-ant-api03-{RANDOM_48}", f"sk-ant-api03-{RANDOM_48}"),
+    ("gitlab-token", "runner: glrt-" + "Xy7zK2mP9qR4sT6vW8bN", "glrt-Xy7zK2mP9qR4sT6vW8bN"),
+    ("slack-token", "APP=xapp-1-" + "A0B1C2D3E4F-5829301847-zq8rklm2", "xapp-1-A0B1C2D3E4F"),
+    ("stripe-key", 'STRIPE = "sk_test_' + '51HqLyjWDarjtT1zdp7dc"', "51HqLyjWDarjtT1zdp7dc"),
+    ("twilio-key", "TWILIO_SID = SK" + "0a1b2c3d4e5f60718293a4b5c6d7e8f9", "0a1b2c3d4e5f6071"),
+    ("sendgrid-key", f'SENDGRID = "SG.{RANDOM_48[:22]}.{RANDOM_48[:43]}"', RANDOM_48[:22]),
+    ("npm-token", "//registry.npmjs.org/:_authToken=npm_" + RANDOM_48[:36], RANDOM_48[:36]),
+    ("pypi-token", "password = pypi-AgEIcHlwaS5vcmc" + RANDOM_48 + RANDOM_48, RANDOM_48),
+    ("huggingface-token", "HF_TOKEN=hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh", "AbCdEfGhIjKlMn"),
+    (
+        "azure-storage-key",
+        "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey="
+        + RANDOM_48
+        + "+"
+        + RANDOM_48[:37]
+        + "==;EndpointSuffix=core.windows.net",
+        RANDOM_48,
+    ),
+    ("azure-sas", "url = https://acme.blob.core.windows.net/c?sv=2022&sig=" + SAS_SIG, SAS_SIG),
+    # a random value that happens to hold a placeholder word is still a secret
+    ("secret", f'api_key = "{RANDOM_48[:20]}xxxx{RANDOM_48[20:40]}"', RANDOM_48[:20]),
+    ("secret", f'token: "{RANDOM_48[:24]}todo{RANDOM_48[24:40]}"', RANDOM_48[:24]),
+    ("openai-key", f"sk-proj-{RANDOM_48[:24]}example{RANDOM_48[24:]}", RANDOM_48[:24]),
 ]
 CUSTOM = ["(?i)internal-token-[a-z0-9]+"]
 
@@ -109,6 +138,11 @@ NOT_SECRETS = [
     'key_id = "AKIA1234"',
     "  pwd = user_password",
     "    # TODO: rotate the api key every 90 days",
+    'OPENAI_API_KEY = "sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"',
+    "export OPENAI_API_KEY=sk-proj-your-key-goes-here-example",
+    "from sklearn import sk-learn-compatible-estimator-module",
+    'api_key = "your_api_key_here_xxxxxxxxxxxx"',
+    "AccountKey=<your-account-key>",
 ]
 
 

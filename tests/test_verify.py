@@ -341,3 +341,11 @@ def test_context_without_a_function_is_thirty_lines_each_side() -> None:
     text = "\n".join(f"line {n}" for n in range(1, 201))
     lines = code_context(text, 100, 100).splitlines()
     assert lines[0].startswith(" 70") and lines[-1].startswith("130")
+
+
+def test_code_context_numbers_lines_as_git_does() -> None:
+    from consensus.review.context import code_context
+
+    text = "a = 1\n\x0cb = 2\rc\u2028d\nline_3 = 3\r\nline_4 = 4\n"
+    shown = code_context(text, 4, 4, radius=1)
+    assert shown.split("\n") == ["3  line_3 = 3", "4> line_4 = 4"]

@@ -1,8 +1,10 @@
 """The edge that runs git: the diff of a branch, or of the working tree, as GitHub shows it.
 
-git runs as a subprocess without a shell. Options that user configuration could change
-(prefixes, colour, external diff drivers, textconv) are pinned, so the output is the
-plain unified diff that consensus.ingest.parse parses. The repository and its index are only read.
+git runs as a subprocess without a shell. Everything that user configuration or the
+environment could change in the output is pinned (context lines, prefixes, colour,
+external diff drivers, textconv, submodule format, quoting of non-ASCII names, blank
+context lines, a `diff.relative` subdirectory), so the output is the plain unified diff,
+as GitHub shows it, that consensus.ingest.parse parses. The repository and its index are only read.
 """
 
 from __future__ import annotations
@@ -16,15 +18,28 @@ from pathlib import Path
 
 from consensus.errors import DiffError
 
+CONTEXT_LINES = 3  # GitHub's, whatever `diff.context` says
 DIFF_OPTIONS = (
+    # A latin-1 name stays in git's quoted form ("caf\351.txt") instead of raw bytes.
+    "-c",
+    "core.quotePath=true",
+    "-c",
+    "diff.suppressBlankEmpty=false",
     "diff",
+    f"-U{CONTEXT_LINES}",
+    "--inter-hunk-context=0",
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",
+    "--no-relative",
+    "--submodule=short",
+    "--ignore-submodules=none",
     "-M",
     "--src-prefix=a/",
     "--dst-prefix=b/",
 )
+# Environment variables that would change git diff's output behind the options above.
+_DIFF_ENV = ("GIT_DIFF_OPTS", "GIT_EXTERNAL_DIFF")
 _BATCH = 500
 
 
@@ -136,6 +151,18 @@ def _merge_base(repo: Path, base: str, head: str, base_name: str, head_name: str
         ) from exc
 
 
+def _subcommand(args: Sequence[str]) -> str:
+    """`diff` of `-c key=value diff …`."""
+    for index, arg in enumerate(args):
+        if arg != "-c" and (index == 0 or args[index - 1] != "-c"):
+            return arg
+    return ""
+
+
+def _clean(environ: Mapping[str, str]) -> dict[str, str]:
+    return {key: value for key, value in environ.items() if key not in _DIFF_ENV}
+
+
 def git(
     cwd: Path,
     args: Sequence[str],
@@ -150,7 +177,7 @@ def git(
             stdin=subprocess.DEVNULL,
             capture_output=True,
             # C locale: git's messages are matched below and shown to users as they are.
-            env={**os.environ, **(env or {}), "LC_ALL": "C"},
+            env={**_clean(os.environ), **(env or {}), "LC_ALL": "C"},
             check=False,
         )
     except FileNotFoundError as exc:
@@ -158,11 +185,12 @@ def git(
             raise DiffError(f"{cwd} is not a directory", fix="run inside a git repository") from exc
         raise DiffError("git is not installed or not on PATH", fix="install git") from exc
     if done.returncode != 0:
-        message = done.stderr.decode("utf-8", errors="replace").strip() or f"git {args[0]} failed"
+        name = _subcommand(args)
+        message = done.stderr.decode("utf-8", errors="replace").strip() or f"git {name} failed"
         if "not a git repository" in message:
             raise DiffError(
                 f"{cwd} is not inside a git repository ({message})",
                 fix="run inside a git repository, or pass the diff with --diff PATH",
             )
-        raise DiffError(f"git {args[0]} failed: {message}")
+        raise DiffError(f"git {name} failed: {message}")
     return done.stdout

@@ -25,7 +25,7 @@ from tenacity import (
 )
 
 from consensus.model.base import FailureKind
-from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
+from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelPrice
 
 MAX_RETRY_AFTER_S = 60.0
 
@@ -261,6 +261,19 @@ class LiteLLMTokenCounter:
             return None
         window = info.get("max_input_tokens") or info.get("max_tokens")
         return int(window) if window else None
+
+
+def model_price(model: str) -> ModelPrice | None:
+    """US dollars per input and output token from litellm's price map (the copy installed
+    with litellm, never the network); None for a model the map does not price."""
+    try:
+        info = _litellm().get_model_info(model)
+    except Exception:  # unknown model: litellm raises instead of answering None
+        return None
+    prompt, answer = info.get("input_cost_per_token"), info.get("output_cost_per_token")
+    if prompt is None or answer is None:
+        return None
+    return ModelPrice(input_per_token=float(prompt), output_per_token=float(answer))
 
 
 def needed_keys(model: str) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from consensus.app.wiring import (
 )
 from consensus.errors import ConsensusError
 from consensus.ingest.chunking import split_large_hunks
+from consensus.ingest.detections import detections
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
@@ -145,8 +147,12 @@ def review_and_publish(
     if scope is not None:
         diff = diff.model_copy(update={"files": tuple(f for f in diff.files if f.path in scope)})
     if not diff.files:
-        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped).")
-        return 0
+        reasons = Counter(item.reason for item in diff.skipped)
+        tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
+        if scope is not None and not detections(diff):
+            return 0  # nothing changed since the last review: its summary stands
+        # Else the report and the summary still say what was skipped and why.
     report = _review(run, split_large_hunks(diff))
     notes = [*report.notes, *pull.notes, *([scope_note] if scope_note else [])]
     report = report.model_copy(update={"notes": notes})

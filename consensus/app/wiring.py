@@ -21,10 +21,19 @@ from consensus.adapters import git
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter, needed_keys
+from consensus.adapters.llm import model_price as llm_price
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.errors import ConfigError, DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
-from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.ports import (
+    GitHubPort,
+    Log,
+    ModelClient,
+    ModelPrice,
+    PullReader,
+    SourceReader,
+    TokenCounter,
+)
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
 from consensus.settings.config import unavailable_providers as _unavailable
 
@@ -68,6 +77,11 @@ def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> Mode
 
 def token_counter() -> TokenCounter:
     return LiteLLMTokenCounter()
+
+
+def model_price(model: str) -> ModelPrice | None:
+    """The model's price per token from litellm's (local) price map; None when unknown."""
+    return llm_price(model)
 
 
 def unavailable_providers(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,9 @@ from consensus.cli.options import (
 from consensus.errors import UsageError
 
 if TYPE_CHECKING:
-    pass
+    from consensus.model.diff import ReviewDiff
+    from consensus.settings.config import ProviderSettings, Settings
+    from consensus.settings.personas import Persona
 
 
 @click.command()
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 @click.option("--resume", "resume_id", help="Continue this run from the journal.")
 @click.option("--fresh", is_flag=True, help="Start a new run: do not resume from the journal.")
 @click.option("--events", "events_path", type=click.Path(path_type=Path), help="JSON Lines log.")
+@click.option("--dry-run", is_flag=True, help="Print the plan and its cost; call no provider.")
 @handles_errors
 def review(
     base: str | None,
@@ -66,6 +70,7 @@ def review(
     resume_id: str | None,
     fresh: bool,
     events_path: Path | None,
+    dry_run: bool,
 ) -> None:
     """Review a diff with several models and report what they agree on.
 
@@ -87,11 +92,14 @@ def review(
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
     from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import nothing_to_review, run_id_for
     from consensus.settings.config import duplicate_model_warnings
     from consensus.settings.personas import load_personas, select_personas
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
+    if dry_run and fmt not in ("text", "json"):
+        raise UsageError("--dry-run prints its plan as text or json", fix="use --format json")
 
     root = repo_root()
     loaded = load_config_at(config_path, root)
@@ -107,10 +115,12 @@ def review(
         )
     )
     log = logger()
-    if not diff.files:
-        skipped = f" ({len(diff.skipped)} files skipped: see --format json)" if diff.skipped else ""
-        log(f"Nothing to review: the diff has no reviewable changes{skipped}.")
-        return
+    if not diff.files and not dry_run:
+        count = len(diff.skipped)
+        log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
+        report = nothing_to_review(diff, settings=settings, run_id=run_id_for(diff, settings, ()))
+        emit(report, fmt, output, log)
+        sys.exit(exit_code(report, fail_on))
     providers = providers_for(settings, models)
     for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
@@ -122,6 +132,9 @@ def review(
         settings.personas,
         source="--personas" if persona_ids else loaded.source,
     )
+    if dry_run:
+        _dry_run(diff, settings, providers, personas, unavailable, fmt, output, log)
+        return
     if diff.redactions:
         count = len(diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
@@ -166,6 +179,38 @@ def review(
             f"to continue run {report.run_id} without paying again for finished calls."
         )
     sys.exit(exit_code(report, fail_on))
+
+
+def _dry_run(
+    diff: ReviewDiff,
+    settings: Settings,
+    providers: tuple[ProviderSettings, ...],
+    personas: list[Persona],
+    unavailable: dict[str, str],
+    fmt: str,
+    output: Path | None,
+    log: Callable[[str], None],
+) -> None:
+    """Plan the review and print it with its cost: no provider is called."""
+    from consensus.app.wiring import model_price, token_counter
+    from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
+    from consensus.review.dry_run import plan_dry_run
+
+    plan = plan_dry_run(
+        diff,
+        providers=providers,
+        personas=personas,
+        unavailable=unavailable,
+        counter=token_counter(),
+        prices={p.model: model_price(p.model) for p in providers},
+        default_window=settings.default_context_window,
+    )
+    rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
+    if output is None:
+        click.echo(rendered, nl=False)
+        return
+    output.write_text(rendered, encoding="utf-8")
+    log(f"plan written to {output}")
 
 
 def _read_diff(root: Path, diff_path: str | None, base: str | None, head: str | None) -> bytes:

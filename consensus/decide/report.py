@@ -131,7 +131,10 @@ def build_report(
     verification: VerificationState = "not_available",
     verification_usage: Mapping[str, Usage] | None = None,
     budget_exhausted: bool = False,
+    reviewed: bool = True,
 ) -> Report:
+    """The report. `reviewed` False: the diff had no file to send to a model, so no quorum
+    was needed (the report still lists the skipped files and consensus's own findings)."""
     findings = report_findings(scored)
     providers = provider_reports(models, results, verification_usage)
     answered = {r.family for r in results if isinstance(r, ModelReview)}
@@ -159,7 +162,7 @@ def build_report(
         quorum=Quorum(
             families_answered=len(answered),
             min_providers=min_providers,
-            met=len(answered) >= min_providers,
+            met=len(answered) >= min_providers or not reviewed,
         ),
         threshold=threshold,
         skipped_files=list(diff.skipped),

@@ -1,5 +1,5 @@
-"""Findings consensus makes itself, without a model: committed credentials and text
-addressed to AI reviewers.
+"""Findings consensus makes itself, without a model: committed credentials, text
+addressed to AI reviewers, and symbolic links that point outside the repository.
 
 Both are certain from the diff alone, so they need no vote: findings of the pseudo-provider
 `consensus` go through alignment with the models' findings, and a cluster holding one is
@@ -10,9 +10,11 @@ it. A credential finding names its kind and place, never its value.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
+from consensus.ingest.redact import redact_text
 from consensus.model.base import Category, Severity, Status
-from consensus.model.diff import ReviewDiff
+from consensus.model.diff import LinkChange, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster
 
 PROVIDER = "consensus"
@@ -115,7 +117,46 @@ def text_addressed_to_ai(diff: ReviewDiff) -> list[Finding]:
     return found
 
 
+def escapes_repository(link: LinkChange) -> bool:
+    """Does the link's new target leave the repository: an absolute path (POSIX, a
+    Windows drive or share), or `..` climbing above the root from the link's folder?"""
+    target = link.target
+    if target is None or not target.strip():
+        return False
+    if target.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", target):
+        return True
+    depth = len(PurePosixPath(link.path).parts) - 1
+    for part in re.split(r"[\\/]", target):
+        if part == "..":
+            depth -= 1
+            if depth < 0:
+                return True
+        elif part not in ("", "."):
+            depth += 1
+    return False
+
+
+def links_outside(diff: ReviewDiff) -> list[Finding]:
+    """One finding per link the change adds or retargets to a path outside the repository:
+    a checkout then reads or writes there (a build step, a web server, an agent's tools)."""
+    found = []
+    for link in diff.links:
+        if link.target == link.old_target or not escapes_repository(link):
+            continue
+        target, _ = redact_text(link.target or "")
+        shown = target if len(target) <= 120 else target[:119] + "…"
+        title = f"Symbolic link {link.path} points outside the repository"
+        body = (
+            f"`{link.path}` is a symbolic link to `{shown}`, outside the repository. Tools "
+            "that follow it (builds, servers, scripts, coding agents) read or write that "
+            "path instead of a file of this repository. Links are not sent to the models; "
+            "check why this one is needed."
+        )
+        found.append(_finding(link.path, 1, title, body, Severity.HIGH))
+    return found
+
+
 def detections(diff: ReviewDiff) -> list[Finding]:
     """Findings the diff proves by itself; they are aligned with the models' findings, so a
     model that reported the same problem joins the cluster instead of a duplicate."""
-    return committed_credentials(diff) + text_addressed_to_ai(diff)
+    return committed_credentials(diff) + text_addressed_to_ai(diff) + links_outside(diff)

@@ -1,9 +1,13 @@
 """A pull request's diff as the host lists it → the unified diff that ingest parses.
 
 GitHub lists each changed file with its `patch` (the hunks), at most 3,000 files, and
-omits the patch of very large files (and of binary ones). Coverage is reported honestly:
-an omitted patch is taken from the checkout's git history when the Action has one
-(`fallback`), else the file is listed as skipped with the reason. Pure: the git diff, if
+omits the patch of very large files (and of binary ones). It never says a file's mode, so
+a symbolic link or a submodule looks like a one-line text file there. Where that matters
+(an omitted patch; a one-line patch, which may be a link's target or a submodule's
+commit) the file's section of the checkout's own `git diff` is used when the Action has
+one (`fallback`): git's header says what the file is. An omitted patch the checkout cannot
+give is listed as skipped with the reason. Headers are written with git's quoting, so any
+name (`plan b/x.py`, quotes, backslashes) reads back as it was. Pure: the git diff, if
 any, is read at the edge and passed in.
 """
 
@@ -12,12 +16,21 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from consensus.ingest.git_names import quote_path
 from consensus.ingest.hunks import Hunks, right_side_hunks
+from consensus.ingest.parse import git_section_paths
 from consensus.model.diff import ReviewDiff, SkippedFile
 from consensus.ports import PullFile, PullReader
 
-OMITTED_PATCH = "GitHub omitted the patch (file too large) and no checkout was available"
-_SECTION = re.compile(r"^diff --git ", re.MULTILINE)
+OMITTED_PATCH = "GitHub omitted the patch (file too large)"
+NO_CHECKOUT = (
+    f"{OMITTED_PATCH} and the checkout does not hold both commits to take it from git "
+    "(check out with fetch-depth: 0)"
+)
+NOT_IN_CHECKOUT = f"{OMITTED_PATCH} and the checkout's git diff of the PR does not show it"
+MODE_ONLY = "mode change only"
+# A patch of one line on each side at most: what GitHub shows for a link or a submodule.
+_ONE_LINE = re.compile(r"^@@ -\d+(?:,[01])? \+\d+(?:,[01])? @@[^\n]*(?:\n[^\n]*){1,2}$")
 
 
 class PullDiff:
@@ -31,28 +44,32 @@ class PullDiff:
 
 def _header(item: PullFile) -> list[str]:
     old = item.previous_path or item.path
-    lines = [f"diff --git a/{old} b/{item.path}"]
+    a, b = quote_path(f"a/{old}"), quote_path(f"b/{item.path}")
+    lines = [f"diff --git {a} {b}"]
     if item.status == "added":
-        return [*lines, "new file mode 100644", "--- /dev/null", f"+++ b/{item.path}"]
+        return [*lines, "new file mode 100644", "--- /dev/null", f"+++ {b}"]
     if item.status == "removed":
-        return [*lines, "deleted file mode 100644", f"--- a/{item.path}", "+++ /dev/null"]
+        return [
+            *lines,
+            "deleted file mode 100644",
+            f"--- {quote_path(f'a/{item.path}')}",
+            "+++ /dev/null",
+        ]
     if item.status in ("renamed", "copied") and item.previous_path:
         verb = "rename" if item.status == "renamed" else "copy"
-        lines += [f"{verb} from {old}", f"{verb} to {item.path}"]
-    return [*lines, f"--- a/{old}", f"+++ b/{item.path}"]
+        lines += [f"{verb} from {quote_path(old)}", f"{verb} to {quote_path(item.path)}"]
+    return [*lines, f"--- {a}", f"+++ {b}"]
 
 
 def git_sections(raw: str) -> dict[str, str]:
-    """path (new side) → its section of a `git diff` output."""
-    sections: dict[str, str] = {}
-    starts = [m.start() for m in _SECTION.finditer(raw)]
-    for start, end in zip(starts, [*starts[1:], len(raw)], strict=True):
-        section = raw[start:end]
-        first = section.split("\n", 1)[0]
-        match = re.search(r" b/(.+)$", first)
-        if match:
-            sections[match.group(1)] = section.rstrip("\n")
-    return sections
+    """path → its section of a `git diff` output (names read by git's rules)."""
+    return git_section_paths(raw)
+
+
+def _needs_git_header(item: PullFile) -> bool:
+    """Only git's own header can say what this file is: its patch was omitted, or it is a
+    one-line change (a link's target, a submodule's commit, or just one line of text)."""
+    return item.patch is None or bool(_ONE_LINE.match(item.patch.rstrip("\n")))
 
 
 def build_pull_diff(
@@ -61,31 +78,39 @@ def build_pull_diff(
     changed_files: int,
     fallback: Callable[[], Mapping[str, str] | None] = lambda: None,
 ) -> PullDiff:
-    """Assemble the diff; `fallback()` gives the checkout's git diff sections (read once)."""
+    """Assemble the diff; `fallback()` gives the checkout's git diff sections (read once,
+    when a file needs them; None when the checkout cannot give them)."""
     parts: list[str] = []
     skipped: list[SkippedFile] = []
     notes: list[str] = []
-    sections: Mapping[str, str] | None = None
+    checkout: list[Mapping[str, str] | None] = []
     recovered = 0
+
+    def section_of(path: str) -> str | None:
+        if not checkout:
+            checkout.append(fallback())
+        return (checkout[0] or {}).get(path)
+
     for item in files:
-        if item.patch is not None or item.status == "removed":
+        section = (
+            section_of(item.path) if item.status != "removed" and _needs_git_header(item) else None
+        )
+        if section is not None:
+            parts.append(section)
+            recovered += item.patch is None and (item.additions > 0 or item.deletions > 0)
+        elif item.patch is not None or item.status == "removed":
             parts += [*_header(item), *([item.patch] if item.patch else [])]
-            continue
-        if item.additions == 0 and item.deletions == 0:
+        elif item.additions == 0 and item.deletions == 0:
             if item.status in ("renamed", "copied", "added"):
                 parts += _header(item)[:-2]  # a pure rename, an empty new file: headers only
+            elif item.status == "changed":
+                skipped.append(SkippedFile(path=item.path, reason=MODE_ONLY))
             else:
-                binary = f"Binary files a/{item.path} and b/{item.path} differ"
-                parts += [*_header(item)[:1], binary]
-            continue
-        if sections is None:
-            sections = fallback() or {}
-        section = sections.get(item.path)
-        if section is None:
-            skipped.append(SkippedFile(path=item.path, reason=OMITTED_PATCH))
+                a, b = quote_path(f"a/{item.path}"), quote_path(f"b/{item.path}")
+                parts += [*_header(item)[:1], f"Binary files {a} and {b} differ"]
         else:
-            parts.append(section)
-            recovered += 1
+            reason = NOT_IN_CHECKOUT if checkout and checkout[0] is not None else NO_CHECKOUT
+            skipped.append(SkippedFile(path=item.path, reason=reason))
     if recovered:
         notes.append(
             f"{recovered} file{'s' if recovered > 1 else ''} whose patch GitHub omitted "
@@ -102,14 +127,21 @@ def build_pull_diff(
 
 
 def review_hunks(diff: ReviewDiff) -> Hunks:
-    """Commentable new-side lines per hunk of the ingested diff."""
-    return {
-        changed.path: [
-            frozenset(line.new_line for line in hunk.lines if line.new_line is not None)
-            for hunk in changed.hunks
-        ]
-        for changed in diff.files
+    """Commentable new-side lines per hunk of the ingested diff; a link's target is line 1
+    of its file on GitHub, where consensus's own finding about the link may go."""
+    hunks: dict[str, list[frozenset[int]]] = {
+        link.path: [frozenset({1})] for link in diff.links if link.target is not None
     }
+    hunks.update(
+        {
+            changed.path: [
+                frozenset(line.new_line for line in hunk.lines if line.new_line is not None)
+                for hunk in changed.hunks
+            ]
+            for changed in diff.files
+        }
+    )
+    return hunks
 
 
 def host_hunks(files: Sequence[PullFile]) -> Hunks:

@@ -22,6 +22,10 @@ MIN_SECRET_LENGTH = 8
 # Bits per character. Random keys score 4.5-6; human passwords ("s3cr3t-P4ss-w0rd") about
 # 3.3, so 3.5 would let them through: leaking costs more than a needless redaction.
 MAX_ENTROPY_THRESHOLD = 3.0
+# A value holding a placeholder word is still a secret when, without that word, this many
+# characters of this entropy are left (a random 20 characters score about 4.2).
+RANDOM_REST_LENGTH = 16
+RANDOM_REST_ENTROPY = 3.5
 
 _KEY_WORDS = (
     r"password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|token"
@@ -43,12 +47,19 @@ class _Rule(NamedTuple):
     kind: str
     regex: re.Pattern[str]
     check: bool = False  # the value must look like a secret (_looks_secret)
+    token: bool = False  # the value must look random, not like `sk-xxxx…` (_random_token)
+    # Lower-case text every match holds: a line with none of them skips the regex (most
+    # lines hold none, and the regexes are most of ingest's time).
+    hints: tuple[str, ...] = ()
 
 
+# Vendor formats, after detect-secrets' plugins and the vendors' documentation. Anthropic
+# before OpenAI: both start with `sk-`.
 _RULES = (
     _Rule(
         "aws-access-key",
         re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}(?![A-Z0-9])"),
+        hints=("akia", "asia", "abia", "acca"),
     ),
     _Rule(
         "aws-secret-key",
@@ -57,29 +68,101 @@ _RULES = (
             r"[\"']?(?P<value>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
         ),
         check=True,
+        hints=("key",),
     ),
     _Rule(
         "github-token",
         re.compile(r"(?<![\w])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_\w{22,255})(?!\w)"),
+        hints=("gh", "github_pat_"),
     ),
-    _Rule("gitlab-token", re.compile(r"(?<![\w-])glpat-[\w-]{20,}")),
+    _Rule(
+        "gitlab-token",
+        re.compile(
+            r"(?<![\w-])(?:glpat|gldt|glrt|glptt|glft|glsoat|glcbt|glimt)-[\w-]{20,}"
+            r"|(?<![\w-])GR1348941[\w-]{20,}"
+        ),
+        hints=("gl", "gr1348941"),
+    ),
     _Rule(
         "slack-webhook",
         re.compile(r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w/-]+"),
+        hints=("hooks.slack.com",),
     ),
-    _Rule("slack-token", re.compile(r"(?<![\w-])xox[abprs]-[A-Za-z0-9-]{10,}")),
-    _Rule("stripe-key", re.compile(r"(?<!\w)[sr]k_live_[A-Za-z0-9]{16,}")),
-    _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])")),
-    _Rule("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*")),
-    _Rule("bearer-token", re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"), check=True),
+    _Rule(
+        "slack-token",
+        re.compile(r"(?<![\w-])(?:xox[abposre]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,})"),
+        hints=("xox", "xapp-"),
+    ),
+    _Rule(
+        "anthropic-key", re.compile(r"(?<![\w-])sk-ant-[\w-]{20,}"), token=True, hints=("sk-ant-",)
+    ),
+    _Rule(
+        "openai-key",
+        re.compile(r"(?<![\w-])sk-(?:proj-|svcacct-|admin-|None-)?[\w-]{20,}"),
+        token=True,
+        hints=("sk-",),
+    ),
+    _Rule(
+        "stripe-key",
+        re.compile(r"(?<!\w)(?:[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,})"),
+        token=True,
+        hints=("k_live_", "k_test_", "whsec_"),
+    ),
+    _Rule(
+        "twilio-key",
+        re.compile(r"(?<!\w)SK[0-9a-fA-F]{32}(?![0-9a-fA-F])"),
+        token=True,
+        hints=("sk",),
+    ),
+    _Rule("sendgrid-key", re.compile(r"(?<![\w.])SG\.[\w-]{16,32}\.[\w-]{16,64}"), hints=("sg.",)),
+    _Rule(
+        "npm-token",
+        re.compile(r"(?<!\w)npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+        token=True,
+        hints=("npm_",),
+    ),
+    _Rule("pypi-token", re.compile(r"(?<![\w-])pypi-Ag[\w-]{50,}"), hints=("pypi-",)),
+    _Rule(
+        "huggingface-token",
+        re.compile(r"(?<!\w)hf_[A-Za-z0-9]{30,}(?![A-Za-z0-9])"),
+        token=True,
+        hints=("hf_",),
+    ),
+    _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])"), hints=("aiza",)),
+    _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}"), hints=("gocspx-",)),
+    _Rule(
+        "azure-storage-key",
+        re.compile(r"(?i:AccountKey|SharedAccessKey)\s*=\s*(?P<value>[A-Za-z0-9+/]{20,}={0,2})"),
+        token=True,
+        hints=("accountkey", "sharedaccesskey"),
+    ),
+    _Rule(
+        "azure-sas",
+        re.compile(r"[?&;]sig=(?P<value>[A-Za-z0-9%+/=]{20,})"),
+        token=True,
+        hints=("sig=",),
+    ),
+    _Rule("jwt", re.compile(r"(?<![\w-])eyJ[\w-]{4,}\.eyJ[\w-]{4,}\.[\w-]*"), hints=("eyj",)),
+    _Rule(
+        "bearer-token",
+        re.compile(r"(?i:bearer)\s+(?P<value>[\w.~+/-]{16,}=*)"),
+        check=True,
+        hints=("bearer",),
+    ),
     _Rule(
         "url-password",
         # The lookbehind keeps this linear: a scheme can only start a word.
         re.compile(r"(?<![\w+.-])[a-zA-Z][\w+.-]*://[^\s:/@]*:(?P<value>[^\s:/@]+)@"),
         check=True,
+        hints=("://",),
     ),
 )
-_GENERIC = _Rule("secret", re.compile(_ASSIGNMENT), check=True)
+_GENERIC = _Rule(
+    "secret",
+    re.compile(_ASSIGNMENT),
+    check=True,
+    hints=("password", "passwd", "pwd", "secret", "key", "token", "credential"),
+)
 
 _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
@@ -142,13 +225,9 @@ def redact_files(
 
 def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, list[str]]:
     """Free text (a PR title or body) with secrets replaced, and the kinds found."""
-    lines = text.splitlines(keepends=True)
-    bodies = text.splitlines()  # the same lines without their endings
-    redacted, found = _redact_lines(bodies, _rules(extra_patterns))
-    joined = "".join(
-        new + old[len(body) :] for new, old, body in zip(redacted, lines, bodies, strict=True)
-    )
-    return joined, [kind for _, kind in found]
+    # Split at "\n" only, as git counts lines: a form feed must not shift a line's number.
+    redacted, found = _redact_lines(text.split("\n"), _rules(extra_patterns))
+    return "\n".join(redacted), [kind for _, kind in found]
 
 
 def _rules(extra_patterns: Sequence[str]) -> list[_Rule]:
@@ -195,7 +274,10 @@ def _redact_lines(
                 break
             text = text[: begin.start()] + key + text[end.end() :]
             position = begin.start() + len(key)
+        lowered = text.lower()
         for rule in rules:
+            if rule.hints and not any(hint in lowered for hint in rule.hints):
+                continue
             text, count = _apply(rule, text)
             found.extend((index, rule.kind) for _ in range(count))
         out.append(text)
@@ -220,6 +302,8 @@ def _apply(rule: _Rule, text: str) -> tuple[str, int]:
         value = match.group(group) if group else match.group()
         if not value or (rule.check and not _looks_secret(value, quoted=group == "quoted")):
             return match.group()
+        if rule.token and not _random_token(value):
+            return match.group()
         start, end = match.span(group) if group else match.span()
         count += 1
         return (
@@ -237,7 +321,7 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     lowered = value.lower()
     if len(value) < MIN_SECRET_LENGTH or "«redacted:" in value or lowered in _SAMPLE_VALUES:
         return False
-    if any(marker in lowered for marker in _SAMPLE_MARKERS) or _TEMPLATE.search(value):
+    if _placeholder(lowered) or _TEMPLATE.search(value):
         return False
     # Prose ("Token used to sign requests"), paths and plain URLs are not credentials.
     if any(char.isspace() for char in value) or value.startswith(_NOT_SECRET_STARTS):
@@ -254,6 +338,26 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     # The entropy of n characters is at most log2(n), so short values get a lower bar.
     threshold = min(MAX_ENTROPY_THRESHOLD, math.log2(len(value)) - 0.5)
     return _entropy(value) >= threshold
+
+
+def _placeholder(lowered: str) -> bool:
+    """A sample value: it holds a placeholder word (`xxxx`, `todo`, `example`…) and what is
+    left without those words is too short or too regular to be a key. The whole value is
+    judged: a random key that happens to contain `todo` is still a key."""
+    if not any(marker in lowered for marker in _SAMPLE_MARKERS):
+        return False
+    rest = lowered
+    for marker in _SAMPLE_MARKERS:
+        rest = rest.replace(marker, "")
+    return len(rest) < RANDOM_REST_LENGTH or _entropy(rest) < RANDOM_REST_ENTROPY
+
+
+def _random_token(value: str) -> bool:
+    """A vendor-format value that is a real key, not `sk-xxxxxxxx…` from a README: mixed
+    character classes, no placeholder word in charge, enough entropy."""
+    kinds = (str.islower, str.isupper, str.isdigit)
+    classes = sum(any(kind(c) for c in value) for kind in kinds)
+    return classes >= 2 and not _placeholder(value.lower()) and _entropy(value) >= 3.0
 
 
 def _words_only(value: str) -> bool:

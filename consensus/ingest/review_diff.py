@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.ingest.parse import parse_diff
+from consensus.ingest.parse import parse_diff_full
 from consensus.ingest.pathfilter import parse_gitattributes, select_files
 from consensus.ingest.redact import redact_files
 from consensus.model.diff import ReviewDiff, SkippedFile
@@ -20,13 +20,13 @@ def ingest(
 ) -> ReviewDiff:
     """Parse the diff, keep the files to review, and redact secrets in what is kept.
 
-    `skipped` lists files the parser set aside (deleted, binary, mode-only…) before those
+    `skipped` lists files the parser set aside (deleted, binary, symlink…) before those
     the path filter did (not in paths, excluded, lockfile…). Only kept files are scanned
     for secrets: nothing else reaches a provider.
     """
-    parsed, unreviewable = parse_diff(raw)
+    parsed = parse_diff_full(raw)
     kept, filtered = select_files(
-        parsed,
+        parsed.files,
         include=include,
         exclude=exclude,
         generated_patterns=parse_gitattributes(gitattributes),
@@ -38,6 +38,7 @@ def ingest(
     files, redactions = redact_files([f for f in kept if f.hunks], redact_patterns)
     return ReviewDiff(
         files=tuple(files),
-        skipped=(*unreviewable, *filtered, *moved),
+        skipped=(*parsed.skipped, *filtered, *moved),
         redactions=tuple(redactions),
+        links=tuple(parsed.links),
     )

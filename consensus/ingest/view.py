@@ -6,6 +6,7 @@
     41 + added line
        - removed line
 
+git's "\\ No newline at end of file" follows the line it is about, as in git.
 The number column is the new-side line a finding must cite; removed lines have none,
 so a model cannot anchor a comment on a line that no longer exists. The column is as
 wide as the largest number in the file, so every chunk of a file lines up the same way.
@@ -17,6 +18,8 @@ from collections.abc import Sequence
 
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile, Hunk
+
+NO_NEWLINE = "\\ No newline at end of file"
 
 
 def render_file(file: ChangedFile, hunk_indexes: Sequence[int] | None = None) -> str:
@@ -34,6 +37,8 @@ def render_file(file: ChangedFile, hunk_indexes: Sequence[int] | None = None) ->
 def describe_status(file: ChangedFile) -> str:
     if file.status is FileStatus.RENAMED:
         return f"renamed from {file.old_path}" if file.old_path else "renamed"
+    if file.status is FileStatus.COPIED:
+        return f"copied from {file.old_path}" if file.old_path else "copied"
     if file.status is FileStatus.ADDED:
         return "new file"
     return str(file.status.value)
@@ -50,4 +55,6 @@ def render_hunk(hunk: Hunk, width: int) -> str:
         rows.append(
             f"{number} {line.kind} {line.text}" if line.text else f"{number} {line.kind}".rstrip()
         )
+        if line.no_newline:  # else a change of the final newline shows two equal lines
+            rows.append(f"{blank} {NO_NEWLINE}")
     return "\n".join(rows)

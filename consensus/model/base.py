@@ -66,6 +66,7 @@ class FileStatus(str, Enum):
     MODIFIED = "modified"
     DELETED = "deleted"
     RENAMED = "renamed"
+    COPIED = "copied"
 
 
 class FailureKind(str, Enum):

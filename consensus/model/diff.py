@@ -14,6 +14,7 @@ class DiffLine(Frozen):
     text: str
     old_line: int | None = None
     new_line: int | None = None
+    no_newline: bool = False  # git's "\\ No newline at end of file" follows this line
 
 
 class Hunk(Frozen):
@@ -68,12 +69,22 @@ class Redaction(Frozen):
     added: bool = False  # on a line the change adds: a credential this change commits
 
 
+class LinkChange(Frozen):
+    """A symbolic link the diff adds, retargets or removes (skipped from review as `symlink`).
+    `target` is the new side's target, None when the link is removed."""
+
+    path: str
+    target: str | None = None
+    old_target: str | None = None
+
+
 class ReviewDiff(Frozen):
     """The ingested diff: what is reviewed, what is skipped, what was redacted."""
 
     files: tuple[ChangedFile, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     redactions: tuple[Redaction, ...] = ()
+    links: tuple[LinkChange, ...] = ()
 
     def file(self, path: str) -> ChangedFile | None:
         for changed in self.files:

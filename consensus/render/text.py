@@ -24,6 +24,7 @@ from consensus.model.report import Report, ReportFinding
 BODY_WIDTH = 88
 BODY_MAX_LINES = 6
 REDACTIONS_LISTED = 5
+SKIPPED_LISTED = 50
 
 _SEVERITY_STYLE: dict[Severity, tuple[str, bool]] = {  # (colour, bold)
     Severity.CRITICAL: ("red", True),
@@ -258,6 +259,13 @@ def render_text(report: Report, *, color: bool = False) -> str:
         if p.status != "ok"
     ]
     footer += [clean(line) for line in context_lines(report)]
+    if not report.providers and report.skipped_files:
+        footer += ["", style("Skipped (nothing was sent to a model):", bold=True)]
+        shown = report.skipped_files[:SKIPPED_LISTED]
+        footer += [f"  {clean(item.path)}: {clean(item.reason)}" for item in shown]
+        if len(report.skipped_files) > len(shown):
+            more = len(report.skipped_files) - len(shown)
+            footer.append(f"  … and {more} more (--format json lists them all)")
     if warning:
         footer.append(style(warning, fg="red", bold=True))
     out += footer

@@ -212,7 +212,7 @@ def _needles(evidence: str | None) -> tuple[str, ...]:
         sources.append(stripped.strip("`"))  # quoted as inline code
     needles: list[str] = []
     for source in sources:
-        lines = [_normalize(line) for line in source.splitlines()]
+        lines = [_normalize(line) for line in source.split("\n")]  # as the diff's lines
         # Copied straight from the diff: "+" / "-" markers are not part of the code.
         unmarked = [_normalize(line[1:]) if line.startswith(("+", "-")) else line for line in lines]
         for variant in (lines, unmarked):

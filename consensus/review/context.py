@@ -21,7 +21,7 @@ _DEFINITION = re.compile(
 def code_context(text: str, line: int, end_line: int, radius: int = RADIUS) -> str:
     """Numbered lines around [line, end_line]: from the enclosing definition when it is
     close enough, else `radius` lines each side."""
-    lines = text.splitlines()
+    lines = split_lines(text)
     if not lines:
         return ""
     last = len(lines)
@@ -37,6 +37,16 @@ def code_context(text: str, line: int, end_line: int, radius: int = RADIUS) -> s
         f"{n:>{width}}{'>' if line <= n <= end_line else ' '} {lines[n - 1]}"
         for n in range(start, stop + 1)
     )
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a file as git numbers them: split at "\\n" only (not at a form feed,
+    a vertical tab, a lone CR or U+2028, as `str.splitlines` does), a CR before the "\\n"
+    dropped, and no empty line after a final newline."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
 
 
 def _enclosing_definition(lines: list[str], line: int) -> int | None:

@@ -176,6 +176,10 @@ async def review(
     that the guard's refusals are recorded and replayed like any outcome).
     """
     started = clock()
+    if not diff.files:
+        return nothing_to_review(
+            diff, settings=settings, run_id=run_id or run_id_for(diff, settings, providers)
+        )
     if ledger is None:
         ledger = Ledger(settings.budget)
         client = GuardedClient(client, ledger)
@@ -203,6 +207,35 @@ async def review(
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),
+    )
+
+
+def nothing_to_review(diff: ReviewDiff, *, settings: Settings, run_id: str) -> Report:
+    """The report of a diff without a reviewable file: no model is called, the skipped
+    files are listed with their reasons, and consensus's own scan still reports (a link
+    that leaves the repository is in no reviewed file)."""
+    scored = score(
+        align(detections(diff), anchor_text=anchor_reader(diff)),
+        {},
+        threshold=settings.threshold,
+        verify_min_severity=settings.verify_min_severity,
+    )
+    skipped = len(diff.skipped)
+    return build_report(
+        run_id=run_id,
+        diff=diff,
+        scored=settle(scored),
+        results=[],
+        models=[],
+        threshold=settings.threshold,
+        min_providers=settings.min_providers,
+        wall_s=0.0,
+        notes=[
+            f"nothing to review: {skipped} changed file{'s' if skipped != 1 else ''} skipped, "
+            "no model was called"
+        ],
+        verification="not_needed",
+        reviewed=False,
     )
 
 

@@ -1,0 +1,42 @@
+"""The dry-run plan as text (for people) or JSON (for scripts)."""
+
+from __future__ import annotations
+
+from consensus.review.dry_run import DryRunPlan
+
+
+def render_dry_run_json(plan: DryRunPlan) -> str:
+    return plan.model_dump_json(indent=2) + "\n"
+
+
+def render_dry_run_text(plan: DryRunPlan) -> str:
+    """The plan for a person: files, skips with reasons, then one line per provider."""
+    out = [
+        f"dry run: nothing was sent to any provider. {plan.calls} calls, "
+        f"{plan.prompt_tokens:,} prompt tokens, estimated cost {_dollars(plan.cost_usd)} "
+        f"(at most {_dollars(plan.max_cost_usd)} with the longest answers)",
+        "",
+        f"{len(plan.files)} file{'s' if len(plan.files) != 1 else ''} to review"
+        + (f" with personas {', '.join(plan.personas)}:" if plan.files else "."),
+    ]
+    out += [f"  {path}" for path in plan.files]
+    if plan.skipped:
+        out += ["", f"{len(plan.skipped)} skipped:"]
+        out += [f"  {item.path}: {item.reason}" for item in plan.skipped]
+    out += ["", "provider                                  chunks  calls  prompt tokens  cost"]
+    for provider in plan.providers:
+        if provider.status != "planned":
+            out.append(f"  {provider.model:<40} {provider.status}")
+            continue
+        out.append(
+            f"  {provider.model:<40} {provider.chunks:>6} {provider.calls:>6} "
+            f"{provider.prompt_tokens:>14,}  {_dollars(provider.cost_usd)}"
+        )
+    out += ["", f"note: {plan.note}"]
+    return "\n".join(out) + "\n"
+
+
+def _dollars(value: float | None) -> str:
+    if value is None:
+        return "unknown (no price in litellm's map)"
+    return f"${value:.4f}" if value < 1 else f"${value:.2f}"

@@ -1,0 +1,111 @@
+"""`consensus review --dry-run`: the plan and its cost, before any provider is paid.
+
+Pure: plans the review calls with `pipeline.plan_calls` (the very requests a run would
+send), given the providers that cannot be reached, a TokenCounter and each model's price
+(from litellm's price map, read by the llm adapter); returns a frozen DryRunPlan, rendered
+as text or JSON. Prompt tokens are counted with each model's tokenizer over the text of
+every message of every call. Verification calls depend on what the models find, so they
+are not planned; the budget caps them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from consensus.model.base import Frozen
+from consensus.model.diff import ReviewDiff, SkippedFile
+from consensus.ports import CompletionRequest, ModelPrice, TokenCounter
+from consensus.review.pipeline import plan_calls
+from consensus.settings.config import ProviderSettings
+from consensus.settings.personas import Persona
+
+OUTPUT_TOKENS_PER_CALL = 4_096  # the answer's room (pipeline.OUTPUT_RESERVE_TOKENS): an upper bound
+
+
+class ProviderPlan(Frozen):
+    model: str
+    family: str
+    status: str  # "planned", or "not called: <why>"
+    chunks: int = 0
+    calls: int = 0
+    prompt_tokens: int = 0
+    cost_usd: float | None = None  # prompt tokens at the input price; None: no known price
+    max_cost_usd: float | None = None  # plus every answer at its largest
+
+
+class DryRunPlan(Frozen):
+    files: list[str]
+    skipped: list[SkippedFile]
+    personas: list[str]
+    providers: list[ProviderPlan]
+    calls: int
+    prompt_tokens: int
+    cost_usd: float | None  # None when a planned provider has no known price
+    max_cost_usd: float | None
+    note: str = (
+        "verification calls (inspector and votes on disputed findings) are not included: "
+        "they depend on what the models find; the budget caps them"
+    )
+
+
+def prompt_tokens(request: CompletionRequest, counter: TokenCounter) -> int:
+    """Tokens of every message of a request, by the model's own tokenizer."""
+    return sum(counter.count(request.model, message.content) for message in request.messages)
+
+
+def plan_dry_run(
+    diff: ReviewDiff,
+    *,
+    providers: Sequence[ProviderSettings],
+    personas: Sequence[Persona],
+    unavailable: Mapping[str, str],
+    counter: TokenCounter,
+    prices: Mapping[str, ModelPrice | None],
+    default_window: int,
+) -> DryRunPlan:
+    """What a review of `diff` would send, provider by provider, and what it would cost."""
+    calls = plan_calls(
+        diff,
+        providers=providers,
+        personas=personas,
+        counter=counter,
+        default_window=default_window,
+    )
+    plans = []
+    for provider in providers:
+        mine = [call for call in calls if call.provider.model == provider.model]
+        if provider.model in unavailable:
+            status = f"not called: {unavailable[provider.model]}"
+            plans.append(ProviderPlan(model=provider.model, family=provider.voter, status=status))
+            continue
+        tokens = sum(prompt_tokens(call.request, counter) for call in mine)
+        price = prices.get(provider.model)
+        cost = max_cost = None
+        if price is not None:
+            cost = round(tokens * price.input_per_token, 6)
+            output = len(mine) * OUTPUT_TOKENS_PER_CALL * price.output_per_token
+            max_cost = round(tokens * price.input_per_token + output, 6)
+        plans.append(
+            ProviderPlan(
+                model=provider.model,
+                family=provider.voter,
+                status="planned",
+                chunks=len({call.chunk.index for call in mine}),
+                calls=len(mine),
+                prompt_tokens=tokens,
+                cost_usd=cost,
+                max_cost_usd=max_cost,
+            )
+        )
+    planned = [p for p in plans if p.status == "planned"]
+    priced = all(p.cost_usd is not None for p in planned)
+    return DryRunPlan(
+        files=[changed.path for changed in diff.files],
+        skipped=list(diff.skipped),
+        personas=[persona.id for persona in personas],
+        providers=plans,
+        calls=sum(p.calls for p in planned),
+        prompt_tokens=sum(p.prompt_tokens for p in planned),
+        cost_usd=round(sum(p.cost_usd or 0.0 for p in planned), 6) if priced else None,
+        max_cost_usd=round(sum(p.max_cost_usd or 0.0 for p in planned), 6) if priced else None,
+    )
