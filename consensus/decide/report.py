@@ -131,6 +131,7 @@ def build_report(
     verification: VerificationState = "not_available",
     verification_usage: Mapping[str, Usage] | None = None,
     budget_exhausted: bool = False,
+    workflow: str | None = None,
 ) -> Report:
     findings = report_findings(scored)
     providers = provider_reports(models, results, verification_usage)
@@ -153,6 +154,7 @@ def build_report(
     )
     return Report(
         run_id=run_id,
+        workflow=workflow,
         findings=findings,
         providers=providers,
         stats=stats,
