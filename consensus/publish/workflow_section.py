@@ -46,17 +46,6 @@ def workflow_sections(body: str) -> dict[str, list[str]]:
     return found
 
 
-def without_sections(lines: list[str], names: Sequence[str]) -> list[str]:
-    """`lines` with the sections of `names` taken out."""
-    out = list(lines)
-    for name in names:
-        start = _find(out, start_marker(name), 0)
-        end = _find(out, end_marker(name), start + 1) if start is not None else None
-        if start is not None and end is not None:
-            out = [*out[:start], *out[end + 1 :]]
-    return out
-
-
 def put_section(body: str, name: str, section: Sequence[str], state: PublishState) -> str:
     """The summary comment `body` with workflow `name`'s section replaced by `section` (or
     added before the default review's footer) and the state line redone. With no summary

@@ -1,7 +1,8 @@
 """Files that are data: YAML front matter validated by a pydantic model, then a body.
 
-Personas and slash commands are both such files. Every problem is a ConfigError that
-names the file, the field and the fix; the file's name must match its id.
+Personas, slash commands and saved review workflows are such files. Every problem is a
+ConfigError that names the file, the field and the fix; the file's name must match its id
+(a workflow has no id field: its file name is its name).
 """
 
 from __future__ import annotations
