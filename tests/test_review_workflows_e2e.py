@@ -277,7 +277,10 @@ def test_help_lists_workflows_and_near_misses_are_suggested(world: World) -> Non
 
 
 def test_the_action_input_runs_a_workflow_on_a_pull_request(world: World) -> None:
-    run = world.pull_event(CONSENSUS_WORKFLOW="security-audit")
+    plain = world.pull_event("labeled")  # a label alone never reruns the default review
+    assert plain.code == 0 and "nothing to review" in plain.stderr
+    assert len(world.providers.log) == 0
+    run = world.pull_event("labeled", CONSENSUS_WORKFLOW="security-audit")
     assert run.code == 0, run.stderr
     assert calls(world.providers.log.all()) == {
         ("gpt-test", "Security reviewer"): 1,

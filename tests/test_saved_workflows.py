@@ -377,3 +377,17 @@ def test_a_large_workflow_section_stays_within_its_budget() -> None:
     assert sum(len(line) + 1 for line in section) <= 4_000
     assert section[-1] == "<!-- /consensus:workflow=security-audit -->"
     assert "more finding" in "\n".join(section)
+
+
+def test_workflow_sections_give_way_last_and_the_state_always_stays() -> None:
+    big = [
+        [f"<!-- consensus:workflow=w{n} -->", "x" * 15_000, f"<!-- /consensus:workflow=w{n} -->"]
+        for n in range(6)
+    ]
+    state = PublishState(head_sha="a" * 40)
+    page = render_summary(report(), publish(report(), state), head_sha="b" * 40, workflows=big)
+    assert len(page) < 65_536 and decode_state(page) is not None
+    assert set(workflow_sections(page)) == {f"w{n}" for n in range(6)}  # markers kept
+    small = [[*part[:1], "short", *part[-1:]] for part in big]
+    page = render_summary(report(), publish(report(), state), head_sha="b" * 40, workflows=small)
+    assert "\nshort\n" in page

@@ -251,6 +251,8 @@ def render_summary(
         keep -= 1  # drop table rows from the end, saying how many
         more = f"*… and {plural(len(rows) - keep, 'more finding')}* {OMITTED}"
         sections[2] = ["### Findings", "", *rows[:keep], "", more, ""]
+    if _size(sections, footer, state) > BUDGET:  # workflows' sections last: their markers stay
+        sections[9] = [line for part in workflows for line in (part[0], OMITTED, part[-1], "")]
     lines = [SUMMARY_MARKER, *(line for section in sections for line in section), *footer, *state]
     return "\n".join(lines)[:GITHUB_LIMIT]
 
