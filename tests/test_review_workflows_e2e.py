@@ -133,6 +133,36 @@ def test_cli_workflow_calls_only_its_personas_and_providers_and_is_replayable(
     ]
 
 
+@pytest.mark.parametrize(
+    ("verify", "verifier_calls"),
+    [
+        ("none", 0),  # the off-by-one only gpt reports stays unverified
+        ("disputed", 1),  # it goes to the inspector (llama, the other family): refuted
+        ("all", 4),  # and so does the injection both agree on: 3 refutals (security: k=3)
+    ],
+)
+def test_cli_workflow_verify_modes_keep_verification_within_its_providers(
+    cli_repo: tuple[Path, FakeProviderServer], verify: str, verifier_calls: int
+) -> None:
+    repo, providers = cli_repo
+    (repo / ".consensus" / "workflows" / "pair.md").write_text(
+        "---\ndescription: Two families.\npersonas: [correctness]\n"
+        f"providers: [openai/gpt-test, meta]\nverify: {verify}\nahead_by: 1\n---\n"
+    )
+    ran = consensus(repo, "review", "--base", "main", "--workflow", "pair", "--format=json")
+    assert ran.returncode == 0, ran.stderr
+    counted = calls(providers.log.all())
+    assert {model for model, _ in counted} <= {"gpt-test", "llama-test"}
+    assert counted[("gpt-test", "Correctness reviewer")] == 1
+    assert counted[("llama-test", "Correctness reviewer")] == 1
+    assert counted[("gpt-test", "verify")] + counted[("llama-test", "verify")] == verifier_calls
+    findings = json.loads(ran.stdout)["findings"]
+    loop = next(f for f in findings if "Off-by-one" in f["title"])
+    sql = next(f for f in findings if "SQL injection" in f["title"])
+    assert loop["status"] == ("unverified" if verify == "none" else "rejected")
+    assert sql["status"] == ("rejected" if verify == "all" else "consensus")
+
+
 def test_cli_lists_workflows_and_a_bad_file_names_the_file_and_key(
     cli_repo: tuple[Path, FakeProviderServer],
 ) -> None:
