@@ -28,7 +28,7 @@ INSTRUCTION = "Compare every token in constant time."
 AUDIT = f"""\
 ---
 title: Security audit
-description: Security persona on the data layer, two providers.
+description: Security persona on the data layer, two providers. @security-team <b>x</b>
 personas: [security]
 providers: [openai/gpt-test, anthropic]
 threshold: 0.5
@@ -294,14 +294,20 @@ def test_help_lists_workflows_and_near_misses_are_suggested(world: World) -> Non
     [help_reply] = world.replies()
     assert "`/consensus security-audit`" in help_reply
     assert "Security persona on the data layer, two providers." in help_reply
+    assert "@security-team" not in help_reply and "<b>" not in help_reply  # escaped
     assert "sneaky" not in help_reply  # only the base branch's workflows exist
     world.comment("/consensus securty-audit")
     assert "Did you mean `/consensus security-audit`?" in world.replies()[1]
     world.comment("/consensus sneaky")
     assert "There is no command `sneaky`" in world.replies()[2]
+    world.comment("/consensus help security-audit", READER)
+    topic = world.replies()[3]
+    assert "Security audit: Security persona on the data layer" in topic
+    assert "write, maintain or admin permission" in topic
     world.comment("/consensus workflows", READER)
-    listing = world.replies()[3]
+    listing = world.replies()[4]
     assert "`/consensus security-audit` (`.consensus/workflows/security-audit.md`)" in listing
+    assert "@security-team" not in listing and "@security-team" not in topic
     assert "`broken`: **broken**" in listing
     assert len(world.providers.log) == 0
 

@@ -184,7 +184,12 @@ def _help(context: Context, arguments: Arguments, specs: dict[str, CommandSpec])
     topic = resolve(arguments.topic, specs) if arguments.topic else None
     workflows = _listed(context)
     if arguments.topic and topic is None:
-        topic = next((w for w in workflows if w.name == arguments.topic), None)
+        saved = next((w for w in workflows if w.name == arguments.topic), None)
+        if saved is not None:  # its text comes from a repository file: escaped
+            text = {"summary": saved.summary, "help": saved.help}
+            topic = saved.model_copy(
+                update={key: escape_markdown_text(value) for key, value in text.items()}
+            )
     if arguments.topic and topic is None:
         return help_section(specs, unknown=arguments.topic, workflows=workflows)
     return help_section(specs, topic=topic, workflows=workflows)
