@@ -25,6 +25,7 @@ ANSI = re.compile(r"\x1b\[")
 # PRODUCT.md §5, verbatim, plus the extras models.py documents for the audit trail.
 SPEC_TOP = {"version", "run_id", "findings", "providers", "stats"}
 EXTRA_TOP = {
+    "workflow",
     "quorum",
     "threshold",
     "verification",

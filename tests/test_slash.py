@@ -23,7 +23,14 @@ from consensus.publish.slash import (
     find_invocations,
     parse_arguments,
 )
-from consensus.publish.state import Dismissal, Pause, PublishState, decode_state, encode_state
+from consensus.publish.state import (
+    STATE_VERSION,
+    Dismissal,
+    Pause,
+    PublishState,
+    decode_state,
+    encode_state,
+)
 from consensus.publish.state_section import END, START, rewrite_summary
 from consensus.settings.commands import (
     README_END,
@@ -248,8 +255,8 @@ def test_an_altered_state_is_not_read(payload: object) -> None:
 
 
 def test_a_newer_state_is_not_read() -> None:
-    line = encode_state(PublishState()).replace(" v2 ", " v9 ")
-    assert decode_state(f"x\n{line}") is None
+    line = encode_state(PublishState()).replace(f" v{STATE_VERSION} ", " v9 ")
+    assert " v9 " in line and decode_state(f"x\n{line}") is None
 
 
 def test_commands_rewrite_their_section_and_the_state_in_place() -> None:
@@ -264,7 +271,7 @@ def test_commands_rewrite_their_section_and_the_state_in_place() -> None:
     twice = rewrite_summary(once, state)
     assert once == twice and once.count(START) == 1 and once.count(END) == 1
     assert "paused" in once and "Dismissed (1)" in once and "\ntext\n" in once
-    assert decode_state(once) == state.model_copy(update={"version": 2})
+    assert decode_state(once) == state.model_copy(update={"version": STATE_VERSION})
     cleared = rewrite_summary(once, PublishState())
     assert "paused" not in cleared and "Dismissed" not in cleared
 

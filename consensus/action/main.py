@@ -29,6 +29,9 @@ from consensus.ports import GitHubPort, Log
 from consensus.settings.action_inputs import ActionInputs
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
+# A saved workflow (the `workflow` input) also runs when a label is added: "audit PRs
+# labelled security" is a job with `if:` on the labels, triggered on `labeled` too.
+WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 P = TypeVar("P", bound=Payload)
@@ -50,10 +53,9 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         return run_in_action(env, host, log, why=f"#{pull.pull_request.number} closed")
-    if pull.action not in REVIEW_ACTIONS:
-        log(
-            f"{event} '{pull.action}': nothing to review (reviews run on {sorted(REVIEW_ACTIONS)})."
-        )
+    reviewed_on = WORKFLOW_ACTIONS if inputs.workflow else REVIEW_ACTIONS
+    if pull.action not in reviewed_on:
+        log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
         return 0
     incremental = pull.action == "synchronize" and not inputs.full_review
     number = pull.pull_request.number

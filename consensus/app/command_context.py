@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from consensus.app.pull_review import PullRun
+from consensus.app.saved_workflows import BaseWorkflows, base_workflows
 from consensus.ports import GitHubPort, Log, PullRequestInfo
 from consensus.publish.state import PublishState
 from consensus.publish.state_section import new_summary, rewrite_summary
@@ -27,6 +28,13 @@ class Context:
     log: Log
     permission: str | None = None
     thread: PullRequestThread = field(default_factory=PullRequestThread)
+    saved: BaseWorkflows | None = None  # read from the base branch when first needed
+
+    def workflows(self) -> BaseWorkflows:
+        """The base branch's saved review workflows, read once per comment."""
+        if self.saved is None:
+            self.saved = base_workflows(self.host, self.info)
+        return self.saved
 
     def pull_run(self) -> PullRun:
         return PullRun(self.env, self.inputs, self.host, self.info, self.settings, self.log)

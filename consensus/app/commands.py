@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 
 from consensus.app.command_context import Context
 from consensus.app.pull_review import base_settings, repository_personas
-from consensus.app.spend_commands import review_now, verify_now
+from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.ports import GitHubPort, Log
@@ -35,12 +35,14 @@ from consensus.publish.replies import (
     help_section,
     personas_section,
     render_reply,
+    workflows_section,
 )
 from consensus.publish.slash import (
     GRAMMARS,
     MAX_COMMANDS,
     ArgumentError,
     Arguments,
+    Grammar,
     Invocation,
     find_invocations,
     parse_arguments,
@@ -48,9 +50,11 @@ from consensus.publish.slash import (
 from consensus.publish.state import Dismissal, Pause
 from consensus.publish.thread import PullRequestThread
 from consensus.queue.apply import queue_markdown
+from consensus.render.markdown import code, escape_markdown_text
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.commands import CommandSpec, load_commands, resolve
 from consensus.settings.config import resolve_providers
+from consensus.settings.workflows import Workflow, workflow_command
 
 EYES, ROCKET, CONFUSED = "eyes", "rocket", "confused"
 
@@ -95,13 +99,24 @@ def _answer(
 ) -> int:
     plan: list[tuple[Invocation, CommandSpec, Arguments]] = []
     sections: list[Section] = []
+    chosen: dict[str, Workflow] = {}  # saved workflows asked for, by name
     for invocation in invocations[:MAX_COMMANDS]:
         spec = resolve(invocation.word, specs)
         if spec is None:
-            sections.append(help_section(specs, unknown=invocation.word))
-            continue
+            workflow, problem = _saved_workflow(context, invocation.word)
+            if problem is not None:
+                sections.append(problem)
+                continue
+            if workflow is None:
+                sections.append(
+                    help_section(specs, unknown=invocation.word, workflows=_listed(context))
+                )
+                continue
+            chosen[workflow.name] = workflow
+            spec = workflow_command(workflow)
+        grammar = Grammar.NONE if spec.name in chosen else GRAMMARS[spec.name]
         try:
-            arguments = parse_arguments(GRAMMARS[spec.name], invocation, spec.usage)
+            arguments = parse_arguments(grammar, invocation, spec.usage)
         except ArgumentError as exc:
             sections.append(Section(f"/consensus {spec.name}", f"Not run: {exc}", ok=False))
             continue
@@ -117,7 +132,10 @@ def _answer(
     for _, spec, arguments in plan:
         context.log(f"running /consensus {spec.name} for {context.login}")
         try:
-            sections.append(HANDLERS[spec.name](context, arguments, specs))
+            if spec.name in chosen:
+                sections.append(workflow_now(context, chosen[spec.name]))
+            else:
+                sections.append(HANDLERS[spec.name](context, arguments, specs))
         except ConsensusError as exc:
             context.log(f"/consensus {spec.name} failed: {exc.message}")
             sections.append(Section(f"/consensus {spec.name}", f"Failed: {exc.message}", ok=False))
@@ -141,6 +159,22 @@ def _may_write(context: Context) -> bool:
     return context.permission in WRITE_LEVELS
 
 
+def _saved_workflow(context: Context, word: str) -> tuple[Workflow | None, Section | None]:
+    """The base branch's saved workflow called `word`; a failed section when its file is
+    broken (naming the file and key); (None, None) when there is none of that name."""
+    saved = context.workflows()
+    broken = saved.broken.get(word)
+    if broken is not None:
+        fix = f" Fix: {escape_markdown_text(broken.fix)}" if broken.fix else ""
+        body = f"Not run: the workflow file is invalid: {code(broken.message)}.{fix}"
+        return None, Section(f"/consensus {word}", body, ok=False)
+    return saved.found.get(word), None
+
+
+def _listed(context: Context) -> list[CommandSpec]:
+    return [workflow_command(w) for _, w in sorted(context.workflows().found.items())]
+
+
 # --------------------------------------------------------------------------- handlers
 
 Handler = Callable[[Context, Arguments, dict[str, CommandSpec]], Section]
@@ -148,9 +182,17 @@ Handler = Callable[[Context, Arguments, dict[str, CommandSpec]], Section]
 
 def _help(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
     topic = resolve(arguments.topic, specs) if arguments.topic else None
+    workflows = _listed(context)
     if arguments.topic and topic is None:
-        return help_section(specs, unknown=arguments.topic)
-    return help_section(specs, topic=topic)
+        saved = next((w for w in workflows if w.name == arguments.topic), None)
+        if saved is not None:  # its text comes from a repository file: escaped
+            text = {"summary": saved.summary, "help": saved.help}
+            topic = saved.model_copy(
+                update={key: escape_markdown_text(value) for key, value in text.items()}
+            )
+    if arguments.topic and topic is None:
+        return help_section(specs, unknown=arguments.topic, workflows=workflows)
+    return help_section(specs, topic=topic, workflows=workflows)
 
 
 def _explain(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
@@ -232,6 +274,12 @@ def _personas(context: Context, arguments: Arguments, specs: dict[str, CommandSp
     return personas_section(personas, providers)
 
 
+def _workflows(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    saved = context.workflows()
+    broken = {name: exc.message for name, exc in saved.broken.items()}
+    return workflows_section(_listed(context), broken)
+
+
 def _queue(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
     return Section("Agent-PR queue", queue_status(context))
 
@@ -261,6 +309,7 @@ HANDLERS: dict[str, Handler] = {
     "dismiss": _dismiss,
     "queue": _queue,
     "personas": _personas,
+    "workflows": _workflows,
     "config": _config,
     "pause": _pause,
     "resume": _resume,

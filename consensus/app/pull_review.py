@@ -11,6 +11,7 @@ posted twice either way.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from consensus.app.publishing import (
     write_outputs,
 )
 from consensus.app.runner import run_review
+from consensus.app.saved_workflows import base_workflow
 from consensus.app.wiring import (
     model_client,
     no_provider_key,
@@ -44,9 +46,16 @@ from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
 from consensus.ports import GitHubPort, HostComment, Log, PullFile, PullReader, PullRequestInfo
-from consensus.publish.plan import plan_publish
-from consensus.publish.summary import render_summary
+from consensus.publish.plan import PublishPlan, plan_publish
+from consensus.publish.state import with_workflow, workflow_view
+from consensus.publish.summary import (
+    BUDGET,
+    WORKFLOW_BUDGET,
+    render_summary,
+    render_workflow_section,
+)
 from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.publish.workflow_section import put_section, workflow_sections
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
@@ -56,6 +65,7 @@ from consensus.settings.config import (
     resolve_providers,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
+from consensus.settings.workflows import VerifyMode, Workflow, narrow_providers, narrow_settings
 
 FORK_SETUP = "#fork-pull-requests"
 
@@ -70,6 +80,7 @@ class PullRun:
     info: PullRequestInfo
     settings: Settings
     log: Log
+    workflow: Workflow | None = None  # a saved review workflow (settings already narrowed)
 
     @property
     def workspace(self) -> Path:
@@ -107,7 +118,17 @@ def review_pull_request(
         )
         return 0
     run = PullRun(env, inputs, host, info, settings, log)
+    if inputs.workflow:
+        run = for_workflow(run, base_workflow(host, info, inputs.workflow))
+        log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
     return review_and_publish(run, incremental=incremental, issue_comments=comments)
+
+
+def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
+    """The same run as saved workflow `workflow`: its settings narrowed from the base's."""
+    return dataclasses.replace(
+        run, settings=narrow_settings(workflow, run.settings), workflow=workflow
+    )
 
 
 def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]]:
@@ -137,11 +158,15 @@ def review_and_publish(
     """Review the PR head and publish: one review, the summary comment, the step outputs."""
     host, info, log = run.host, run.info, run.log
     diff, pull, files = pull_review_diff(run)
-    thread = read_thread(
+    page_thread = read_thread(
         issue_comments, host.review_comments(info.number), trusted_authors=run.trusted
     )
-    if thread.state_problem:
-        log(f"warning: {thread.state_problem}")
+    if page_thread.state_problem:
+        log(f"warning: {page_thread.state_problem}")
+    thread = page_thread  # a workflow sees only its own part of the state
+    if run.workflow is not None:
+        view = workflow_view(page_thread.state, run.workflow.name)
+        thread = page_thread.model_copy(update={"state": view})
     scope, scope_note = _scope(host, info, thread, log) if incremental else (None, "")
     hunks = review_hunks(diff)
     if scope is not None:
@@ -172,14 +197,50 @@ def review_and_publish(
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
 
     def page(with_state: bool) -> str:
+        if run.workflow is not None:
+            return _workflow_page(run.workflow, page_thread, report, plan, info, links, with_state)
+        carried = workflow_sections(page_thread.summary_body).values() if with_state else ()
         return render_summary(
-            report, plan, head_sha=info.head_sha, links=links, with_state=with_state
+            report,
+            plan,
+            head_sha=info.head_sha,
+            links=links,
+            with_state=with_state,
+            workflows=list(carried),
         )
 
-    upsert_summary(host, info.number, thread, page(True), log)
+    upsert_summary(host, info.number, page_thread, page(True), log)
     settle_concurrent_runs(host, info.number, run.trusted, log)
     write_outputs(run.env, run.inputs, report, plan, page(False))
     return exit_code(report, plan, run.inputs, log)
+
+
+def _workflow_page(
+    workflow: Workflow,
+    thread: PullRequestThread,
+    report: Report,
+    plan: PublishPlan,
+    info: PullRequestInfo,
+    links: list[str],
+    with_state: bool,
+) -> str:
+    """The summary comment with this workflow's section (and its part of the state) redone;
+    the section alone for the step summary."""
+    own = workflow_sections(thread.summary_body).get(workflow.name, [])
+    others = len(thread.summary_body) - len("\n".join(own))
+    section = render_workflow_section(
+        report,
+        plan,
+        title=workflow.title,
+        description=workflow.description,
+        head_sha=info.head_sha,
+        links=links,
+        budget=max(1_000, min(WORKFLOW_BUDGET, BUDGET - others)),
+    )
+    if not with_state:
+        return "\n".join(section)
+    state = with_workflow(thread.state, workflow.name, plan.state)
+    return put_section(thread.summary_body, workflow.name, section, state)
 
 
 def _paused(
@@ -252,7 +313,7 @@ def _docs(env: Mapping[str, str]) -> str:
 
 
 def repository_personas(
-    host: PullReader, info: PullRequestInfo, settings: Settings
+    host: PullReader, info: PullRequestInfo, settings: Settings, *, source: str = ""
 ) -> list[Persona]:
     available = load_personas([])
     for directory in settings.persona_dirs:
@@ -264,26 +325,32 @@ def repository_personas(
             if text is not None:
                 persona = parse_persona(text, path=path, source=f"{path} (base branch)")
                 available[persona.id] = persona
-    return select_personas(available, settings.personas, source=f"{info.base_ref} config")
+    return select_personas(available, settings.personas, source=source or f"{info.base_ref} config")
 
 
 def _review(run: PullRun, diff: ReviewDiff) -> Report:
     """The review, through the run journal like `consensus review` (resume, replay)."""
     env, settings, info, log = run.env, run.settings, run.info, run.log
+    workflow = run.workflow
     providers = resolve_providers(settings, env)
+    if workflow is not None:
+        settings, providers = narrow_providers(workflow, settings, providers)
     for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
     unavailable = unavailable_providers(providers, env)
     for model, why in unavailable.items():
         log(f"warning: {model} will not be called: {why}")
+    source = workflow.path if workflow is not None and workflow.personas else ""
     job = ReviewJob(
         diff=diff,
         settings=settings,
         providers=providers,
-        personas=tuple(repository_personas(run.host, info, settings)),
+        personas=tuple(repository_personas(run.host, info, settings, source=source)),
         unavailable=unavailable,
-        verify=True,
-        label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
+        verify=workflow is None or workflow.verify is not VerifyMode.NONE,
+        label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}"
+        + (f" (workflow {workflow.name})" if workflow else ""),
+        workflow=workflow,
     )
     journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
     try:

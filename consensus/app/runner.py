@@ -58,7 +58,7 @@ async def run_review(
     log: Callable[[str], None] = lambda line: None,
 ) -> Report:
     """Review with the journal: resume the latest unfinished run of the same inputs."""
-    base_id = run_id_for(job.diff, job.settings, job.providers)
+    base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
     run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
     if resume is not None:
         job = ReviewJob.from_json(journal.inputs(run_id))
@@ -91,6 +91,7 @@ async def run_review(
         ),
         ledger=ledger,
         run_id=run_id,
+        workflow=job.workflow,
     )
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
@@ -118,4 +119,5 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         source=JournaledSource(journal, run_id, None),
         ledger=unlimited,
         run_id=run_id,
+        workflow=job.workflow,
     )

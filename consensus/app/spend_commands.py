@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from consensus.app.command_context import Context
-from consensus.app.pull_review import pull_review_diff, review_and_publish
+from consensus.app.pull_review import for_workflow, pull_review_diff, review_and_publish
 from consensus.app.wiring import model_client, no_provider_key, pull_source, unavailable_providers
 from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
@@ -17,6 +17,7 @@ from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import verify
 from consensus.settings.config import resolve_providers
+from consensus.settings.workflows import Workflow
 
 
 def review_now(context: Context) -> Section:
@@ -33,6 +34,26 @@ def review_now(context: Context) -> Section:
     return Section(
         "/consensus review",
         f"Reviewed {info.head_sha[:12]}: the summary comment is up to date.",
+    )
+
+
+def workflow_now(context: Context, workflow: Workflow) -> Section:
+    """The saved workflow `workflow` on the PR head: its own personas, providers and
+    instructions, published in its own section of the summary comment."""
+    info = context.info
+    if info.state != "open":
+        raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
+    if no_provider_key(context.settings, context.env):
+        raise ConsensusError("no provider key is available to this run: nothing was reviewed")
+    comments = context.host.issue_comments(info.number)
+    run = for_workflow(context.pull_run(), workflow)
+    code = review_and_publish(run, incremental=False, issue_comments=comments)
+    if code == 3:
+        raise ConsensusError("no review: too few providers answered (see the summary comment)")
+    return Section(
+        f"/consensus {workflow.name}",
+        f"Ran the saved review workflow `{workflow.name}` on {info.head_sha[:12]}: its section "
+        "of the summary comment is up to date.",
     )
 
 

@@ -46,6 +46,30 @@ def personas(config_path: Path | None) -> None:
 
 
 @cli.command()
+@handles_errors
+def workflows() -> None:
+    """List the repository's saved review workflows (.consensus/workflows/*.md)."""
+    from consensus.settings.workflows import (
+        WORKFLOW_DIR,
+        describe,
+        load_workflows,
+        reserved_names,
+    )
+
+    root = repo_root()
+    found = load_workflows(root / WORKFLOW_DIR, reserved=reserved_names(), root=root)
+    if not found:
+        click.echo(f"No saved review workflows: add one as {WORKFLOW_DIR}/<name>.md.")
+        return
+    rows = describe(found)
+    name_width = max(len(name) for name, _, _ in rows)
+    path_width = max(len(path) for _, path, _ in rows)
+    for name, path, description in rows:
+        click.echo(f"{name:<{name_width}}  {path:<{path_width}}  {description}")
+    click.echo("\nRun one with `consensus review --workflow NAME`, or `/consensus NAME` on a PR.")
+
+
+@cli.command()
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
 @click.option("--models", help="Comma-separated litellm models to check instead.")
 @handles_errors

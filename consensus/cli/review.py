@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from consensus.model.diff import ReviewDiff
     from consensus.settings.config import ProviderSettings, Settings
     from consensus.settings.personas import Persona
+    from consensus.settings.workflows import Workflow
 
 
 @click.command()
@@ -42,6 +43,11 @@ if TYPE_CHECKING:
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
 @click.option("--max-cost", type=click.FloatRange(0.0), help="Budget in US dollars.")
 @click.option("--no-verify", is_flag=True, help="Skip verification of disputed findings.")
+@click.option(
+    "--workflow",
+    "workflow_name",
+    help="Run a saved review workflow (.consensus/workflows/NAME.md; `consensus workflows`).",
+)
 @click.option(
     "--fail-on",
     type=click.Choice(SEVERITIES),
@@ -66,6 +72,7 @@ def review(
     threshold: float | None,
     max_cost: float | None,
     no_verify: bool,
+    workflow_name: str | None,
     fail_on: str,
     resume_id: str | None,
     fresh: bool,
@@ -95,6 +102,7 @@ def review(
     from consensus.review.pipeline import nothing_to_review, run_id_for
     from consensus.settings.config import duplicate_model_warnings
     from consensus.settings.personas import load_personas, select_personas
+    from consensus.settings.workflows import VerifyMode, narrow_providers, narrow_settings
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
@@ -103,7 +111,9 @@ def review(
 
     root = repo_root()
     loaded = load_config_at(config_path, root)
-    settings = override(loaded.settings, persona_ids, threshold, max_cost)
+    workflow = load_workflow_at(root, workflow_name) if workflow_name else None
+    settings = narrow_settings(workflow, loaded.settings) if workflow else loaded.settings
+    settings = override(settings, persona_ids, threshold, max_cost)
     raw = _read_diff(root, diff_path, base, head)
     diff = split_large_hunks(
         ingest(
@@ -118,10 +128,13 @@ def review(
     if not diff.files and not dry_run:
         count = len(diff.skipped)
         log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
-        report = nothing_to_review(diff, settings=settings, run_id=run_id_for(diff, settings, ()))
+        run_id = run_id_for(diff, settings, (), workflow)
+        report = nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
         emit(report, fmt, output, log)
         sys.exit(exit_code(report, fail_on))
     providers = providers_for(settings, models)
+    if workflow is not None:
+        settings, providers = narrow_providers(workflow, settings, providers)
     for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
     unavailable = unavailable_providers(providers, os.environ)
@@ -130,7 +143,11 @@ def review(
     personas = select_personas(
         load_personas([root / d for d in settings.persona_dirs]),
         settings.personas,
-        source="--personas" if persona_ids else loaded.source,
+        source="--personas"
+        if persona_ids
+        else workflow.path
+        if workflow and workflow.personas
+        else loaded.source,
     )
     if dry_run:
         _dry_run(diff, settings, providers, personas, unavailable, fmt, output, log)
@@ -144,8 +161,10 @@ def review(
         providers=providers,
         personas=tuple(personas),
         unavailable=unavailable,
-        verify=not no_verify,
-        label=_label(root, diff_path, base, head),
+        verify=not no_verify and (workflow is None or workflow.verify is not VerifyMode.NONE),
+        label=_label(root, diff_path, base, head)
+        + (f" (workflow {workflow.name})" if workflow else ""),
+        workflow=workflow,
     )
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     observer = progress_observer()
@@ -211,6 +230,26 @@ def _dry_run(
         return
     output.write_text(rendered, encoding="utf-8")
     log(f"plan written to {output}")
+
+
+def load_workflow_at(root: Path, name: str) -> Workflow:
+    """The workflow NAME of the repository at `root`; a ConfigError naming what is there."""
+    from consensus.settings.workflows import (
+        WORKFLOW_DIR,
+        check_name,
+        load_workflow_file,
+        reserved_names,
+        unknown_workflow,
+        workflow_files,
+    )
+
+    check_name(name, path="--workflow")  # a name, never a path
+    directory = root / WORKFLOW_DIR
+    path = directory / f"{name}.md"
+    if not path.is_file():
+        known = [p.stem for p in workflow_files(directory)]
+        raise unknown_workflow(name, known, where=f"--workflow {name}")
+    return load_workflow_file(path, reserved=reserved_names(), shown=str(path.relative_to(root)))
 
 
 def _read_diff(root: Path, diff_path: str | None, base: str | None, head: str | None) -> bytes:

@@ -59,3 +59,13 @@ def disambiguate(fingerprints: Sequence[str]) -> list[str]:
         taken.add(candidate)
         result.append(candidate)
     return result
+
+
+def namespaced(fingerprint_: str, namespace: str) -> str:
+    """The fingerprint a saved workflow's finding carries: its own namespace, so that its
+    findings never match (resolve, dismiss or duplicate) the default review's, nor another
+    workflow's. The default review's namespace is "" and leaves fingerprints unchanged."""
+    if not namespace:
+        return fingerprint_
+    payload = "\0".join(("workflow", namespace, fingerprint_))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:FINGERPRINT_HEX_CHARS]

@@ -132,6 +132,7 @@ def build_report(
     verification_usage: Mapping[str, Usage] | None = None,
     budget_exhausted: bool = False,
     reviewed: bool = True,
+    workflow: str | None = None,
 ) -> Report:
     """The report. `reviewed` False: the diff had no file to send to a model, so no quorum
     was needed (the report still lists the skipped files and consensus's own findings)."""
@@ -156,6 +157,7 @@ def build_report(
     )
     return Report(
         run_id=run_id,
+        workflow=workflow,
         findings=findings,
         providers=providers,
         stats=stats,

@@ -89,6 +89,7 @@ class Report(Frozen):
 
     version: int = 1
     run_id: str
+    workflow: str | None = None  # the saved review workflow this run was, None for the default
     findings: list[ReportFinding] = []
     providers: list[ProviderReport] = []
     stats: Stats = Stats()

@@ -82,6 +82,7 @@ class PublishPlan(Frozen):
     unchecked: tuple[TrackedFinding, ...]  # open earlier, not re-checked this run
     carried: tuple[TrackedFinding, ...] = ()  # open earlier, in files this push left alone
     state: PublishState
+    workflow: str = ""  # the saved review workflow that made it ("" for the default review)
 
 
 def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
@@ -96,8 +97,9 @@ def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
     return None
 
 
-def inline_body(finding: ReportFinding, links: Sequence[str] = ()) -> str:
-    """severity · title, the body, who agreed (and how verification went), the fingerprint."""
+def inline_body(finding: ReportFinding, links: Sequence[str] = (), workflow: str = "") -> str:
+    """severity · title, the body, who agreed (and how verification went), the fingerprint.
+    A saved workflow's finding names the workflow beside its id."""
     title = escape_markdown_text(" ".join(finding.title.split()), allowed_links=links)
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
@@ -109,7 +111,8 @@ def inline_body(finding: ReportFinding, links: Sequence[str] = ()) -> str:
         escape_markdown_text(text, allowed_links=links),
         "",
         f"<sub>{finding.votes.for_}/{finding.votes.of} providers: {providers}"
-        f" · {finding.category.value} · consensus {finding.id}</sub>",
+        f" · {finding.category.value} · consensus {f'{workflow} ' if workflow else ''}"
+        f"{finding.id}</sub>",
     ]
     counts = finding.verification
     if counts is not None:
@@ -187,10 +190,11 @@ def plan_publish(
             placement, anchor = Placement.OVER_LIMIT, None
             note = f"over the limit of {settings.max_inline_comments} inline comments"
         if anchor is not None:
-            comments.append(anchor.model_copy(update={"body": inline_body(finding, links)}))
+            body = inline_body(finding, links, report.workflow or "")
+            comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))
-    review = _review(placed, comments, fingerprints, settings, head_sha)
+    review = _review(placed, comments, fingerprints, settings, head_sha, report.workflow or "")
     resolved, unchecked, state = _next_state(
         report,
         thread.state,
@@ -208,6 +212,7 @@ def plan_publish(
         unchecked=unchecked,
         carried=carried,
         state=state,
+        workflow=report.workflow or "",
     )
 
 
@@ -217,6 +222,7 @@ def _review(
     fingerprints: Sequence[str],
     settings: PublishSettings,
     head_sha: str,
+    workflow: str = "",
 ) -> PlannedReview | None:
     """One review for this run's new inline comments; none when there is nothing new, unless
     a finding that asks for changes had to move to the summary (the event still stands)."""
@@ -227,7 +233,8 @@ def _review(
         return None
     ids = ", ".join(f.id for f in new)
     count = f"{len(new)} new inline finding{'s' if len(new) != 1 else ''}"
-    lines = [f"**consensus** · {count}{f' ({ids})' if ids else ''}"]
+    name = f"**consensus** · workflow `{workflow}`" if workflow else "**consensus**"
+    lines = [f"{name} · {count}{f' ({ids})' if ids else ''}"]
     if moved:
         lines.append(f"{len(moved)} more could not be placed on the diff: see the summary.")
     lines += ["The summary comment has the full picture.", review_marker(head_sha)]
@@ -290,6 +297,7 @@ def _next_state(
         records=finding_records(report.findings),
         dismissed=previous.dismissed,
         paused=previous.paused,
+        workflows=previous.workflows,  # each workflow's findings are its own runs' to settle
     )
     return tuple(resolved), tuple(unchecked), state
 
@@ -326,7 +334,9 @@ def move_to_summary(
         else p
         for p in plan.placed
     )
-    review = _review(placed, [c for c, _ in kept], [fp for _, fp in kept], settings, head_sha)
+    review = _review(
+        placed, [c for c, _ in kept], [fp for _, fp in kept], settings, head_sha, plan.workflow
+    )
     findings = tuple(
         t.model_copy(update={"inline": False}) if t.fingerprint in fingerprints else t
         for t in plan.state.findings

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
-from consensus.render.markdown import code, escape_markdown_text
+from consensus.render.markdown import cell, code, escape_markdown_text, row
 from consensus.settings.commands import CommandSpec, command_table, did_you_mean
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
@@ -62,8 +62,14 @@ def render_reply(comment_id: int, login: str, sections: Sequence[Section]) -> st
 
 
 def help_section(
-    specs: Mapping[str, CommandSpec], *, topic: CommandSpec | None = None, unknown: str = ""
+    specs: Mapping[str, CommandSpec],
+    *,
+    topic: CommandSpec | None = None,
+    unknown: str = "",
+    workflows: Sequence[CommandSpec] = (),
 ) -> Section:
+    """The command table (and the repository's saved workflows, run as `/consensus <name>`);
+    for an `unknown` word, a near miss among both first."""
     if topic is not None:
         who = "write, maintain or admin permission" if topic.needs_write else "anyone"
         body = f"`{topic.usage}`: {topic.summary}\n\n{topic.help}\n\nWho may run it: {who}."
@@ -71,14 +77,56 @@ def help_section(
     lines = [
         *command_table(specs),
         "",
+        *workflow_lines(workflows),
         "Commands go at the start of a line; code and quotes are never commands.",
     ]
     if unknown:
-        guess = did_you_mean(unknown, specs)
+        guess = did_you_mean(unknown, {**specs, **{w.name: w for w in workflows}})
         hint = f" Did you mean `/consensus {guess}`?" if guess else ""
         head = f"There is no command {code(unknown[:40])}.{hint}"
         return Section("Unknown command", "\n".join([head, "", *lines]))
     return Section("consensus commands", "\n".join(lines))
+
+
+def workflow_lines(workflows: Sequence[CommandSpec]) -> list[str]:
+    """The saved review workflows as a table (a workflow is a command file's equal here)."""
+    if not workflows:
+        return []
+    rows = [row(["workflow", "what it reviews", "who may run it"]), row(["---"] * 3)]
+    rows += [
+        row([code(w.usage), cell(w.summary) + " Calls the providers.", "write, maintain or admin"])
+        for w in workflows
+    ]
+    return [
+        "Saved review workflows of this repository (`.consensus/workflows/` on the base "
+        "branch), each run as `/consensus <name>`:",
+        "",
+        *rows,
+        "",
+    ]
+
+
+def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str]) -> Section:
+    """`/consensus workflows`: name, file and description of each; broken files named."""
+    lines = [
+        f"- {code(f'/consensus {w.name}')} ({code(w.path)}): {escape_markdown_text(w.summary)}"
+        for w in workflows
+    ]
+    lines += [
+        f"- {code(name)}: **broken**, not runnable: {escape_markdown_text(problem)}"
+        for name, problem in sorted(broken.items())
+    ]
+    if not lines:
+        lines = [
+            "This repository has no saved review workflows. Add one as "
+            "`.consensus/workflows/<name>.md` on the default branch."
+        ]
+    else:
+        lines += [
+            "",
+            "Running one needs write, maintain or admin permission: it calls the providers.",
+        ]
+    return Section("Saved review workflows", "\n".join(lines))
 
 
 def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:

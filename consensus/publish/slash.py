@@ -49,6 +49,7 @@ GRAMMARS: dict[str, Grammar] = {
     "dismiss": Grammar.FINDING_REASON,
     "queue": Grammar.NONE,
     "personas": Grammar.NONE,
+    "workflows": Grammar.NONE,
     "config": Grammar.NONE,
     "pause": Grammar.NONE,
     "resume": Grammar.NONE,

@@ -6,9 +6,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   (`TrackedFinding`: fingerprint ↔ id, place, whether it went inline, resolved or not);
 - v2 adds what slash commands need: `records` (every finding of the latest run, with
   the votes, providers, personas, members and verifier reasons behind it, for
-  `explain` and `verify`), `dismissed` (fingerprint, who, why) and `paused`.
+  `explain` and `verify`), `dismissed` (fingerprint, who, why) and `paused`;
+- v3 adds `workflows`: each saved review workflow's own head, tracked findings and
+  records (`WorkflowState`), apart from the default review's, so that no run resolves
+  another's findings. Dismissals stay shared: fingerprints have a namespace per workflow.
 
-A v1 block reads as v2 with empty additions. A block that is unreadable, fails
+A v1 or v2 block reads as v3 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
 ever used to decide who may run a command.
 """
@@ -27,8 +30,8 @@ from pydantic import Field, ValidationError
 from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
 from consensus.model.report import ReportFinding
 
-STATE_VERSION = 2
-READABLE_VERSIONS = frozenset({1, 2})
+STATE_VERSION = 3
+READABLE_VERSIONS = frozenset({1, 2, 3})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 80
 MAX_RECORD_BODY = 1_500
@@ -37,6 +40,8 @@ _STATE_LINE = re.compile(r"^<!-- consensus:state v(\d+) ([A-Za-z0-9+/=]{0,60000}
 _FINGERPRINT = r"^[0-9a-f]{8,64}(?:-\d{1,4})?$"
 _ID = r"^F\d{1,5}$"
 _LOGIN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?$"
+_WORKFLOW = r"^[a-z0-9][a-z0-9-]{0,39}$"
+MAX_WORKFLOWS = 20  # workflows remembered in the state, the most recently run last
 
 
 class TrackedFinding(Frozen):
@@ -113,6 +118,15 @@ class Pause(Frozen):
     by: str = Field(pattern=_LOGIN)
 
 
+class WorkflowState(Frozen):
+    """What one saved review workflow's runs published on this PR."""
+
+    name: str = Field(pattern=_WORKFLOW)
+    head_sha: str = ""
+    findings: tuple[TrackedFinding, ...] = ()
+    records: tuple[FindingRecord, ...] = ()
+
+
 class PublishState(Frozen):
     version: int = STATE_VERSION
     head_sha: str = ""
@@ -120,6 +134,10 @@ class PublishState(Frozen):
     records: tuple[FindingRecord, ...] = ()
     dismissed: tuple[Dismissal, ...] = ()
     paused: Pause | None = None
+    workflows: tuple[WorkflowState, ...] = ()
+
+    def workflow(self, name: str) -> WorkflowState | None:
+        return next((w for w in self.workflows if w.name == name), None)
 
     def record(self, finding_id: str) -> FindingRecord | None:
         """The latest run's finding with this id (ids are per run, as the summary shows)."""
@@ -150,6 +168,10 @@ def encode_state(state: PublishState) -> str:
         keep = len(state.records) * 3 // 4
         state = state.model_copy(update={"records": state.records[:keep]})
         line = _line(state)
+    if len(line) > MAX_STATE_CHARS:  # then the workflows' records
+        lean = tuple(w.model_copy(update={"records": ()}) for w in state.workflows)
+        state = state.model_copy(update={"workflows": lean})
+        line = _line(state)
     return line
 
 
@@ -172,7 +194,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # v1 reads as v2 with empty additions
+        data["version"] = STATE_VERSION  # v1 and v2 read as v3 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
@@ -229,3 +251,26 @@ def finding_records(findings: Sequence[ReportFinding]) -> tuple[FindingRecord, .
 
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def workflow_view(state: PublishState, name: str) -> PublishState:
+    """The state as a run of workflow `name` sees it: its own head, findings and records,
+    the PR's dismissals and pause. Planning on it leaves every other run's findings alone."""
+    mine = state.workflow(name) or WorkflowState(name=name)
+    return PublishState(
+        head_sha=mine.head_sha,
+        findings=mine.findings,
+        records=mine.records,
+        dismissed=state.dismissed,
+        paused=state.paused,
+    )
+
+
+def with_workflow(state: PublishState, name: str, planned: PublishState) -> PublishState:
+    """`state` with workflow `name`'s part replaced by what its run planned (`planned`, a
+    state made from `workflow_view`); the default review's part is kept as it was."""
+    entry = WorkflowState(
+        name=name, head_sha=planned.head_sha, findings=planned.findings, records=planned.records
+    )
+    others = tuple(w for w in state.workflows if w.name != name)
+    return state.model_copy(update={"workflows": (*others, entry)[-MAX_WORKFLOWS:]})

@@ -18,6 +18,7 @@ from consensus.publish.plan import PlacedFinding, Placement, PublishPlan, inline
 from consensus.publish.state import TrackedFinding, encode_state
 from consensus.publish.state_section import command_section
 from consensus.publish.thread import SUMMARY_MARKER
+from consensus.publish.workflow_section import end_marker, start_marker
 from consensus.render.markdown import (
     agreement,
     cell,
@@ -220,8 +221,10 @@ def render_summary(
     notes: Sequence[str] = (),
     links: Sequence[str] = (),
     with_state: bool = True,
+    workflows: Sequence[Sequence[str]] = (),
 ) -> str:
-    """The summary comment's body; `notes` are coverage notes from the edge (patches…)."""
+    """The summary comment's body; `notes` are coverage notes from the edge (patches…);
+    `workflows`: the saved workflows' sections already on the page, carried over as they are."""
     open_ = _open(plan)
     sections: list[list[str]] = [
         _headline(report, plan, head_sha),
@@ -233,6 +236,7 @@ def render_summary(
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
         _coverage(report, notes),
         [f"- {escape_markdown_text(line)}" for line in context_lines(report)] + [""],
+        [line for section in workflows for line in (*section, "")],
     ]
     footer = [f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>"]
     state = [encode_state(plan.state)] if with_state else []
@@ -247,9 +251,59 @@ def render_summary(
         keep -= 1  # drop table rows from the end, saying how many
         more = f"*… and {plural(len(rows) - keep, 'more finding')}* {OMITTED}"
         sections[2] = ["### Findings", "", *rows[:keep], "", more, ""]
+    if _size(sections, footer, state) > BUDGET:  # workflows' sections last: their markers stay
+        sections[9] = [line for part in workflows for line in (part[0], OMITTED, part[-1], "")]
     lines = [SUMMARY_MARKER, *(line for section in sections for line in section), *footer, *state]
     return "\n".join(lines)[:GITHUB_LIMIT]
 
 
 def _size(sections: list[list[str]], footer: list[str], state: list[str]) -> int:
     return sum(len(line) + 1 for part in (*sections, footer, state) for line in part)
+
+
+# --------------------------------------------------------------------------- workflows
+
+WORKFLOW_BUDGET = 12_000  # characters of one saved workflow's section
+
+
+def render_workflow_section(
+    report: Report,
+    plan: PublishPlan,
+    *,
+    title: str,
+    description: str,
+    head_sha: str,
+    links: Sequence[str] = (),
+    budget: int = WORKFLOW_BUDGET,
+) -> list[str]:
+    """A saved workflow's section of the summary comment, markers included: its counts, its
+    open findings, what it resolved and kept out; at most `budget` characters."""
+    name = plan.workflow
+    headline = _headline(report, plan, head_sha)[2:]  # without the page's own heading
+    open_ = _open(plan)
+    parts: list[list[str]] = [
+        [
+            start_marker(name),
+            f"### Workflow {code(name)}: {escape_markdown_text(title)}",
+            "",
+            f"*{escape_markdown_text(description)}* · `/consensus {name}` runs it again. Its "
+            "findings are its own: they never resolve, dismiss or repeat the default review's.",
+            "",
+            *headline,
+        ],
+        [*_table(open_, links), ""] if open_ else ["No new findings.", ""],
+        _summary_only(open_, links) + _carried(plan),
+        _resolved(plan),
+        _kept_out(report, plan),
+        [f"<sub>workflow run {code(report.run_id)}</sub>", end_marker(name)],
+    ]
+    for drop in (4, 3, 2):
+        if _size(parts, [], []) <= budget:
+            break
+        parts[drop] = [OMITTED, ""] if parts[drop] else []
+    rows = _table(open_, links)
+    keep = len(rows)
+    while _size(parts, [], []) > budget and keep > 2:
+        keep -= 1
+        parts[1] = [*rows[:keep], "", f"*… and {plural(len(rows) - keep, 'more finding')}*", ""]
+    return [line for part in parts for line in part]

@@ -207,8 +207,9 @@ def render_markdown(report: Report) -> str:
     rejected = sum(1 for f in report.findings if f.status is Status.REJECTED)
     answered, total = providers_answered(report)
     rejected_note = f" · {rejected} rejected by verification" if rejected else ""
+    workflow = f" · workflow {code(report.workflow)}" if report.workflow else ""
     out = [
-        "## consensus review",
+        f"## consensus review{workflow}",
         "",
         f"**{plural(len(posted), 'finding')} to post** · {len(summary_only)} in summary"
         f"{rejected_note} · providers answered {answered}/{total}"

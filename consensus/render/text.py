@@ -215,7 +215,9 @@ def render_text(report: Report, *, color: bool = False) -> str:
     rejected = [f for f in report.findings if f.status is Status.REJECTED]
     answered, total = providers_answered(report)
     out = [
-        style("consensus: ", bold=True)
+        style(
+            f"consensus{f' (workflow {report.workflow})' if report.workflow else ''}: ", bold=True
+        )
         + f"{plural(len(posted), 'finding')} to post, {len(summary_only)} in summary"
         + f" · providers answered {answered}/{total}"
         + f" · {format_cost(report.stats.cost_usd)} · {report.stats.wall_s:.1f}s",

@@ -10,6 +10,7 @@ from typing import Any
 from consensus.model.diff import ReviewDiff
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
+from consensus.settings.workflows import Workflow
 
 INPUTS_VERSION = 1
 
@@ -25,6 +26,7 @@ class ReviewJob:
     unavailable: Mapping[str, str]
     verify: bool
     label: str
+    workflow: Workflow | None = None  # a saved workflow: its instructions and its name
 
     def to_json(self) -> str:
         return json.dumps(
@@ -37,6 +39,7 @@ class ReviewJob:
                 "unavailable": dict(self.unavailable),
                 "verify": self.verify,
                 "label": self.label,
+                "workflow": self.workflow.model_dump(mode="json") if self.workflow else None,
             }
         )
 
@@ -51,4 +54,5 @@ class ReviewJob:
             unavailable=data["unavailable"],
             verify=bool(data["verify"]),
             label=str(data["label"]),
+            workflow=Workflow.model_validate(data["workflow"]) if data.get("workflow") else None,
         )

@@ -15,6 +15,7 @@ from functools import partial
 from typing import Protocol
 
 from consensus.decide.align import align
+from consensus.decide.fingerprint import namespaced
 from consensus.decide.report import VerificationState, build_report
 from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
@@ -32,6 +33,7 @@ from consensus.review.verify import needs_check
 from consensus.review.verify import verify as verify_clusters
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, render_persona
+from consensus.settings.workflows import Workflow
 
 
 class ReviewObserver(FanoutObserver, Protocol):
@@ -60,6 +62,7 @@ def plan_calls(
     personas: Sequence[Persona],
     counter: TokenCounter,
     default_window: int,
+    workflow: Workflow | None = None,
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
@@ -78,14 +81,26 @@ def plan_calls(
         for chunk in chunks:
             diff_text = render_chunk(chunk, diff)
             for persona in personas:
-                calls.append(_call(provider, persona, chunk, diff_text))
+                calls.append(_call(provider, persona, chunk, diff_text, workflow))
     rank = {p.model: n for n, p in enumerate(providers)}
     order = {p.id: n for n, p in enumerate(personas)}
     return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
 
 
-def _call(provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str) -> ReviewCall:
-    messages = review_messages(diff_text, render_persona(persona, paths=chunk.paths), chunk.paths)
+def _call(
+    provider: ProviderSettings,
+    persona: Persona,
+    chunk: Chunk,
+    diff_text: str,
+    workflow: Workflow | None,
+) -> ReviewCall:
+    messages = review_messages(
+        diff_text,
+        render_persona(persona, paths=chunk.paths),
+        chunk.paths,
+        extra_instructions=workflow.instructions if workflow else "",
+        extra_title=workflow.title if workflow else "",
+    )
     request = CompletionRequest(
         model=provider.model,
         messages=messages,
@@ -127,13 +142,20 @@ def anchor_reader(diff: ReviewDiff) -> Callable[[str, int, int], str]:
     return read
 
 
-def run_id_for(diff: ReviewDiff, settings: Settings, providers: Sequence[ProviderSettings]) -> str:
+def run_id_for(
+    diff: ReviewDiff,
+    settings: Settings,
+    providers: Sequence[ProviderSettings],
+    workflow: Workflow | None = None,
+) -> str:
     """Derived from content: the same diff and configuration give the same run id. The
     budget and the concurrency change no decision, so raising them continues a run."""
     digest = hashlib.sha256()
     digest.update(diff.model_dump_json().encode())
     digest.update(settings.model_dump_json(exclude={"budget", "concurrency"}).encode())
     digest.update(json.dumps([p.model_dump(mode="json") for p in providers]).encode())
+    if workflow is not None:
+        digest.update(workflow.model_dump_json(exclude={"budget"}).encode())
     return digest.hexdigest()[:12]
 
 
@@ -147,6 +169,7 @@ class _Run:
     client: ModelClient
     ledger: Ledger
     observer: ReviewObserver | None
+    namespace: str  # the saved workflow's name: its findings' fingerprints are its own
 
     def phase(self, name: str, detail: str = "") -> None:
         if self.observer is not None:
@@ -168,34 +191,38 @@ async def review(
     source: SourceReader | None = None,
     ledger: Ledger | None = None,
     run_id: str | None = None,
+    workflow: Workflow | None = None,
 ) -> Report:
     """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
 
     Without `ledger`, the client is guarded here by a fresh budget and breaker. A caller
     that passes its `ledger` has guarded the client itself (a journal wraps the guard, so
-    that the guard's refusals are recorded and replayed like any outcome).
+    that the guard's refusals are recorded and replayed like any outcome). A saved
+    `workflow` adds its instructions to every prompt and names the report.
     """
     started = clock()
     if not diff.files:
-        return nothing_to_review(
-            diff, settings=settings, run_id=run_id or run_id_for(diff, settings, providers)
-        )
+        run_id = run_id or run_id_for(diff, settings, providers, workflow)
+        return nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
     if ledger is None:
         ledger = Ledger(settings.budget)
         client = GuardedClient(client, ledger)
-    run = _Run(diff, settings, providers, client, ledger, observer)
+    namespace = workflow.name if workflow else ""
+    run = _Run(diff, settings, providers, client, ledger, observer, namespace)
     calls = plan_calls(
         diff,
         providers=providers,
         personas=personas,
         counter=counter,
         default_window=settings.default_context_window,
+        workflow=workflow,
     )
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
     scored = _align_and_score(run, results)
     scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
     return build_report(
-        run_id=run_id or run_id_for(diff, settings, providers),
+        run_id=run_id or run_id_for(diff, settings, providers, workflow),
+        workflow=namespace or None,
         diff=diff,
         scored=scored,
         results=results,
@@ -210,12 +237,20 @@ async def review(
     )
 
 
-def nothing_to_review(diff: ReviewDiff, *, settings: Settings, run_id: str) -> Report:
+def nothing_to_review(
+    diff: ReviewDiff, *, settings: Settings, run_id: str, workflow: Workflow | None = None
+) -> Report:
     """The report of a diff without a reviewable file: no model is called, the skipped
     files are listed with their reasons, and consensus's own scan still reports (a link
-    that leaves the repository is in no reviewed file)."""
+    that leaves the repository is in no reviewed file). A workflow's findings keep its
+    fingerprint namespace here too."""
+    namespace = workflow.name if workflow else ""
+    clusters = [
+        c.model_copy(update={"fingerprint": namespaced(c.fingerprint, namespace)})
+        for c in align(detections(diff), anchor_text=anchor_reader(diff))
+    ]
     scored = score(
-        align(detections(diff), anchor_text=anchor_reader(diff)),
+        clusters,
         {},
         threshold=settings.threshold,
         verify_min_severity=settings.verify_min_severity,
@@ -236,6 +271,7 @@ def nothing_to_review(diff: ReviewDiff, *, settings: Settings, run_id: str) -> R
         ],
         verification="not_needed",
         reviewed=False,
+        workflow=namespace or None,
     )
 
 
@@ -270,8 +306,12 @@ def _align_and_score(run: _Run, results: Sequence[CallResult]) -> list[ScoredClu
     run.phase("align and score")
     findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
     findings += detections(run.diff)
+    clusters = [
+        c.model_copy(update={"fingerprint": namespaced(c.fingerprint, run.namespace)})
+        for c in align(findings, anchor_text=anchor_reader(run.diff))
+    ]
     scored = score(
-        align(findings, anchor_text=anchor_reader(run.diff)),
+        clusters,
         coverage(results),
         threshold=run.settings.threshold,
         verify_min_severity=run.settings.verify_min_severity,

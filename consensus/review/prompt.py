@@ -72,19 +72,32 @@ def diff_nonce(diff_text: str) -> str:
 
 
 def review_messages(
-    diff_text: str, persona_instructions: str, paths: Sequence[str]
+    diff_text: str,
+    persona_instructions: str,
+    paths: Sequence[str],
+    *,
+    extra_instructions: str = "",
+    extra_title: str = "",
 ) -> tuple[Message, ...]:
-    """System + user messages for one (chunk, persona) review call."""
+    """System + user messages for one (chunk, persona) review call.
+
+    `extra_instructions` (a saved workflow's body, written by the repository's maintainers)
+    go right after the diff: the same for every persona of the run, so they belong to the
+    prefix a provider may cache.
+    """
     nonce = diff_nonce(diff_text)
     system = template("system.j2").render(nonce=nonce, schema=json.dumps(_EXAMPLE, indent=1))
     user = template("review.j2").render(
         nonce=nonce,
         diff=diff_text,
         persona_instructions=persona_instructions.strip(),
+        extra_instructions=extra_instructions.strip(),
+        extra_title=extra_title,
         paths=list(paths),
         max_findings=MAX_FINDINGS,
     )
-    prefix_end = user.index(f"</diff-{nonce}>") + len(f"</diff-{nonce}>")
+    shared_end = f"</review-{nonce}>" if extra_instructions.strip() else f"</diff-{nonce}>"
+    prefix_end = user.index(shared_end) + len(shared_end)
     return (
         Message(role="system", content=system),
         Message(role="user", content=user, cache_prefix=user[:prefix_end]),

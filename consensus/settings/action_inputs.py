@@ -22,6 +22,7 @@ ENV_INPUTS = {
     "post_interval_s": "CONSENSUS_POST_INTERVAL",  # not an input: tests set 0
     "trusted_login": "CONSENSUS_TRUSTED_LOGIN",  # not an input: a PAT user's login
     "full_review": "CONSENSUS_FULL_REVIEW",
+    "workflow": "CONSENSUS_WORKFLOW",
 }
 
 
@@ -40,6 +41,8 @@ class ActionInputs(BaseModel):
     post_interval_s: float = Field(default=1.0, ge=0)
     trusted_login: str = ""
     full_review: bool = False  # on synchronize, review the whole PR, not only what changed
+    # a saved review workflow (.consensus/workflows/<name>.md on the base branch) to run
+    workflow: str = Field(default="", pattern=r"^(?:[a-z0-9][a-z0-9-]{0,39})?$")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:

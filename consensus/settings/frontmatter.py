@@ -1,7 +1,8 @@
 """Files that are data: YAML front matter validated by a pydantic model, then a body.
 
-Personas and slash commands are both such files. Every problem is a ConfigError that
-names the file, the field and the fix; the file's name must match its id.
+Personas, slash commands and saved review workflows are such files. Every problem is a
+ConfigError that names the file, the field and the fix; the file's name must match its id
+(a workflow has no id field: its file name is its name).
 """
 
 from __future__ import annotations
@@ -39,13 +40,18 @@ class Document(Generic[Model]):
 
 @dataclass(frozen=True)
 class Rules:
-    """What a kind of file expects: its id field, and the fixes its errors suggest."""
+    """What a kind of file expects: its id field, and the fixes its errors suggest.
 
-    id_field: str
+    Without `id_field` the file's name is its id (the caller checks it); without
+    `body_required` an empty body is allowed.
+    """
+
+    id_field: str | None
     keys_hint: str  # the keys a header lists, for "front matter is missing"
     body_hint: str  # what the body holds, for "body is empty"
     fixes: Mapping[str, str]
     default_fix: str
+    body_required: bool = True
 
 
 def read_document(text: str, *, path: str, model: type[Model], rules: Rules) -> Document[Model]:
@@ -62,16 +68,16 @@ def read_document(text: str, *, path: str, model: type[Model], rules: Rules) -> 
         front = model.model_validate(data)
     except ValidationError as exc:
         raise _validation_error(path, exc, model, rules) from exc
-    ident = str(getattr(front, rules.id_field))
+    ident = str(getattr(front, rules.id_field)) if rules.id_field else None
     stem = Path(path).stem
-    if ident != stem:
+    if rules.id_field and ident != stem:
         raise ConfigError(
             path,
             rules.id_field,
             f"'{ident}' does not match the file name '{stem}'",
             fix=f"set '{rules.id_field}: {stem}' or rename the file to '{ident}.md'",
         )
-    if not body.strip():
+    if rules.body_required and not body.strip():
         raise ConfigError(path, "body", "is empty", fix=f"write {rules.body_hint} after '---'")
     return Document(front=front, body=body, body_offset=offset)
 
