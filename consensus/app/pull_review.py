@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,10 +41,10 @@ from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, re
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
-from consensus.ports import GitHubPort, HostComment, Log, PullFile, PullReader, PullRequestInfo
+from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullReader, PullRequestInfo
 from consensus.publish.plan import plan_publish
 from consensus.publish.summary import render_summary
-from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
@@ -68,14 +68,32 @@ class PullRun:
     info: PullRequestInfo
     settings: Settings
     log: Log
+    identity: Identity  # whose comments are ours (looked up once per run)
 
     @property
     def workspace(self) -> Path:
         return Path(self.env.get("GITHUB_WORKSPACE") or ".")
 
-    @property
-    def trusted(self) -> list[str]:
-        return [self.inputs.trusted_login] if self.inputs.trusted_login else []
+    def thread(self) -> PullRequestThread:
+        """What is on the PR now: our summary (its state believed only if we edited it
+        last) and our inline comments."""
+        number = self.info.number
+        thread = load_thread(
+            self.host,
+            number,
+            self.identity,
+            review_comments=self.host.review_comments(number),
+        )
+        if thread.state_problem:
+            self.log(f"warning: {thread.state_problem}")
+        return thread
+
+
+def own_identity(host: Conversation, inputs: ActionInputs, log: Log) -> Identity:
+    """Whose comments are ours: asked of the token once per run (publish/thread.py)."""
+    identity = Identity.of(host.viewer_login(), inputs.trusted_login)
+    log(f"comments by {identity.describe()} are consensus's own")
+    return identity
 
 
 def review_pull_request(
@@ -87,13 +105,15 @@ def review_pull_request(
     event: str,
     incremental: bool,
     log: Log,
+    identity: Identity,
 ) -> int:
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
         return 0
-    comments = host.issue_comments(number)  # read once: the pause check and the thread
-    if _paused(comments, info, inputs, log):
+    # Read once: the pause check and the thread.
+    thread = PullRun(env, inputs, host, info, Settings(), log, identity).thread()
+    if _paused(thread, info, log):
         return 0
     settings = base_settings(host, info, inputs)
     fork = info.head_repo != info.base_repo
@@ -104,8 +124,8 @@ def review_pull_request(
             f"Nothing was reviewed. For fork PRs use the safe setup: {_docs(env)}"
         )
         return 0
-    run = PullRun(env, inputs, host, info, settings, log)
-    return review_and_publish(run, incremental=incremental, issue_comments=comments)
+    run = PullRun(env, inputs, host, info, settings, log, identity)
+    return review_and_publish(run, incremental=incremental, thread=thread)
 
 
 def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]]:
@@ -129,17 +149,10 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(
-    run: PullRun, *, incremental: bool, issue_comments: Sequence[HostComment]
-) -> int:
+def review_and_publish(run: PullRun, *, incremental: bool, thread: PullRequestThread) -> int:
     """Review the PR head and publish: one review, the summary comment, the step outputs."""
     host, info, log = run.host, run.info, run.log
     diff, pull, files = pull_review_diff(run)
-    thread = read_thread(
-        issue_comments, host.review_comments(info.number), trusted_authors=run.trusted
-    )
-    if thread.state_problem:
-        log(f"warning: {thread.state_problem}")
     scope, scope_note = _scope(host, info, thread, log) if incremental else (None, "")
     hunks = review_hunks(diff)
     if scope is not None:
@@ -165,23 +178,26 @@ def review_and_publish(
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
 
+    notices = [thread.state_problem] if thread.state_problem else []
+
     def page(with_state: bool) -> str:
         return render_summary(
-            report, plan, head_sha=info.head_sha, links=links, with_state=with_state
+            report,
+            plan,
+            head_sha=info.head_sha,
+            links=links,
+            notices=notices,
+            with_state=with_state,
         )
 
     upsert_summary(host, info.number, thread, page(True), log)
-    settle_concurrent_runs(host, info.number, run.trusted, log)
+    settle_concurrent_runs(host, info.number, run.identity, log)
     write_outputs(run.env, run.inputs, report, plan, page(False))
     return exit_code(report, plan, run.inputs, log)
 
 
-def _paused(
-    comments: Sequence[HostComment], info: PullRequestInfo, inputs: ActionInputs, log: Log
-) -> bool:
+def _paused(thread: PullRequestThread, info: PullRequestInfo, log: Log) -> bool:
     """`/consensus pause` stops automatic reviews of this PR (the summary's state says so)."""
-    trusted = [inputs.trusted_login] if inputs.trusted_login else []
-    thread = read_thread(comments, [], trusted_authors=trusted)
     paused = thread.state.paused
     if paused is not None:
         log(
