@@ -27,6 +27,7 @@ from consensus.queue.standing import (
     QueueStatus,
     QueueView,
 )
+from consensus.render.markdown import cell
 from consensus.render.untrusted import code, escape_line
 
 COMMENT_MARKER = "<!-- consensus:queue -->"
@@ -230,7 +231,7 @@ def render_queue_markdown(view: QueueView, now: datetime.datetime) -> str:
     lines.append("|" + "---|" * len(HEADERS))
     for entry in view.entries:
         cells = _cells(entry, now)
-        cells[1] = code(entry.author)
+        cells[1] = cell(code(entry.author), raw=True)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

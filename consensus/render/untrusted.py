@@ -70,10 +70,11 @@ _FENCE_OPEN = re.compile(r"^( {0,3})(`{3,}(?=[^`]*$)|~{3,})[ \t]*([^ \t`]*)")
 _DIAGRAMS = frozenset({"mermaid", "geojson", "topojson", "stl"})
 _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
-_REFERENCE = re.compile(r"(?i)(#|\bGH-)(?=\d)")
-_URL = re.compile(r"(?i)\b(https?)://[^\s<>()\[\]`]*")
+# No word boundaries: `_GH-7_` or `_https://x_` is emphasis around a live reference or link.
+_REFERENCE = re.compile(r"(?i)(#|(?<![A-Za-z0-9])GH-)(?=\d)")
+_URL = re.compile(r"(?i)(https?)://[^\s<>()\[\]`]*")
 _SCHEME = re.compile(r"(?i)(https?)://")
-_WWW = re.compile(r"(?i)(?<![\w.-])www\.")
+_WWW = re.compile(r"(?i)www\.")
 _LINK = re.compile(r"(?<![!\\])\[([^\[\]\n]{1,300})\]\((https?://[^\s()<>\"'`\\]+)\)")
 
 
@@ -223,7 +224,7 @@ def _defang_links(text: str, allowed: Sequence[str]) -> str:
         prefix = next((p for p in allowed if url.lower().startswith(p.lower())), "")
         # Every other scheme in it too: "https://https://evil" must not link from the second.
         rest = _SCHEME.sub(lambda m: m.group(1) + ZWJ + "://", url[len(prefix) :])
-        out.append(url[: len(prefix)] + rest)
+        out.append(url[: len(prefix)] + _WWW.sub("www" + ZWJ + ".", rest))
         pos = match.end()
     out.append(_WWW.sub("www" + ZWJ + ".", text[pos:]))
     return "".join(out)
