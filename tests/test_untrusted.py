@@ -158,8 +158,14 @@ hostile_text = st.one_of(
 def finding(text: str, n: int = 1, status: Status = Status.CONSENSUS) -> ReportFinding:
     votes = (
         Vote(model="openai/o", family="openai", role="inspector", verdict=None, reason=text),
-        Vote(model="google/g", family="google", role="voter", verdict=VerdictKind.REFUTED, reason=text),
-    )  # fmt: skip
+        Vote(
+            model="google/g",
+            family="google",
+            role="voter",
+            verdict=VerdictKind.REFUTED,
+            reason=text,
+        ),
+    )
     return ReportFinding(
         id=f"F{n}",
         fingerprint=f"{n:016x}",
@@ -177,28 +183,49 @@ def finding(text: str, n: int = 1, status: Status = Status.CONSENSUS) -> ReportF
         status=status,
         reason=text,
         verification=Verification(confirmed=1, refuted=1, votes=votes, note=text),
-        members=(FindingMember(provider="openai/o", family="openai", persona="x", line=3, title=text),),
-    )  # fmt: skip
+        members=(
+            FindingMember(provider="openai/o", family="openai", persona="x", line=3, title=text),
+        ),
+    )
 
 
 def report(text: str) -> Report:
     return Report(
         run_id="r1",
-        findings=[finding(text, 1), finding(text, 2, Status.UNDECIDED), finding(text, 3, Status.REJECTED)],
-        providers=[ProviderReport(model="openai/o", family="openai", status="failed", error=text, files_seen=["src/app.py"])],
+        findings=[
+            finding(text, 1),
+            finding(text, 2, Status.UNDECIDED),
+            finding(text, 3, Status.REJECTED),
+        ],
+        providers=[
+            ProviderReport(
+                model="openai/o",
+                family="openai",
+                status="failed",
+                error=text,
+                files_seen=["src/app.py"],
+            )
+        ],
         quorum=Quorum(families_answered=1, min_providers=2, met=False),
         threshold=0.75,
         skipped_files=[SkippedFile(path="yarn.lock", reason=text)],
         notes=[text],
-    )  # fmt: skip
+    )
 
 
 def state(text: str) -> PublishState:
     """What a believed state may hold: free text anywhere it is allowed."""
     tracked = TrackedFinding(
-        fingerprint=f"{9:016x}", id="F9", path="src/old.py", line=2, severity=Severity.LOW,
-        title=text[:300], inline=False, resolved=True, resolved_reason=text[:300],
-    )  # fmt: skip
+        fingerprint=f"{9:016x}",
+        id="F9",
+        path="src/old.py",
+        line=2,
+        severity=Severity.LOW,
+        title=text[:300],
+        inline=False,
+        resolved=True,
+        resolved_reason=text[:300],
+    )
     dismissal = Dismissal(
         fingerprint=f"{1:016x}", id="F1", title=text[:300], by="maria", reason=text[:300]
     )
@@ -258,8 +285,12 @@ def queue_pages(text: str) -> str:
     now = datetime.datetime(2026, 1, 2, tzinfo=datetime.timezone.utc)
     gate = GateFinding(id="F1", severity=Severity.HIGH, title=text, path=text, line=3)
     return "\n\n".join(
-        [comment_body(entry, view), gate_review_body([gate], "h" * 40), render_queue_markdown(view, now)]
-    )  # fmt: skip
+        [
+            comment_body(entry, view),
+            gate_review_body([gate], "h" * 40),
+            render_queue_markdown(view, now),
+        ]
+    )
 
 
 RENDERERS: dict[str, Callable[[str], str]] = {
