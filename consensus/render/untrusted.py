@@ -71,7 +71,7 @@ _DIAGRAMS = frozenset({"mermaid", "geojson", "topojson", "stl"})
 _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 # No word boundaries: `_GH-7_` or `_https://x_` is emphasis around a live reference or link.
-_REFERENCE = re.compile(r"(?i)(#|(?<![A-Za-z0-9])GH-)(?=\d)")
+_REFERENCE = re.compile(r"(?i)(#|GH-)(?=\d)")
 _URL = re.compile(r"(?i)(https?)://[^\s<>()\[\]`]*")
 _SCHEME = re.compile(r"(?i)(https?)://")
 _WWW = re.compile(r"(?i)www\.")
