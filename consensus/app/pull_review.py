@@ -75,18 +75,17 @@ class PullRun:
         return Path(self.env.get("GITHUB_WORKSPACE") or ".")
 
     def thread(self) -> PullRequestThread:
-        """What is on the PR now: our summary (its state believed only if we edited it
-        last) and our inline comments."""
-        number = self.info.number
-        thread = load_thread(
-            self.host,
-            number,
-            self.identity,
-            review_comments=self.host.review_comments(number),
-        )
-        if thread.state_problem:
-            self.log(f"warning: {thread.state_problem}")
-        return thread
+        return pull_thread(self.host, self.info.number, self.identity, self.log)
+
+
+def pull_thread(host: GitHubPort, number: int, identity: Identity, log: Log) -> PullRequestThread:
+    """What is on the PR now: our summary (its state believed only if we edited it last)
+    and our inline comments."""
+    review_comments = host.review_comments(number)
+    thread = load_thread(host, number, identity, review_comments=review_comments)
+    if thread.state_problem:
+        log(f"warning: {thread.state_problem}")
+    return thread
 
 
 def own_identity(host: Conversation, inputs: ActionInputs, log: Log) -> Identity:
@@ -111,8 +110,7 @@ def review_pull_request(
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
         return 0
-    # Read once: the pause check and the thread.
-    thread = PullRun(env, inputs, host, info, Settings(), log, identity).thread()
+    thread = pull_thread(host, number, identity, log)  # read once: the pause, the review
     if _paused(thread, info, log):
         return 0
     settings = base_settings(host, info, inputs)
