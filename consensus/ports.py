@@ -150,6 +150,17 @@ class HostComment(BaseModel):
     path: str | None = None
     line: int | None = None
     in_reply_to: int | None = None
+    node_id: str = ""  # GraphQL's id, to ask who last edited it
+
+
+class CommentEdit(BaseModel):
+    """The last edit of a comment's body: who made it (a login as REST writes it, e.g.
+    `github-actions[bot]`; empty when GitHub no longer knows the account), and when."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    editor: str
+    edited_at: str = ""
 
 
 class InlineComment(BaseModel):
@@ -273,6 +284,10 @@ class Conversation(Protocol):
 
     def viewer_login(self) -> str | None:
         """The login the token acts as; None when the token cannot ask (GITHUB_TOKEN)."""
+        ...
+
+    def comment_edit(self, comment: HostComment) -> CommentEdit | None:
+        """Who last edited the comment, and when; None when nobody has since it was posted."""
         ...
 
 

@@ -5,7 +5,10 @@
 - `FakeGitHubHost`: the whole GitHub port (every role) over state in memory, strict where
   GitHub is strict: a review comment on a line outside its file's RIGHT-side hunks makes
   the whole review fail (`ReviewRejected`, nothing stored), a missing comment or PR is a
-  `GitHubError` with status 404, writes are made by `github-actions[bot]`.
+  `GitHubError` with status 404, writes are made by `github-actions[bot]` (or by `login`,
+  a personal token's user), and it remembers who last edited each comment (`edit_as`
+  lets a person or another bot edit one; `seed_comment` and `seed_review_comment` let
+  anyone post, our marker included).
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
 milliseconds; the loopback HTTP servers in tests/ keep the real adapters honest.
@@ -24,6 +27,7 @@ from consensus.errors import GitHubError
 from consensus.ingest.hunks import right_side_hunks
 from consensus.model.base import FailureKind
 from consensus.ports import (
+    CommentEdit,
     Comparison,
     Completion,
     CompletionRequest,
@@ -135,6 +139,8 @@ class FakeGitHubHost:
     branch: str = "main"
     login: str | None = None  # viewer_login: None, as for a workflow's GITHUB_TOKEN
     writes: list[str] = field(default_factory=list)
+    edits: dict[int, CommentEdit] = field(default_factory=dict)  # comment id → its last edit
+    viewer_asked: int = 0  # viewer_login calls: the identity is looked up once per run
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup
@@ -149,6 +155,26 @@ class FakeGitHubHost:
         self.issue_comment_list.append(comment)
         self.comment_pull[comment.id] = number
         return comment.id
+
+    def seed_review_comment(
+        self, number: int, body: str, *, author: str, path: str, line: int, bot: bool = False
+    ) -> int:
+        """An inline review comment someone else wrote (a human, or another bot)."""
+        comment = HostComment(
+            id=self._id(), body=body, author=author, author_is_bot=bot, path=path, line=line
+        )
+        self.review_comment_list.append(comment)
+        self.comment_pull[comment.id] = number
+        return comment.id
+
+    def edit_as(self, comment_id: int, body: str, *, editor: str) -> None:
+        """Someone with write access (or another app) edits a comment, ours included."""
+        self._edit(comment_id, body, editor)
+
+    @property
+    def acting(self) -> str:
+        """Who this host's writes are made by."""
+        return self.login or BOT_LOGIN
 
     def _id(self) -> int:
         return next(self._ids)
@@ -222,8 +248,8 @@ class FakeGitHubHost:
         pull.reviews.append(
             HostReview(
                 id=review_id,
-                author=BOT_LOGIN,
-                author_is_bot=True,
+                author=self.acting,
+                author_is_bot=self.acting.endswith("[bot]"),
                 state="CHANGES_REQUESTED" if event == "REQUEST_CHANGES" else "COMMENTED",
                 commit_sha=commit_sha,
                 body=body,
@@ -233,8 +259,8 @@ class FakeGitHubHost:
             comment = HostComment(
                 id=self._id(),
                 body=inline.body,
-                author=BOT_LOGIN,
-                author_is_bot=True,
+                author=self.acting,
+                author_is_bot=self.acting.endswith("[bot]"),
                 path=inline.path,
                 line=inline.line,
             )
@@ -254,17 +280,23 @@ class FakeGitHubHost:
 
     def create_issue_comment(self, number: int, body: str) -> HostComment:
         self._pull(number)
-        comment = HostComment(id=self._id(), body=body, author=BOT_LOGIN, author_is_bot=True)
+        bot = self.acting.endswith("[bot]")
+        comment = HostComment(id=self._id(), body=body, author=self.acting, author_is_bot=bot)
         self.issue_comment_list.append(comment)
         self.comment_pull[comment.id] = number
         self.writes.append(f"comment {comment.id} on #{number}")
         return comment
 
     def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        self._edit(comment_id, body, self.acting)
+        self.writes.append(f"edit comment {comment_id}")
+
+    def _edit(self, comment_id: int, body: str, editor: str) -> None:
         for index, comment in enumerate(self.issue_comment_list):
             if comment.id == comment_id:
                 self.issue_comment_list[index] = comment.model_copy(update={"body": body})
-                self.writes.append(f"edit comment {comment_id}")
+                stamp = f"2026-01-02T00:00:{len(self.edits) % 60:02d}Z"
+                self.edits[comment_id] = CommentEdit(editor=editor, edited_at=stamp)
                 return
         raise GitHubError(f"GitHub PATCH comments/{comment_id} failed (HTTP 404)", status=404)
 
@@ -279,7 +311,11 @@ class FakeGitHubHost:
         return self.permissions.get(login, "none")
 
     def viewer_login(self) -> str | None:
+        self.viewer_asked += 1
         return self.login
+
+    def comment_edit(self, comment: HostComment) -> CommentEdit | None:
+        return self.edits.get(comment.id)
 
     # ------------------------------------------------------------------ QueueWriter
 

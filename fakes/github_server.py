@@ -13,10 +13,15 @@ through `base_url`, as to GitHub Enterprise Server):
 - comparisons of two commits (`/compare/BASE...HEAD`: status ahead/diverged, files with
   patches computed from the snapshots);
 - fault injection (`fail_next`: e.g. a 403 secondary rate limit with `Retry-After`, a
-  502) and a request log (`requests`).
+  502) and a request log (`requests`);
+- who the token is: `GET /user` answers 403 as for a workflow's GITHUB_TOKEN, or the
+  `viewer` account (a personal token's user), who then makes the writes;
+- GraphQL (`POST /graphql`) for one question: a comment's `editor` and `lastEditedAt`
+  (a Bot's GraphQL login lacks REST's `[bot]`, as on GitHub).
 
 Writes are made by `github-actions[bot]` (type Bot), as with a workflow's GITHUB_TOKEN;
-tests seed human comments with `add_issue_comment(..., user=human("alice"))`.
+tests seed comments with `add_issue_comment(..., user=human("alice"))` (or another bot,
+`app_bot("renovate")`), and edit any comment as anyone with `edit_issue_comment`.
 """
 
 from __future__ import annotations
@@ -44,6 +49,11 @@ _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 def human(login: str) -> JsonObject:
     return {"login": login, "id": abs(hash(login)) % 10**6, "type": "User"}
+
+
+def app_bot(name: str) -> JsonObject:
+    """Another GitHub App's bot account, e.g. app_bot("renovate") → renovate[bot]."""
+    return {"login": f"{name}[bot]", "id": abs(hash(name)) % 10**6, "type": "Bot"}
 
 
 @dataclasses.dataclass
@@ -123,6 +133,7 @@ class FakeGitHub:
         self._faults: list[Fault] = []
         self.crash_after_writes: int | None = None  # then every write fails with a 500
         self.etags = True  # answer If-None-Match with 304 Not Modified
+        self.viewer: JsonObject | None = None  # GET /user: None answers 403 (GITHUB_TOKEN)
         self._ids = itertools.count(1000)
         self.lock = threading.RLock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -190,8 +201,20 @@ class FakeGitHub:
             self.repo(repo).issue_comments.append(comment)
             return comment
 
+    @property
+    def acting(self) -> JsonObject:
+        """The account the token writes as."""
+        return self.viewer or BOT
+
+    def edit_issue_comment(self, repo: str, ident: int, body: str, user: JsonObject) -> None:
+        """`user` (anyone with write access, or another app) edits a comment, ours included."""
+        with self.lock:
+            comment = next(c for c in self.repo(repo).issue_comments if c["id"] == ident)
+            _edited(comment, body, user)
+
     def writes(self) -> list[Request]:
-        return [r for r in self.requests if r.method != "GET"]
+        """Requests that change something (a GraphQL query is a POST that does not)."""
+        return [r for r in self.requests if r.method != "GET" and r.path != "/graphql"]
 
     def add_review(
         self, repo: str, number: int, user: JsonObject, state: str, commit_id: str = ""
@@ -292,7 +315,8 @@ class FakeGitHub:
         review_id = self.next_id()
         review = {
             "id": review_id,
-            "user": BOT,
+            "node_id": f"PRR_{review_id}",
+            "user": self.acting,
             "body": data.get("body") or "",
             "state": states.get(event, "PENDING"),
             "commit_id": data.get("commit_id") or pull.head_sha,
@@ -310,7 +334,8 @@ class FakeGitHub:
                     "start_line": comment.get("start_line"),
                     "side": comment.get("side", "RIGHT"),
                     "body": comment["body"],
-                    "user": BOT,
+                    "node_id": f"PRRC_{ident}",
+                    "user": self.acting,
                     "commit_id": review["commit_id"],
                     "in_reply_to_id": None,
                     "_number": pull.number,
@@ -388,11 +413,14 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _public(payload: Any) -> Any:
-    """Without the fake's own bookkeeping keys (those starting with '_')."""
+    """Without the fake's own bookkeeping keys (starting with one '_'; GraphQL's `__typename`
+    stays)."""
     if isinstance(payload, list):
         return [_public(item) for item in payload]
     if isinstance(payload, dict):
-        return {k: _public(v) for k, v in payload.items() if not k.startswith("_")}
+        return {
+            k: _public(v) for k, v in payload.items() if not k.startswith("_") or k.startswith("__")
+        }
     return payload
 
 
@@ -416,7 +444,11 @@ def _page(owner: FakeGitHub, path: str, query: dict[str, str], items: list[Any])
 def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
     if match is None and path == "/user":
-        return 200, BOT, {}
+        if owner.viewer is None:
+            return 403, {"message": "Resource not accessible by integration"}, {}
+        return 200, owner.viewer, {}
+    if match is None and path == "/graphql" and method == "POST":
+        return _graphql(owner, body)
     if match is None:
         return (200, {"resources": {}}, {}) if path == "/rate_limit" else NOT_FOUND
     repo = owner.repos.get(match.group(1))
@@ -461,7 +493,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         answer = {"permission": legacy, "role_name": level, "user": human(m.group(1))}
         return 200, answer, {}
     if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
-        return _issue_comment(repo, method, int(m.group(2)), body)
+        return _issue_comment(owner, repo, method, int(m.group(2)), body)
     if m := re.match(r"^DELETE /pulls/comments/(\d+)$", route):
         found = [c for c in repo.review_comments if c["id"] == int(m.group(1))]
         if not found:
@@ -469,13 +501,13 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         repo.review_comments.remove(found[0])
         return 204, None, {}
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
-        reaction = {"id": owner.next_id(), "content": body["content"], "user": BOT}
+        reaction = {"id": owner.next_id(), "content": body["content"], "user": owner.acting}
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
         return 201, reaction, {}
     if m := re.match(r"^(GET|POST) /issues/(\d+)/comments$", route):
         number = int(m.group(2))
         if method == "POST":
-            comment = owner._issue_comment(repo.full_name, number, body["body"], BOT)
+            comment = owner._issue_comment(repo.full_name, number, body["body"], owner.acting)
             repo.issue_comments.append(comment)
             return 201, comment, {}
         mine = [c for c in repo.issue_comments if c["_number"] == number]
@@ -520,17 +552,47 @@ def _pull(
     return NOT_FOUND
 
 
-def _issue_comment(repo: Repo, method: str, ident: int, body: Any) -> Answer:
+def _issue_comment(owner: FakeGitHub, repo: Repo, method: str, ident: int, body: Any) -> Answer:
     comment = next((c for c in repo.issue_comments if c["id"] == ident), None)
     if comment is None:
         return NOT_FOUND
     if method == "PATCH":
-        comment["body"] = body["body"]
-        comment["updated_at"] = "2026-01-02T00:00:00Z"
+        _edited(comment, body["body"], owner.acting)
     elif method == "DELETE":
         repo.issue_comments.remove(comment)
         return 204, None, {}
     return 200, comment, {}
+
+
+def _edited(comment: JsonObject, body: str, user: JsonObject) -> None:
+    comment["body"] = body
+    comment["updated_at"] = comment["_last_edited_at"] = "2026-01-02T00:00:00Z"
+    comment["_editor"] = dict(user)
+
+
+def _graphql(owner: FakeGitHub, body: Any) -> Answer:
+    """`node(id:) { ... on Comment { lastEditedAt editor { __typename login } } }`, the one
+    query consensus sends; anything else is a GraphQL error (HTTP 200, as GitHub answers)."""
+    query = str((body or {}).get("query") or "")
+    node_id = str(((body or {}).get("variables") or {}).get("id") or "")
+    if "lastEditedAt" not in query or "editor" not in query:
+        return 200, {"errors": [{"message": "unsupported query in the fake"}]}, {}
+    found = [
+        c
+        for repo in owner.repos.values()
+        for c in (*repo.issue_comments, *repo.review_comments)
+        if c.get("node_id") == node_id
+    ]
+    if not found:
+        error = {"type": "NOT_FOUND", "message": f"Could not resolve to a node with id {node_id}"}
+        return 200, {"data": {"node": None}, "errors": [error]}, {}
+    editor = found[0].get("_editor")
+    shown = None
+    if editor is not None:  # GraphQL names a Bot without REST's "[bot]"
+        login = str(editor["login"]).removesuffix("[bot]")
+        shown = {"__typename": "Bot" if editor["type"] == "Bot" else "User", "login": login}
+    node = {"lastEditedAt": found[0].get("_last_edited_at"), "editor": shown}
+    return 200, {"data": {"node": node}}, {}
 
 
 def _compare(repo: Repo, base: str, head: str) -> Answer:

@@ -66,7 +66,11 @@ def test_a_draft_is_skipped_unless_configured(tmp_path: Path, github: FakeGitHub
     lines: list[str] = []
     assert run(env, log=lines.append, host=host) == 0
     assert any("is a draft: skipped" in line for line in lines)
-    assert [r.method for r in github.requests] == ["GET"]  # read the PR, nothing else
+    # Who the token is (once per run), then the PR, nothing else.
+    assert [(r.method, r.path) for r in github.requests] == [
+        ("GET", "/user"),
+        ("GET", f"/repos/{REPO}/pulls/3"),
+    ]
 
 
 def test_a_payload_that_is_not_a_pull_request_is_a_usage_error(tmp_path: Path) -> None:

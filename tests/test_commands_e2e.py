@@ -93,7 +93,9 @@ class World:
         before = len(self.github.requests)
         done = run_consensus(["action"], cwd=self.repo, env=full)
         writes = [
-            (r.method, r.path, r.status) for r in self.github.requests[before:] if r.method != "GET"
+            (r.method, r.path, r.status)
+            for r in self.github.requests[before:]
+            if r.method != "GET" and r.path != "/graphql"
         ]
         return Run(done.returncode, done.stdout, done.stderr, writes)
 
@@ -397,7 +399,7 @@ def test_dismiss_then_review_does_not_post_the_dismissed_finding(world: World) -
     run = world.comment(f"/consensus dismiss {sql.id} we escape upstream @dev")
     assert run.code == 0, run.stderr
     assert world.reactions() == ["eyes", "rocket"]
-    assert "Dismissed (1)" in world.summary() and "@maria" in world.summary()
+    assert "Dismissed (1)" in world.summary() and "@\u200dmaria" in world.summary()
     review = world.comment("/consensus review")
     assert review.code == 0, review.stderr
     assert world.reactions() == ["eyes", "rocket"]
@@ -421,7 +423,7 @@ def test_verify_runs_the_inspector_and_voters_now(world: World) -> None:
     [reply] = world.replies()
     assert "**rejected**" in reply and "refuted" in reply
     summary = world.summary()
-    assert "Verified on request" in summary and "asked by @maria" in summary
+    assert "Verified on request" in summary and "asked by @\u200dmaria" in summary
     state = decode_state(summary)
     assert state is not None and state.records[0].status is Status.REJECTED
     assert world.reactions() == ["eyes", "rocket"]

@@ -103,7 +103,7 @@ def test_reconciling_twice_writes_nothing_the_second_time(github: FakeGitHub) ->
     run(github)
     before = len(github.requests)
     assert run(github) == []
-    assert [r for r in github.requests[before:] if r.method != "GET"] == []
+    assert [r for r in github.requests[before:] if r.method != "GET" and r.path != "/graphql"] == []
 
 
 def test_a_crash_half_way_is_completed_by_the_next_run(github: FakeGitHub) -> None:
@@ -124,7 +124,7 @@ def test_a_crash_half_way_is_completed_by_the_next_run(github: FakeGitHub) -> No
     assert len([r for r in github.repo(REPO).reviews if r["_number"] == 8]) == 1
     before = len(github.requests)
     run(github)
-    assert [r for r in github.requests[before:] if r.method != "GET"] == []
+    assert [r for r in github.requests[before:] if r.method != "GET" and r.path != "/graphql"] == []
 
 
 def test_a_human_review_is_not_re_requested_and_a_dismissal_lets_a_pr_through(
@@ -162,7 +162,8 @@ def test_pagination_and_conditional_requests(github: FakeGitHub) -> None:
     reconcile(adapter, apply=True, log=lambda line: None)  # reads what the first wrote
     before = len(github.requests)
     reconcile(adapter, apply=True, log=lambda line: None)
-    again = github.requests[before:]
+    # GraphQL (who last edited each summary) has its own budget and no ETags.
+    again = [r for r in github.requests[before:] if r.path != "/graphql"]
     assert again and all(r.method == "GET" and r.status == 304 for r in again)
 
 

@@ -78,6 +78,32 @@ def test_what_is_a_command(body: str, expected: list[tuple[str, tuple[str, ...]]
     assert words(body) == expected
 
 
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # Issue 18, hole 4: raw HTML leaves a comment open; a browser hides all after it.
+        ("<!-- a --> <!--\n/consensus review", []),
+        ("<!-- a --> <!--\n\n/consensus review\n\nmore", []),
+        ("<div><!--\n\n/consensus review", []),
+        ("<!-- a --> <!--\n/consensus review\n\n<p>--></p>\n\n/consensus help", [("help", ())]),
+        ("<!-- a -->\n/consensus help", [("help", ())]),  # closed: the next line shows
+        ("<!-->\n/consensus help", [("help", ())]),  # `<!-->` closes at once
+        ("text <!-- y\n/consensus review\n--> after", []),  # an inline comment over lines
+        ("<div>\n/consensus review\n</div>", []),  # raw HTML is no command
+        ("- /consensus review", []),  # a list item's text is not at the start of a line
+        ("- a\n  /consensus help", [("help", ())]),
+        ("- a\n\n  ```\n  /consensus review\n  ```", []),  # a fence inside a list item
+        ("- a\n  - b\n     ```\n     /consensus review", []),  # deeper, still code
+        ("# /consensus review", []),
+        ("[/consensus review](x)", []),
+    ],
+)
+def test_what_commonmark_hides_is_no_command(
+    body: str, expected: list[tuple[str, tuple[str, ...]]]
+) -> None:
+    assert words(body) == expected
+
+
 def test_the_mention_alias_only_when_configured() -> None:
     assert words("@consensus review") == []
     assert words("@consensus review", mention="@consensus") == [("review", ())]

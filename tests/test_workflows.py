@@ -21,7 +21,7 @@ WORKFLOWS = [
     ROOT / "examples" / "workflows" / "consensus.yml",
 ]
 PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
-NOT_INPUTS = {"CONSENSUS_POST_INTERVAL", "CONSENSUS_TRUSTED_LOGIN"}
+NOT_INPUTS = {"CONSENSUS_POST_INTERVAL"}
 
 
 def load(path: Path) -> Any:

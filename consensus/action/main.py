@@ -20,7 +20,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from consensus.app.commands import handle_comment
-from consensus.app.pull_review import review_pull_request
+from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.wiring import github_host
 from consensus.errors import ConsensusError, UsageError
@@ -46,24 +46,26 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     _need(env, "GITHUB_REPOSITORY")
     inputs = ActionInputs.from_env(env)
     host = host or github_host(env, log=log, write_interval_s=inputs.post_interval_s)
-    if event == "issue_comment":
+    if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
     if event in QUEUE_EVENTS:
-        return run_in_action(env, host, log, why=event)
+        return run_in_action(env, host, log, why=event, identity=own_identity(host, inputs, log))
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
-        return run_in_action(env, host, log, why=f"#{pull.pull_request.number} closed")
+        why = f"#{pull.pull_request.number} closed"
+        return run_in_action(env, host, log, why=why, identity=own_identity(host, inputs, log))
     reviewed_on = WORKFLOW_ACTIONS if inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
         return 0
     incremental = pull.action == "synchronize" and not inputs.full_review
     number = pull.pull_request.number
+    identity = own_identity(host, inputs, log)  # once per run: the review and the queue
     code = review_pull_request(
-        env, inputs, host, number, event=event, incremental=incremental, log=log
+        env, inputs, host, number, event=event, incremental=incremental, log=log, identity=identity
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
-        run_in_action(env, host, log, why="after its review", pull=pull)
+        run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:
         log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
     return code

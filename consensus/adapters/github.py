@@ -44,6 +44,7 @@ from consensus.adapters.github_wire import (
 )
 from consensus.errors import GitHubError
 from consensus.ports import (
+    CommentEdit,
     Comparison,
     HostComment,
     HostReview,
@@ -61,6 +62,10 @@ MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_COMPARE_FILES = 300  # … and of a comparison of two commits
 MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+_EDIT_QUERY = (
+    "query($id: ID!) { node(id: $id) { ... on Comment { lastEditedAt "
+    "editor { __typename login } } } }"
+)
 
 
 class GitHubHost:
@@ -278,12 +283,38 @@ class GitHubHost:
         return str(data.get("default_branch") or "main")
 
     def viewer_login(self) -> str | None:
-        """The token's user; None for an installation token (GITHUB_TOKEN cannot ask)."""
+        """The token's user; None for an installation token (GITHUB_TOKEN cannot ask: 403).
+        Any other failure is raised: guessing would make our own comments someone else's."""
         try:
             _, data = self._request("GET", "/user")
-        except GitHubError:
-            return None
+        except GitHubError as exc:
+            if exc.status in (401, 403, 404):
+                return None
+            raise
         return str(data.get("login") or "") or None
+
+    def comment_edit(self, comment: HostComment) -> CommentEdit | None:
+        """GraphQL's `editor` and `lastEditedAt` of the comment (REST does not say who
+        edited). A Bot's GraphQL login lacks REST's `[bot]`: it is added back."""
+        if not comment.node_id:  # cannot ask: treated as edited by someone unknown
+            return CommentEdit(editor="")
+        url = self._client.requester.graphql_url
+        body = {"query": _EDIT_QUERY, "variables": {"id": comment.node_id}}
+        _, data = self._request("POST", url, body=body)
+        if not isinstance(data, dict) or data.get("errors"):
+            errors = data.get("errors") if isinstance(data, dict) else data
+            raise GitHubError(
+                f"GitHub GraphQL: cannot read who edited comment {comment.id}: {errors}",
+                fix="give the token read access to the pull request's comments",
+            )
+        node = (data.get("data") or {}).get("node") or {}
+        edited_at, editor = node.get("lastEditedAt"), node.get("editor")
+        if not edited_at and not editor:
+            return None
+        login = str((editor or {}).get("login") or "")
+        if login and (editor or {}).get("__typename") == "Bot" and not login.endswith("[bot]"):
+            login += "[bot]"
+        return CommentEdit(editor=login, edited_at=str(edited_at or ""))
 
     def open_pulls(self) -> list[OpenPull]:
         """Every open pull request, oldest first, 100 a page."""

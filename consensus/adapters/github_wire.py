@@ -101,6 +101,7 @@ def host_comment(data: dict[str, Any]) -> HostComment:
         path=data.get("path"),
         line=int(line) if line else None,
         in_reply_to=data.get("in_reply_to_id"),
+        node_id=str(data.get("node_id") or ""),
     )
 
 

@@ -10,7 +10,7 @@ from consensus.app.saved_workflows import BaseWorkflows, base_workflows
 from consensus.ports import GitHubPort, Log, PullRequestInfo
 from consensus.publish.state import PublishState
 from consensus.publish.state_section import new_summary, rewrite_summary
-from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
 
@@ -26,6 +26,7 @@ class Context:
     settings: Settings
     login: str
     log: Log
+    identity: Identity  # whose comments are ours (looked up once per run)
     permission: str | None = None
     thread: PullRequestThread = field(default_factory=PullRequestThread)
     saved: BaseWorkflows | None = None  # read from the base branch when first needed
@@ -37,24 +38,29 @@ class Context:
         return self.saved
 
     def pull_run(self) -> PullRun:
-        return PullRun(self.env, self.inputs, self.host, self.info, self.settings, self.log)
+        return PullRun(
+            self.env, self.inputs, self.host, self.info, self.settings, self.log, self.identity
+        )
 
     def refresh_thread(self) -> PullRequestThread:
-        trusted = [self.inputs.trusted_login] if self.inputs.trusted_login else []
-        self.thread = read_thread(
-            self.host.issue_comments(self.info.number), [], trusted_authors=trusted
-        )
+        self.thread = load_thread(self.host, self.info.number, self.identity)
         if self.thread.state_problem:
             self.log(f"warning: {self.thread.state_problem}")
         return self.thread
 
     def save_state(self, state: PublishState) -> None:
-        """Write `state` into the summary comment (a new one when there is none yet)."""
-        if self.thread.summary_id is None:
+        """Write `state` into the summary comment (a new one when there is none yet). A
+        summary someone else edited last is rewritten whole: we keep no text of theirs."""
+        thread = self.thread
+        notices = [thread.state_problem] if thread.state_problem else []
+        if thread.summary_id is None:
             created = self.host.create_issue_comment(self.info.number, new_summary(state))
             self.log(f"summary comment {created.id} posted (state only)")
+        elif not thread.summary_trusted:
+            self.host.edit_issue_comment(thread.summary_id, new_summary(state, notices))
+            self.log(f"summary comment {thread.summary_id} rewritten (state only)")
         else:
-            body = rewrite_summary(self.thread.summary_body, state)
-            self.host.edit_issue_comment(self.thread.summary_id, body)
-            self.log(f"summary comment {self.thread.summary_id} updated")
+            body = rewrite_summary(thread.summary_body, state)
+            self.host.edit_issue_comment(thread.summary_id, body)
+            self.log(f"summary comment {thread.summary_id} updated")
         self.refresh_thread()

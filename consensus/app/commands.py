@@ -3,13 +3,15 @@
 Safe by default, in this order, before anything is spent:
 
 1. only a comment just *created* on a *pull request* counts: edits, deletions and plain
-   issues are ignored; so are comments by bots (this one included) and by the trusted
-   login the Action itself posts as;
-2. the commands are parsed strictly (slash.py); configuration comes from the PR's base
-   branch, as for reviews;
+   issues are ignored; so are comments by bots and by the identity consensus posts as;
+2. the commands are found as CommonMark shows them (slash.py); configuration comes from
+   the PR's base branch, as for reviews;
 3. a command marked `write` (and any that spends tokens) runs only for users whose
    repository permission, asked of the collaborators API, is write, maintain or admin;
-   the comment's `author_association` is never trusted. Others get a polite answer.
+   the comment's `author_association` is never trusted. Others get a polite answer, and
+   it comes before the arguments are looked at, so nothing they wrote is echoed;
+4. arguments are parsed strictly by the command's grammar; what the reply quotes of a
+   comment (a bad argument, a reason) passes through the sanitiser (render/untrusted.py).
 
 Accepted commands get 👀, then 🚀 when all went well or 😕 when one failed; all of a
 comment's commands are answered in one reply. State (finding ids, fingerprints,
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from consensus.app.command_context import Context
-from consensus.app.pull_review import base_settings, repository_personas
+from consensus.app.pull_review import base_settings, own_identity, repository_personas
 from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
@@ -51,6 +53,7 @@ from consensus.publish.state import Dismissal, Pause
 from consensus.publish.thread import PullRequestThread
 from consensus.queue.apply import queue_markdown
 from consensus.render.markdown import code, escape_markdown_text
+from consensus.render.untrusted import escape_line
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.commands import CommandSpec, load_commands, resolve
 from consensus.settings.config import resolve_providers
@@ -75,14 +78,15 @@ def handle_comment(
     if comment.user.is_bot or not login:
         log(f"a comment by a bot ({login or 'unknown'}): bots never run commands.")
         return 0
-    if inputs.trusted_login and login == inputs.trusted_login:
-        log(f"a comment by {login}, the login consensus posts as: ignored.")
-        return 0
     body = comment.body
     if not find_invocations(body) and not any(
         line.lstrip().startswith("@") for line in body.splitlines()
     ):
         log("no /consensus command in the comment: nothing to do.")
+        return 0
+    identity = own_identity(host, inputs, log)  # once per run, and only when needed
+    if identity.owns(login):
+        log(f"a comment by {login}, the login consensus posts as: ignored.")
         return 0
     info = host.pull_request(event.issue.number)
     settings = base_settings(host, info, inputs)
@@ -90,7 +94,7 @@ def handle_comment(
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
         return 0
-    context = Context(env, inputs, host, info, settings, login, log)
+    context = Context(env, inputs, host, info, settings, login, log, identity)
     return _answer(context, comment.id, invocations, specs)
 
 
@@ -114,14 +118,14 @@ def _answer(
                 continue
             chosen[workflow.name] = workflow
             spec = workflow_command(workflow)
+        if spec.needs_write and not _may_write(context):
+            sections.append(denied_section(spec, context.login, context.permission or "none"))
+            continue
         grammar = Grammar.NONE if spec.name in chosen else GRAMMARS[spec.name]
         try:
             arguments = parse_arguments(grammar, invocation, spec.usage)
-        except ArgumentError as exc:
+        except ArgumentError as exc:  # its message is Markdown: what it quotes is in code()
             sections.append(Section(f"/consensus {spec.name}", f"Not run: {exc}", ok=False))
-            continue
-        if spec.needs_write and not _may_write(context):
-            sections.append(denied_section(spec, context.login, context.permission or "none"))
             continue
         plan.append((invocation, spec, arguments))
     if len(invocations) > MAX_COMMANDS:
@@ -138,7 +142,8 @@ def _answer(
                 sections.append(HANDLERS[spec.name](context, arguments, specs))
         except ConsensusError as exc:
             context.log(f"/consensus {spec.name} failed: {exc.message}")
-            sections.append(Section(f"/consensus {spec.name}", f"Failed: {exc.message}", ok=False))
+            why = f"Failed: {escape_line(exc.message)}"
+            sections.append(Section(f"/consensus {spec.name}", why, ok=False))
     context.host.create_issue_comment(
         context.info.number, render_reply(comment_id, context.login, sections)
     )
@@ -230,7 +235,7 @@ def _dismiss(context: Context, arguments: Arguments, specs: dict[str, CommandSpe
     context.save_state(
         state.model_copy(update={"dismissed": (*kept, dismissal), "findings": findings})
     )
-    why = f" ({arguments.reason})" if arguments.reason else ""
+    why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
     return Section(
         f"/consensus dismiss {found.id}",
         f"Dismissed {found.id}{why}: later runs on this PR do not post it again unless the "
@@ -286,8 +291,7 @@ def _queue(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]
 
 def queue_status(context: Context) -> str:
     """The agent-PR queue as Markdown (read-only: nothing is labelled or requested here)."""
-    trusted = [context.inputs.trusted_login] if context.inputs.trusted_login else []
-    return queue_markdown(context.host, config=context.inputs.config, trusted=trusted)
+    return queue_markdown(context.host, config=context.inputs.config, identity=context.identity)
 
 
 def _review(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:

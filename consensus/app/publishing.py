@@ -4,7 +4,7 @@ and outputs GitHub Actions reads, and the exit code. An edge over the GitHub por
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
 from consensus.errors import ReviewImpossible
@@ -20,7 +20,7 @@ from consensus.ports import (
     ReviewWriter,
 )
 from consensus.publish.plan import Placement, PublishPlan, move_to_summary, suspect_comments
-from consensus.publish.thread import PullRequestThread, duplicates
+from consensus.publish.thread import Identity, PullRequestThread, duplicates
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
 
@@ -74,11 +74,12 @@ def upsert_summary(
         log(f"summary comment {created.id} posted")
 
 
-def settle_concurrent_runs(host: GitHubPort, number: int, trusted: Sequence[str], log: Log) -> None:
+def settle_concurrent_runs(host: GitHubPort, number: int, identity: Identity, log: Log) -> None:
     """Two runs on one PR at once (two runners, a re-run racing a push) both post: after
-    posting, each deletes what repeats an older comment of ours, so one of each remains."""
+    posting, each deletes what repeats an older comment of ours (never anyone else's), so
+    one of each remains."""
     inline, summaries = duplicates(
-        host.issue_comments(number), host.review_comments(number), trusted_authors=trusted
+        host.issue_comments(number), host.review_comments(number), identity=identity
     )
     for comment_id in inline:
         host.delete_review_comment(comment_id)

@@ -14,7 +14,7 @@ import asyncio
 import dataclasses
 import sys
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,7 @@ from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, re
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
-from consensus.ports import GitHubPort, HostComment, Log, PullFile, PullReader, PullRequestInfo
+from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullReader, PullRequestInfo
 from consensus.publish.plan import PublishPlan, plan_publish
 from consensus.publish.state import with_workflow, workflow_view
 from consensus.publish.summary import (
@@ -54,7 +54,7 @@ from consensus.publish.summary import (
     render_summary,
     render_workflow_section,
 )
-from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.publish.workflow_section import put_section, workflow_sections
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
@@ -80,15 +80,32 @@ class PullRun:
     info: PullRequestInfo
     settings: Settings
     log: Log
+    identity: Identity  # whose comments are ours (looked up once per run)
     workflow: Workflow | None = None  # a saved review workflow (settings already narrowed)
 
     @property
     def workspace(self) -> Path:
         return Path(self.env.get("GITHUB_WORKSPACE") or ".")
 
-    @property
-    def trusted(self) -> list[str]:
-        return [self.inputs.trusted_login] if self.inputs.trusted_login else []
+    def thread(self) -> PullRequestThread:
+        return pull_thread(self.host, self.info.number, self.identity, self.log)
+
+
+def pull_thread(host: GitHubPort, number: int, identity: Identity, log: Log) -> PullRequestThread:
+    """What is on the PR now: our summary (its state believed only if we edited it last)
+    and our inline comments."""
+    review_comments = host.review_comments(number)
+    thread = load_thread(host, number, identity, review_comments=review_comments)
+    if thread.state_problem:
+        log(f"warning: {thread.state_problem}")
+    return thread
+
+
+def own_identity(host: Conversation, inputs: ActionInputs, log: Log) -> Identity:
+    """Whose comments are ours: asked of the token once per run (publish/thread.py)."""
+    identity = Identity.of(host.viewer_login(), inputs.trusted_login)
+    log(f"comments by {identity.describe()} are consensus's own")
+    return identity
 
 
 def review_pull_request(
@@ -100,13 +117,14 @@ def review_pull_request(
     event: str,
     incremental: bool,
     log: Log,
+    identity: Identity,
 ) -> int:
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
         return 0
-    comments = host.issue_comments(number)  # read once: the pause check and the thread
-    if _paused(comments, info, inputs, log):
+    thread = pull_thread(host, number, identity, log)  # read once: the pause, the review
+    if _paused(thread, info, log):
         return 0
     settings = base_settings(host, info, inputs)
     fork = info.head_repo != info.base_repo
@@ -117,11 +135,11 @@ def review_pull_request(
             f"Nothing was reviewed. For fork PRs use the safe setup: {_docs(env)}"
         )
         return 0
-    run = PullRun(env, inputs, host, info, settings, log)
+    run = PullRun(env, inputs, host, info, settings, log, identity)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, incremental=incremental, issue_comments=comments)
+    return review_and_publish(run, incremental=incremental, thread=thread)
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -152,18 +170,11 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(
-    run: PullRun, *, incremental: bool, issue_comments: Sequence[HostComment]
-) -> int:
+def review_and_publish(run: PullRun, *, incremental: bool, thread: PullRequestThread) -> int:
     """Review the PR head and publish: one review, the summary comment, the step outputs."""
     host, info, log = run.host, run.info, run.log
     diff, pull, files = pull_review_diff(run)
-    page_thread = read_thread(
-        issue_comments, host.review_comments(info.number), trusted_authors=run.trusted
-    )
-    if page_thread.state_problem:
-        log(f"warning: {page_thread.state_problem}")
-    thread = page_thread  # a workflow sees only its own part of the state
+    page_thread = thread  # a workflow sees only its own part of the state
     if run.workflow is not None:
         view = workflow_view(page_thread.state, run.workflow.name)
         thread = page_thread.model_copy(update={"state": view})
@@ -195,6 +206,7 @@ def review_and_publish(
         links=links,
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
+    notices = [page_thread.state_problem] if page_thread.state_problem else []
 
     def page(with_state: bool) -> str:
         if run.workflow is not None:
@@ -205,12 +217,13 @@ def review_and_publish(
             plan,
             head_sha=info.head_sha,
             links=links,
+            notices=notices,
             with_state=with_state,
             workflows=list(carried),
         )
 
     upsert_summary(host, info.number, page_thread, page(True), log)
-    settle_concurrent_runs(host, info.number, run.trusted, log)
+    settle_concurrent_runs(host, info.number, run.identity, log)
     write_outputs(run.env, run.inputs, report, plan, page(False))
     return exit_code(report, plan, run.inputs, log)
 
@@ -243,12 +256,8 @@ def _workflow_page(
     return put_section(thread.summary_body, workflow.name, section, state)
 
 
-def _paused(
-    comments: Sequence[HostComment], info: PullRequestInfo, inputs: ActionInputs, log: Log
-) -> bool:
+def _paused(thread: PullRequestThread, info: PullRequestInfo, log: Log) -> bool:
     """`/consensus pause` stops automatic reviews of this PR (the summary's state says so)."""
-    trusted = [inputs.trusted_login] if inputs.trusted_login else []
-    thread = read_thread(comments, [], trusted_authors=trusted)
     paused = thread.state.paused
     if paused is not None:
         log(

@@ -9,6 +9,7 @@ from pathlib import Path
 from consensus.errors import GitHubError
 from consensus.model.events import PullRequestEvent
 from consensus.ports import GitHubPort, Log, OpenPull
+from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.apply import reconcile
 from consensus.queue.observe import load_settings
 from consensus.queue.plan import (
@@ -28,13 +29,13 @@ def run_in_action(
     *,
     why: str,
     pull: PullRequestEvent | None = None,
+    identity: Identity = ACTIONS,
 ) -> int:
     """Reconcile from a workflow run (schedule, dispatch, a PR opened, pushed, closed or
     reviewed). With `pull` (after a review), only when that PR is an agent PR."""
     if pull is not None and not _maybe_agent(pull):
         return 0  # a human's unlabelled PR: no request spent on the queue
     inputs = ActionInputs.from_env(env)
-    trusted = [inputs.trusted_login] if inputs.trusted_login else []
     branch = host.default_branch()
     settings = load_settings(host, branch, inputs.config)
     if pull is not None and not is_agent(_open_pull(pull), settings.queue):
@@ -46,7 +47,7 @@ def run_in_action(
             apply=True,
             log=log,
             config=inputs.config,
-            trusted=trusted,
+            identity=identity,
             settings=settings,
         )
     except GitHubError as exc:

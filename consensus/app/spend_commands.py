@@ -27,8 +27,8 @@ def review_now(context: Context) -> Section:
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
     if no_provider_key(context.settings, context.env):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
-    comments = context.host.issue_comments(info.number)
-    code = review_and_publish(context.pull_run(), incremental=False, issue_comments=comments)
+    run = context.pull_run()
+    code = review_and_publish(run, incremental=False, thread=run.thread())
     if code == 3:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
     return Section(
@@ -45,9 +45,8 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
     if no_provider_key(context.settings, context.env):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
-    comments = context.host.issue_comments(info.number)
     run = for_workflow(context.pull_run(), workflow)
-    code = review_and_publish(run, incremental=False, issue_comments=comments)
+    code = review_and_publish(run, incremental=False, thread=run.thread())
     if code == 3:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
     return Section(

@@ -130,6 +130,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
     import json
 
     from consensus.app.wiring import github_host, origin_repository
+    from consensus.publish.thread import Identity
     from consensus.queue.apply import reconcile
     from consensus.queue.plan import queue_json, render_queue_table
 
@@ -141,10 +142,9 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
     log = logger()
     interval = float(os.environ.get("CONSENSUS_POST_INTERVAL") or 1.0)
     host = github_host(os.environ, log=log, write_interval_s=interval, repo=name)
-    viewer = host.viewer_login()  # a personal token writes as its user: those are ours too
-    run = reconcile(
-        host, apply=apply_, log=log, config=config_name, trusted=[viewer] if viewer else []
-    )
+    # A personal token writes as its user; an App as the login configured for it.
+    identity = Identity.of(host.viewer_login(), os.environ.get("CONSENSUS_TRUSTED_LOGIN", ""))
+    run = reconcile(host, apply=apply_, log=log, config=config_name, identity=identity)
     now = datetime.datetime.now(datetime.timezone.utc)
     if as_json:
         data = queue_json(run.view, run.changes, applied=apply_, now=now)

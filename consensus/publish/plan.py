@@ -10,7 +10,7 @@ state that the summary comment carries to the next run. What decides:
   comments, or the summary state) is never posted again, even if a human deleted it;
 - a finding of an earlier run that is gone now is resolved, but only when this run could
   have seen it again: quorum met, and its file was reviewed (or left the diff);
-- markers are read only from comments written by a bot (or a trusted login), and only
+- markers are read only from comments written by our own identity (thread.py), and only
   from the first or last line, which model text can never occupy.
 """
 
@@ -30,8 +30,8 @@ from consensus.publish.state import (
     finding_records,
 )
 from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
-from consensus.render.markdown import code, escape_markdown_text
 from consensus.render.text import location
+from consensus.render.untrusted import code, escape_line, escape_markdown_text
 from consensus.settings.config import PublishSettings
 
 MAX_TRACKED = 300  # findings remembered in the summary state (open first, then resolved)
@@ -100,7 +100,7 @@ def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
 def inline_body(finding: ReportFinding, links: Sequence[str] = (), workflow: str = "") -> str:
     """severity · title, the body, who agreed (and how verification went), the fingerprint.
     A saved workflow's finding names the workflow beside its id."""
-    title = escape_markdown_text(" ".join(finding.title.split()), allowed_links=links)
+    title = escape_line(finding.title, allowed_links=links)
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS] + "\n\n… (cut; the full text is in the JSON report)"

@@ -1,8 +1,10 @@
 """What slash commands answer: Markdown from typed data. Pure.
 
-Every text a model or a commenter wrote passes through `escape_markdown_text` (no HTML,
-no pings, no images, links defanged). A reply is one comment per command comment; a
-long section collapses into `<details>`.
+Every text a model or a commenter wrote, and every field read back from the summary's
+state, passes through the sanitiser (render/untrusted.py: no HTML, no pings, no images,
+no links, nothing invisible). Only the commenter is mentioned live (`mention`), in
+answer to their own comment; anyone else is named without a ping (`person`). A reply is
+one comment per command comment; a long section collapses into `<details>`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
-from consensus.render.markdown import cell, code, escape_markdown_text, row
+from consensus.render.markdown import cell, escape_markdown_text, row
+from consensus.render.untrusted import code, escape_line, mention, person
 from consensus.settings.commands import CommandSpec, command_table, did_you_mean
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
@@ -54,7 +57,7 @@ def render_reply(comment_id: int, login: str, sections: Sequence[Section]) -> st
             ]
         else:
             lines += [f"**{mark}{section.title}**", "", body, ""]
-    lines.append(f"<sub>in answer to @{login}</sub>")
+    lines.append(f"<sub>in answer to {mention(login)}</sub>")
     return "\n".join(lines)
 
 
@@ -132,7 +135,8 @@ def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str
 def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:
     spends = " It calls paid model providers, so" if spec.spends_tokens else ""
     body = (
-        f"Sorry @{login}, `/consensus {spec.name}` needs write, maintain or admin permission "
+        f"Sorry {mention(login)}, `/consensus {spec.name}` needs write, maintain or admin "
+        "permission "
         f"on this repository (yours: {permission or 'none'}).{spends} nothing was run. "
         "A maintainer can run it for you."
     )
@@ -151,28 +155,28 @@ def explain_section(
         assert tracked is not None
         body = (
             f"{tracked.id} ({tracked.severity.value}) at {code(f'{tracked.path}:{tracked.line}')}"
-            f": {escape_markdown_text(tracked.title)}. It comes from an earlier run, whose "
+            f": {escape_line(tracked.title)}. It comes from an earlier run, whose "
             "votes are no longer kept; `/consensus review` reviews it again."
         )
         return Section(f"{tracked.id}", body)
-    title = escape_markdown_text(record.title)
+    title = escape_line(record.title)
     lines = [
         f"**{record.severity.value}** · {record.category.value} · "
         f"{code(f'{record.path}:{record.line}')} · {title}",
         "",
-        f"- status: **{record.status.value}**: {escape_markdown_text(record.reason)}",
+        f"- status: **{record.status.value}**: {escape_line(record.reason)}",
         f"- votes: {record.votes_for} of the {record.votes_of} provider families that "
         "reviewed this file reported it",
         f"- providers: {', '.join(code(p) for p in record.providers) or '(none)'}",
         f"- personas: {', '.join(code(p) for p in record.personas) or '(none)'}",
     ]
     if dismissal is not None:
-        why = f": {escape_markdown_text(dismissal.reason)}" if dismissal.reason else ""
-        lines.append(f"- dismissed by @{dismissal.by}{why}")
+        why = f": {escape_line(dismissal.reason)}" if dismissal.reason else ""
+        lines.append(f"- dismissed by {person(dismissal.by)}{why}")
     if record.members:
         lines += ["", "What each reviewer reported:"]
         lines += [
-            f"- {code(m.provider)} as {code(m.persona)}: {escape_markdown_text(m.title)}"
+            f"- {code(m.provider)} as {code(m.persona)}: {escape_line(m.title)}"
             for m in record.members
         ]
     lines += verification_lines(record)
@@ -187,11 +191,11 @@ def verification_lines(record: FindingRecord) -> list[str]:
         "",
         f"Verification: confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
         f"{note.uncertain} (needs a lead of {note.ahead_by})"
-        + (f"; {escape_markdown_text(note.note)}" if note.note else ""),
+        + (f"; {escape_line(note.note)}" if note.note else ""),
     ]
     for vote in note.votes:
         verdict = vote.verdict.value if vote.verdict is not None else "failed"
-        reason = escape_markdown_text(" ".join(vote.reason.split()))
+        reason = escape_line(vote.reason)
         lines.append(f"- {code(vote.model)} ({vote.role}): **{verdict}**: {reason}")
     return lines
 
@@ -199,9 +203,9 @@ def verification_lines(record: FindingRecord) -> list[str]:
 def verified_section(record: FindingRecord) -> Section:
     head = (
         f"{record.id} ({code(f'{record.path}:{record.line}')}, "
-        f"{escape_markdown_text(record.title)}): **{record.status.value}**"
+        f"{escape_line(record.title)}): **{record.status.value}**"
     )
-    lines = [head, "", f"- {escape_markdown_text(record.reason)}", *verification_lines(record)]
+    lines = [head, "", f"- {escape_line(record.reason)}", *verification_lines(record)]
     return Section(f"/consensus verify {record.id}", "\n".join(lines))
 
 
@@ -212,7 +216,7 @@ def personas_section(personas: Sequence[Persona], providers: Sequence[ProviderSe
     lines = ["Personas:"]
     lines += [
         f"- {code(p.id)} ({'built-in' if p.source == 'built-in' else code(p.path)}): "
-        f"{escape_markdown_text(p.focus)}"
+        f"{escape_line(p.focus)}"
         for p in personas
     ]
     lines += ["", "Providers:"]

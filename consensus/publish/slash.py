@@ -2,27 +2,36 @@
 
 A command is `/consensus <command> [args]` (or the configured mention, e.g.
 `@consensus <command>`) at the start of a line, indented at most three spaces, in any
-letter case; a comment may hold several. What Markdown shows as code or as a quotation
-is never a command: fenced code blocks, indented code, inline code spans (also across
-lines), HTML comments, `>` quotes and the lines a quote runs on into. Arguments are
-parsed strictly by a fixed grammar per command: a finding id (`F3`), a free-text reason
-for `dismiss`, a command name for `help`. Nothing else is accepted, so no command can
-name a provider, an endpoint, a prompt or a path.
+letter case; a comment may hold several. Only what a reader sees as text is a command:
+the comment is parsed as CommonMark (markdown-it-py, as GitHub's renderer parses it), and
+fenced and indented code, inline code spans (also across lines), HTML blocks, HTML
+comments, `>` quotes (and the lines a quote runs on into) never are. Raw HTML that opens
+a comment and leaves it open hides everything after it from a browser (`<!-- a --> <!--`
+then a command on the next line): those lines are hidden here too.
+
+Arguments are parsed strictly by a fixed grammar per command: a finding id (`F3`), a
+free-text reason for `dismiss`, a command name for `help`. Nothing else is accepted, so
+no command can name a provider, an endpoint, a prompt or a path. An ArgumentError's
+message is Markdown: what it quotes of the comment is in a code span (`code`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from enum import Enum
 
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline, backtick, html_inline
+from markdown_it.token import Token
+
 from consensus.model.base import Frozen
+from consensus.render.untrusted import code
 
 MAX_COMMANDS = 5  # per comment; more are reported, not run
 MAX_REASON = 300
 PREFIX = "/consensus"
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _FINDING_ID = re.compile(r"^[Ff](\d{1,5})$")
-_BACKTICKS = re.compile(r"`+")
 
 
 class Invocation(Frozen):
@@ -91,13 +100,16 @@ def find_invocations(body: str, *, mention: str | None = None) -> list[Invocatio
 
 
 def _command(shown: str, original: str, prefixes: list[str], number: int) -> Invocation | None:
-    indent = len(shown) - len(shown.lstrip(" "))
-    if indent > 3 or shown[indent : indent + 1] in ("", "\t"):
+    indent = len(original) - len(original.lstrip(" "))
+    if indent > 3 or original[indent : indent + 1] in ("", "\t"):
         return None
-    lowered = shown[indent:].lower()
+    lowered = original[indent:].lower()
+    visible = shown.lstrip(" \t").lower()
     for prefix in prefixes:
         after = lowered[len(prefix) : len(prefix) + 1]
-        if lowered.startswith(prefix) and (after == "" or after.isspace()):
+        if not (lowered.startswith(prefix) and visible.startswith(prefix)):
+            continue
+        if after == "" or after.isspace():
             rest = original[indent + len(prefix) :].strip()
             words = rest.split()
             word = words[0].lower() if words else "help"
@@ -107,72 +119,96 @@ def _command(shown: str, original: str, prefixes: list[str], number: int) -> Inv
 
 
 def _mask(lines: list[str]) -> list[str]:
-    """The lines with everything that is code, a comment or a quotation blanked out."""
-    shown = list(lines)
-    fence: str | None = None
-    in_comment = False
-    quoted = False
-    for n, line in enumerate(lines):
-        if fence is not None:
-            closing = line.strip()
-            if _FENCE.match(line) and set(closing) == {fence[0]} and len(closing) >= len(fence):
-                fence = None
-            shown[n] = ""
-            continue
-        if in_comment:
-            in_comment = "-->" not in line
-            shown[n] = ""
-            continue
-        opening = _FENCE.match(line)
-        if opening:
-            fence = opening.group(1)
-            shown[n] = ""
-            continue
-        if "<!--" in line and "-->" not in line[line.index("<!--") :]:
-            in_comment = True
-        stripped = line.lstrip(" ")
-        if stripped.startswith(">") or (quoted and stripped):
-            quoted = True  # a quote runs on to the next blank line (a lazy continuation)
-            shown[n] = ""
-            continue
-        quoted = False
-    return _mask_code_spans(shown)
+    """Each line as a reader of the rendered comment sees it: the text of paragraphs and
+    headings outside quotes, with code spans and HTML comments blanked; every other line
+    (code blocks, HTML blocks, quotes, what an unclosed HTML comment swallows) blank."""
+    shown = [""] * len(lines)
+    quoted = 0
+    hidden = False  # inside an HTML comment that raw HTML opened and left open
+    for token in _parser().parse("\n".join(lines)):
+        if token.type == "blockquote_open":
+            quoted += 1
+        elif token.type == "blockquote_close":
+            quoted -= 1
+        elif token.type == "html_block":
+            hidden = _comment_left_open(token.content, hidden)
+        elif token.type == "inline" and token.map is not None:
+            text, hidden = _mask_inline(token, hidden)
+            if quoted:
+                continue
+            for offset, line in enumerate(text.split("\n")):
+                if token.map[0] + offset < len(lines):
+                    shown[token.map[0] + offset] = line
+    return shown
 
 
-def _mask_code_spans(lines: list[str]) -> list[str]:
-    """Blank inline code spans, which may run across the lines of one paragraph."""
-    out = list(lines)
-    start = 0
-    while start < len(out):
-        if not out[start].strip():
-            start += 1
-            continue
-        end = start
-        while end < len(out) and out[end].strip():
-            end += 1
-        text = "\n".join(out[start:end])
-        masked = _mask_spans(text)
-        out[start:end] = masked.split("\n")
-        start = end
-    return out
+def _parser() -> MarkdownIt:
+    """CommonMark (GitHub's base), told to note where each code span and inline HTML lies."""
+    md = MarkdownIt("commonmark")
+    md.inline.ruler.at("backticks", _spanned(backtick))
+    md.inline.ruler.at("html_inline", _spanned(html_inline))
+    return md
 
 
-def _mask_spans(text: str) -> str:
-    chars = list(text)
-    pos = 0
-    while (opening := _BACKTICKS.search(text, pos)) is not None:
-        run = opening.group()
-        closing = next(
-            (m for m in _BACKTICKS.finditer(text, opening.end()) if m.group() == run), None
-        )
-        if closing is None:
-            pos = opening.end()
-            continue
-        for index in range(opening.start(), closing.end()):
+def _spanned(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    def noted(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not rule(state, silent):
+            return False
+        if not silent and len(state.tokens) > count:
+            state.tokens[-1].meta["span"] = (start, state.pos)
+        return True
+
+    return noted
+
+
+def _mask_inline(token: Token, hidden: bool) -> tuple[str, bool]:
+    """The paragraph's text with code spans and inline HTML blanked (newlines kept); while
+    an HTML comment is open, everything up to the inline HTML that closes it."""
+    chars = list(token.content)
+
+    def blank(start: int, end: int) -> None:
+        for index in range(start, min(end, len(chars))):
             if chars[index] != "\n":
                 chars[index] = " "
-        pos = closing.end()
-    return "".join(chars)
+
+    spans = [
+        (child, child.meta["span"])
+        for child in token.children or ()
+        if child.type in ("code_inline", "html_inline") and "span" in child.meta
+    ]
+    if hidden:
+        end = len(chars)
+        for child, (_, stop) in spans:
+            if child.type == "html_inline" and not _comment_left_open(child.content, True):
+                end, hidden = stop, False
+                break
+        blank(0, end)
+    for _, (start, stop) in spans:
+        blank(start, stop)
+    return "".join(chars), hidden
+
+
+def _comment_left_open(raw: str, inside: bool) -> bool:
+    """Whether raw HTML leaves an HTML comment open, as a browser reads it (`<!-->` and
+    `<!--->` close at once; `-->` or `--!>` close one)."""
+    pos = 0
+    while True:
+        if inside:
+            ends = [i for i in (raw.find("-->", pos), raw.find("--!>", pos)) if i >= 0]
+            if not ends:
+                return True
+            pos = min(ends) + (3 if raw.startswith("-->", min(ends)) else 4)
+            inside = False
+        else:
+            start = raw.find("<!--", pos)
+            if start < 0:
+                return False
+            pos = start + 4
+            if raw.startswith(">", pos) or raw.startswith("->", pos):
+                pos += 1 if raw.startswith(">", pos) else 2
+                continue
+            inside = True
 
 
 def parse_arguments(grammar: Grammar, invocation: Invocation, usage: str) -> Arguments:
@@ -191,7 +227,7 @@ def parse_arguments(grammar: Grammar, invocation: Invocation, usage: str) -> Arg
     match = _FINDING_ID.match(args[0])
     if match is None:
         raise ArgumentError(
-            f"'{args[0][:40]}' is not a finding id: use the ID column of the summary, e.g. F3"
+            f"{code(args[0][:40])} is not a finding id: use the ID column of the summary, e.g. F3"
         )
     finding = f"F{int(match.group(1))}"
     if grammar is Grammar.FINDING:

@@ -1,4 +1,4 @@
-"""The summary comment's hidden state: what any runner needs to answer for this PR.
+r"""The summary comment's hidden state: what any runner needs to answer for this PR.
 
 The last line of the summary comment carries it, versioned, compressed, base64:
 
@@ -14,6 +14,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 A v1 or v2 block reads as v3 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
 ever used to decide who may run a command.
+
+The block is read back from a comment, so every field is validated as it is read: ids
+match `F\d+`, fingerprints are hex, logins follow GitHub's login rules (never a team, never
+markup), roles, verdicts, severities and statuses are closed sets, free text is bounded.
+Whether the block may be believed at all (who last edited the comment) is thread.py's
+question; free text in it still goes through the sanitiser wherever it is shown.
 """
 
 from __future__ import annotations
@@ -24,11 +30,13 @@ import json
 import re
 import zlib
 from collections.abc import Sequence
+from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
 from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
 from consensus.model.report import ReportFinding
+from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 3
 READABLE_VERSIONS = frozenset({1, 2, 3})
@@ -42,34 +50,38 @@ _ID = r"^F\d{1,5}$"
 _LOGIN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?$"
 _WORKFLOW = r"^[a-z0-9][a-z0-9-]{0,39}$"
 MAX_WORKFLOWS = 20  # workflows remembered in the state, the most recently run last
+_SHA = r"^[0-9A-Za-z]{0,64}$"  # a commit (hex on GitHub; the fakes use letters too)
+_NAME = r"^\S{1,200}$"  # a provider, model, family or persona: shown as code, never parsed
+MAX_PATH = 4_096
+MAX_TITLE = 300
 
 
 class TrackedFinding(Frozen):
     """A finding an earlier run published, as the summary state remembers it."""
 
-    fingerprint: str
-    id: str
-    path: str
-    line: int
+    fingerprint: str = Field(pattern=_FINGERPRINT)
+    id: str = Field(pattern=_ID)
+    path: str = Field(max_length=MAX_PATH)
+    line: int = Field(ge=0)
     severity: Severity
-    title: str
+    title: str = Field(max_length=MAX_TITLE)
     inline: bool
     resolved: bool = False
-    resolved_reason: str = ""
+    resolved_reason: str = Field(default="", max_length=MAX_REASON)
 
 
 class MemberNote(Frozen):
     """One provider's report inside a cluster: who said it, as which persona, in what words."""
 
-    provider: str
-    family: str
-    persona: str
-    title: str = Field(max_length=300)
+    provider: str = Field(pattern=_NAME)
+    family: str = Field(pattern=_NAME)
+    persona: str = Field(pattern=_NAME)
+    title: str = Field(max_length=MAX_TITLE)
 
 
 class VoteNote(Frozen):
-    model: str
-    role: str
+    model: str = Field(pattern=_NAME)
+    role: Literal["inspector", "voter"]
     verdict: VerdictKind | None
     reason: str = Field(max_length=MAX_REASON + 10)
 
@@ -80,8 +92,8 @@ class VerificationNote(Frozen):
     uncertain: int = 0
     ahead_by: int = 0
     votes: tuple[VoteNote, ...] = ()
-    note: str = ""
-    requested_by: str = ""  # set when `/consensus verify` asked for it
+    note: str = Field(default="", max_length=MAX_REASON + 10)
+    requested_by: str = Field(default="", pattern=f"{LOGIN}|^$")  # who asked `/consensus verify`
 
 
 class FindingRecord(Frozen):
@@ -89,33 +101,33 @@ class FindingRecord(Frozen):
 
     id: str = Field(pattern=_ID)
     fingerprint: str = Field(pattern=_FINGERPRINT)
-    path: str
+    path: str = Field(max_length=MAX_PATH)
     line: int = Field(ge=1)
     end_line: int = Field(ge=1)
     severity: Severity
     category: Category
-    title: str
+    title: str = Field(max_length=MAX_TITLE)
     body: str = Field(max_length=MAX_RECORD_BODY + 40)
     status: Status
-    reason: str = ""
-    votes_for: int = 0
-    votes_of: int = 0
-    providers: tuple[str, ...] = ()
-    personas: tuple[str, ...] = ()
+    reason: str = Field(default="", max_length=MAX_REASON + 10)
+    votes_for: int = Field(default=0, ge=0)
+    votes_of: int = Field(default=0, ge=0)
+    providers: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
+    personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
     members: tuple[MemberNote, ...] = ()
     verification: VerificationNote | None = None
 
 
 class Dismissal(Frozen):
     fingerprint: str = Field(pattern=_FINGERPRINT)
-    id: str = ""
-    title: str = ""
-    by: str = Field(pattern=_LOGIN)
+    id: str = Field(default="", pattern=f"{_ID}|^$")
+    title: str = Field(default="", max_length=MAX_TITLE)
+    by: str = Field(pattern=LOGIN)
     reason: str = Field(default="", max_length=MAX_REASON)
 
 
 class Pause(Frozen):
-    by: str = Field(pattern=_LOGIN)
+    by: str = Field(pattern=LOGIN)
 
 
 class WorkflowState(Frozen):
@@ -129,7 +141,7 @@ class WorkflowState(Frozen):
 
 class PublishState(Frozen):
     version: int = STATE_VERSION
-    head_sha: str = ""
+    head_sha: str = Field(default="", pattern=_SHA)
     findings: tuple[TrackedFinding, ...] = ()
     records: tuple[FindingRecord, ...] = ()
     dismissed: tuple[Dismissal, ...] = ()

@@ -1,13 +1,20 @@
 """The part of the summary comment that slash commands change: pause, dismissals, and
 findings verified on request. Rendered from the hidden state by a full review and by a
 command alike, between two hidden markers, so a command can rewrite it (and the state
-line) in place without the report that made the rest of the page."""
+line) in place without the report that made the rest of the page.
+
+Every field shown here was read back from a comment: titles and reasons go through the
+sanitiser, logins are named without a ping (`person`), ids and fingerprints were
+validated when the state was read (publish/state.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from consensus.publish.state import PublishState, encode_state, state_line_present
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.render.markdown import cell, code, escape_markdown_text, row
+from consensus.render.markdown import cell, row
+from consensus.render.untrusted import code, escape_line, person
 
 START = "<!-- consensus:commands -->"
 END = "<!-- /consensus:commands -->"
@@ -19,7 +26,7 @@ def command_section(state: PublishState) -> list[str]:
     if state.paused is not None:
         out += [
             "> [!NOTE]",
-            f"> Automatic reviews are **paused** on this PR (by @{state.paused.by}). "
+            f"> Automatic reviews are **paused** on this PR (by {person(state.paused.by)}). "
             "`/consensus resume` restarts them; `/consensus review` runs one now.",
             "",
         ]
@@ -31,9 +38,9 @@ def command_section(state: PublishState) -> list[str]:
             assert note is not None
             out.append(
                 f"- **{record.id}** {code(f'{record.path}:{record.line}')} "
-                f"{escape_markdown_text(record.title)}: **{record.status.value}** "
+                f"{escape_line(record.title)}: **{record.status.value}** "
                 f"(confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
-                f"{note.uncertain}; asked by @{note.requested_by})"
+                f"{note.uncertain}; asked by {person(note.requested_by)})"
             )
         out.append("")
     if state.dismissed:
@@ -48,9 +55,9 @@ def command_section(state: PublishState) -> list[str]:
                 row(
                     [
                         item.id or "-",
-                        cell(escape_markdown_text(item.title or item.fingerprint), raw=True),
-                        f"@{item.by}",
-                        cell(escape_markdown_text(item.reason or "(no reason given)"), raw=True),
+                        cell(item.title or item.fingerprint),
+                        person(item.by),
+                        cell(item.reason or "(no reason given)"),
                     ]
                 )
             )
@@ -74,13 +81,20 @@ def rewrite_summary(body: str, state: PublishState) -> str:
     return "\n".join([*lines, encode_state(state)])
 
 
-def new_summary(state: PublishState) -> str:
-    """A summary comment for a PR no review has published yet (e.g. paused at once)."""
+def new_summary(state: PublishState, notices: Sequence[str] = ()) -> str:
+    """A summary comment with no review on it: for a PR no review has published yet (e.g.
+    paused at once), or in place of one someone else edited (`notices` say so)."""
+    warned = [
+        line for notice in notices for line in ("> [!CAUTION]", f"> {escape_line(notice)}", "")
+    ]
     lines = [
         SUMMARY_MARKER,
         "## consensus review",
         "",
-        "No review has been published on this PR yet.",
+        *warned,
+        "No review has been published on this PR yet."
+        if not notices
+        else "No review is shown: `/consensus review` publishes one.",
         "",
         *command_section(state),
         encode_state(state),

@@ -22,8 +22,6 @@ from consensus.publish.workflow_section import end_marker, start_marker
 from consensus.render.markdown import (
     agreement,
     cell,
-    code,
-    escape_markdown_text,
     findings_table,
     providers_table,
     row,
@@ -36,6 +34,7 @@ from consensus.render.text import (
     providers_answered,
     quorum_warning,
 )
+from consensus.render.untrusted import code, escape_line
 
 GITHUB_LIMIT = 65_536
 BUDGET = 60_000  # room left for the state line and a safety margin
@@ -62,7 +61,9 @@ def _where(placed: PlacedFinding) -> str:
     return f"{where}: {placed.note}" if placed.note else where
 
 
-def _headline(report: Report, plan: PublishPlan, head_sha: str) -> list[str]:
+def _headline(
+    report: Report, plan: PublishPlan, head_sha: str, notices: Sequence[str]
+) -> list[str]:
     open_ = _open(plan)
     new = sum(1 for p in open_ if p.placement is Placement.INLINE)
     earlier = sum(1 for p in open_ if p.placement is Placement.INLINE_EARLIER)
@@ -79,9 +80,11 @@ def _headline(report: Report, plan: PublishPlan, head_sha: str) -> list[str]:
         f"head {code(head_sha[:12])}",
     ]
     out = ["## consensus review", "", " · ".join(parts), ""]
+    for notice in notices:
+        out += ["> [!CAUTION]", f"> {escape_line(notice)}", ""]
     warning = quorum_warning(report)
     if warning:
-        out += ["> [!WARNING]", f"> **{escape_markdown_text(warning)}**", ""]
+        out += ["> [!WARNING]", f"> **{escape_line(warning)}**", ""]
     if report.budget_exhausted:
         out += ["> [!WARNING]", "> **The budget ran out: the review is incomplete.**", ""]
     return out
@@ -98,7 +101,7 @@ def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
                     finding.id,
                     finding.severity.value,
                     cell(code(location(finding)), raw=True),
-                    cell(escape_markdown_text(finding.title, allowed_links=links), raw=True),
+                    cell(escape_line(finding.title, allowed_links=links), raw=True),
                     agreement(finding),
                     cell(_where(item)),
                 ]
@@ -208,8 +211,8 @@ def _coverage(report: Report, notes: Sequence[str]) -> list[str]:
         seen = plural(len(provider.files_seen), "file")
         out.append(f"- {code(provider.model)} ({provider.status}): {seen}: {files}")
     for skipped in report.skipped_files:
-        out.append(f"- skipped {code(skipped.path)}: {escape_markdown_text(skipped.reason)}")
-    out += [f"- {escape_markdown_text(note)}" for note in notes]
+        out.append(f"- skipped {code(skipped.path)}: {escape_line(skipped.reason)}")
+    out += [f"- {escape_line(note)}" for note in notes]
     return [*out, "", "</details>", ""]
 
 
@@ -220,14 +223,16 @@ def render_summary(
     head_sha: str,
     notes: Sequence[str] = (),
     links: Sequence[str] = (),
+    notices: Sequence[str] = (),
     with_state: bool = True,
     workflows: Sequence[Sequence[str]] = (),
 ) -> str:
-    """The summary comment's body; `notes` are coverage notes from the edge (patches…);
+    """The summary comment's body; `notes` are coverage notes from the edge (patches…),
+    `notices` what the reader must see first (a state block someone else edited, ignored);
     `workflows`: the saved workflows' sections already on the page, carried over as they are."""
     open_ = _open(plan)
     sections: list[list[str]] = [
-        _headline(report, plan, head_sha),
+        _headline(report, plan, head_sha, notices),
         command_section(plan.state),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
         _summary_only(open_, links) + _carried(plan),
@@ -235,7 +240,7 @@ def render_summary(
         _kept_out(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
         _coverage(report, notes),
-        [f"- {escape_markdown_text(line)}" for line in context_lines(report)] + [""],
+        [f"- {escape_line(line)}" for line in context_lines(report)] + [""],
         [line for section in workflows for line in (*section, "")],
     ]
     footer = [f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>"]
@@ -279,14 +284,14 @@ def render_workflow_section(
     """A saved workflow's section of the summary comment, markers included: its counts, its
     open findings, what it resolved and kept out; at most `budget` characters."""
     name = plan.workflow
-    headline = _headline(report, plan, head_sha)[2:]  # without the page's own heading
+    headline = _headline(report, plan, head_sha, ())[2:]  # without the page's own heading
     open_ = _open(plan)
     parts: list[list[str]] = [
         [
             start_marker(name),
-            f"### Workflow {code(name)}: {escape_markdown_text(title)}",
+            f"### Workflow {code(name)}: {escape_line(title)}",
             "",
-            f"*{escape_markdown_text(description)}* · `/consensus {name}` runs it again. Its "
+            f"*{escape_line(description)}* · `/consensus {name}` runs it again. Its "
             "findings are its own: they never resolve, dismiss or repeat the default review's.",
             "",
             *headline,

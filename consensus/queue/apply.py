@@ -7,11 +7,11 @@ completes it.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Collection
 
 from consensus.errors import GitHubError
 from consensus.model.base import Frozen
 from consensus.ports import GitHubPort, Log
+from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.observe import load_settings, observe
 from consensus.queue.plan import (
     ChangeKind,
@@ -38,13 +38,13 @@ def reconcile(
     apply: bool,
     log: Log,
     config: str = ".consensus.yml",
-    trusted: Collection[str] = (),
+    identity: Identity = ACTIONS,
     settings: Settings | None = None,
 ) -> QueueRun:
     """Observe, decide, plan; with `apply`, write the plan. Idempotent."""
     branch = host.default_branch()
     settings = settings or load_settings(host, branch, config)
-    rules, agents = observe(host, settings, branch, trusted)
+    rules, agents = observe(host, settings, branch, identity)
     view = decide(agents, rules)
     changes = plan_changes(view, {a.pull.number: a for a in agents})
     if not apply:
@@ -92,9 +92,9 @@ def queue_markdown(
     host: GitHubPort,
     *,
     config: str = ".consensus.yml",
-    trusted: Collection[str] = (),
+    identity: Identity = ACTIONS,
     now: datetime.datetime | None = None,
 ) -> str:
     """The queue as Markdown, read-only: what `/consensus queue` replies."""
-    run = reconcile(host, apply=False, log=lambda line: None, config=config, trusted=trusted)
+    run = reconcile(host, apply=False, log=lambda line: None, config=config, identity=identity)
     return render_queue_markdown(run.view, now or datetime.datetime.now(datetime.timezone.utc))

@@ -2,17 +2,17 @@
 
 GitHub is the state (labels, reviews, review requests, our comments); the queue keeps
 none. Requests: one page per 100 open PRs, the config and CODEOWNERS, then two per agent
-PR (comments, files) and one more for admitted or sent-back ones (reviews): linear in
-open agent PRs.
+PR (comments, files), one more when it carries our summary (who last edited it: a state
+someone else wrote is not believed) and one more for admitted or sent-back ones
+(reviews): linear in open agent PRs. "Ours" is the run's identity, never any bot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 
 from consensus.ports import GitHubPort, HostComment, HostReview, OpenPull, PullFile
-from consensus.publish.thread import read_thread
+from consensus.publish.thread import Identity, load_thread
 from consensus.queue.codeowners import CODEOWNERS_PATHS, OwnerRule, parse_codeowners
 from consensus.queue.plan import (
     COMMENT_MARKER,
@@ -47,10 +47,6 @@ def load_codeowners(host: GitHubPort, branch: str) -> tuple[OwnerRule, ...]:
     return ()
 
 
-def _ours(author: str, is_bot: bool, trusted: Collection[str]) -> bool:
-    return is_bot or author in trusted
-
-
 def _files(files: list[PullFile]) -> tuple[FileChange, ...]:
     return tuple(
         FileChange(
@@ -64,23 +60,23 @@ def _files(files: list[PullFile]) -> tuple[FileChange, ...]:
     )
 
 
-def _queue_comment(comments: list[HostComment], trusted: Collection[str]) -> QueueComment | None:
+def _queue_comment(comments: list[HostComment], identity: Identity) -> QueueComment | None:
     for c in comments:
-        if _ours(c.author, c.author_is_bot, trusted) and c.body.startswith(COMMENT_MARKER):
+        if identity.owns(c.author) and c.body.startswith(COMMENT_MARKER):
             return QueueComment(id=c.id, body=c.body)
     return None
 
 
 def observe_pull(
-    host: GitHubPort, pull: OpenPull, rules: QueueRules, trusted: Collection[str]
+    host: GitHubPort, pull: OpenPull, rules: QueueRules, identity: Identity
 ) -> AgentPull:
-    """One agent PR: its gate result (summary state), files, queue comment, and — when it
-    is admitted or sent back — its reviews."""
+    """One agent PR: its gate result (summary state, believed only if we edited it last),
+    files, queue comment, and — when it is admitted or sent back — its reviews."""
     if pull.draft:
         comments = host.issue_comments(pull.number) if pull.labels & set(LABELS.values()) else []
-        return AgentPull(pull=pull, comment=_queue_comment(comments, trusted))
+        return AgentPull(pull=pull, comment=_queue_comment(comments, identity))
     comments = host.issue_comments(pull.number)
-    thread = read_thread(comments, [], trusted_authors=trusted)
+    thread = load_thread(host, pull.number, identity, issue_comments=comments)
     findings = tuple(
         GateFinding(id=t.id, severity=t.severity, title=t.title, path=t.path, line=t.line)
         for t in thread.state.findings
@@ -91,31 +87,32 @@ def observe_pull(
         reviewed_head=thread.state.head_sha or None,
         findings=findings,
         files=_files(host.pull_files(pull.number)),
-        comment=_queue_comment(comments, trusted),
+        comment=_queue_comment(comments, identity),
     )
     blocked = agent.reviewed_head == pull.head_sha and blocking_findings(
         agent, rules.request_changes_on
     )
     if not blocked and LABELS[QueueStatus.READY] not in pull.labels:
         return agent
-    return agent.model_copy(update=_reviews(host.pull_reviews(pull.number), trusted))
+    return agent.model_copy(update=_reviews(host.pull_reviews(pull.number), identity))
 
 
-def _reviews(reviews: list[HostReview], trusted: Collection[str]) -> dict[str, Any]:
-    ours = [r for r in reviews if _ours(r.author, r.author_is_bot, trusted)]
+def _reviews(reviews: list[HostReview], identity: Identity) -> dict[str, Any]:
+    ours = [r for r in reviews if identity.owns(r.author)]
     return {
         "gate_review_heads": frozenset(
             r.commit_sha for r in ours if r.state in ("CHANGES_REQUESTED", "DISMISSED")
         ),
         "dismissed_heads": frozenset(r.commit_sha for r in ours if r.state == "DISMISSED"),
         "human_reviewed": any(
-            not _ours(r.author, r.author_is_bot, trusted) and r.state != "PENDING" for r in reviews
+            not r.author_is_bot and not identity.owns(r.author) and r.state != "PENDING"
+            for r in reviews
         ),
     }
 
 
 def observe(
-    host: GitHubPort, settings: Settings, branch: str, trusted: Collection[str]
+    host: GitHubPort, settings: Settings, branch: str, identity: Identity
 ) -> tuple[QueueRules, list[AgentPull]]:
     rules = QueueRules(
         queue=settings.queue,
@@ -123,7 +120,7 @@ def observe(
         codeowners=load_codeowners(host, branch),
     )
     pulls = [p for p in host.open_pulls() if is_agent(p, settings.queue)]
-    return rules, [observe_pull(host, p, rules, trusted) for p in pulls]
+    return rules, [observe_pull(host, p, rules, identity) for p in pulls]
 
 
 # --------------------------------------------------------------------------- the Action

@@ -27,7 +27,8 @@ from consensus.queue.standing import (
     QueueStatus,
     QueueView,
 )
-from consensus.render.markdown import code, escape_markdown_text
+from consensus.render.markdown import cell
+from consensus.render.untrusted import code, escape_line
 
 COMMENT_MARKER = "<!-- consensus:queue -->"
 GATE_MARKER = "<!-- consensus:queue-gate head={head} -->"
@@ -169,7 +170,7 @@ def gate_review_body(blocking: Sequence[GateFinding], head_sha: str) -> str:
         "",
     ]
     for finding in blocking:
-        title = escape_markdown_text(" ".join(finding.title.split()))
+        title = escape_line(finding.title)
         lines.append(
             f"- **{finding.severity.value}** · {title} ({code(f'{finding.path}:{finding.line}')}"
             f", {finding.id})"
@@ -230,7 +231,7 @@ def render_queue_markdown(view: QueueView, now: datetime.datetime) -> str:
     lines.append("|" + "---|" * len(HEADERS))
     for entry in view.entries:
         cells = _cells(entry, now)
-        cells[1] = code(entry.author)
+        cells[1] = cell(code(entry.author), raw=True)
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -20,7 +20,7 @@ ENV_INPUTS = {
     "on_no_review": "CONSENSUS_ON_NO_REVIEW",
     "review_drafts": "CONSENSUS_REVIEW_DRAFTS",
     "post_interval_s": "CONSENSUS_POST_INTERVAL",  # not an input: tests set 0
-    "trusted_login": "CONSENSUS_TRUSTED_LOGIN",  # not an input: a PAT user's login
+    "trusted_login": "CONSENSUS_TRUSTED_LOGIN",  # a GitHub App's name[bot] (publish/thread.py)
     "full_review": "CONSENSUS_FULL_REVIEW",
     "workflow": "CONSENSUS_WORKFLOW",
 }
