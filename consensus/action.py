@@ -35,6 +35,7 @@ from consensus.action_publish import (
 )
 from consensus.config import Settings, parse_settings, resolve_providers, unavailable_providers
 from consensus.errors import ConfigError, ConsensusError, DiffError, UsageError
+from consensus.model_adapters import model_client, needed_keys, token_counter
 from consensus.models import Report, ReviewDiff
 from consensus.ports import (
     CommandHost,
@@ -308,8 +309,6 @@ def _settings(host: PullRequestHost, info: PullRequestInfo, inputs: ActionInputs
 
 
 def _no_keys(settings: Settings, env: Mapping[str, str]) -> bool:
-    from consensus.llm_client import needed_keys
-
     try:
         providers = resolve_providers(settings, env)
     except ConfigError:
@@ -374,7 +373,6 @@ def _review(
 ) -> Report:
     """The review, through the run journal like `consensus review` (resume, replay)."""
     from consensus.config import duplicate_model_warnings
-    from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter, needed_keys
     from consensus.progress import LogProgress
     from consensus.runner import ReviewJob, open_journal, run_review
 
@@ -399,8 +397,8 @@ def _review(
             run_review(
                 job,
                 journal=journal,
-                client=LiteLLMClient(env),
-                counter=LiteLLMTokenCounter(),
+                client=model_client(env),
+                counter=token_counter(),
                 source=_source(host, info, workspace),
                 observers=[LogProgress(sys.stderr)],
                 log=log,

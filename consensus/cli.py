@@ -18,6 +18,7 @@ import click
 
 from consensus import __version__
 from consensus.errors import ConsensusError, ReviewImpossible, UsageError
+from consensus.model_adapters import model_client, needed_keys, token_counter
 
 if TYPE_CHECKING:
     from consensus.config import LoadedConfig, ProviderSettings, Settings
@@ -114,7 +115,6 @@ def review(
     from consensus.config import duplicate_model_warnings, unavailable_providers
     from consensus.events import EventLog
     from consensus.ingest import ingest
-    from consensus.llm_client import LiteLLMClient, LiteLLMTokenCounter, needed_keys
     from consensus.personas import load_personas, select_personas
     from consensus.runner import ReviewJob, open_journal, run_review
 
@@ -170,8 +170,8 @@ def review(
             run_review(
                 job,
                 journal=journal,
-                client=LiteLLMClient(os.environ),
-                counter=LiteLLMTokenCounter(),
+                client=model_client(os.environ),
+                counter=token_counter(),
                 source=_source(root, head, diff_path),
                 observers=[observer],
                 events=EventLog(events_file) if events_file else None,

@@ -12,6 +12,7 @@ import click
 
 from consensus.cli import _emit, _handles_errors, _logger, _report_options, cli
 from consensus.errors import UsageError
+from consensus.model_adapters import token_counter
 
 
 @cli.command()
@@ -22,13 +23,12 @@ def replay(run_id: str, fmt: str, output: Path | None) -> None:
     """Re-derive every decision of a run from its journal, calling no model."""
     import asyncio
 
-    from consensus.llm_client import LiteLLMTokenCounter
     from consensus.runner import open_journal, replay_run
 
     log = _logger()
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     try:
-        report = asyncio.run(replay_run(run_id, journal=journal, counter=LiteLLMTokenCounter()))
+        report = asyncio.run(replay_run(run_id, journal=journal, counter=token_counter()))
     finally:
         journal.close()
     _emit(report, fmt, output, log)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from consensus.command_replies import Section, verified_section
 from consensus.errors import ConsensusError
+from consensus.model_adapters import model_client, needed_keys
 from consensus.models import Cluster, Finding, ReviewDiff, ScoredCluster
 from consensus.thread_state import FindingRecord, VerificationNote, VoteNote
 
@@ -51,7 +52,6 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     from consensus.detections import PROVIDER
     from consensus.guard import GuardedClient
     from consensus.ledger import Ledger
-    from consensus.llm_client import LiteLLMClient, needed_keys
     from consensus.verify import verify
 
     if any(m.provider == PROVIDER for m in record.members):
@@ -71,7 +71,7 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
             diff=diff,
             panel=panel,
             settings=settings,
-            client=GuardedClient(LiteLLMClient(context.env), ledger),
+            client=GuardedClient(model_client(context.env), ledger),
             ledger=ledger,
             source=_source(context.host, context.info, workspace),
         )

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from consensus.config import ProviderSettings, unavailable_providers
-from consensus.llm_client import LiteLLMClient, needed_keys
+from consensus.model_adapters import model_client, needed_keys
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 
 
@@ -46,5 +46,5 @@ async def check_provider(
 async def check_providers(
     providers: Sequence[ProviderSettings], env: Mapping[str, str]
 ) -> list[ProviderCheck]:
-    client = LiteLLMClient(env, attempts=1)
+    client = model_client(env, attempts=1)
     return list(await asyncio.gather(*(check_provider(p, env, client) for p in providers)))
