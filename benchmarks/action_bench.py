@@ -562,6 +562,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="consensus-action-bench-"))
     print(f"consensus overhead benchmark · {args.files} files · {len(MODELS)} providers × ")
     print(f"  {len(PERSONAS)} personas · concurrency 8 · best of {args.runs} unless stated")
+    print(f"  machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
     try:
         with ProviderProcess(0.3, work) as fast:
             print("\nStart-up")
@@ -636,6 +637,7 @@ def main() -> None:
         row("cold and warm runs: byte-identical JSON report", "yes" if same else "NO", "yes", same)
         row("cached venv size (MB; a runner downloads it)", f"{venv_mb:.0f}")
     finally:
+        print(f"  (load average {os.getloadavg()[0]:.1f} at the end)")
         shutil.rmtree(work, ignore_errors=True)
 
 
