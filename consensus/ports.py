@@ -309,3 +309,7 @@ class QueueWriter(Protocol):
 
 class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, Protocol):
     """Every role at once: what a run holds, and hands out role by role."""
+
+    def close(self) -> None:
+        """Release the connections the host keeps open; the run is over."""
+        ...

@@ -184,6 +184,9 @@ class FakeGitHubHost:
             raise GitHubError(f"GitHub GET pulls/{number} failed (HTTP 404)", status=404)
         return self.pulls[number]
 
+    def close(self) -> None:
+        self.writes.append("closed")
+
     # ------------------------------------------------------------------ PullReader
 
     def pull_request(self, number: int) -> PullRequestInfo:

@@ -36,6 +36,7 @@ import json
 import re
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -73,6 +74,7 @@ class Request:
     query: dict[str, str]
     status: int
     body: Any
+    time: float = dataclasses.field(default_factory=time.time)  # when it was answered
 
 
 @dataclasses.dataclass

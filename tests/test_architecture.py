@@ -52,14 +52,23 @@ def part_of(module: str) -> str:
     return pieces[1]
 
 
-def imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
-    """(module, names, line) for every import in the file, at any depth."""
+def _imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, [], node.lineno
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             yield node.module, [a.name for a in node.names], node.lineno
+
+
+# Parsed once, at collection: CPython 3.11's ast.parse can fail with "recursion depth
+# mismatch" after another test has hit a RecursionError in the same process.
+_IMPORTS = {path: list(_imports(path)) for path in MODULES.values()}
+
+
+def imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(module, names, line) for every import in the file, at any depth."""
+    return _IMPORTS[path]
 
 
 def internal_targets(module: str, names: list[str]) -> list[str]:

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import litellm
 import pytest
 import respx
 
-from consensus.adapters.llm import LiteLLMClient, _litellm, model_price
+from consensus.adapters.llm import LiteLLMClient, model_price
 from consensus.model.base import FailureKind
 from consensus.ports import CompletionRequest, Message, ModelCallError
 
@@ -23,7 +24,6 @@ ENV = {"OPENAI_KEY": "sk-test", "ANTHROPIC_KEY": "sk-ant-test"}
 @pytest.fixture(autouse=True)
 def _httpx_transport() -> Iterator[None]:
     # respx patches httpx; litellm's default aiohttp transport would slip past it.
-    litellm = _litellm()
     before = litellm.disable_aiohttp_transport
     litellm.disable_aiohttp_transport = True
     yield
@@ -98,7 +98,11 @@ def test_a_reply_brings_its_text_and_usage() -> None:
     done = complete(LiteLLMClient(ENV), request("openai/gpt-4o", "OPENAI_KEY"))
     assert done.text == '{"findings": [1]}'
     assert (done.tokens_in, done.tokens_out) == (1200, 40)
-    assert done.cost_usd > 0  # gpt-4o has a known price
+    # The price litellm computed on the way back, for these tokens at gpt-4o's rates.
+    prompt_usd, completion_usd = litellm.cost_per_token(
+        model="gpt-4o", prompt_tokens=1200, completion_tokens=40
+    )
+    assert done.cost_usd == pytest.approx(prompt_usd + completion_usd) and done.cost_usd > 0
 
 
 @respx.mock
@@ -178,6 +182,18 @@ def test_structured_output_is_requested_where_the_model_supports_it() -> None:
 
 
 @respx.mock
+def test_one_client_decides_structured_output_per_model() -> None:
+    route = respx.post(OPENAI).mock(return_value=openai_reply())
+    schema = {"type": "object", "properties": {"findings": {"type": "array"}}}
+    client = LiteLLMClient(ENV)
+    sent = []
+    for model in ("openai/gpt-4o", "openai/my-own-model", "openai/gpt-4o", "openai/my-own-model"):
+        complete(client, request(model, "OPENAI_KEY", response_schema=schema))
+        sent.append(json.loads(route.calls.last.request.content).get("response_format"))
+    assert [s and s["type"] for s in sent] == ["json_schema", None, "json_schema", None]
+
+
+@respx.mock
 def test_ollama_models_go_through_the_chat_endpoint() -> None:
     route = respx.post("http://127.0.0.1:11434/api/chat").mock(
         return_value=httpx.Response(
@@ -211,7 +227,6 @@ def test_ollama_models_go_through_the_chat_endpoint() -> None:
 def test_counting_tokens_never_downloads_a_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
     from consensus.adapters.llm import LiteLLMTokenCounter
 
-    litellm = _litellm()
     fetched: list[str] = []
     monkeypatch.setattr(  # where litellm would fetch Llama's tokenizer from Hugging Face
         litellm.utils, "_return_huggingface_tokenizer", lambda model: fetched.append(model)

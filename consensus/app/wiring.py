@@ -4,9 +4,10 @@ Faces (cli/, action/) and the app's flows ask here for a GitHub host, a model cl
 token counter, a journal, a source of head files or a diff from git; nothing else
 constructs an adapter. Tests build the same flows around the fakes in consensus.testing.
 
-PyGithub costs about 0.3 s to import and litellm several seconds: the GitHub adapter is
-imported when a host is first built, and litellm only when a model is first called
-(adapters/llm.py), so `consensus --help` and commands that call no model stay instant.
+PyGithub costs about 0.3 s to import and litellm several seconds: each adapter is imported
+here when it is first needed (`_llm`, `github_host`), so `consensus --help` and the slash
+commands that call no model (help, explain, dismiss, pause, resume, config, queue,
+personas) never load litellm.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from consensus.adapters import git
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
-from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter, needed_keys
-from consensus.adapters.llm import model_price as llm_price
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.errors import ConfigError, DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
@@ -68,27 +69,40 @@ def github_host(
 # --------------------------------------------------------------------------- models
 
 
+@cache
+def _llm() -> ModuleType:
+    """adapters/llm.py, and litellm with it (seconds): loaded once, when a model is needed."""
+    from consensus.adapters import llm
+
+    return llm
+
+
 def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> ModelClient:
     """litellm behind bounded, Retry-After-aware retries; keys from `env`."""
+    client: ModelClient
     if attempts is None:
-        return LiteLLMClient(env)
-    return LiteLLMClient(env, attempts=attempts)
+        client = _llm().LiteLLMClient(env)
+    else:
+        client = _llm().LiteLLMClient(env, attempts=attempts)
+    return client
 
 
 def token_counter() -> TokenCounter:
-    return LiteLLMTokenCounter()
+    counter: TokenCounter = _llm().LiteLLMTokenCounter()
+    return counter
 
 
 def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
-    return llm_price(model)
+    price: ModelPrice | None = _llm().model_price(model)
+    return price
 
 
 def unavailable_providers(
     providers: Sequence[ProviderSettings], env: Mapping[str, str]
 ) -> dict[str, str]:
     """model → why it will not be called (its key is missing from `env`)."""
-    return _unavailable(providers, env, needed_keys)
+    return _unavailable(providers, env, _llm().needed_keys)
 
 
 def no_provider_key(settings: Settings, env: Mapping[str, str]) -> bool:

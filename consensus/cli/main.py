@@ -142,9 +142,13 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
     log = logger()
     interval = float(os.environ.get("CONSENSUS_POST_INTERVAL") or 1.0)
     host = github_host(os.environ, log=log, write_interval_s=interval, repo=name)
-    # A personal token writes as its user; an App as the login configured for it.
-    identity = Identity.of(host.viewer_login(), os.environ.get("CONSENSUS_TRUSTED_LOGIN", ""))
-    run = reconcile(host, apply=apply_, log=log, config=config_name, identity=identity)
+    try:
+        # A personal token writes as its user; an App as the login configured for it.
+        login = os.environ.get("CONSENSUS_TRUSTED_LOGIN", "")
+        identity = Identity.of(host.viewer_login(), login)
+        run = reconcile(host, apply=apply_, log=log, config=config_name, identity=identity)
+    finally:
+        host.close()
     now = datetime.datetime.now(datetime.timezone.utc)
     if as_json:
         data = queue_json(run.view, run.changes, applied=apply_, now=now)

@@ -10,9 +10,10 @@ so one directory cannot hold two personas with the same id.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache, lru_cache
 from pathlib import Path
 
-from jinja2 import StrictUndefined, TemplateError, TemplateSyntaxError, meta
+from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -174,8 +175,7 @@ def select_personas(
 def render_persona(persona: Persona, *, paths: Sequence[str]) -> str:
     """The persona's instructions for one chunk of the diff."""
     try:
-        template = _environment().from_string(persona.template)
-        return template.render(persona=persona, paths=tuple(paths))
+        return _compiled(persona.template).render(persona=persona, paths=tuple(paths))
     except _RENDER_ERRORS as exc:
         raise ConfigError(
             persona.path,
@@ -185,6 +185,13 @@ def render_persona(persona: Persona, *, paths: Sequence[str]) -> str:
         ) from exc
 
 
+@lru_cache(maxsize=256)
+def _compiled(template: str) -> Template:
+    # Compiling costs far more than rendering: once per persona, not once per call.
+    return _environment().from_string(template)
+
+
+@cache
 def _environment() -> ImmutableSandboxedEnvironment:
     # Sandboxed: repository personas are user-written. Blocks trimmed so prose stays tidy.
     return ImmutableSandboxedEnvironment(
