@@ -114,6 +114,7 @@ class PullRequestInfo(BaseModel):
     base_repo: str
     changed_files: int = 0
     html_url: str = ""
+    labels: tuple[str, ...] = ()
 
 
 class PullFile(BaseModel):

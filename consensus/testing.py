@@ -161,7 +161,8 @@ class FakeGitHubHost:
     # ------------------------------------------------------------------ PullReader
 
     def pull_request(self, number: int) -> PullRequestInfo:
-        return self._pull(number).info
+        pull = self._pull(number)
+        return pull.info.model_copy(update={"labels": tuple(pull.labels)})
 
     def pull_files(self, number: int) -> list[PullFile]:
         return list(self._pull(number).files)

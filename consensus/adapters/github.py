@@ -222,6 +222,7 @@ class GitHubHost:
             base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
             changed_files=int(data.get("changed_files") or 0),
             html_url=str(data.get("html_url") or ""),
+            labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
         )
 
     def pull_files(self, number: int) -> list[PullFile]:

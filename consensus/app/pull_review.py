@@ -48,6 +48,7 @@ from consensus.publish.thread import PullRequestThread, read_thread
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
+    DEPENDENCY_BOTS,
     Settings,
     duplicate_model_warnings,
     parse_settings,
@@ -96,6 +97,8 @@ def review_pull_request(
     if _paused(comments, info, inputs, log):
         return 0
     settings = base_settings(host, info, inputs)
+    if _skipped(settings, info, env, event=event, log=log):
+        return 0
     fork = info.head_repo != info.base_repo
     if event == "pull_request" and fork and no_provider_key(settings, env):
         log(
@@ -235,6 +238,34 @@ def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs)
         update["max_inline_comments"] = inputs.max_inline_comments
     publish = settings.publish.model_copy(update=update)
     return settings.model_copy(update={"publish": publish})
+
+
+def _skipped(
+    settings: Settings, info: PullRequestInfo, env: Mapping[str, str], *, event: str, log: Log
+) -> bool:
+    """The base branch's `ignore` rules, and dependency-bot PRs whose run has no secrets."""
+    why = settings.ignore.reason(author=info.author, labels=info.labels, title=info.title)
+    if why is not None:
+        log(f"PR #{info.number} is not reviewed: {why} (.consensus.yml on the base branch).")
+        return True
+    bot = info.author
+    if event == "pull_request" and bot in DEPENDENCY_BOTS and no_provider_key(settings, env):
+        log(
+            f"PR #{info.number} was opened by {bot} and this pull_request run has no "
+            f"provider key{_bot_secrets(bot)}: nothing was reviewed. To skip its PRs "
+            f"quietly, list {bot} under ignore.authors in .consensus.yml."
+        )
+        return True
+    return False
+
+
+def _bot_secrets(author: str) -> str:
+    if author.startswith("dependabot"):
+        return (
+            " (GitHub gives runs that Dependabot triggers only Dependabot secrets: add the "
+            "provider keys there to review its PRs)"
+        )
+    return " (give the workflow the provider keys to review its PRs)"
 
 
 def _docs(env: Mapping[str, str]) -> str:

@@ -7,7 +7,7 @@ file, the key and the fix. Keys for providers live in the environment, never the
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -140,6 +140,61 @@ class CommandSettings(_Strict):
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
+DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
+
+
+class IgnoreSettings(_Strict):
+    """Pull requests that are not reviewed automatically (one log line, a neutral exit).
+
+    `authors`: logins (`dependabot[bot]`); `labels`: label names, compared exactly;
+    `title`: regular expressions searched in the title (`^WIP\\b`), case-sensitive unless
+    the pattern says `(?i)`. Any one match skips the PR. A `/consensus review` asked for
+    by a maintainer still runs.
+    """
+
+    authors: tuple[str, ...] = ()
+    labels: tuple[str, ...] = ()
+    title: tuple[str, ...] = ()
+
+    @field_validator("authors")
+    @classmethod
+    def _author_logins(cls, logins: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for login in logins:
+            if not re.match(_LOGIN, login):
+                raise ValueError(f"{login!r} is not a GitHub login (e.g. 'dependabot[bot]')")
+        return tuple(login.lstrip("@") for login in logins)
+
+    @field_validator("title")
+    @classmethod
+    def _title_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        import re
+
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
+        return patterns
+
+    def reason(self, *, author: str, labels: Collection[str], title: str) -> str | None:
+        """Why a PR with this author, these labels and this title is skipped; None: it is not."""
+        import re
+
+        lowered = author.lower()
+        for login in self.authors:
+            if login.lower() == lowered:
+                return f"its author {author} is in ignore.authors"
+        for label in self.labels:
+            if label in labels:
+                return f"it has the label {label!r} (ignore.labels)"
+        for pattern in self.title:
+            if re.search(pattern, title):
+                return f"its title matches {pattern!r} (ignore.title)"
+        return None
+
+
 class Settings(_Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     min_providers: int = Field(default=2, ge=1)
@@ -156,6 +211,7 @@ class Settings(_Strict):
     publish: PublishSettings = PublishSettings()
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
+    ignore: IgnoreSettings = IgnoreSettings()
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
@@ -294,6 +350,8 @@ def _fix_for(loc: Sequence[str]) -> str:
         "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
         "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
         "order": "riskiest-first or safest-first",
+        "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
+        "title": "regular expressions searched in the PR title, e.g. ['^WIP\\b']",
     }
     return fixes.get(last, "see the configuration reference in README.md")
 
