@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
+from pathspec.patterns.gitignore import GitIgnorePatternError
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
@@ -216,6 +218,20 @@ class Settings(_Strict):
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
 
+    @field_validator("paths", "exclude")
+    @classmethod
+    def _path_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        for pattern in patterns:
+            try:
+                compiled = GitIgnoreSpecPattern(pattern)
+            except GitIgnorePatternError as exc:
+                raise ValueError(f"{pattern!r} is not a .gitignore pattern: {exc}") from exc
+            if compiled.include is None:
+                raise ValueError(
+                    f"{pattern!r} matches nothing (empty, a '#' comment, or an unclosed '[')"
+                )
+        return patterns
+
     @field_validator("redact")
     @classmethod
     def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
@@ -350,6 +366,8 @@ def _fix_for(loc: Sequence[str]) -> str:
         "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
         "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
         "order": "riskiest-first or safest-first",
+        "paths": ".gitignore patterns, e.g. ['src/**', '!src/generated/**']",
+        "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
         "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
         "title": "regular expressions searched in the PR title, e.g. ['^WIP\\b']",
     }
