@@ -60,6 +60,7 @@ def plan_calls(
     personas: Sequence[Persona],
     counter: TokenCounter,
     default_window: int,
+    language: str = "en",
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
@@ -78,14 +79,18 @@ def plan_calls(
         for chunk in chunks:
             diff_text = render_chunk(chunk, diff)
             for persona in personas:
-                calls.append(_call(provider, persona, chunk, diff_text))
+                calls.append(_call(provider, persona, chunk, diff_text, language))
     rank = {p.model: n for n, p in enumerate(providers)}
     order = {p.id: n for n, p in enumerate(personas)}
     return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
 
 
-def _call(provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str) -> ReviewCall:
-    messages = review_messages(diff_text, render_persona(persona, paths=chunk.paths), chunk.paths)
+def _call(
+    provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str, language: str
+) -> ReviewCall:
+    messages = review_messages(
+        diff_text, render_persona(persona, paths=chunk.paths), chunk.paths, language=language
+    )
     request = CompletionRequest(
         model=provider.model,
         messages=messages,
@@ -186,6 +191,7 @@ async def review(
         personas=personas,
         counter=counter,
         default_window=settings.default_context_window,
+        language=settings.response_language,
     )
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
     scored = _align_and_score(run, results)

@@ -42,6 +42,35 @@ _EXAMPLE = {
 }
 
 
+# Names models know best for common tags; any other BCP 47 tag is passed as it is.
+LANGUAGE_NAMES = {
+    "ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek",
+    "es": "Spanish", "fi": "Finnish", "fr": "French", "he": "Hebrew", "hi": "Hindi",
+    "hu": "Hungarian", "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean",
+    "nl": "Dutch", "no": "Norwegian", "pl": "Polish", "pt": "Portuguese",
+    "pt-br": "Brazilian Portuguese", "pt-pt": "European Portuguese", "ro": "Romanian",
+    "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian",
+    "vi": "Vietnamese", "zh": "Chinese", "zh-cn": "Simplified Chinese",
+    "zh-tw": "Traditional Chinese",
+}  # fmt: skip
+
+
+def language_note(tag: str, fields: str) -> str:
+    """The instruction to write `fields` in the language `tag`; none for English, the default.
+
+    Only prose changes language: JSON keys, enum values, paths and quoted code stay as they
+    are, so ids, fingerprints and the report's keys do not depend on the language."""
+    if tag.lower() == "en" or tag.lower().startswith("en-"):
+        return ""
+    name = LANGUAGE_NAMES.get(tag.lower()) or LANGUAGE_NAMES.get(tag.lower().split("-")[0])
+    language = f"{name} ({tag})" if name else f"the language with the BCP 47 tag {tag}"
+    return (
+        f"Write {fields} in {language}. Everything else stays exactly as specified: the JSON "
+        'keys, the "verdict", "severity" and "category" values, file paths, and code quoted '
+        "from the diff as it appears there."
+    )
+
+
 @cache
 def _environment() -> Environment:
     return Environment(
@@ -72,9 +101,10 @@ def diff_nonce(diff_text: str) -> str:
 
 
 def review_messages(
-    diff_text: str, persona_instructions: str, paths: Sequence[str]
+    diff_text: str, persona_instructions: str, paths: Sequence[str], *, language: str = "en"
 ) -> tuple[Message, ...]:
-    """System + user messages for one (chunk, persona) review call."""
+    """System + user messages for one (chunk, persona) review call; `language` (BCP 47) is
+    the language of the findings' titles and bodies, asked for after the diff."""
     nonce = diff_nonce(diff_text)
     system = template("system.j2").render(nonce=nonce, schema=json.dumps(_EXAMPLE, indent=1))
     user = template("review.j2").render(
@@ -83,6 +113,7 @@ def review_messages(
         persona_instructions=persona_instructions.strip(),
         paths=list(paths),
         max_findings=MAX_FINDINGS,
+        language_note=language_note(language, 'the "title" and "body" of every finding'),
     )
     prefix_end = user.index(f"</diff-{nonce}>") + len(f"</diff-{nonce}>")
     return (

@@ -214,6 +214,10 @@ class Settings(_Strict):
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
     ignore: IgnoreSettings = IgnoreSettings()
+    # BCP 47 tag of the language reviewers write titles, bodies and reasons in.
+    response_language: str = Field(
+        default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
+    )
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
@@ -366,6 +370,7 @@ def _fix_for(loc: Sequence[str]) -> str:
         "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
         "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
         "order": "riskiest-first or safest-first",
+        "response_language": "a BCP 47 language tag, e.g. 'pt-BR', 'ja' or 'en'",
         "paths": ".gitignore patterns, e.g. ['src/**', '!src/generated/**']",
         "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
         "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
