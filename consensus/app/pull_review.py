@@ -43,6 +43,7 @@ from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
 from consensus.ports import GitHubPort, HostComment, Log, PullFile, PullReader, PullRequestInfo
 from consensus.publish.plan import plan_publish
+from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread, read_thread
 from consensus.review.job import ReviewJob
@@ -165,6 +166,7 @@ def review_and_publish(
         diff_paths={f.path for f in files},
         unchanged_paths={f.path for f in files} - scope if scope is not None else (),
         links=links,
+        head=head_lines(diff),
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
 

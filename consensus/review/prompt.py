@@ -36,6 +36,7 @@ _EXAMPLE = {
             "title": "one line, under 100 characters",
             "body": "why it is a problem and how to fix it (Markdown)",
             "evidence": "optional: the exact code from the diff that shows the problem",
+            "suggestion": "optional: replacement text for lines line..end_line",
             "confidence": 0.0,
         }
     ]
