@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from consensus.errors import ConfigError
-from consensus.settings.config import IgnoreSettings, parse_settings
+from consensus.settings.config import parse_settings
+from consensus.settings.scope import IgnoreSettings
 from fakes.github_server import human
 from tests import test_action_e2e as e2e
 

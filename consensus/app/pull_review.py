@@ -46,16 +46,17 @@ from consensus.publish.plan import plan_publish
 from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread, read_thread
+from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
-    DEPENDENCY_BOTS,
     Settings,
     duplicate_model_warnings,
     parse_settings,
     resolve_providers,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
+from consensus.settings.scope import DEPENDENCY_BOTS
 
 FORK_SETUP = "#fork-pull-requests"
 
@@ -270,6 +271,13 @@ def _bot_secrets(author: str) -> str:
     return " (give the workflow the provider keys to review its PRs)"
 
 
+def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
+    """The repository's guidelines from the BASE commit, redacted and capped."""
+    return collect_guidelines(
+        lambda path: host.read_file(path, info.base_sha), settings.context, settings.redact
+    )
+
+
 def _docs(env: Mapping[str, str]) -> str:
     action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
     server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
@@ -311,6 +319,7 @@ def _review(run: PullRun, diff: ReviewDiff) -> Report:
         unavailable=unavailable,
         verify=True,
         label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
+        guidelines=base_guidelines(run.host, info, settings),
     )
     journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
     try:

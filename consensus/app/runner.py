@@ -91,6 +91,7 @@ async def run_review(
         ),
         ledger=ledger,
         run_id=run_id,
+        guidelines=job.guidelines,
     )
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
@@ -118,4 +119,5 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         source=JournaledSource(journal, run_id, None),
         ledger=unlimited,
         run_id=run_id,
+        guidelines=job.guidelines,
     )

@@ -78,6 +78,7 @@ def review(
     from consensus.app.runner import run_review
     from consensus.app.wiring import (
         gitattributes,
+        guidelines_source,
         local_source,
         model_client,
         open_journal,
@@ -86,6 +87,7 @@ def review(
     )
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
+    from consensus.review.guidelines import collect_guidelines
     from consensus.review.job import ReviewJob
     from consensus.settings.config import duplicate_model_warnings
     from consensus.settings.personas import load_personas, select_personas
@@ -133,6 +135,11 @@ def review(
         unavailable=unavailable,
         verify=not no_verify,
         label=_label(root, diff_path, base, head),
+        guidelines=collect_guidelines(
+            guidelines_source(root, base, from_diff_file=diff_path is not None).read,
+            settings.context,
+            settings.redact,
+        ),
     )
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     observer = progress_observer()

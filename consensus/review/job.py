@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from consensus.model.diff import ReviewDiff
+from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
 
@@ -25,6 +26,8 @@ class ReviewJob:
     unavailable: Mapping[str, str]
     verify: bool
     label: str
+    # Read from the base branch, redacted, capped (review/guidelines.py).
+    guidelines: Guidelines = field(default_factory=Guidelines)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -37,6 +40,7 @@ class ReviewJob:
                 "unavailable": dict(self.unavailable),
                 "verify": self.verify,
                 "label": self.label,
+                "guidelines": self.guidelines.model_dump(mode="json"),
             }
         )
 
@@ -51,4 +55,5 @@ class ReviewJob:
             unavailable=data["unavailable"],
             verify=bool(data["verify"]),
             label=str(data["label"]),
+            guidelines=Guidelines.model_validate(data.get("guidelines") or {}),
         )

@@ -26,6 +26,7 @@ from consensus.model.report import Report
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
+from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.verify import needs_check
@@ -60,7 +61,7 @@ def plan_calls(
     personas: Sequence[Persona],
     counter: TokenCounter,
     default_window: int,
-    language: str = "en",
+    context: PromptContext | None = None,
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
@@ -69,6 +70,7 @@ def plan_calls(
     leaves whole chunks unreviewed by everyone rather than one provider silent), and the
     global concurrency is shared across providers from the first call.
     """
+    context = context or PromptContext()
     calls = []
     for provider in providers:
         chunks = plan_chunks(
@@ -79,17 +81,26 @@ def plan_calls(
         for chunk in chunks:
             diff_text = render_chunk(chunk, diff)
             for persona in personas:
-                calls.append(_call(provider, persona, chunk, diff_text, language))
+                calls.append(_call(provider, persona, chunk, diff_text, context))
     rank = {p.model: n for n, p in enumerate(providers)}
     order = {p.id: n for n, p in enumerate(personas)}
     return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
 
 
 def _call(
-    provider: ProviderSettings, persona: Persona, chunk: Chunk, diff_text: str, language: str
+    provider: ProviderSettings,
+    persona: Persona,
+    chunk: Chunk,
+    diff_text: str,
+    context: PromptContext,
 ) -> ReviewCall:
     messages = review_messages(
-        diff_text, render_persona(persona, paths=chunk.paths), chunk.paths, language=language
+        diff_text,
+        render_persona(persona, paths=chunk.paths),
+        chunk.paths,
+        language=context.language,
+        guidelines=context.guidelines.files,
+        path_instructions=path_instructions_for(chunk.paths, context.path_instructions),
     )
     request = CompletionRequest(
         model=provider.model,
@@ -173,6 +184,7 @@ async def review(
     source: SourceReader | None = None,
     ledger: Ledger | None = None,
     run_id: str | None = None,
+    guidelines: Guidelines | None = None,
 ) -> Report:
     """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
 
@@ -191,7 +203,11 @@ async def review(
         personas=personas,
         counter=counter,
         default_window=settings.default_context_window,
-        language=settings.response_language,
+        context=PromptContext(
+            language=settings.response_language,
+            guidelines=guidelines or Guidelines(),
+            path_instructions=settings.path_instructions,
+        ),
     )
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
     scored = _align_and_score(run, results)
@@ -205,7 +221,7 @@ async def review(
         threshold=settings.threshold,
         min_providers=settings.min_providers,
         wall_s=clock() - started,
-        notes=_notes(results),
+        notes=[*_notes(results), *(guidelines.notes if guidelines else ())],
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),

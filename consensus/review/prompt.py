@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from consensus.model.base import Category, Severity
 from consensus.model.reply import ReviewReply, VerdictReply
 from consensus.ports import Message
+from consensus.review.guidelines import GuidelineFile
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 MAX_FINDINGS = 25
@@ -102,10 +103,17 @@ def diff_nonce(diff_text: str) -> str:
 
 
 def review_messages(
-    diff_text: str, persona_instructions: str, paths: Sequence[str], *, language: str = "en"
+    diff_text: str,
+    persona_instructions: str,
+    paths: Sequence[str],
+    *,
+    language: str = "en",
+    guidelines: Sequence[GuidelineFile] = (),
+    path_instructions: Sequence[tuple[str, list[str], str]] = (),
 ) -> tuple[Message, ...]:
-    """System + user messages for one (chunk, persona) review call; `language` (BCP 47) is
-    the language of the findings' titles and bodies, asked for after the diff."""
+    """System + user messages for one (chunk, persona) review call. After the diff (the
+    cached prefix): the repository's guidelines, the `path_instructions` that match this
+    chunk's files, the persona, and the `language` (BCP 47) to write titles and bodies in."""
     nonce = diff_nonce(diff_text)
     system = template("system.j2").render(nonce=nonce, schema=json.dumps(_EXAMPLE, indent=1))
     user = template("review.j2").render(
@@ -114,6 +122,8 @@ def review_messages(
         persona_instructions=persona_instructions.strip(),
         paths=list(paths),
         max_findings=MAX_FINDINGS,
+        guidelines=list(guidelines),
+        path_instructions=list(path_instructions),
         language_note=language_note(language, 'the "title" and "body" of every finding'),
     )
     prefix_end = user.index(f"</diff-{nonce}>") + len(f"</diff-{nonce}>")

@@ -7,18 +7,23 @@ file, the key and the fix. Keys for providers live in the environment, never the
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pathspec.patterns.gitignore import GitIgnorePatternError
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.family import base_model, infer_family
+from consensus.settings.scope import (
+    LOGIN_PATTERN,
+    ContextSettings,
+    IgnoreSettings,
+    check_path_instructions,
+    check_path_patterns,
+)
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
@@ -69,7 +74,7 @@ class PublishSettings(_Strict):
     request_changes_on: Severity = Severity.CRITICAL
 
 
-_LOGIN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+_LOGIN = LOGIN_PATTERN
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
@@ -142,61 +147,6 @@ class CommandSettings(_Strict):
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
-DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
-
-
-class IgnoreSettings(_Strict):
-    """Pull requests that are not reviewed automatically (one log line, a neutral exit).
-
-    `authors`: logins (`dependabot[bot]`); `labels`: label names, compared exactly;
-    `title`: regular expressions searched in the title (`^WIP\\b`), case-sensitive unless
-    the pattern says `(?i)`. Any one match skips the PR. A `/consensus review` asked for
-    by a maintainer still runs.
-    """
-
-    authors: tuple[str, ...] = ()
-    labels: tuple[str, ...] = ()
-    title: tuple[str, ...] = ()
-
-    @field_validator("authors")
-    @classmethod
-    def _author_logins(cls, logins: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
-        for login in logins:
-            if not re.match(_LOGIN, login):
-                raise ValueError(f"{login!r} is not a GitHub login (e.g. 'dependabot[bot]')")
-        return tuple(login.lstrip("@") for login in logins)
-
-    @field_validator("title")
-    @classmethod
-    def _title_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
-
-    def reason(self, *, author: str, labels: Collection[str], title: str) -> str | None:
-        """Why a PR with this author, these labels and this title is skipped; None: it is not."""
-        import re
-
-        lowered = author.lower()
-        for login in self.authors:
-            if login.lower() == lowered:
-                return f"its author {author} is in ignore.authors"
-        for label in self.labels:
-            if label in labels:
-                return f"it has the label {label!r} (ignore.labels)"
-        for pattern in self.title:
-            if re.search(pattern, title):
-                return f"its title matches {pattern!r} (ignore.title)"
-        return None
-
-
 class Settings(_Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     min_providers: int = Field(default=2, ge=1)
@@ -214,6 +164,9 @@ class Settings(_Strict):
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
     ignore: IgnoreSettings = IgnoreSettings()
+    context: ContextSettings = ContextSettings()
+    # .gitignore pattern → extra instructions for the files it matches, after the diff.
+    path_instructions: dict[str, str] = Field(default_factory=dict)
     # BCP 47 tag of the language reviewers write titles, bodies and reasons in.
     response_language: str = Field(
         default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
@@ -225,16 +178,12 @@ class Settings(_Strict):
     @field_validator("paths", "exclude")
     @classmethod
     def _path_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in patterns:
-            try:
-                compiled = GitIgnoreSpecPattern(pattern)
-            except GitIgnorePatternError as exc:
-                raise ValueError(f"{pattern!r} is not a .gitignore pattern: {exc}") from exc
-            if compiled.include is None:
-                raise ValueError(
-                    f"{pattern!r} matches nothing (empty, a '#' comment, or an unclosed '[')"
-                )
-        return patterns
+        return check_path_patterns(patterns)
+
+    @field_validator("path_instructions")
+    @classmethod
+    def _instructions(cls, instructions: dict[str, str]) -> dict[str, str]:
+        return check_path_instructions(instructions)
 
     @field_validator("redact")
     @classmethod
@@ -370,6 +319,10 @@ def _fix_for(loc: Sequence[str]) -> str:
         "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
         "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
         "order": "riskiest-first or safest-first",
+        "guidelines": "file paths from the repository root, e.g. [AGENTS.md, CONTRIBUTING.md]",
+        "max_chars": "a number of characters from 0 to 200000, e.g. 'max_chars: 20000'",
+        "path_instructions": "a mapping of .gitignore pattern to text, e.g. "
+        "{'migrations/**': 'Check locking and reversibility.'}",
         "response_language": "a BCP 47 language tag, e.g. 'pt-BR', 'ja' or 'en'",
         "paths": ".gitignore patterns, e.g. ['src/**', '!src/generated/**']",
         "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
