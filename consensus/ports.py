@@ -155,6 +155,19 @@ class InlineComment(BaseModel):
     body: str
 
 
+class ReviewThread(BaseModel):
+    """A review thread of the PR (GraphQL): its node id, whether it is resolved and by whom,
+    and its first and last comments (the same comment when nobody replied)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    resolved: bool
+    resolved_by: str | None = None  # a login; None when unresolved or the account is gone
+    first: HostComment
+    last: HostComment
+
+
 class ReviewRejected(Exception):
     """The host refused a review as a whole (HTTP 422): nothing of it was posted."""
 
@@ -243,6 +256,14 @@ class ReviewWriter(Protocol):
     ) -> int: ...
 
     def delete_review_comment(self, comment_id: int) -> None: ...
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        """Every review thread of the PR (GraphQL `reviewThreads`)."""
+        ...
+
+    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+        """GraphQL `resolveReviewThread` (True) or `unresolveReviewThread` (False)."""
+        ...
 
 
 class Conversation(Protocol):

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from fakes import github_json
+from fakes import github_graphql, github_json
 
 JsonObject = dict[str, Any]
 BOT: JsonObject = github_json.simple_user("github-actions[bot]", ident=41898282, kind="Bot")
@@ -108,6 +108,8 @@ class Repo:
     reactions: list[JsonObject] = dataclasses.field(default_factory=list)
     permissions: dict[str, str] = dataclasses.field(default_factory=dict)
     ancestors: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # sha → history
+    # review thread id → who resolved it (None: an app, which GraphQL does not name)
+    thread_state: dict[str, str | None] = dataclasses.field(default_factory=dict)
     default_branch: str = "main"
 
 
@@ -225,6 +227,33 @@ class FakeGitHub:
             if user["login"] in pull.requested_reviewers:  # GitHub drops the request
                 pull.requested_reviewers.remove(user["login"])
             return review
+
+    def add_review_reply(
+        self, repo: str, number: int, in_reply_to: int, body: str, user: JsonObject
+    ) -> JsonObject:
+        """A reply in the review thread of comment `in_reply_to` (e.g. by human("alice"))."""
+        with self.lock:
+            parent = next(c for c in self.repo(repo).review_comments if c["id"] == in_reply_to)
+            reply = github_json.review_comment(
+                repo,
+                number,
+                self.next_id(),
+                review_id=self.next_id(),
+                comment={"path": parent["path"], "line": parent["line"], "body": body},
+                user=account(user),
+                commit=parent["commit_id"],
+                diff_hunk=parent["diff_hunk"],
+            )
+            reply.update({"in_reply_to_id": in_reply_to, "_number": number})
+            self.repo(repo).review_comments.append(reply)
+            return reply
+
+    def resolve_thread_as(self, repo: str, first_comment_id: int, login: str) -> str:
+        """A person resolves the thread of a review comment; its GraphQL id."""
+        ident = github_graphql.thread_id(first_comment_id)
+        with self.lock:
+            self.repo(repo).thread_state[ident] = login
+        return ident
 
     def close_pull(self, repo: str, number: int, *, merged: bool = False) -> None:
         with self.lock:
@@ -486,6 +515,10 @@ def _page(owner: FakeGitHub, path: str, query: dict[str, str], items: list[Any])
 
 
 def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
+    if method == "POST" and path in ("/graphql", "/api/graphql"):
+        status, answer = github_graphql.answer(owner.repos, body)
+        return status, answer, {}
+    path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
     if match is None and path == "/user":
         return 200, github_json.public_user(BOT), {}

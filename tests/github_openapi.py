@@ -1,6 +1,6 @@
-"""GitHub's published REST description (`@octokit/openapi`, api.github.com, dereferenced),
-as a checker of the requests our GitHub adapter sends and of the answers our loopback fake
-GitHub gives.
+"""GitHub's published REST description (`@octokit/openapi`, api.github.com, dereferenced)
+and GraphQL schema (`@octokit/graphql-schema`), as a checker of the requests our GitHub
+adapter sends and of the answers our loopback fake GitHub gives.
 
 `.ci/run` installs the npm packages (pinned in .ci/github-api/package-lock.json) with
 `npm ci`; where npm or the packages are missing, `description()` is None and the checks
@@ -14,6 +14,10 @@ template), then:
   dropped without a word: `team_reviewer` for `team_reviewers`);
 - an answer of the fake with a 2xx status must be a status the operation documents, and its
   body valid against that response's schema.
+
+A GraphQL request (`POST /graphql`, GHES `/api/graphql`) must be a document that GitHub's
+schema validates: every field, argument and input type exists, and the variables are used
+as declared.
 
 OpenAPI 3.0's `nullable: true` becomes `anyOf [..., null]` for jsonschema; formats are not
 checked (GitHub's own examples would fail `uri` on relative links).
@@ -30,10 +34,12 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+from graphql import GraphQLError, GraphQLSchema, build_schema, parse, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ROOT / ".ci" / "github-api" / "node_modules" / "@octokit"
 DESCRIPTION = PACKAGES / "openapi" / "generated" / "api.github.com.deref.json"
+GRAPHQL_SCHEMA = PACKAGES / "graphql-schema" / "schema.graphql"
 EXAMPLES = PACKAGES / "webhooks-examples"
 NOT_INSTALLED = (
     "GitHub's OpenAPI description (npm @octokit/openapi) is not installed: "
@@ -90,6 +96,7 @@ class GitHubDescription:
         self, method: str, path: str, query: Mapping[str, str], body: Any
     ) -> list[str]:
         """What GitHub would not accept in this request, or would silently ignore."""
+        path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
         if (method, path) in NOT_REST:
             return []
         op = self.operation(method, path)
@@ -121,6 +128,7 @@ class GitHubDescription:
 
     def response_problems(self, method: str, path: str, status: int, answer: Any) -> list[str]:
         """What in the fake's answer GitHub would not send (2xx answers only)."""
+        path = path.removeprefix("/api/v3")
         if (method, path) in NOT_REST or not 200 <= status < 300:
             return []
         op = self.operation(method, path)
@@ -151,6 +159,28 @@ def description() -> GitHubDescription | None:
     if not DESCRIPTION.is_file():
         return None
     return GitHubDescription.load()
+
+
+@functools.lru_cache(maxsize=1)
+def graphql_schema() -> GraphQLSchema | None:
+    """GitHub's GraphQL schema; None when it is not installed. (Its SDL repeats a few fields
+    and deprecates some interface fields unevenly: built as given, not re-validated.)"""
+    if not GRAPHQL_SCHEMA.is_file():
+        return None
+    text = GRAPHQL_SCHEMA.read_text(encoding="utf-8")
+    return build_schema(text, assume_valid_sdl=True, assume_valid=True)
+
+
+def graphql_problems(body: Any, schema: GraphQLSchema) -> list[str]:
+    """What GitHub's GraphQL schema rejects in one request body."""
+    query = (body or {}).get("query") if isinstance(body, dict) else None
+    if not isinstance(query, str):
+        return ["POST /graphql: no query in the body"]
+    try:
+        document = parse(query)
+    except GraphQLError as exc:
+        return [f"POST /graphql: {exc.message}"]
+    return [f"POST /graphql: {error.message}" for error in validate(schema, document)]
 
 
 def webhook_examples(event: str) -> list[tuple[str, dict[str, Any]]]:
@@ -240,6 +270,9 @@ def problems_of(requests: Iterable[Any], github: GitHubDescription) -> list[str]
     """Every problem of the recorded requests (fakes.github_server.Request) and answers."""
     out: list[str] = []
     for r in requests:
+        schema = graphql_schema() if (r.method, r.path) in NOT_REST else None
+        if schema is not None:
+            out += graphql_problems(r.body, schema)
         out += github.request_problems(r.method, r.path, r.query, r.body)
         out += github.response_problems(r.method, r.path, r.status, r.answer)
     return sorted(set(out))

@@ -21,6 +21,7 @@ import pytest
 
 from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
+from consensus.adapters.github_wire import RESOLVE_THREAD, REVIEW_THREADS, UNRESOLVE_THREAD
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
 from consensus.testing import FakeGitHubHost, FakePull
 from fakes.github_server import FakeGitHub, PullRequest, human
@@ -29,6 +30,8 @@ from tests.github_openapi import (
     NOT_INSTALLED,
     GitHubDescription,
     description,
+    graphql_problems,
+    graphql_schema,
     problems_of,
     webhook_examples,
 )
@@ -82,6 +85,9 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "create_review": lambda: host.create_review(
             1, commit_sha="h" * 40, body="review", event="COMMENT", comments=[inline]
         ),
+        # GraphQL (POST /graphql): checked against GitHub's GraphQL schema below.
+        "review_threads": lambda: host.review_threads(1),
+        "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(1)[0].id, True),
         "delete_review_comment": lambda: host.delete_review_comment(
             int(github.repos[REPO].review_comments[0]["id"])
         ),
@@ -156,6 +162,19 @@ def test_the_checker_finds_what_github_would_refuse_or_ignore(
         assert problems == []
     else:
         assert any(problem in p for p in problems), problems
+
+
+def test_our_graphql_documents_are_valid_in_githubs_schema() -> None:
+    schema = graphql_schema()
+    if schema is None:
+        pytest.skip(NOT_INSTALLED)
+    for document in (REVIEW_THREADS, RESOLVE_THREAD, UNRESOLVE_THREAD):
+        assert graphql_problems({"query": document}, schema) == []
+    wrong_input = "mutation($id: ID!) { resolveReviewThread(input: {id: $id}) { thread { id } } }"
+    assert any("threadId" in p for p in graphql_problems({"query": wrong_input}, schema))
+    no_field = '{ repository(owner: "a", name: "b") { pullRequest(number: 1) { threads { id } } } }'
+    assert graphql_problems({"query": no_field}, schema)
+    assert graphql_problems({"query": "{ unclosed"}, schema)
 
 
 def test_the_checker_finds_an_answer_github_would_not_give(

@@ -29,6 +29,9 @@ from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from consensus.adapters.github_wire import (
+    RESOLVE_THREAD,
+    REVIEW_THREADS,
+    UNRESOLVE_THREAD,
     header_value,
     host_comment,
     host_review,
@@ -41,6 +44,7 @@ from consensus.adapters.github_wire import (
     open_pull,
     pull_file,
     retry_wait,
+    review_thread,
 )
 from consensus.errors import GitHubError
 from consensus.ports import (
@@ -52,6 +56,7 @@ from consensus.ports import (
     PullFile,
     PullRequestInfo,
     ReviewRejected,
+    ReviewThread,
 )
 
 T = TypeVar("T")
@@ -389,6 +394,40 @@ class GitHubHost:
         except GitHubError as exc:
             if exc.status != 404:  # already gone: what we wanted
                 raise
+
+    # ------------------------------------------------------------------ review threads (GraphQL)
+
+    def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """One GraphQL request at /graphql (GHES: /api/graphql), retried like REST; GraphQL
+        errors in a 200 answer become a GitHubError too."""
+        url = self._client.requester.graphql_url
+        _, data = self._request("POST", url, body={"query": query, "variables": variables})
+        data = data if isinstance(data, dict) else {}
+        if data.get("errors"):
+            messages = "; ".join(str(e.get("message")) for e in data["errors"][:3])
+            raise GitHubError(
+                f"GitHub GraphQL {url} failed: {messages}",
+                fix="give the workflow 'pull-requests: write' (threads are resolved with it)",
+            )
+        return dict(data.get("data") or {})
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        owner, name = self.repo.split("/", 1)
+        threads: list[ReviewThread] = []
+        cursor: str | None = None
+        while True:
+            variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
+            data = self._graphql(REVIEW_THREADS, variables)
+            pull = ((data.get("repository") or {}).get("pullRequest")) or {}
+            page = pull.get("reviewThreads") or {}
+            threads += [t for t in map(review_thread, page.get("nodes") or ()) if t]
+            info = page.get("pageInfo") or {}
+            if not info.get("hasNextPage") or not info.get("endCursor"):
+                return threads
+            cursor = str(info["endCursor"])
+
+    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+        self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

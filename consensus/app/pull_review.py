@@ -22,6 +22,7 @@ from consensus.app.publishing import (
     exit_code,
     post_review,
     settle_concurrent_runs,
+    sync_review_threads,
     upsert_summary,
     write_outputs,
 )
@@ -170,6 +171,7 @@ def review_and_publish(
         head=head_lines(diff),
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
+    sync_review_threads(host, info.number, plan, thread.state, run.trusted, log)
 
     def page(with_state: bool) -> str:
         return render_summary(
