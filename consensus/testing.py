@@ -194,6 +194,10 @@ class FakeGitHubHost:
                 return pull.head_files[path]
         return None
 
+    def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
+        self.writes.append(f"read {len(paths)} file(s) at {ref[:12]} in one request")
+        return {path: self.read_file(path, ref) for path in paths}
+
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         prefix = path.rstrip("/") + "/"
         names = {

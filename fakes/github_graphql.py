@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
 PAGE = 100
 _OPERATION = re.compile(r"\b(query|mutation)\s+(\w+)")
+_ALIAS = re.compile(r"(\w+): object\(expression: \$(\w+)\)")
 
 
 def thread_id(first_comment_id: int) -> str:
@@ -29,6 +30,11 @@ def answer(repos: dict[str, Repo], body: Any) -> tuple[int, JsonObject]:
         if repo is None:
             return 200, _error("NOT_FOUND", "Could not resolve to a Repository")
         return 200, {"data": {"repository": _threads(repo, variables)}}
+    if name == "ConsensusReadFiles":
+        repo = repos.get(f"{variables.get('owner')}/{variables.get('name')}")
+        if repo is None:
+            return 200, _error("NOT_FOUND", "Could not resolve to a Repository")
+        return 200, {"data": {"repository": _blobs(repo, query, variables)}}
     if name in ("ConsensusResolveThread", "ConsensusUnresolveThread"):
         resolve = name == "ConsensusResolveThread"
         for repo in repos.values():
@@ -45,6 +51,17 @@ def answer(repos: dict[str, Repo], body: Any) -> tuple[int, JsonObject]:
             f"Could not resolve to a node with the global id of '{variables.get('id')}'",
         )
     return 200, _error("UNKNOWN", f"the loopback GitHub does not serve operation {name!r}")
+
+
+def _blobs(repo: Repo, query: str, variables: JsonObject) -> JsonObject:
+    """Each alias `fN: object(expression: $eN)`: the blob at "REF:path", or null."""
+    out: JsonObject = {}
+    for alias, variable in _ALIAS.findall(query):
+        ref, _, path = str(variables.get(variable) or "").partition(":")
+        text = repo.snapshots.get(ref, {}).get(path)
+        size = len(text.encode()) if text is not None else 0
+        out[alias] = None if text is None else {"text": text, "isBinary": False, "byteSize": size}
+    return out
 
 
 def _error(kind: str, message: str) -> JsonObject:

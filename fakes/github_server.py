@@ -113,6 +113,12 @@ class Repo:
     default_branch: str = "main"
 
 
+def is_write(method: str, body: Any) -> bool:
+    """Changes something: not a GET, nor a GraphQL query (a POST that only reads)."""
+    query = body.get("query") if isinstance(body, dict) else None
+    return method != "GET" and not (isinstance(query, str) and query.lstrip().startswith("query"))
+
+
 def right_lines(patch: str) -> list[set[int]]:
     """RIGHT-side lines of each hunk of a patch (GitHub's rule for review comments)."""
     hunks: list[set[int]] = []
@@ -205,7 +211,7 @@ class FakeGitHub:
             return comment
 
     def writes(self) -> list[Request]:
-        return [r for r in self.requests if r.method != "GET"]
+        return [r for r in self.requests if is_write(r.method, r.body)]
 
     def add_review(
         self, repo: str, number: int, user: JsonObject, state: str, commit_id: str = ""
@@ -262,10 +268,10 @@ class FakeGitHub:
 
     # ------------------------------------------------------------------ behaviour
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(self, method: str, path: str, body: Any = None) -> Fault | None:
         with self.lock:
             crash = self.crash_after_writes
-            if method != "GET" and crash is not None and len(self.writes()) >= crash:
+            if is_write(method, body) and crash is not None and len(self.writes()) >= crash:
                 return Fault(method, re.compile(""), 500, {}, {"message": "crash"})
             for fault in self._faults:
                 if fault.method == method and fault.path.search(path):
@@ -464,7 +470,7 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
-        fault = owner.take_fault(method, path)
+        fault = owner.take_fault(method, path, body)
         if fault is None or fault.after:
             with owner.lock:
                 status, payload, headers = _route(owner, method, path, query, body)

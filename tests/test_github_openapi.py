@@ -21,7 +21,7 @@ import pytest
 
 from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
-from consensus.adapters.github_wire import RESOLVE_THREAD, REVIEW_THREADS, UNRESOLVE_THREAD
+from consensus.adapters.github_graphql import RESOLVE_THREAD, REVIEW_THREADS, UNRESOLVE_THREAD
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
 from consensus.testing import FakeGitHubHost, FakePull
 from fakes.github_server import FakeGitHub, PullRequest, human
@@ -71,6 +71,7 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "pull_files": lambda: host.pull_files(1),
         "compare": lambda: host.compare("b" * 40, "h" * 40),
         "read_file": lambda: host.read_file(".consensus.yml", "b" * 40),
+        "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),
         "issue_comments": lambda: host.issue_comments(1),
         "review_comments": lambda: host.review_comments(1),

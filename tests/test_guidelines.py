@@ -197,8 +197,10 @@ def test_the_base_branch_guidelines_reach_every_reviewer_and_the_head_ones_never
     summary = world.bot_summary()
     assert "guidelines: CONTRIBUTING.md was cut to" in summary
     assert "guidelines: 1 secret(s) redacted in AGENTS.md" in summary
-    reads = [r for r in world.github.requests if r.path.endswith("/contents/AGENTS.md")]
-    assert reads and {r.query["ref"] for r in reads} == {world.open_pr("pr").base_sha}
+    [read] = [r for r in world.github.requests if "ConsensusReadFiles" in str(r.body)]
+    base = world.open_pr("pr").base_sha
+    expressions = {v for k, v in read.body["variables"].items() if k.startswith("e")}
+    assert expressions == {f"{base}:{path}" for path in ContextSettings().guidelines}
 
 
 cworld = ce.world  # the slash-command world: loopback GitHub, providers, an open PR

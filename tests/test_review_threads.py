@@ -193,6 +193,28 @@ def test_threads_are_read_page_by_page_and_resolved_through_graphql(
     )
 
 
+def test_several_files_are_read_in_one_graphql_request(github: FakeGitHub) -> None:
+    github.repos["acme/service"].snapshots["b" * 40] = {"AGENTS.md": "tabs", "x/y.md": "z"}
+    host = GitHubHost("acme/service", token="t", base_url=github.url, write_interval_s=0)
+    got = host.read_files(["AGENTS.md", "CLAUDE.md", "x/y.md", "../etc/passwd"], "b" * 40)
+    assert got == {"AGENTS.md": "tabs", "CLAUDE.md": None, "x/y.md": "z", "../etc/passwd": None}
+    assert [r.method for r in github.requests] == ["POST"]
+
+
+def test_files_are_read_one_by_one_when_graphql_fails(github: FakeGitHub) -> None:
+    github.repos["acme/service"].snapshots["b" * 40] = {"AGENTS.md": "tabs"}
+    github.fail_next("POST", r"graphql$", 403, message="Resource not accessible by integration")
+    lines: list[str] = []
+    host = GitHubHost(
+        "acme/service", token="t", base_url=github.url, write_interval_s=0, log=lines.append
+    )
+    assert host.read_files(["AGENTS.md", "CLAUDE.md"], "b" * 40) == {
+        "AGENTS.md": "tabs",
+        "CLAUDE.md": None,
+    }
+    assert any("reading the files one by one" in line for line in lines)
+
+
 def test_a_graphql_error_is_a_github_error(github: FakeGitHub) -> None:
     host = GitHubHost("acme/service", token="t", base_url=github.url, write_interval_s=0)
     with pytest.raises(GitHubError, match="Could not resolve to a node"):

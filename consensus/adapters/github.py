@@ -28,10 +28,16 @@ import requests
 from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from consensus.adapters.github_wire import (
+from consensus.adapters.github_graphql import (
     RESOLVE_THREAD,
     REVIEW_THREADS,
     UNRESOLVE_THREAD,
+    blob_texts,
+    files_request,
+    graphql_data,
+    thread_page,
+)
+from consensus.adapters.github_wire import (
     header_value,
     host_comment,
     host_review,
@@ -44,7 +50,6 @@ from consensus.adapters.github_wire import (
     open_pull,
     pull_file,
     retry_wait,
-    review_thread,
 )
 from consensus.errors import GitHubError
 from consensus.ports import (
@@ -254,6 +259,17 @@ class GitHubHost:
         except (binascii.Error, ValueError):
             return None
 
+    def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
+        """Several files at `ref` in one GraphQL request; file by file over REST if that fails."""
+        wanted = [p for p in dict.fromkeys(paths) if not p.startswith("/") and ".." not in p]
+        try:
+            data = self._graphql(*files_request(self.repo, wanted, ref)) if wanted else {}
+        except GitHubError as exc:
+            self._log(f"GitHub GraphQL: {exc.message}; reading the files one by one")
+            return {p: self.read_file(p, ref) for p in paths}
+        texts = blob_texts(data, wanted, MAX_FILE_BYTES)
+        return {p: texts.get(p) for p in paths}
+
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         data = self._contents(path, ref)
         if not isinstance(data, list):
@@ -402,14 +418,11 @@ class GitHubHost:
         errors in a 200 answer become a GitHubError too."""
         url = self._client.requester.graphql_url
         _, data = self._request("POST", url, body={"query": query, "variables": variables})
-        data = data if isinstance(data, dict) else {}
-        if data.get("errors"):
-            messages = "; ".join(str(e.get("message")) for e in data["errors"][:3])
-            raise GitHubError(
-                f"GitHub GraphQL {url} failed: {messages}",
-                fix="give the workflow 'pull-requests: write' (threads are resolved with it)",
-            )
-        return dict(data.get("data") or {})
+        answer, problem = graphql_data(data)
+        if problem:
+            fix = "give the workflow 'pull-requests: write' (threads are resolved with it)"
+            raise GitHubError(f"GitHub GraphQL {url} failed: {problem}", fix=fix)
+        return answer
 
     def review_threads(self, number: int) -> list[ReviewThread]:
         owner, name = self.repo.split("/", 1)
@@ -417,14 +430,10 @@ class GitHubHost:
         cursor: str | None = None
         while True:
             variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
-            data = self._graphql(REVIEW_THREADS, variables)
-            pull = ((data.get("repository") or {}).get("pullRequest")) or {}
-            page = pull.get("reviewThreads") or {}
-            threads += [t for t in map(review_thread, page.get("nodes") or ()) if t]
-            info = page.get("pageInfo") or {}
-            if not info.get("hasNextPage") or not info.get("endCursor"):
+            page, cursor = thread_page(self._graphql(REVIEW_THREADS, variables))
+            threads += page
+            if cursor is None:
                 return threads
-            cursor = str(info["endCursor"])
 
     def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
         self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})

@@ -14,7 +14,6 @@ from consensus.ports import (
     InlineComment,
     OpenPull,
     PullFile,
-    ReviewThread,
 )
 
 
@@ -133,68 +132,6 @@ def host_review(data: dict[str, Any]) -> HostReview:
         state=str(data.get("state") or ""),
         commit_sha=str(data.get("commit_id") or ""),
         body=str(data.get("body") or ""),
-    )
-
-
-# Review threads exist only in GraphQL. The first and the last comment tell whose thread it
-# is and who spoke last; `__typename` is "Bot" for apps such as github-actions[bot].
-_COMMENT = "databaseId body path line author { login __typename }"
-REVIEW_THREADS = f"""
-query ConsensusReviewThreads($owner: String!, $name: String!, $number: Int!, $cursor: String) {{
-  repository(owner: $owner, name: $name) {{
-    pullRequest(number: $number) {{
-      reviewThreads(first: 100, after: $cursor) {{
-        pageInfo {{ hasNextPage endCursor }}
-        nodes {{
-          id
-          isResolved
-          resolvedBy {{ login }}
-          first: comments(first: 1) {{ nodes {{ {_COMMENT} }} }}
-          last: comments(last: 1) {{ nodes {{ {_COMMENT} }} }}
-        }}
-      }}
-    }}
-  }}
-}}
-"""
-RESOLVE_THREAD = """
-mutation ConsensusResolveThread($id: ID!) {
-  resolveReviewThread(input: {threadId: $id}) { thread { id isResolved } }
-}
-"""
-UNRESOLVE_THREAD = """
-mutation ConsensusUnresolveThread($id: ID!) {
-  unresolveReviewThread(input: {threadId: $id}) { thread { id isResolved } }
-}
-"""
-
-
-def _thread_comment(node: dict[str, Any]) -> HostComment:
-    author = node.get("author") or {}
-    login = str(author.get("login") or "")
-    return HostComment(
-        id=int(node.get("databaseId") or 0),
-        body=str(node.get("body") or ""),
-        author=login,
-        author_is_bot=author.get("__typename") == "Bot" or login.endswith("[bot]"),
-        path=node.get("path"),
-        line=int(node["line"]) if node.get("line") else None,
-    )
-
-
-def review_thread(node: dict[str, Any]) -> ReviewThread | None:
-    """A thread from GraphQL; None for one without comments (nothing to judge it by)."""
-    first = ((node.get("first") or {}).get("nodes")) or []
-    last = ((node.get("last") or {}).get("nodes")) or []
-    if not first or not last:
-        return None
-    resolver = node.get("resolvedBy") or {}
-    return ReviewThread(
-        id=str(node["id"]),
-        resolved=bool(node.get("isResolved")),
-        resolved_by=str(resolver["login"]) if resolver.get("login") else None,
-        first=_thread_comment(first[0]),
-        last=_thread_comment(last[0]),
     )
 
 

@@ -274,10 +274,11 @@ def _bot_secrets(author: str) -> str:
 
 
 def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
-    """The repository's guidelines from the BASE commit, redacted and capped."""
-    return collect_guidelines(
-        lambda path: host.read_file(path, info.base_sha), settings.context, settings.redact
-    )
+    """The repository's guidelines from the BASE commit (one request), redacted and capped."""
+    context = settings.context
+    wanted = context.guidelines if context.max_chars else ()
+    found = host.read_files(wanted, info.base_sha) if wanted else {}
+    return collect_guidelines(found.get, context, settings.redact)
 
 
 def _docs(env: Mapping[str, str]) -> str:
