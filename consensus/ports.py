@@ -123,6 +123,7 @@ class PullRequestInfo(BaseModel):
     base_repo: str
     changed_files: int = 0
     html_url: str = ""
+    labels: tuple[str, ...] = ()
 
 
 class PullFile(BaseModel):
@@ -172,6 +173,19 @@ class InlineComment(BaseModel):
     line: int
     start_line: int | None = None
     body: str
+
+
+class ReviewThread(BaseModel):
+    """A review thread of the PR (GraphQL): its node id, whether it is resolved and by whom,
+    and its first and last comments (the same comment when nobody replied)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    resolved: bool
+    resolved_by: str | None = None  # a login; None when unresolved or the account is gone
+    first: HostComment
+    last: HostComment
 
 
 class ReviewRejected(Exception):
@@ -239,6 +253,11 @@ class PullReader(Protocol):
 
     def read_file(self, path: str, ref: str) -> str | None: ...
 
+    def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
+        """Several files at `ref` in one request (GraphQL); None for each that is missing,
+        binary or too large."""
+        ...
+
     def list_dir(self, path: str, ref: str) -> list[str] | None: ...
 
     def compare(self, base: str, head: str) -> Comparison: ...
@@ -262,6 +281,14 @@ class ReviewWriter(Protocol):
     ) -> int: ...
 
     def delete_review_comment(self, comment_id: int) -> None: ...
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        """Every review thread of the PR (GraphQL `reviewThreads`)."""
+        ...
+
+    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+        """GraphQL `resolveReviewThread` (True) or `unresolveReviewThread` (False)."""
+        ...
 
 
 class Conversation(Protocol):

@@ -39,6 +39,7 @@ from consensus.ports import (
     PullFile,
     PullRequestInfo,
     ReviewRejected,
+    ReviewThread,
 )
 
 Answer = str | ModelCallError
@@ -141,6 +142,7 @@ class FakeGitHubHost:
     writes: list[str] = field(default_factory=list)
     edits: dict[int, CommentEdit] = field(default_factory=dict)  # comment id → its last edit
     viewer_asked: int = 0  # viewer_login calls: the identity is looked up once per run
+    resolved_threads: dict[str, str] = field(default_factory=dict)  # thread id → who resolved
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup
@@ -176,6 +178,22 @@ class FakeGitHubHost:
         """Who this host's writes are made by."""
         return self.login or BOT_LOGIN
 
+    def seed_reply(self, comment_id: int, body: str, *, author: str, bot: bool = False) -> int:
+        """A reply in the review thread of comment `comment_id`, by someone else."""
+        parent = next(c for c in self.review_comment_list if c.id == comment_id)
+        reply = HostComment(
+            id=self._id(),
+            body=body,
+            author=author,
+            author_is_bot=bot,
+            path=parent.path,
+            line=parent.line,
+            in_reply_to=comment_id,
+        )
+        self.review_comment_list.append(reply)
+        self.comment_pull[reply.id] = self.comment_pull[comment_id]
+        return reply.id
+
     def _id(self) -> int:
         return next(self._ids)
 
@@ -190,7 +208,8 @@ class FakeGitHubHost:
     # ------------------------------------------------------------------ PullReader
 
     def pull_request(self, number: int) -> PullRequestInfo:
-        return self._pull(number).info
+        pull = self._pull(number)
+        return pull.info.model_copy(update={"labels": tuple(pull.labels)})
 
     def pull_files(self, number: int) -> list[PullFile]:
         return list(self._pull(number).files)
@@ -203,6 +222,10 @@ class FakeGitHubHost:
             if ref == pull.info.head_sha and path in pull.head_files:
                 return pull.head_files[path]
         return None
+
+    def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
+        self.writes.append(f"read {len(paths)} file(s) at {ref[:12]} in one request")
+        return {path: self.read_file(path, ref) for path in paths}
 
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         prefix = path.rstrip("/") + "/"
@@ -275,6 +298,34 @@ class FakeGitHubHost:
     def delete_review_comment(self, comment_id: int) -> None:
         self.review_comment_list = [c for c in self.review_comment_list if c.id != comment_id]
         self.writes.append(f"delete review comment {comment_id}")
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        """One thread per top-level review comment (`PRRT_<its id>`), its replies in order."""
+        comments = self.review_comments(number)
+        threads = []
+        for first in (c for c in comments if c.in_reply_to is None):
+            replies = [c for c in comments if c.in_reply_to == first.id]
+            thread_id = f"PRRT_{first.id}"
+            threads.append(
+                ReviewThread(
+                    id=thread_id,
+                    resolved=thread_id in self.resolved_threads,
+                    resolved_by=self.resolved_threads.get(thread_id),
+                    first=first,
+                    last=replies[-1] if replies else first,
+                )
+            )
+        return threads
+
+    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+        known = {f"PRRT_{c.id}" for c in self.review_comment_list if c.in_reply_to is None}
+        if thread_id not in known:
+            raise GitHubError(f"GitHub GraphQL: no review thread {thread_id}", status=404)
+        if resolved:
+            self.resolved_threads[thread_id] = self.acting
+        else:
+            self.resolved_threads.pop(thread_id, None)
+        self.writes.append(f"{'resolve' if resolved else 'unresolve'} thread {thread_id}")
 
     # ------------------------------------------------------------------ Conversation
 

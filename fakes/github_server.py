@@ -43,13 +43,24 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from fakes import github_graphql, github_json
+
 JsonObject = dict[str, Any]
-BOT: JsonObject = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
+BOT: JsonObject = github_json.simple_user("github-actions[bot]", ident=41898282, kind="Bot")
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_BOOKKEEPING = ("_number", "_comment", "_editor", "_last_edited_at")  # never sent
 
 
 def human(login: str) -> JsonObject:
-    return {"login": login, "id": abs(hash(login)) % 10**6, "type": "User"}
+    return github_json.simple_user(login)
+
+
+def account(user: JsonObject) -> JsonObject:
+    """A whole Simple User from a partial one (`{"login": …, "type": "Bot"}` in a test)."""
+    whole = github_json.simple_user(
+        str(user["login"]), ident=user.get("id"), kind=str(user.get("type") or "User")
+    )
+    return {**whole, **user}
 
 
 def app_bot(name: str) -> JsonObject:
@@ -75,6 +86,7 @@ class Request:
     status: int
     body: Any
     time: float = dataclasses.field(default_factory=time.time)  # when it was answered
+    answer: Any = None  # the JSON the fake answered with (None: no body, or a 304)
 
 
 @dataclasses.dataclass
@@ -108,7 +120,15 @@ class Repo:
     reactions: list[JsonObject] = dataclasses.field(default_factory=list)
     permissions: dict[str, str] = dataclasses.field(default_factory=dict)
     ancestors: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # sha → history
+    # review thread id → who resolved it (None: an app, which GraphQL does not name)
+    thread_state: dict[str, str | None] = dataclasses.field(default_factory=dict)
     default_branch: str = "main"
+
+
+def is_write(method: str, body: Any) -> bool:
+    """Changes something: not a GET, nor a GraphQL query (a POST that only reads)."""
+    query = body.get("query") if isinstance(body, dict) else None
+    return method != "GET" and not (isinstance(query, str) and query.lstrip().startswith("query"))
 
 
 def right_lines(patch: str) -> list[set[int]]:
@@ -216,7 +236,7 @@ class FakeGitHub:
 
     def writes(self) -> list[Request]:
         """Requests that change something (a GraphQL query is a POST that does not)."""
-        return [r for r in self.requests if r.method != "GET" and r.path != "/graphql"]
+        return [r for r in self.requests if is_write(r.method, r.body)]
 
     def add_review(
         self, repo: str, number: int, user: JsonObject, state: str, commit_id: str = ""
@@ -224,18 +244,47 @@ class FakeGitHub:
         """A review submitted by `user` (e.g. human("alice"), "APPROVED")."""
         with self.lock:
             pull = self.repo(repo).pulls[number]
-            review = {
-                "id": self.next_id(),
-                "user": dict(user),
-                "body": "",
-                "state": state,
-                "commit_id": commit_id or pull.head_sha,
-                "_number": number,
-            }
+            review = github_json.review(
+                repo,
+                number,
+                self.next_id(),
+                user=account(user),
+                body="",
+                state=state,
+                commit=commit_id or pull.head_sha,
+            )
+            review["_number"] = number
             self.repo(repo).reviews.append(review)
             if user["login"] in pull.requested_reviewers:  # GitHub drops the request
                 pull.requested_reviewers.remove(user["login"])
             return review
+
+    def add_review_reply(
+        self, repo: str, number: int, in_reply_to: int, body: str, user: JsonObject
+    ) -> JsonObject:
+        """A reply in the review thread of comment `in_reply_to` (e.g. by human("alice"))."""
+        with self.lock:
+            parent = next(c for c in self.repo(repo).review_comments if c["id"] == in_reply_to)
+            reply = github_json.review_comment(
+                repo,
+                number,
+                self.next_id(),
+                review_id=self.next_id(),
+                comment={"path": parent["path"], "line": parent["line"], "body": body},
+                user=account(user),
+                commit=parent["commit_id"],
+                diff_hunk=parent["diff_hunk"],
+            )
+            reply.update({"in_reply_to_id": in_reply_to, "_number": number})
+            self.repo(repo).review_comments.append(reply)
+            return reply
+
+    def resolve_thread_as(self, repo: str, first_comment_id: int, login: str) -> str:
+        """A person resolves the thread of a review comment; its GraphQL id."""
+        ident = github_graphql.thread_id(first_comment_id)
+        with self.lock:
+            self.repo(repo).thread_state[ident] = login
+        return ident
 
     def close_pull(self, repo: str, number: int, *, merged: bool = False) -> None:
         with self.lock:
@@ -244,10 +293,10 @@ class FakeGitHub:
 
     # ------------------------------------------------------------------ behaviour
 
-    def take_fault(self, method: str, path: str) -> Fault | None:
+    def take_fault(self, method: str, path: str, body: Any = None) -> Fault | None:
         with self.lock:
             crash = self.crash_after_writes
-            if method != "GET" and crash is not None and len(self.writes()) >= crash:
+            if is_write(method, body) and crash is not None and len(self.writes()) >= crash:
                 return Fault(method, re.compile(""), 500, {}, {"message": "crash"})
             for fault in self._faults:
                 if fault.method == method and fault.path.search(path):
@@ -256,48 +305,69 @@ class FakeGitHub:
         return None
 
     def _issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
-        ident = self.next_id()
-        base = f"{self.url}/repos/{repo}"
-        return {
-            "id": ident,
-            "node_id": f"IC_{ident}",
-            "url": f"{base}/issues/comments/{ident}",
-            "html_url": f"https://github.com/{repo}/pull/{number}#issuecomment-{ident}",
-            "issue_url": f"{base}/issues/{number}",
-            "body": body,
-            "user": dict(user),
-            "author_association": "NONE" if user["type"] == "Bot" else "MEMBER",
-            "created_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-01-01T00:00:00Z",
-            "_number": number,
-        }
+        comment = github_json.issue_comment(repo, number, self.next_id(), body, account(user))
+        return {**comment, "_number": number}
 
     def pull_json(self, repo: Repo, pull: PullRequest) -> JsonObject:
+        """The pull request whole, as `GET /pulls/{n}` answers (and its webhook payloads)."""
         head_repo = pull.head_repo or repo.full_name
+        full, number = repo.full_name, pull.number
+        api = f"{github_json.API}/repos/{full}"
+        html = f"{github_json.WEB}/{full}/pull/{number}"
+        closed = None if pull.state == "open" else "2026-01-02T00:00:00Z"
+        additions = sum(int(f.get("additions") or 0) for f in pull.files)
+        deletions = sum(int(f.get("deletions") or 0) for f in pull.files)
+        user = account(pull.user)
         return {
-            "url": f"{self.url}/repos/{repo.full_name}/pulls/{pull.number}",
-            "id": pull.number * 7,
-            "number": pull.number,
+            "url": f"{self.url}/repos/{full}/pulls/{number}",
+            "id": number * 7,
+            "node_id": github_json.node_id("PR", number * 7),
+            "html_url": html,
+            "diff_url": f"{html}.diff",
+            "patch_url": f"{html}.patch",
+            "issue_url": f"{api}/issues/{number}",
+            "commits_url": f"{api}/pulls/{number}/commits",
+            "review_comments_url": f"{api}/pulls/{number}/comments",
+            "review_comment_url": f"{api}/pulls/comments{{/number}}",
+            "comments_url": f"{api}/issues/{number}/comments",
+            "statuses_url": f"{api}/statuses/{pull.head_sha}",
+            "number": number,
             "state": pull.state,
-            "merged": pull.merged,
-            "created_at": pull.created_at,
-            "labels": [{"name": name} for name in repo.labels.get(pull.number, [])],
-            "requested_reviewers": [human(login) for login in pull.requested_reviewers],
-            "requested_teams": [{"slug": s, "name": s} for s in pull.requested_teams],
+            "locked": False,
             "title": pull.title,
+            "user": user,
+            "body": None,
+            "labels": [github_json.label(full, name) for name in repo.labels.get(number, [])],
+            "milestone": None,
+            "active_lock_reason": None,
+            "created_at": pull.created_at,
+            "updated_at": pull.created_at,
+            "closed_at": closed,
+            "merged_at": closed if pull.merged else None,
+            "merge_commit_sha": None,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [human(login) for login in pull.requested_reviewers],
+            "requested_teams": [_team(full, slug) for slug in pull.requested_teams],
+            "head": github_json.branch(
+                head_repo, pull.head_ref, pull.head_sha, fork=head_repo != full
+            ),
+            "base": github_json.branch(full, pull.base_ref, pull.base_sha),
+            "_links": github_json.pull_links(full, number),
+            "author_association": github_json.author_association(user),
+            "auto_merge": None,
             "draft": pull.draft,
-            "user": pull.user,
-            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}",
-            "head": {
-                "ref": pull.head_ref,
-                "sha": pull.head_sha,
-                "repo": {"full_name": head_repo, "fork": head_repo != repo.full_name},
-            },
-            "base": {
-                "ref": pull.base_ref,
-                "sha": pull.base_sha,
-                "repo": {"full_name": repo.full_name, "fork": False},
-            },
+            "merged": pull.merged,
+            "mergeable": None,
+            "rebaseable": None,
+            "mergeable_state": "unknown",
+            "merged_by": None,
+            "comments": 0,
+            "review_comments": 0,
+            "maintainer_can_modify": False,
+            "commits": 1,
+            "additions": additions,
+            "deletions": deletions,
             "changed_files": len(pull.files),
         }
 
@@ -315,35 +385,69 @@ class FakeGitHub:
         event = data.get("event") or "PENDING"
         states = {"COMMENT": "COMMENTED", "REQUEST_CHANGES": "CHANGES_REQUESTED"}
         review_id = self.next_id()
-        review = {
-            "id": review_id,
-            "node_id": f"PRR_{review_id}",
-            "user": self.acting,
-            "body": data.get("body") or "",
-            "state": states.get(event, "PENDING"),
-            "commit_id": data.get("commit_id") or pull.head_sha,
-            "_number": pull.number,
-        }
+        commit = data.get("commit_id") or pull.head_sha
+        review = github_json.review(
+            repo.full_name,
+            pull.number,
+            review_id,
+            user=self.acting,
+            body=data.get("body") or "",
+            state=states.get(event, "PENDING"),
+            commit=commit,
+        )
+        review["_number"] = pull.number
         repo.reviews.append(review)
         for comment in data.get("comments") or []:
-            ident = self.next_id()
-            repo.review_comments.append(
-                {
-                    "id": ident,
-                    "pull_request_review_id": review_id,
-                    "path": comment["path"],
-                    "line": comment["line"],
-                    "start_line": comment.get("start_line"),
-                    "side": comment.get("side", "RIGHT"),
-                    "body": comment["body"],
-                    "node_id": f"PRRC_{ident}",
-                    "user": self.acting,
-                    "commit_id": review["commit_id"],
-                    "in_reply_to_id": None,
-                    "_number": pull.number,
-                }
+            stored = github_json.review_comment(
+                repo.full_name,
+                pull.number,
+                self.next_id(),
+                review_id=review_id,
+                comment=comment,
+                user=self.acting,
+                commit=commit,
+                diff_hunk=_diff_hunk(files[comment["path"]].get("patch", ""), comment["line"]),
             )
+            repo.review_comments.append({**stored, "_number": pull.number})
         return 200, review
+
+
+def _team(full_name: str, slug: str) -> JsonObject:
+    org = full_name.split("/", 1)[0]
+    ident = github_json.stable_id(f"{org}/{slug}")
+    url = f"{github_json.API}/orgs/{org}/teams/{slug}"
+    return {
+        "id": ident,
+        "node_id": github_json.node_id("T", ident),
+        "url": url,
+        "html_url": f"{github_json.WEB}/orgs/{org}/teams/{slug}",
+        "name": slug,
+        "slug": slug,
+        "description": None,
+        "privacy": "closed",
+        "notification_setting": "notifications_enabled",
+        "permission": "pull",
+        "members_url": f"{url}/members{{/member}}",
+        "repositories_url": f"{url}/repos",
+        "parent": None,
+    }
+
+
+def _diff_hunk(patch: str, line: int) -> str:
+    """The hunk of `patch` up to `line`, as GitHub shows above a review comment."""
+    out: list[str] = []
+    current = 0
+    for text in patch.splitlines():
+        match = _HUNK.match(text)
+        if match:
+            out, current = [text], int(match.group(1))
+            continue
+        out.append(text)
+        if text[:1] in (" ", "+"):
+            if current == line:
+                return "\n".join(out)
+            current += 1
+    return "\n".join(out)
 
 
 def _comment_error(comment: JsonObject, files: dict[str, JsonObject]) -> str | None:
@@ -391,19 +495,20 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         body = json.loads(raw) if raw else None
-        fault = owner.take_fault(method, path)
+        fault = owner.take_fault(method, path, body)
         if fault is None or fault.after:
             with owner.lock:
                 status, payload, headers = _route(owner, method, path, query, body)
         if fault is not None:
             status, payload, headers = fault.status, fault.body, fault.headers
-        data = b"" if payload is None else json.dumps(_public(payload)).encode()
+        answer = None if payload is None else _public(payload)
+        data = b"" if answer is None else json.dumps(answer).encode()
         if method == "GET" and status == 200 and owner.etags:
             etag = f'W/"{hashlib.sha1(data).hexdigest()}"'
             headers = {**headers, "ETag": etag}
             if self.headers.get("If-None-Match") == etag:
-                status, data = 304, b""
-        owner.requests.append(Request(method, path, query, status, body))
+                status, data, answer = 304, b"", None
+        owner.requests.append(Request(method, path, query, status, body, answer))
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
@@ -415,14 +520,11 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _public(payload: Any) -> Any:
-    """Without the fake's own bookkeeping keys (starting with one '_'; GraphQL's `__typename`
-    stays)."""
+    """Without the fake's own bookkeeping keys (`_number`, `_comment`)."""
     if isinstance(payload, list):
         return [_public(item) for item in payload]
     if isinstance(payload, dict):
-        return {
-            k: _public(v) for k, v in payload.items() if not k.startswith("_") or k.startswith("__")
-        }
+        return {k: _public(v) for k, v in payload.items() if k not in _BOOKKEEPING}
     return payload
 
 
@@ -444,22 +546,26 @@ def _page(owner: FakeGitHub, path: str, query: dict[str, str], items: list[Any])
 
 
 def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], body: Any) -> Answer:
+    if method == "POST" and path in ("/graphql", "/api/graphql") and _asks_editor(body):
+        return _graphql(owner, body)
+    if method == "POST" and path in ("/graphql", "/api/graphql"):
+        status, answer = github_graphql.answer(owner.repos, body)
+        return status, answer, {}
+    path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
     if match is None and path == "/user":
         if owner.viewer is None:
             return 403, {"message": "Resource not accessible by integration"}, {}
         return 200, owner.viewer, {}
-    if match is None and path == "/graphql" and method == "POST":
-        return _graphql(owner, body)
     if match is None:
-        return (200, {"resources": {}}, {}) if path == "/rate_limit" else NOT_FOUND
+        return (200, github_json.rate_limit(), {}) if path == "/rate_limit" else NOT_FOUND
     repo = owner.repos.get(match.group(1))
     if repo is None:
         return NOT_FOUND
     rest = match.group(2) or ""
     route = f"{method} {rest}"
     if route == "GET ":
-        return 200, {"full_name": repo.full_name, "default_branch": repo.default_branch}, {}
+        return 200, github_json.repository(repo.full_name, default_branch=repo.default_branch), {}
     if route == "GET /pulls":
         wanted = query.get("state", "open")
         listed = [p for _, p in sorted(repo.pulls.items()) if wanted in ("all", p.state)]
@@ -469,7 +575,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         if m.group(2) not in labels:
             return 404, {"message": "Label does not exist"}, {}
         labels.remove(m.group(2))
-        return 200, [{"name": name} for name in labels], {}
+        return 200, [github_json.label(repo.full_name, name) for name in labels], {}
     if m := re.match(r"^POST /pulls/(\d+)/requested_reviewers$", route):
         pull = repo.pulls.get(int(m.group(1)))
         if pull is None:
@@ -492,7 +598,8 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         if level == "missing":  # no such user
             return NOT_FOUND
         legacy = {"maintain": "write", "triage": "read"}.get(level, level)
-        answer = {"permission": legacy, "role_name": level, "user": human(m.group(1))}
+        user = {**human(m.group(1)), "role_name": level}
+        answer = {"permission": legacy, "role_name": level, "user": user}
         return 200, answer, {}
     if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
         return _issue_comment(owner, repo, method, int(m.group(2)), body)
@@ -503,7 +610,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         repo.review_comments.remove(found[0])
         return 204, None, {}
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
-        reaction = {"id": owner.next_id(), "content": body["content"], "user": owner.acting}
+        reaction = github_json.reaction(owner.next_id(), body["content"], owner.acting)
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
         return 201, reaction, {}
     if m := re.match(r"^(GET|POST) /issues/(\d+)/comments$", route):
@@ -519,7 +626,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         for name in body["labels"]:
             if name not in labels:
                 labels.append(name)
-        return 200, [{"name": name} for name in labels], {}
+        return 200, [github_json.label(repo.full_name, name) for name in labels], {}
     if m := re.match(r"^(GET|POST) /pulls/(\d+)(/files|/comments|/reviews)?$", route):
         pull = repo.pulls.get(int(m.group(2)))
         if pull is None:
@@ -541,7 +648,8 @@ def _pull(
     if method == "GET" and what == "":
         return 200, owner.pull_json(repo, pull), {}
     if method == "GET" and what == "/files":
-        return _page(owner, path, query, pull.files[:3000])
+        files = [github_json.pull_file(repo.full_name, pull.head_sha, f) for f in pull.files]
+        return _page(owner, path, query, files[:3000])
     if method == "GET" and what == "/comments":
         mine = [c for c in repo.review_comments if c["_number"] == pull.number]
         return _page(owner, path, query, mine)
@@ -570,6 +678,11 @@ def _edited(comment: JsonObject, body: str, user: JsonObject) -> None:
     comment["body"] = body
     comment["updated_at"] = comment["_last_edited_at"] = "2026-01-02T00:00:00Z"
     comment["_editor"] = dict(user)
+
+
+def _asks_editor(body: Any) -> bool:
+    query = str((body or {}).get("query") or "") if isinstance(body, dict) else ""
+    return "lastEditedAt" in query and "editor" in query
 
 
 def _graphql(owner: FakeGitHub, body: Any) -> Answer:
@@ -617,7 +730,10 @@ def _compare(repo: Repo, base: str, head: str) -> Answer:
         removed = sum(1 for line in body if line.startswith("-"))
         item = {"filename": path, "status": word, "additions": added, "deletions": removed}
         files.append({**item, "changes": added + removed, "patch": "\n".join(body)})
-    return 200, {"status": status, "ahead_by": 1, "files": files[:300]}, {}
+    comparison = github_json.comparison(
+        repo.full_name, base, head, status=status, files=files[:300]
+    )
+    return 200, comparison, {}
 
 
 def _contents(repo: Repo, path: str, ref: str) -> Answer:
@@ -627,31 +743,20 @@ def _contents(repo: Repo, path: str, ref: str) -> Answer:
     path = path.strip("/")
     if path in files:
         data = files[path].encode()
-        return (
-            200,
-            {
-                "type": "file",
-                "encoding": "base64",
-                "size": len(data),
-                "name": path.rsplit("/", 1)[-1],
-                "path": path,
-                "sha": f"blob{abs(hash(data)) % 10**8}",
-                "content": base64.encodebytes(data).decode(),
-            },
-            {},
-        )
+        entry = github_json.content(repo.full_name, ref, path, kind="file", size=len(data))
+        encoded = {"content": base64.encodebytes(data).decode(), "encoding": "base64"}
+        return 200, {**entry, **encoded}, {}
     prefix = f"{path}/" if path else ""
     children = {p[len(prefix) :].split("/", 1)[0]: p for p in files if p.startswith(prefix)}
     if not children:
         return NOT_FOUND
-    listing = [
-        {
-            "type": "dir" if "/" in full[len(prefix) :] else "file",
-            "name": name,
-            "path": f"{prefix}{name}",
-        }
-        for name, full in sorted(children.items())
-    ]
+    listing = []
+    for name, full in sorted(children.items()):
+        kind = "dir" if "/" in full[len(prefix) :] else "file"
+        size = len(files[full].encode()) if kind == "file" else 0
+        listing.append(
+            github_json.content(repo.full_name, ref, f"{prefix}{name}", kind=kind, size=size)
+        )
     return 200, listing, {}
 
 

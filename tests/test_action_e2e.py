@@ -17,7 +17,7 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from fakes.github_server import FakeGitHub, PullRequest, human, load_pull_from_git
+from fakes.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
 from fakes.inprocess import run_consensus
 from fakes.provider_server import FakeProviderServer, Script, Step, error, prompt_text, reply
 
@@ -215,12 +215,9 @@ class Action:
     first_request: int
 
     def writes(self) -> list[tuple[str, str, int]]:
+        """Every request that changes something (a GraphQL query is a POST, and a read)."""
         requests = self.world.github.requests[self.first_request :]
-        return [
-            (r.method, r.path, r.status)
-            for r in requests
-            if r.method != "GET" and r.path != "/graphql"
-        ]
+        return [(r.method, r.path, r.status) for r in requests if is_write(r.method, r.body)]
 
 
 @pytest.fixture

@@ -156,3 +156,13 @@ def test_no_provider_at_all_says_exactly_what_to_set() -> None:
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENROUTER_API_KEY"):
         assert key in message
     assert "Ollama" in message
+
+
+def test_the_readme_configuration_block_is_a_valid_config() -> None:
+    """Every key README documents is one the loader accepts, with the value shown."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## Configuration: `.consensus.yml`", 1)[1]
+    block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
+    settings = parse_settings(block, source="README.md")
+    assert settings.ignore.authors == ("dependabot[bot]", "renovate[bot]")
+    assert settings.ignore.reason(author="dev", labels=(), title="WIP: x") is not None

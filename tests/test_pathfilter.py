@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.ingest.pathfilter import Glob, parse_gitattributes, select_files
+from consensus.errors import ConfigError
+from consensus.ingest.pathfilter import (
+    BACKEND,
+    Glob,
+    PathRules,
+    parse_gitattributes,
+    select_files,
+)
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile, DiffLine, Hunk
+from consensus.settings.config import parse_settings
 
 
 def _file(path: str, *texts: str) -> ChangedFile:
@@ -275,3 +286,125 @@ def test_hostile_globs_fail_fast(pattern: str, path: str) -> None:
 def test_any_gitattributes_text_parses(text: str) -> None:
     patterns = parse_gitattributes(text)
     assert all(pattern and not pattern.isspace() for pattern in patterns)
+
+
+# --------------------------------------------------------------------------- paths/exclude
+
+
+@pytest.mark.parametrize(
+    ("include", "exclude", "path", "reason"),
+    [
+        (["src/**", "!src/gen/**"], [], "src/app/db.py", None),
+        (["src/**", "!src/gen/**"], [], "src/gen/client.py", "not in paths"),
+        (["src/**", "!src/gen/**"], [], "src/gen/sub/x.py", "not in paths"),
+        (["src/**", "!src/gen/**", "src/gen/keep.py"], [], "src/gen/keep.py", None),  # last wins
+        (["!docs/**"], [], "README.md", None),  # only exceptions: exceptions to everything
+        (["!docs/**"], [], "docs/intro.md", "not in paths"),
+        (["src/*"], [], "src/app/db.py", None),  # gitignore: through the directory src/app
+        (["/setup.py"], [], "setup.py", None),
+        (["/setup.py"], [], "pkg/setup.py", "not in paths"),
+        (["build/"], [], "build/x.c", None),
+        (["build/"], [], "build", "not in paths"),  # a trailing slash: directories only
+        (["*.PY"], [], "a.py", "not in paths"),  # case-sensitive
+        (["docs", "!docs/api/*"], [], "docs/api/b.md", "not in paths"),
+        (["**"], ["docs/**", "!docs/api/**"], "docs/intro.md", "excluded by config"),
+        (["**"], ["docs/**", "!docs/api/**"], "docs/api/users.md", None),
+        (["**"], ["!docs/**"], "docs/intro.md", None),  # exceptions alone exclude nothing
+        (["**"], ["*.md", "!README.md"], "sub/README.md", None),
+        (["**"], ["*.md", "!README.md"], "sub/notes.md", "excluded by config"),
+        (["**", "!Cargo.lock"], [], "Cargo.lock", "not in paths"),
+        (["**", "!src/**", "Cargo.lock"], [], "Cargo.lock", None),  # named: the skip is lifted
+    ],
+)
+def test_paths_and_exclude_read_as_a_gitignore(
+    include: list[str], exclude: list[str], path: str, reason: str | None
+) -> None:
+    kept, skipped = select_files([_file(path)], include=include, exclude=exclude)
+    assert [(s.path, s.reason) for s in skipped] == ([(path, reason)] if reason else [])
+    assert [f.path for f in kept] == ([] if reason else [path])
+
+
+ORACLE_PATTERNS = [
+    "*.md",
+    "/*.md",
+    "docs",
+    "docs/",
+    "docs/**",
+    "src/*",
+    "src/*.py",
+    "src/**/*.py",
+    "**/test_*.py",
+    "**/migrations/*.sql",
+    "a/**/b",
+    "file?.txt",
+    "[a-c].py",
+    "[!a-c].py",
+    "/build/",
+    "*.min.*",
+]
+ORACLE_PATHS = [
+    "README.md",
+    "docs/intro.md",
+    "docs/guide/intro.mdx",
+    "docs",
+    "src/app.py",
+    "src/app/db.py",
+    "src/a/b/c/app.py",
+    "src/tests/unit/test_db.py",
+    "test_a.py",
+    "db/migrations/0001.sql",
+    "migrations/0001.sql",
+    "a/b",
+    "a/x/y/b/c",
+    "file1.txt",
+    "file10.txt",
+    "b.py",
+    "d.py",
+    "build/out.o",
+    "x/build/out.o",
+    "static/app.min.js",
+    "srcx/app.py",
+]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+@pytest.mark.parametrize("pattern", ORACLE_PATTERNS)
+def test_a_pattern_selects_what_git_would_ignore(pattern: str, tmp_path: Path) -> None:
+    """git itself is the oracle: `git check-ignore` with the pattern as the .gitignore."""
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / ".gitignore").write_text(pattern + "\n")
+    done = subprocess.run(
+        ["git", "check-ignore", "--no-index", "--stdin"],
+        cwd=tmp_path,
+        input="\n".join(ORACLE_PATHS) + "\n",
+        capture_output=True,
+        text=True,
+    )
+    ignored_by_git = set(done.stdout.split())
+    ours = {path for path in ORACLE_PATHS if PathRules([pattern]).matches(path)}
+    assert ours == ignored_by_git
+
+
+def test_path_rules_match_in_linear_time_with_re2() -> None:
+    assert BACKEND == "re2", "google-re2 is a dependency: pathspec would backtrack without it"
+    rules = PathRules(["*a" * 30, "**/" * 50 + "x", "a/**/b/**/c/**/d/**/e"])
+    started = time.perf_counter()
+    assert not rules.matches("a" * 3000 + "b")
+    assert not rules.matches("a/" + "b/c/d/" * 500 + "f")
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("yaml", "key", "words"),
+    [
+        ("paths: ['x[.py']", "paths", "matches nothing"),
+        ("exclude: ['#generated']", "exclude", "matches nothing"),
+        ("exclude: ['']", "exclude", "matches nothing"),
+        ("paths: ['!']", "paths", "is not a .gitignore pattern"),
+    ],
+)
+def test_a_pattern_that_matches_nothing_is_a_config_error(yaml: str, key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_settings(yaml, source=".consensus.yml")
+    assert caught.value.key == key and words in str(caught.value)
+    assert "gitignore patterns, e.g." in str(caught.value)

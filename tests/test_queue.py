@@ -9,8 +9,9 @@ import pytest
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
-from consensus.ports import OpenPull
-from consensus.queue.codeowners import owners_of, parse_codeowners
+from consensus.ports import OpenPull, PullRequestInfo
+from consensus.queue.apply import reconcile
+from consensus.queue.codeowners import owners_of, parse_codeowners, skipped_rules
 from consensus.queue.plan import ChangeKind, comment_body, plan_changes, render_queue_table
 from consensus.queue.standing import (
     WHOLE_FILE,
@@ -26,6 +27,7 @@ from consensus.queue.standing import (
     risk_of,
 )
 from consensus.settings.config import QueueSettings, parse_settings
+from consensus.testing import FakeGitHubHost, FakePull
 
 HIGH, MEDIUM = Severity.HIGH, Severity.MEDIUM
 
@@ -383,3 +385,49 @@ def test_queue_config_keys_parse() -> None:
     queue = parse_settings(text, source=".consensus.yml").queue
     assert queue.reviewers == ("alice", "acme/backend") and queue.exclude_bots == ()
     assert (queue.max_in_review, queue.max_in_review_per_reviewer) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("path", "owners"),
+    [
+        ("docs/a.md", ("writers",)),  # `docs/*`: the files directly in docs/
+        ("docs/build/b.md", ("alice",)),  # … not below (GitHub's rule, unlike a .gitignore)
+        ("api/v1/users.py", ("api-team",)),  # `api/` owns everything below
+        ("src/auth/x.py", ("alice",)),  # the `!` and `[ ]` lines are skipped, as GitHub does
+        ("src/b.py", ("alice",)),
+        ("a/b/c.js", ("js",)),  # no slash: any depth
+    ],
+)
+def test_codeowners_patterns_follow_github(path: str, owners: tuple[str, ...]) -> None:
+    text = (
+        "* @alice\n"
+        "docs/* @writers\n"
+        "api/ @api-team\n"
+        "*.js @js\n"
+        "!src/auth/ @nobody\n"
+        "src/[ab].py @nobody\n"
+        "\\#comment @nobody\n"
+    )
+    assert owners_of(path, parse_codeowners(text)) == owners
+
+
+def test_codeowners_lines_github_skips_are_named() -> None:
+    rules = parse_codeowners("* @alice\n!src/auth/ @bob\nsrc/[ab].py @carol\n")
+    assert skipped_rules(rules) == [
+        "CODEOWNERS:2: `!src/auth/`: GitHub does not support '!' negation in CODEOWNERS: "
+        "the line is skipped",
+        "CODEOWNERS:3: `src/[ab].py`: GitHub does not support '[ ]' character ranges in "
+        "CODEOWNERS: the line is skipped",
+    ]
+
+
+def test_the_queue_run_warns_about_skipped_codeowners_lines() -> None:
+    host = FakeGitHubHost()
+    info = PullRequestInfo(number=1, head_sha="h" * 40, base_sha="b" * 40, base_repo="a/b")
+    host.add_pull(FakePull(info=info, files=[], base_files={".github/CODEOWNERS": "!x @bob\n"}))
+    lines: list[str] = []
+    reconcile(host, apply=False, log=lines.append)
+    assert lines == [
+        "warning: CODEOWNERS:1: `!x`: GitHub does not support '!' negation in CODEOWNERS: "
+        "the line is skipped"
+    ]

@@ -52,7 +52,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason", "members"}
+EXTRA_FINDING = {"reason", "members", "suggestion"}
 SPEC_PROVIDER = [
     "model",
     "status",

@@ -16,8 +16,6 @@ summary comment is never posted twice. Whatever fails after the retries becomes 
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -28,7 +26,18 @@ import requests
 from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from consensus.adapters.github_graphql import (
+    EDIT_QUERY,
+    RESOLVE_THREAD,
+    UNRESOLVE_THREAD,
+    all_threads,
+    blob_texts,
+    comment_edit_of,
+    files_request,
+    graphql_data,
+)
 from consensus.adapters.github_wire import (
+    file_text,
     header_value,
     host_comment,
     host_review,
@@ -53,6 +62,7 @@ from consensus.ports import (
     PullFile,
     PullRequestInfo,
     ReviewRejected,
+    ReviewThread,
 )
 
 T = TypeVar("T")
@@ -62,10 +72,6 @@ MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_COMPARE_FILES = 300  # … and of a comparison of two commits
 MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
-_EDIT_QUERY = (
-    "query($id: ID!) { node(id: $id) { ... on Comment { lastEditedAt "
-    "editor { __typename login } } } }"
-)
 
 
 class GitHubHost:
@@ -231,6 +237,7 @@ class GitHubHost:
             base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
             changed_files=int(data.get("changed_files") or 0),
             html_url=str(data.get("html_url") or ""),
+            labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
         )
 
     def pull_files(self, number: int) -> list[PullFile]:
@@ -247,15 +254,18 @@ class GitHubHost:
         )
 
     def read_file(self, path: str, ref: str) -> str | None:
-        data = self._contents(path, ref)
-        if not isinstance(data, dict) or data.get("type") != "file":
-            return None
-        if int(data.get("size") or 0) > MAX_FILE_BYTES or data.get("encoding") != "base64":
-            return None  # over 1 MB the contents API sends no content
+        return file_text(self._contents(path, ref), MAX_FILE_BYTES)
+
+    def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
+        """Several files at `ref` in one GraphQL request; file by file over REST if that fails."""
+        wanted = [p for p in dict.fromkeys(paths) if not p.startswith("/") and ".." not in p]
         try:
-            return base64.b64decode(str(data.get("content") or "")).decode("utf-8", "replace")
-        except (binascii.Error, ValueError):
-            return None
+            data = self._graphql(*files_request(self.repo, wanted, ref)) if wanted else {}
+        except GitHubError as exc:
+            self._log(f"GitHub GraphQL: {exc.message}; reading the files one by one")
+            return {p: self.read_file(p, ref) for p in paths}
+        texts = blob_texts(data, wanted, MAX_FILE_BYTES)
+        return {p: texts.get(p) for p in paths}
 
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         data = self._contents(path, ref)
@@ -302,23 +312,7 @@ class GitHubHost:
         edited). A Bot's GraphQL login lacks REST's `[bot]`: it is added back."""
         if not comment.node_id:  # cannot ask: treated as edited by someone unknown
             return CommentEdit(editor="")
-        url = self._client.requester.graphql_url
-        body = {"query": _EDIT_QUERY, "variables": {"id": comment.node_id}}
-        _, data = self._request("POST", url, body=body)
-        if not isinstance(data, dict) or data.get("errors"):
-            errors = data.get("errors") if isinstance(data, dict) else data
-            raise GitHubError(
-                f"GitHub GraphQL: cannot read who edited comment {comment.id}: {errors}",
-                fix="give the token read access to the pull request's comments",
-            )
-        node = (data.get("data") or {}).get("node") or {}
-        edited_at, editor = node.get("lastEditedAt"), node.get("editor")
-        if not edited_at and not editor:
-            return None
-        login = str((editor or {}).get("login") or "")
-        if login and (editor or {}).get("__typename") == "Bot" and not login.endswith("[bot]"):
-            login += "[bot]"
-        return CommentEdit(editor=login, edited_at=str(edited_at or ""))
+        return comment_edit_of(self._graphql(EDIT_QUERY, {"id": comment.node_id}))
 
     def open_pulls(self) -> list[OpenPull]:
         """Every open pull request, oldest first, 100 a page."""
@@ -423,6 +417,25 @@ class GitHubHost:
         except GitHubError as exc:
             if exc.status != 404:  # already gone: what we wanted
                 raise
+
+    # ------------------------------------------------------------------ review threads (GraphQL)
+
+    def _graphql(self, query: str, variables: dict[str, Any]) -> dict[str, Any]:
+        """One GraphQL request at /graphql (GHES: /api/graphql), retried like REST; GraphQL
+        errors in a 200 answer become a GitHubError too."""
+        url = self._client.requester.graphql_url
+        _, data = self._request("POST", url, body={"query": query, "variables": variables})
+        answer, problem = graphql_data(data)
+        if problem:
+            fix = "give the workflow 'pull-requests: write' (threads are resolved with it)"
+            raise GitHubError(f"GitHub GraphQL {url} failed: {problem}", fix=fix)
+        return answer
+
+    def review_threads(self, number: int) -> list[ReviewThread]:
+        return all_threads(self._graphql, self.repo, number)
+
+    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+        self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

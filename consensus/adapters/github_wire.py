@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 import requests
@@ -147,3 +149,17 @@ def inline_json(comment: InlineComment) -> dict[str, Any]:
         payload["start_line"] = comment.start_line
         payload["start_side"] = "RIGHT"
     return payload
+
+
+def file_text(data: Any, max_bytes: int) -> str | None:
+    """A file's text from the contents API's answer; None for a directory, a link, or a
+    file over 1 MB (for which the API sends no content)."""
+    if not isinstance(data, dict) or data.get("type") != "file":
+        return None
+    if int(data.get("size") or 0) > max_bytes or data.get("encoding") != "base64":
+        return None
+    try:
+        raw = base64.b64decode(str(data.get("content") or ""))
+    except (binascii.Error, ValueError):
+        return None
+    return raw.decode("utf-8", "replace")

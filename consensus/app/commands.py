@@ -23,7 +23,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from consensus.app.command_context import Context
-from consensus.app.pull_review import base_settings, own_identity, repository_personas
+from consensus.app.pull_review import (
+    base_guidelines,
+    base_settings,
+    own_identity,
+    repository_personas,
+)
 from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
@@ -54,6 +59,7 @@ from consensus.publish.thread import PullRequestThread
 from consensus.queue.apply import queue_markdown
 from consensus.render.markdown import code, escape_markdown_text
 from consensus.render.untrusted import escape_line
+from consensus.review.guidelines import describe_guidelines
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.commands import CommandSpec, load_commands, resolve
 from consensus.settings.config import resolve_providers
@@ -267,7 +273,14 @@ def _config(context: Context, arguments: Arguments, specs: dict[str, CommandSpec
         for key, value in context.inputs.model_dump(mode="json").items()
         if key not in ("trusted_login", "post_interval_s")
     }
-    return config_section(context.settings, source, overrides)
+    section = config_section(context.settings, source, overrides)
+    used = base_guidelines(context.host, context.info, context.settings)
+    listed = "\n".join(
+        f"- {escape_markdown_text(line)}"
+        for line in describe_guidelines(used, context.settings.context)
+    )
+    guidelines = f"\n\n**Guidelines given to reviewers** (from the base branch):\n{listed}"
+    return Section(section.title, section.body + guidelines, section.ok)
 
 
 def _personas(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:

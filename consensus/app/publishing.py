@@ -7,7 +7,7 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
-from consensus.errors import ReviewImpossible
+from consensus.errors import GitHubError, ReviewImpossible
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Severity
 from consensus.model.report import Report
@@ -20,6 +20,8 @@ from consensus.ports import (
     ReviewWriter,
 )
 from consensus.publish.plan import Placement, PublishPlan, move_to_summary, suspect_comments
+from consensus.publish.resolution import thread_changes
+from consensus.publish.state import PublishState
 from consensus.publish.thread import Identity, PullRequestThread, duplicates
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
@@ -61,6 +63,33 @@ def post_review(
         return plan
     log("GitHub refused the review three times: everything is in the summary comment")
     return plan.model_copy(update={"review": None})
+
+
+def sync_review_threads(
+    host: ReviewWriter,
+    number: int,
+    plan: PublishPlan,
+    previous: PublishState,
+    identity: Identity,
+    log: Log,
+) -> None:
+    """Resolve the review threads of findings this run resolved, and unresolve those of
+    findings that came back (publish.resolution says which). GitHub is asked only when
+    something may change; a failure is a warning, as the summary already says it all."""
+    earlier = {t.fingerprint for t in previous.findings if t.resolved}
+    back = earlier & {p.finding.fingerprint for p in plan.placed if p.placement.inline}
+    if not plan.resolved and not back:
+        return
+    done: list[str] = []
+    try:
+        threads = host.review_threads(number)
+        for change in thread_changes(threads, plan, previously_resolved=earlier, identity=identity):
+            host.set_thread_resolved(change.thread_id, change.resolve)
+            done.append(f"{'resolved' if change.resolve else 'reopened'} {change.fingerprint}")
+    except GitHubError as exc:
+        log(f"warning: review threads were not updated: {exc.message}")
+    if done:
+        log(f"review threads: {', '.join(done)}")
 
 
 def upsert_summary(

@@ -24,6 +24,7 @@ from consensus.app.publishing import (
     exit_code,
     post_review,
     settle_concurrent_runs,
+    sync_review_threads,
     upsert_summary,
     write_outputs,
 )
@@ -48,6 +49,7 @@ from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullReader, PullRequestInfo
 from consensus.publish.plan import PublishPlan, plan_publish
 from consensus.publish.state import with_workflow, workflow_view
+from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import (
     BUDGET,
     WORKFLOW_BUDGET,
@@ -56,6 +58,7 @@ from consensus.publish.summary import (
 )
 from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.publish.workflow_section import put_section, workflow_sections
+from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
@@ -65,6 +68,7 @@ from consensus.settings.config import (
     resolve_providers,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
+from consensus.settings.scope import DEPENDENCY_BOTS
 from consensus.settings.workflows import VerifyMode, Workflow, narrow_providers, narrow_settings
 
 FORK_SETUP = "#fork-pull-requests"
@@ -127,6 +131,8 @@ def review_pull_request(
     if _paused(thread, info, log):
         return 0
     settings = base_settings(host, info, inputs)
+    if _skipped(settings, info, env, event=event, log=log):
+        return 0
     fork = info.head_repo != info.base_repo
     if event == "pull_request" and fork and no_provider_key(settings, env):
         log(
@@ -204,9 +210,11 @@ def review_and_publish(run: PullRun, *, incremental: bool, thread: PullRequestTh
         diff_paths={f.path for f in files},
         unchanged_paths={f.path for f in files} - scope if scope is not None else (),
         links=links,
+        head=head_lines(diff),
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
     notices = [page_thread.state_problem] if page_thread.state_problem else []
+    sync_review_threads(host, info.number, plan, thread.state, run.identity, log)
 
     def page(with_state: bool) -> str:
         if run.workflow is not None:
@@ -313,6 +321,42 @@ def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs)
     return settings.model_copy(update={"publish": publish})
 
 
+def _skipped(
+    settings: Settings, info: PullRequestInfo, env: Mapping[str, str], *, event: str, log: Log
+) -> bool:
+    """The base branch's `ignore` rules, and dependency-bot PRs whose run has no secrets."""
+    why = settings.ignore.reason(author=info.author, labels=info.labels, title=info.title)
+    if why is not None:
+        log(f"PR #{info.number} is not reviewed: {why} (.consensus.yml on the base branch).")
+        return True
+    bot = info.author
+    if event == "pull_request" and bot in DEPENDENCY_BOTS and no_provider_key(settings, env):
+        log(
+            f"PR #{info.number} was opened by {bot} and this pull_request run has no "
+            f"provider key{_bot_secrets(bot)}: nothing was reviewed. To skip its PRs "
+            f"quietly, list {bot} under ignore.authors in .consensus.yml."
+        )
+        return True
+    return False
+
+
+def _bot_secrets(author: str) -> str:
+    if author.startswith("dependabot"):
+        return (
+            " (GitHub gives runs that Dependabot triggers only Dependabot secrets: add the "
+            "provider keys there to review its PRs)"
+        )
+    return " (give the workflow the provider keys to review its PRs)"
+
+
+def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
+    """The repository's guidelines from the BASE commit (one request), redacted and capped."""
+    context = settings.context
+    wanted = context.guidelines if context.max_chars else ()
+    found = host.read_files(wanted, info.base_sha) if wanted else {}
+    return collect_guidelines(found.get, context, settings.redact)
+
+
 def _docs(env: Mapping[str, str]) -> str:
     action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
     server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
@@ -360,6 +404,7 @@ def _review(run: PullRun, diff: ReviewDiff) -> Report:
         label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}"
         + (f" (workflow {workflow.name})" if workflow else ""),
         workflow=workflow,
+        guidelines=base_guidelines(run.host, info, settings),
     )
     journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
     try:

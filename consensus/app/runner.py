@@ -92,6 +92,7 @@ async def run_review(
         ledger=ledger,
         run_id=run_id,
         workflow=job.workflow,
+        guidelines=job.guidelines,
     )
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
@@ -120,4 +121,5 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         ledger=unlimited,
         run_id=run_id,
         workflow=job.workflow,
+        guidelines=job.guidelines,
     )

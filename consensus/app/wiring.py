@@ -169,6 +169,17 @@ def local_source(root: Path, head: str | None, *, from_diff_file: bool) -> Sourc
     return None if from_diff_file else WorkingTree(root)
 
 
+def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> SourceReader:
+    """Where a local review reads the repository's guidelines: the base commit of a branch
+    diff (as the Action reads the base branch), else the working tree."""
+    if from_diff_file:
+        return WorkingTree(root)
+    try:
+        return GitRevision(root, base or git.default_base(root))
+    except DiffError:
+        return WorkingTree(root)
+
+
 def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
     """The PR head's files: from the checkout when it holds the head commit, else the API."""
     try:

@@ -90,6 +90,7 @@ def review(
     from consensus.app.runner import run_review
     from consensus.app.wiring import (
         gitattributes,
+        guidelines_source,
         local_source,
         model_client,
         open_journal,
@@ -98,6 +99,7 @@ def review(
     )
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
+    from consensus.review.guidelines import collect_guidelines
     from consensus.review.job import ReviewJob
     from consensus.review.pipeline import nothing_to_review, run_id_for
     from consensus.settings.config import duplicate_model_warnings
@@ -165,6 +167,11 @@ def review(
         label=_label(root, diff_path, base, head)
         + (f" (workflow {workflow.name})" if workflow else ""),
         workflow=workflow,
+        guidelines=collect_guidelines(
+            guidelines_source(root, base, from_diff_file=diff_path is not None).read,
+            settings.context,
+            settings.redact,
+        ),
     )
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     observer = progress_observer()

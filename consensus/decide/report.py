@@ -12,7 +12,14 @@ from typing import Literal
 
 from consensus.model.base import Status
 from consensus.model.diff import ReviewDiff
-from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster, Usage
+from consensus.model.findings import (
+    Cluster,
+    ModelFailure,
+    ModelReview,
+    ScoredCluster,
+    Suggestion,
+    Usage,
+)
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -38,6 +45,28 @@ def finding_order(scored: ScoredCluster) -> tuple[int, int, str, int, str]:
     )
 
 
+def chosen_suggestion(cluster: Cluster) -> Suggestion | None:
+    """One reporting provider's suggestion for exactly the finding's lines, verbatim.
+
+    Only suggestions for `line`..`end_line` of the finding count (another range would
+    replace other lines). Of those, the text the most providers wrote wins, then the
+    provider first in name order: one model's words, never a blend of several.
+    """
+    offers = [
+        (member.provider, member.family, member.suggestion)
+        for member in cluster.members
+        if member.suggestion is not None
+        and (member.suggestion.line, member.suggestion.end_line) == (cluster.line, cluster.end_line)
+    ]
+    if not offers:
+        return None
+    backers: dict[str, set[str]] = defaultdict(set)
+    for _, family, suggestion in offers:
+        backers[suggestion.text].add(family)
+    provider, _, suggestion = min(offers, key=lambda o: (-len(backers[o[2].text]), o[0]))
+    return suggestion.model_copy(update={"provider": provider})
+
+
 def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
     ordered = sorted(scored, key=finding_order)
     return [
@@ -58,6 +87,7 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
             status=item.status,
             reason=item.reason,
             verification=item.verification,
+            suggestion=chosen_suggestion(item.cluster),
             members=tuple(
                 FindingMember(
                     provider=m.provider,

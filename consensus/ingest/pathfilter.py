@@ -1,18 +1,44 @@
 """Ingest: which changed files are reviewed (config `paths`/`exclude`, default skips).
 
-Globs follow .gitignore rules: `*` and `?` stay inside one path segment, `**/` matches
-zero or more directories, `/**` everything below, a pattern without a slash matches at
-any depth (`*.md`), a leading `/` anchors it to the root, and a pattern that names a
-directory (`docs`, `docs/`) covers every file under it; `src/*` only direct children.
+What the patterns mean, exactly:
+
+- `paths` and `exclude` are lists of .gitignore patterns, read as git reads a .gitignore
+  (the `pathspec` library's GitIgnoreSpec): `*` and `?` stay inside one path segment,
+  `[a-c]` is a class, `**/` matches zero or more directories and `/**` everything below; a
+  pattern without a slash (other than a trailing one) matches at any depth (`*.md`); a
+  leading or middle slash anchors it to the repository root (`/setup.py`, `src/*.py`); a
+  pattern that matches a directory covers every file under it (`docs`, `docs/`, and
+  `src/*`, which matches `src/app/db.py` through `src/app`); a trailing `/` matches only
+  directories. Patterns are read in order and the LAST one that matches the file, or a
+  directory above it, decides: a leading `!` takes the file out again (`["src/**",
+  "!src/gen/**"]`) and a later pattern can bring it back. Unlike git, which does not look
+  inside a directory it has excluded, a `!` pattern can take back a file below one
+  (`["docs", "!docs/api/*"]` does not select `docs/api/b.md`). A `paths` of `!` patterns
+  only is read as if `**` came first; an empty `paths` means `**`.
+- A file is reviewed when `paths` selects it and `exclude` does not (`exclude` is read
+  the same way, so `["docs/**", "!docs/api/**"]` excludes the docs but the API pages).
+  Matching is case-sensitive. Where google-re2 is installed (a dependency) matching runs in
+  linear time, so a hostile path cannot stall a run on a pattern.
+- `.gitattributes` patterns (`linguist-generated`) follow git's attribute rules: the
+  same syntax, but a pattern never covers the files below a directory it names (write
+  `gen/**`), and there is no `!`. `Glob(pattern, dirs=False)` matches them.
+- CODEOWNERS patterns follow GitHub's rules (consensus/queue/codeowners.py): .gitignore
+  syntax, last matching line wins, but no `!` negation and no `[ ]` classes (GitHub skips
+  such lines), and a final `*` does not reach into subdirectories: `docs/*` owns
+  `docs/a.md` but not `docs/build/b.md`, while `docs/` and `docs` own everything below.
+  `Glob(pattern)` matches them, in linear time (no regex backtracking).
 """
 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import re
 from collections.abc import Sequence
 from pathlib import PurePosixPath
-from typing import NamedTuple
+from typing import Literal, NamedTuple
+
+from pathspec import GitIgnoreSpec
 
 from consensus.model.diff import ChangedFile, SkippedFile
 
@@ -44,9 +70,28 @@ _HEADER_LINES = 5
 _GENERATED_OFF = ("-linguist-generated", "!linguist-generated", "linguist-generated=false")
 
 
+# google-re2 matches in linear time; without it pathspec falls back to Python's re.
+BACKEND: Literal["re2", "simple"] = "re2" if importlib.util.find_spec("re2") else "simple"
+
+
 class _Skip(NamedTuple):
     reason: str
     trigger: str  # the text a `paths` pattern must spell out to lift the skip
+
+
+class PathRules:
+    """`paths` or `exclude`: .gitignore patterns in order, the last one that matches decides."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.patterns = tuple(patterns)
+        self._spec = GitIgnoreSpec.from_lines(self.patterns, backend=BACKEND)
+
+    def matches(self, path: str) -> bool:
+        return bool(self._spec.match_file(path))
+
+    def naming(self, path: str) -> list[str]:
+        """The positive patterns that match `path` on their own (to lift a default skip)."""
+        return [p for p in self.patterns if not p.startswith("!") and _rules((p,)).matches(path)]
 
 
 def select_files(
@@ -58,27 +103,31 @@ def select_files(
 ) -> tuple[list[ChangedFile], list[SkippedFile]]:
     """Split files into those to review and those skipped, with a short reason.
 
-    In order: a path matching no `include` glob is "not in paths"; one matching an
-    `exclude` glob is "excluded by config"; then lockfiles, vendored directories,
-    generated files (`generated_patterns` from .gitattributes and well-known suffixes)
-    and minified files are skipped by default. A default skip is lifted when an
-    `include` glob that matches the file spells out what triggered it outside its
-    wildcards: the file's name (`Cargo.lock`), the suffix (`**/*.lock`, `*.min.js`), the
-    vendored directory (`vendor/mylib/**`) or the .gitattributes pattern. Broad globs
-    such as `**` or `src/**` never lift one. An empty `include` means `**`.
+    In order: a path `include` (the `paths` key) does not select is "not in paths"; one
+    `exclude` selects is "excluded by config" (both read as a .gitignore, see the module
+    docstring); then lockfiles, vendored directories, generated files
+    (`generated_patterns` from .gitattributes and well-known suffixes) and minified files
+    are skipped by default. A default skip is lifted when a positive `include` pattern that
+    matches the file spells out what triggered it outside its wildcards: the file's name
+    (`Cargo.lock`), the suffix (`**/*.lock`, `*.min.js`), the vendored directory
+    (`vendor/mylib/**`) or the .gitattributes pattern. Broad globs such as `**` or
+    `src/**` never lift one. An empty `include` means `**`.
     """
-    includes = [(pattern, _compile(pattern)) for pattern in (tuple(include) or ("**",))]
-    excludes = [_compile(p) for p in exclude]
+    include = tuple(include) or ("**",)
+    if all(pattern.startswith("!") for pattern in include):
+        include = ("**", *include)  # only exceptions: exceptions to everything
+    includes, excludes = _rules(include), _rules(tuple(exclude))
     generated = [(_compile(p, dirs=False), _literal(p)) for p in generated_patterns]
     kept: list[ChangedFile] = []
     skipped: list[SkippedFile] = []
     for file in files:
-        named_by = [pattern for pattern, regex in includes if regex.matches(file.path)]
-        if not named_by:
+        if not includes.matches(file.path):
             skipped.append(SkippedFile(path=file.path, reason="not in paths"))
-        elif any(regex.matches(file.path) for regex in excludes):
+        elif excludes.patterns and excludes.matches(file.path):
             skipped.append(SkippedFile(path=file.path, reason="excluded by config"))
-        elif (skip := _default_skip(file, generated)) and not _lifted(skip, named_by):
+        elif (skip := _default_skip(file, generated)) and not _lifted(
+            skip, includes.naming(file.path)
+        ):
             skipped.append(SkippedFile(path=file.path, reason=skip.reason))
         else:
             kept.append(file)
@@ -105,8 +154,9 @@ def parse_gitattributes(text: str) -> list[str]:
 
 
 class Glob:
-    """A compiled .gitignore-style glob. Matching is linear: no regex backtracking across
-    segments, and none within one (a hostile .gitattributes cannot stall a run)."""
+    """One CODEOWNERS or .gitattributes pattern (see the module docstring), compiled.
+    Matching is linear: no regex backtracking across segments, and none within one (a
+    hostile .gitattributes cannot stall a run)."""
 
     def __init__(self, pattern: str, *, dirs: bool = True) -> None:
         anchored = pattern.startswith("/")
@@ -200,6 +250,11 @@ def _class(content: str) -> str:
         )
         out.append("-" if is_range else re.escape(char))
     return "[" + ("^" if negate else "") + "".join(out) + "]"
+
+
+@functools.lru_cache(maxsize=256)
+def _rules(patterns: tuple[str, ...]) -> PathRules:
+    return PathRules(patterns)
 
 
 @functools.lru_cache(maxsize=1024)

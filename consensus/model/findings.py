@@ -26,6 +26,16 @@ class Usage(Frozen):
         )
 
 
+class Suggestion(Frozen):
+    """A model's replacement text for the new-side lines `line`..`end_line` (PRODUCT.md §4),
+    as that model wrote it: never merged with another's."""
+
+    line: int
+    end_line: int
+    text: str
+    provider: str = ""  # who wrote it: set when a report picks one for a finding
+
+
 class Finding(Frozen):
     """A validated finding, attributed to the provider, persona and chunk that made it."""
 
@@ -42,6 +52,7 @@ class Finding(Frozen):
     body: str
     evidence: str | None = None
     confidence: float | None = None
+    suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
 
 
 class DroppedFinding(Frozen):

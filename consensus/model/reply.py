@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.model.base import Category, Severity
 
+MAX_SUGGESTION_CHARS = 8_000
+MAX_SUGGESTION_LINES = 60
+
 
 class ReplyFinding(BaseModel):
     """One finding as a model must write it. Unknown extra keys are ignored."""
@@ -26,7 +29,27 @@ class ReplyFinding(BaseModel):
         max_length=5_000,
         description="optional: the exact code from the diff that shows the problem",
     )
+    suggestion: str | None = Field(
+        default=None,
+        max_length=MAX_SUGGESTION_CHARS,
+        description=(
+            "optional: the exact replacement text for lines line..end_line of the new "
+            "version (a committable suggestion), with their indentation, without line "
+            "numbers or +/- markers"
+        ),
+    )
     confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+
+    @field_validator("suggestion", mode="before")
+    @classmethod
+    def _suggestion_lines(cls, value: object) -> object:
+        """One newline convention, no trailing newline; at most MAX_SUGGESTION_LINES lines."""
+        if not isinstance(value, str):
+            return value
+        text = value.replace("\r\n", "\n").replace("\r", "\n").removesuffix("\n")
+        if text.count("\n") >= MAX_SUGGESTION_LINES:
+            raise ValueError(f"a suggestion replaces at most {MAX_SUGGESTION_LINES} lines")
+        return text
 
     @field_validator("severity", "category", mode="before")
     @classmethod

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from consensus.model.base import Category, Frozen, Severity, Status
 from consensus.model.diff import Redaction, SkippedFile
-from consensus.model.findings import DroppedFinding, Verification
+from consensus.model.findings import DroppedFinding, Suggestion, Verification
 
 
 class Votes(BaseModel):
@@ -46,6 +46,7 @@ class ReportFinding(Frozen):
     verification: Verification | None = None
     reason: str = ""
     members: tuple[FindingMember, ...] = ()  # the cluster's findings, one per report
+    suggestion: Suggestion | None = None  # one reporting provider's, for line..end_line
 
 
 class ProviderReport(Frozen):

@@ -22,6 +22,7 @@ from typing import Literal
 
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen
+from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
 from consensus.publish.state import (
@@ -29,6 +30,7 @@ from consensus.publish.state import (
     TrackedFinding,
     finding_records,
 )
+from consensus.publish.suggestion import HeadLines, suggestion_block, suggestion_problem
 from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
 from consensus.render.text import location
 from consensus.render.untrusted import code, escape_line, escape_markdown_text
@@ -97,9 +99,15 @@ def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
     return None
 
 
-def inline_body(finding: ReportFinding, links: Sequence[str] = (), workflow: str = "") -> str:
-    """severity · title, the body, who agreed (and how verification went), the fingerprint.
-    A saved workflow's finding names the workflow beside its id."""
+def inline_body(
+    finding: ReportFinding,
+    links: Sequence[str] = (),
+    suggestion: Suggestion | None = None,
+    workflow: str = "",
+) -> str:
+    """severity · title, the body, the suggested change (when given: see publish.suggestion),
+    who agreed (and how verification went), the fingerprint. A saved workflow's finding
+    names the workflow beside its id."""
     title = escape_line(finding.title, allowed_links=links)
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
@@ -110,6 +118,15 @@ def inline_body(finding: ReportFinding, links: Sequence[str] = (), workflow: str
         "",
         escape_markdown_text(text, allowed_links=links),
         "",
+    ]
+    if suggestion is not None:
+        lines += [
+            f"Suggested change, as {code(suggestion.provider)} wrote it:",
+            "",
+            suggestion_block(suggestion),
+            "",
+        ]
+    lines += [
         f"<sub>{finding.votes.for_}/{finding.votes.of} providers: {providers}"
         f" · {finding.category.value} · consensus {f'{workflow} ' if workflow else ''}"
         f"{finding.id}</sub>",
@@ -123,6 +140,17 @@ def inline_body(finding: ReportFinding, links: Sequence[str] = (), workflow: str
         )
     lines.append(fingerprint_marker(finding.fingerprint))
     return "\n".join(lines)
+
+
+def _applicable(
+    finding: ReportFinding, anchor: InlineComment, head: HeadLines | None
+) -> Suggestion | None:
+    """The finding's suggestion when it applies cleanly to the lines the comment is on."""
+    if finding.suggestion is None or head is None:
+        return None
+    start = anchor.start_line or anchor.line
+    problem = suggestion_problem(finding.suggestion, start, anchor.line, head.get(anchor.path))
+    return finding.suggestion if problem is None else None
 
 
 def _place(
@@ -160,13 +188,15 @@ def plan_publish(
     diff_paths: Collection[str],
     unchanged_paths: Collection[str] = (),
     links: Sequence[str] = (),
+    head: HeadLines | None = None,
 ) -> PublishPlan:
     """Decide what this run posts.
 
     `hunks`: the commentable lines of the PR diff; `reviewed_paths`: files a provider
     reviewed this run; `diff_paths`: every file of the PR diff, reviewed or not;
     `unchanged_paths`: files an incremental run skipped because the push left them alone
-    (their open findings stay open).
+    (their open findings stay open); `head`: the new-side text of the diff's lines, which a
+    committable suggestion must apply to (none is posted without it).
     """
     posted_before = set(thread.inline_fingerprints) | {
         t.fingerprint for t in thread.state.findings if t.inline
@@ -190,7 +220,8 @@ def plan_publish(
             placement, anchor = Placement.OVER_LIMIT, None
             note = f"over the limit of {settings.max_inline_comments} inline comments"
         if anchor is not None:
-            body = inline_body(finding, links, report.workflow or "")
+            offer = _applicable(finding, anchor, head)
+            body = inline_body(finding, links, offer, workflow=report.workflow or "")
             comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))

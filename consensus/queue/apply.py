@@ -12,6 +12,7 @@ from consensus.errors import GitHubError
 from consensus.model.base import Frozen
 from consensus.ports import GitHubPort, Log
 from consensus.publish.thread import ACTIONS, Identity
+from consensus.queue.codeowners import skipped_rules
 from consensus.queue.observe import load_settings, observe
 from consensus.queue.plan import (
     ChangeKind,
@@ -45,6 +46,8 @@ def reconcile(
     branch = host.default_branch()
     settings = settings or load_settings(host, branch, config)
     rules, agents = observe(host, settings, branch, identity)
+    for line in skipped_rules(rules.codeowners):
+        log(f"warning: {line}")
     view = decide(agents, rules)
     changes = plan_changes(view, {a.pull.number: a for a in agents})
     if not apply:

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from consensus.model.diff import ChangedFile, ReviewDiff
-from consensus.model.findings import DroppedFinding, Finding
+from consensus.model.findings import DroppedFinding, Finding, Suggestion
 from consensus.model.reply import ReplyFinding, ReviewReply
 
 SNAP_DISTANCE = 3
@@ -97,9 +97,19 @@ def audit(
                 body=item.body,
                 evidence=item.evidence,
                 confidence=item.confidence,
+                suggestion=_suggestion(item),
             )
         )
     return kept, dropped
+
+
+def _suggestion(item: ReplyFinding) -> Suggestion | None:
+    """The reply's suggestion for the lines the model named (publish checks it still fits
+    the lines the comment lands on: a re-anchored finding keeps none that applies)."""
+    if item.suggestion is None:
+        return None
+    end = item.end_line or item.line
+    return Suggestion(line=min(item.line, end), end_line=max(item.line, end), text=item.suggestion)
 
 
 # --------------------------------------------------------------------------- red flags

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from consensus.model.diff import ReviewDiff
+from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
 from consensus.settings.workflows import Workflow
@@ -27,6 +28,8 @@ class ReviewJob:
     verify: bool
     label: str
     workflow: Workflow | None = None  # a saved workflow: its instructions and its name
+    # Read from the base branch, redacted, capped (review/guidelines.py).
+    guidelines: Guidelines = field(default_factory=Guidelines)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -40,6 +43,7 @@ class ReviewJob:
                 "verify": self.verify,
                 "label": self.label,
                 "workflow": self.workflow.model_dump(mode="json") if self.workflow else None,
+                "guidelines": self.guidelines.model_dump(mode="json"),
             }
         )
 
@@ -55,4 +59,5 @@ class ReviewJob:
             verify=bool(data["verify"]),
             label=str(data["label"]),
             workflow=Workflow.model_validate(data["workflow"]) if data.get("workflow") else None,
+            guidelines=Guidelines.model_validate(data.get("guidelines") or {}),
         )

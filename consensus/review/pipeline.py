@@ -27,6 +27,7 @@ from consensus.model.report import Report
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
+from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.verify import needs_check
@@ -63,6 +64,7 @@ def plan_calls(
     counter: TokenCounter,
     default_window: int,
     workflow: Workflow | None = None,
+    context: PromptContext | None = None,
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
@@ -71,6 +73,7 @@ def plan_calls(
     leaves whole chunks unreviewed by everyone rather than one provider silent), and the
     global concurrency is shared across providers from the first call.
     """
+    context = context or PromptContext()
     calls = []
     for provider in providers:
         chunks = plan_chunks(
@@ -81,7 +84,7 @@ def plan_calls(
         for chunk in chunks:
             diff_text = render_chunk(chunk, diff)
             for persona in personas:
-                calls.append(_call(provider, persona, chunk, diff_text, workflow))
+                calls.append(_call(provider, persona, chunk, diff_text, context, workflow))
     rank = {p.model: n for n, p in enumerate(providers)}
     order = {p.id: n for n, p in enumerate(personas)}
     return sorted(calls, key=lambda c: (c.chunk.index, order[c.persona], rank[c.provider.model]))
@@ -92,6 +95,7 @@ def _call(
     persona: Persona,
     chunk: Chunk,
     diff_text: str,
+    context: PromptContext,
     workflow: Workflow | None,
 ) -> ReviewCall:
     messages = review_messages(
@@ -100,6 +104,9 @@ def _call(
         chunk.paths,
         extra_instructions=workflow.instructions if workflow else "",
         extra_title=workflow.title if workflow else "",
+        language=context.language,
+        guidelines=context.guidelines.files,
+        path_instructions=path_instructions_for(chunk.paths, context.path_instructions),
     )
     request = CompletionRequest(
         model=provider.model,
@@ -192,6 +199,7 @@ async def review(
     ledger: Ledger | None = None,
     run_id: str | None = None,
     workflow: Workflow | None = None,
+    guidelines: Guidelines | None = None,
 ) -> Report:
     """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
 
@@ -216,6 +224,11 @@ async def review(
         counter=counter,
         default_window=settings.default_context_window,
         workflow=workflow,
+        context=PromptContext(
+            language=settings.response_language,
+            guidelines=guidelines or Guidelines(),
+            path_instructions=settings.path_instructions,
+        ),
     )
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
     scored = _align_and_score(run, results)
@@ -230,7 +243,7 @@ async def review(
         threshold=settings.threshold,
         min_providers=settings.min_providers,
         wall_s=clock() - started,
-        notes=_notes(results),
+        notes=[*_notes(results), *(guidelines.notes if guidelines else ())],
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),

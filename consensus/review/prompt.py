@@ -20,6 +20,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from consensus.model.base import Category, Severity
 from consensus.model.reply import ReviewReply, VerdictReply
 from consensus.ports import Message
+from consensus.review.guidelines import GuidelineFile
 
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 MAX_FINDINGS = 25
@@ -36,10 +37,40 @@ _EXAMPLE = {
             "title": "one line, under 100 characters",
             "body": "why it is a problem and how to fix it (Markdown)",
             "evidence": "optional: the exact code from the diff that shows the problem",
+            "suggestion": "optional: replacement text for lines line..end_line",
             "confidence": 0.0,
         }
     ]
 }
+
+
+# Names models know best for common tags; any other BCP 47 tag is passed as it is.
+LANGUAGE_NAMES = {
+    "ar": "Arabic", "cs": "Czech", "da": "Danish", "de": "German", "el": "Greek",
+    "es": "Spanish", "fi": "Finnish", "fr": "French", "he": "Hebrew", "hi": "Hindi",
+    "hu": "Hungarian", "id": "Indonesian", "it": "Italian", "ja": "Japanese", "ko": "Korean",
+    "nl": "Dutch", "no": "Norwegian", "pl": "Polish", "pt": "Portuguese",
+    "pt-br": "Brazilian Portuguese", "pt-pt": "European Portuguese", "ro": "Romanian",
+    "ru": "Russian", "sv": "Swedish", "th": "Thai", "tr": "Turkish", "uk": "Ukrainian",
+    "vi": "Vietnamese", "zh": "Chinese", "zh-cn": "Simplified Chinese",
+    "zh-tw": "Traditional Chinese",
+}  # fmt: skip
+
+
+def language_note(tag: str, fields: str) -> str:
+    """The instruction to write `fields` in the language `tag`; none for English, the default.
+
+    Only prose changes language: JSON keys, enum values, paths and quoted code stay as they
+    are, so ids, fingerprints and the report's keys do not depend on the language."""
+    if tag.lower() == "en" or tag.lower().startswith("en-"):
+        return ""
+    name = LANGUAGE_NAMES.get(tag.lower()) or LANGUAGE_NAMES.get(tag.lower().split("-")[0])
+    language = f"{name} ({tag})" if name else f"the language with the BCP 47 tag {tag}"
+    return (
+        f"Write {fields} in {language}. Everything else stays exactly as specified: the JSON "
+        'keys, the "verdict", "severity" and "category" values, file paths, and code quoted '
+        "from the diff as it appears there."
+    )
 
 
 @cache
@@ -78,13 +109,14 @@ def review_messages(
     *,
     extra_instructions: str = "",
     extra_title: str = "",
+    language: str = "en",
+    guidelines: Sequence[GuidelineFile] = (),
+    path_instructions: Sequence[tuple[str, list[str], str]] = (),
 ) -> tuple[Message, ...]:
-    """System + user messages for one (chunk, persona) review call.
-
-    `extra_instructions` (a saved workflow's body, written by the repository's maintainers)
-    go right after the diff: the same for every persona of the run, so they belong to the
-    prefix a provider may cache.
-    """
+    """System + user messages for one (chunk, persona) review call. After the diff: a saved
+    workflow's `extra_instructions` (part of the prefix a provider may cache), the
+    repository's guidelines, the `path_instructions` that match this chunk's files, the
+    persona, and the `language` (BCP 47) to write titles and bodies in."""
     nonce = diff_nonce(diff_text)
     system = template("system.j2").render(nonce=nonce, schema=json.dumps(_EXAMPLE, indent=1))
     user = template("review.j2").render(
@@ -95,7 +127,12 @@ def review_messages(
         extra_title=extra_title,
         paths=list(paths),
         max_findings=MAX_FINDINGS,
+        guidelines=list(guidelines),
+        path_instructions=list(path_instructions),
+        language_note=language_note(language, 'the "title" and "body" of every finding'),
     )
+    # The prefix a provider may cache: the diff, and a saved workflow's instructions (the
+    # same for every call of the run); the guidelines follow, outside it.
     shared_end = f"</review-{nonce}>" if extra_instructions.strip() else f"</diff-{nonce}>"
     prefix_end = user.index(shared_end) + len(shared_end)
     return (

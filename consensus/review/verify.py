@@ -26,7 +26,7 @@ from consensus.model.findings import Cluster, ScoredCluster, Verification, Vote
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient, SourceReader
 from consensus.review.context import code_context
 from consensus.review.ledger import Ledger
-from consensus.review.prompt import template, verdict_schema
+from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
 from consensus.settings.config import InspectorSettings, ProviderSettings, Settings
 
@@ -128,6 +128,7 @@ class _Verifier:
         self._ledger = ledger
         self._panel = panel
         self._inspector = settings.inspector
+        self._language = settings.response_language
         self._slots = asyncio.Semaphore(settings.concurrency)
         self._per_provider = {p.model: asyncio.Semaphore(p.max_concurrency) for p in panel}
 
@@ -168,7 +169,7 @@ class _Verifier:
     ) -> tuple[Vote | str, int]:
         """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
         times. A budget refusal comes back as the note that stops verification."""
-        request = _request(case, provider, role, check)
+        request = _request(case, provider, role, check, self._language)
         discarded = 0
         for resample in range(RESAMPLES + 1):
             slot = self._per_provider.setdefault(
@@ -212,7 +213,9 @@ def _vote(provider: ProviderSettings, role: str, verdict: VerdictKind | None, re
     )
 
 
-def _request(case: _Case, provider: ProviderSettings, role: str, check: int) -> CompletionRequest:
+def _request(
+    case: _Case, provider: ProviderSettings, role: str, check: int, language: str
+) -> CompletionRequest:
     cluster = case.item.cluster
     system = template("verify_system.j2").render(nonce=case.nonce)
     user = template("verify.j2").render(
@@ -227,6 +230,7 @@ def _request(case: _Case, provider: ProviderSettings, role: str, check: int) -> 
         body=cluster.body,
         context=case.context,
         hunk=case.hunk,
+        language_note=language_note(language, 'the "reason"'),
     )
     return CompletionRequest(
         model=provider.model,

@@ -17,6 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.family import base_model, infer_family
+from consensus.settings.scope import (
+    LOGIN_PATTERN,
+    ContextSettings,
+    IgnoreSettings,
+    check_path_instructions,
+    check_path_patterns,
+)
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
@@ -67,7 +74,7 @@ class PublishSettings(_Strict):
     request_changes_on: Severity = Severity.CRITICAL
 
 
-_LOGIN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+_LOGIN = LOGIN_PATTERN
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
@@ -156,9 +163,27 @@ class Settings(_Strict):
     publish: PublishSettings = PublishSettings()
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
+    ignore: IgnoreSettings = IgnoreSettings()
+    context: ContextSettings = ContextSettings()
+    # .gitignore pattern → extra instructions for the files it matches, after the diff.
+    path_instructions: dict[str, str] = Field(default_factory=dict)
+    # BCP 47 tag of the language reviewers write titles, bodies and reasons in.
+    response_language: str = Field(
+        default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
+    )
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
+
+    @field_validator("paths", "exclude")
+    @classmethod
+    def _path_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return check_path_patterns(patterns)
+
+    @field_validator("path_instructions")
+    @classmethod
+    def _instructions(cls, instructions: dict[str, str]) -> dict[str, str]:
+        return check_path_instructions(instructions)
 
     @field_validator("redact")
     @classmethod
@@ -294,6 +319,15 @@ def _fix_for(loc: Sequence[str]) -> str:
         "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
         "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
         "order": "riskiest-first or safest-first",
+        "guidelines": "file paths from the repository root, e.g. [AGENTS.md, CONTRIBUTING.md]",
+        "max_chars": "a number of characters from 0 to 200000, e.g. 'max_chars: 20000'",
+        "path_instructions": "a mapping of .gitignore pattern to text, e.g. "
+        "{'migrations/**': 'Check locking and reversibility.'}",
+        "response_language": "a BCP 47 language tag, e.g. 'pt-BR', 'ja' or 'en'",
+        "paths": ".gitignore patterns, e.g. ['src/**', '!src/generated/**']",
+        "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
+        "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
+        "title": "regular expressions searched in the PR title, e.g. ['^WIP\\b']",
     }
     return fixes.get(last, "see the configuration reference in README.md")
 
