@@ -85,8 +85,8 @@ class Request:
     query: dict[str, str]
     status: int
     body: Any
-    time: float = dataclasses.field(default_factory=time.time)  # when it was answered
     answer: Any = None  # the JSON the fake answered with (None: no body, or a 304)
+    time: float = dataclasses.field(default_factory=time.time)  # when it was answered
 
 
 @dataclasses.dataclass
@@ -556,7 +556,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
     if match is None and path == "/user":
         if owner.viewer is None:
             return 403, {"message": "Resource not accessible by integration"}, {}
-        return 200, owner.viewer, {}
+        return 200, github_json.public_user(owner.viewer), {}
     if match is None:
         return (200, github_json.rate_limit(), {}) if path == "/rate_limit" else NOT_FOUND
     repo = owner.repos.get(match.group(1))

@@ -75,6 +75,7 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "list_dir": lambda: host.list_dir("p", "b" * 40),
         "issue_comments": lambda: host.issue_comments(1),
         "review_comments": lambda: host.review_comments(1),
+        "comment_edit": lambda: host.comment_edit(host.issue_comments(1)[0]),
         "default_branch": host.default_branch,
         "viewer_login": host.viewer_login,
         "open_pulls": host.open_pulls,
@@ -96,6 +97,7 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "add_labels": lambda: host.add_labels(1, ["consensus:ready"]),
         "remove_label": lambda: host.remove_label(1, "consensus:ready"),
         "request_reviewers": lambda: host.request_reviewers(1, ["alice"], ["backend"]),
+        "close": host.close,  # no request: the run is over
     }
     for call in calls.values():
         call()
