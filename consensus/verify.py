@@ -80,7 +80,8 @@ def decide(votes: Sequence[Vote], k: int, cap: int) -> Status | None:
 
 
 def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
-    """Disputed findings, and consensus ones when asked; never what the diff proves itself."""
+    """Disputed findings, severe consensus ones not every family reported (score marks
+    both), and every consensus one when asked; never what the diff proves itself."""
     if is_detection(item.cluster):
         return False
     return item.needs_verification or (
@@ -276,9 +277,14 @@ def _settle(
         status, reason = Status.VERIFIED, f"verified: {score} (ahead by {k})"
     else:
         status, reason = Status.REJECTED, f"rejected: {score} (behind by {k})"
-    if item.status is Status.CONSENSUS and status is not Status.REJECTED:
-        # A checked consensus finding stays consensus unless the check refutes it.
-        status, reason = Status.CONSENSUS, f"{item.reason}; check: {reason}"
+    # A verified consensus finding stays consensus. One checked only because
+    # `check_consensus` asks stays consensus unless refuted; a severe one not every family
+    # reported (score asked for it) is posted only when verified, like a disputed one.
+    kept = status is Status.VERIFIED or (
+        not item.needs_verification and status is not Status.REJECTED
+    )
+    if item.status is Status.CONSENSUS and kept:
+        status, reason = Status.CONSENSUS, f"{item.reason.split(';')[0]}; {reason}"
     return item.model_copy(update={"status": status, "reason": reason, "verification": record})
 
 

@@ -79,6 +79,10 @@ def responder(model: str) -> object:
     def answer(body: dict[str, object]) -> Step:
         prompt = prompt_text(body)
         if VERIFIER_PROMPT in prompt:
+            # The loop bug is real and the verifiers say so (three of four families report
+            # it at high severity: it is checked); anything else asked about, they refute.
+            if "Off-by-one in loop" in prompt:
+                return reply(json.dumps({"verdict": "confirmed", "reason": "reads past the end"}))
             return reply(json.dumps({"verdict": "refuted", "reason": "not convinced"}))
         found = []
         source = DB_AFTER if SQL in prompt else DB_FIXED

@@ -12,7 +12,9 @@ from consensus.models import (
     ReportFinding,
     Severity,
     Status,
+    VerdictKind,
     Verification,
+    Vote,
     Votes,
 )
 from consensus.ports import HostComment, InlineComment
@@ -421,3 +423,31 @@ def test_what_two_concurrent_runs_both_posted_is_found_and_the_oldest_kept() -> 
     ]
     assert duplicates(issue, review) == ([22], [12])
     assert duplicates(issue[:1], review[:2]) == ([], [])
+
+
+def _votes(*verdicts: VerdictKind) -> Verification:
+    votes = tuple(Vote(model="m", family="f", role="voter", verdict=v, reason="") for v in verdicts)
+    confirmed = sum(v is VerdictKind.CONFIRMED for v in verdicts)
+    return Verification(
+        confirmed=confirmed, refuted=len(verdicts) - confirmed, ahead_by=2, votes=votes
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "verification", "cell"),
+    [
+        (Status.CONSENSUS, None, "3/4 (75%)"),
+        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3), "3/4 · verified 3–0"),
+        (Status.CONSENSUS, _votes(VerdictKind.CONFIRMED, VerdictKind.REFUTED,
+                                  VerdictKind.CONFIRMED, VerdictKind.CONFIRMED),
+         "3/4 · verified 3–1"),
+        (Status.VERIFIED, _votes(*[VerdictKind.CONFIRMED] * 2), "3/4 (75%)"),
+    ],
+)  # fmt: skip
+def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
+    status: Status, verification: Verification | None, cell: str
+) -> None:
+    finding = make(status=status, verification=verification)
+    body = render_summary(report(finding), plan(finding), head_sha=HEAD)
+    [row] = [line for line in body.splitlines() if line.startswith("| F1 |")]
+    assert f"| {cell} |" in row

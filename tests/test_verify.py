@@ -343,3 +343,61 @@ def test_context_without_a_function_is_thirty_lines_each_side() -> None:
     text = "\n".join(f"line {n}" for n in range(1, 201))
     lines = code_context(text, 100, 100).splitlines()
     assert lines[0].startswith(" 70") and lines[-1].startswith("130")
+
+
+# --------------------------------------------------------------------------- issue 11, pattern 3
+# Three families agreeing on a severe claim is evidence, not proof: a consensus finding that
+# score marked (severe, not unanimous) is posted only when verification confirms it.
+
+
+def severe_consensus(*, marked: bool) -> ScoredCluster:
+    item = disputed(status=Status.CONSENSUS)
+    reason = "3 of 4 provider families agree"
+    if marked:
+        reason += "; high and not unanimous: needs verification"
+    return item.model_copy(
+        update={"votes_for": 3, "votes_of": 4, "needs_verification": marked, "reason": reason}
+    )
+
+
+@pytest.mark.parametrize(
+    ("marked", "check_all", "answers", "status", "calls"),
+    [
+        # Marked by score (the default check_consensus_min_severity): like a disputed one.
+        (True, False, ["confirmed"] * 2, Status.CONSENSUS, 2),
+        (True, False, ["refuted"] * 2, Status.REJECTED, 2),
+        (True, False, ["uncertain", "refuted"], Status.REJECTED, 2),
+        (True, False, ["confirmed", "refuted"] * 4, Status.UNDECIDED, 7),
+        # check_consensus: true on one score did not mark: stays consensus unless refuted.
+        (False, True, ["confirmed", "refuted"] * 4, Status.CONSENSUS, 7),
+        (False, True, ["refuted"] * 2, Status.REJECTED, 2),
+        # Not marked and not asked: posted as it is, nobody called.
+        (False, False, [], Status.CONSENSUS, 0),
+    ],
+)
+def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
+    marked: bool, check_all: bool, answers: list[str], status: Status, calls: int
+) -> None:
+    client = scripted([verdict(a) for a in answers])
+    [item] = run(
+        client,
+        [severe_consensus(marked=marked)],
+        inspector=InspectorSettings(check_consensus=check_all),
+    )
+    assert item.status is status
+    assert len(client.calls) == calls
+    if status is Status.CONSENSUS and calls:
+        assert item.reason.startswith("3 of 4 provider families agree; ")
+        assert item.verification is not None
+
+
+def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    client.tokens_in, client.tokens_out = 500, 100
+    [item] = run(
+        client,
+        [severe_consensus(marked=True)],
+        budget=BudgetSettings(max_tokens=1_000, max_cost_usd=None),
+    )
+    assert item.status is Status.UNVERIFIED and not item.status.posted
+    assert item.verification is not None and item.verification.budget_stopped

@@ -56,7 +56,17 @@ def location(finding: ReportFinding) -> str:
 
 
 def agreement_text(finding: ReportFinding) -> str:
-    return f"{finding.votes.for_}/{finding.votes.of} ({finding.agreement:.2f})"
+    checked = checked_consensus(finding)
+    tail = f" · {checked}" if checked else f" ({finding.agreement:.2f})"
+    return f"{finding.votes.for_}/{finding.votes.of}{tail}"
+
+
+def checked_consensus(finding: ReportFinding) -> str | None:
+    """ "verified 3–0" for a consensus finding that verification checked and confirmed."""
+    record = finding.verification
+    if finding.status is not Status.CONSENSUS or record is None or not record.votes:
+        return None
+    return f"verified {record.confirmed}–{record.refuted + record.uncertain}"
 
 
 def status_text(finding: ReportFinding) -> str:
