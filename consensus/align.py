@@ -13,8 +13,7 @@ COMPATIBLE_CATEGORIES: models file one problem as bug, security or concurrency a
   naming different kinds in words as alike as DOUBT_THRESHOLD (the word lists miss). A
   verifier may answer it ("same problem?", `consensus.sameness`); unanswered, the text
   decides: a pair naming different kinds is two problems, else one when their similarity
-  reaches WORDS_THRESHOLD. Pairs whose words share nothing (similarity below ASK_FLOOR)
-  are two problems without asking;
+  reaches WORDS_THRESHOLD;
 - findings of the *same* family (its other personas) are one problem only when their words
   say so (similarity at least MERGE_THRESHOLD): a model that reports two things at one place
   means two;
@@ -83,7 +82,7 @@ from consensus.problem_kinds import (
 
 LINE_WINDOW = 3
 MERGE_THRESHOLD = 0.30
-ASK_FLOOR = 0.0  # an open pair whose words share less is two problems, not a question
+ASK_FLOOR = 0.0  # every open pair is asked: a symptom and a fix often share no word
 WORDS_THRESHOLD = 0.15  # an open pair left unanswered is one problem from this similarity
 DOUBT_THRESHOLD = 0.15  # different defects named in words this alike: worth asking
 KIND_BONUS = 0.25
