@@ -45,6 +45,8 @@ class InspectorSettings(_Strict):
 
     `model`: the inspector (default: a reviewing provider of a family not in the cluster).
     `voters`: the voting panel, rotated (default: every reviewing provider).
+    Neither judges a finding its own family reported while another family answered
+    (consensus.verify.judges).
     `ahead_by`: k; security and critical findings use max(k, 3).
     `max_votes`: the cap on votes, the inspector's included (default 2k + 3).
     `check_consensus`: also check every finding that reached consensus.

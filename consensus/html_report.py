@@ -171,12 +171,24 @@ def _verification(report: Report) -> str:
         if record is None:
             continue
         votes = "".join(
-            f"<tr><td>{_e(v.role)}</td><td><code>{_e(v.model)}</code></td><td>{_e(v.family)}</td>"
-            f"<td><span class='verdict {_e(v.verdict.value if v.verdict else 'failed')}'>"
+            f"<tr><td>{_e(v.role)}</td><td><code>{_e(v.model)}</code></td><td>{_e(v.family)}"
+            + (" <span class='self' title='this family reported the finding: it judged its own "
+               "claim'>self</span>" if v.self_vote else "")
+            + f"</td><td><span class='verdict {_e(v.verdict.value if v.verdict else 'failed')}'>"
             f"{_e(v.verdict.value if v.verdict else 'call failed')}</span></td>"
             f"<td class='reason'>{_e(v.reason)}</td></tr>"
             for v in record.votes
-        )
+        )  # fmt: skip
+        reporters = sorted({m.family for m in finding.members})
+        judged = (
+            f"<p class='judges'>Reported by {_e(', '.join(reporters) or 'nobody')}; "
+            + ("judged by the reporters themselves (no other family answered)"
+               if record.votes and all(v.self_vote for v in record.votes)
+               else "judged by families that did not report it"
+               if not any(v.self_vote for v in record.votes)
+               else "some judges' families reported it (marked self)")
+            + "</p>"
+        )  # fmt: skip
         note = f"<p class='note'>{_e(record.note)}</p>" if record.note else ""
         blocks.append(
             f"<article><h3><code>{_e(finding.id)}</code> {_e(finding.title)} "
@@ -185,7 +197,7 @@ def _verification(report: Report) -> str:
             f"uncertain {record.uncertain} · ahead by {record.ahead_by}"
             + (f" · discarded {record.discarded}" if record.discarded else "")
             + (" · stopped by the budget" if record.budget_stopped else "")
-            + f"</p>{note}<table class='votes'><thead><tr><th>role</th><th>model</th>"
+            + f"</p>{judged}{note}<table class='votes'><thead><tr><th>role</th><th>model</th>"
             f"<th>family</th><th>verdict</th><th>reason</th></tr></thead><tbody>{votes}"
             "</tbody></table></article>"
         )
@@ -393,7 +405,9 @@ td.empty, p.empty { color: var(--muted); }
 .st.undecided, .verdict.uncertain, .pstatus.skipped { background: #f3f4f6; color: #374151; }
 article { border: 1px solid var(--line); border-radius: 8px; padding: 4px 14px 12px;
   margin: 10px 0; }
-.counts, .note { color: var(--muted); margin: 4px 0 8px; }
+.counts, .note, .judges { color: var(--muted); margin: 4px 0 8px; }
+.self { display: inline-block; padding: 0 6px; border-radius: 10px; font-size: 11px;
+  font-weight: 700; background: #fef3c7; color: #92400e; }
 td.reason { max-width: 640px; white-space: pre-wrap; }
 svg.timeline { max-width: 100%; height: auto; font-size: 11px; }
 .phase.p0 { fill: #eef2ff; }

@@ -391,13 +391,15 @@ class VerdictKind(str, Enum):
 
 
 class Vote(Frozen):
-    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed)."""
+    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed).
+    `self_vote`: the verifier's family reported the finding (it judged its own claim)."""
 
     model: str
     family: str
     role: Literal["inspector", "voter"]
     verdict: VerdictKind | None
     reason: str
+    self_vote: bool = False
 
 
 class Verification(Frozen):

@@ -22,10 +22,11 @@ from enum import Enum
 from typing import Literal
 
 from consensus.config import PublishSettings
-from consensus.models import Frozen, Report, ReportFinding
+from consensus.detections import PROVIDER as SCAN_PROVIDER
+from consensus.models import Frozen, Report, ReportFinding, Status
 from consensus.ports import HostComment, InlineComment
 from consensus.render.markdown import code, escape_markdown_text
-from consensus.render.text import location
+from consensus.render.text import location, plural
 from consensus.thread_state import (
     STATE_VERSION,
     PublishState,
@@ -219,24 +220,46 @@ def inline_body(finding: ReportFinding, links: Sequence[str] = ()) -> str:
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS] + "\n\n… (cut; the full text is in the JSON report)"
-    providers = ", ".join(code(p) for p in finding.providers)
     lines = [
         f"**{finding.severity.value}** · **{title}**",
         "",
         escape_markdown_text(text, allowed_links=links),
         "",
-        f"<sub>{finding.votes.for_}/{finding.votes.of} providers: {providers}"
-        f" · {finding.category.value} · consensus {finding.id}</sub>",
+        f"<sub>{established(finding)} · {finding.category.value} · {finding.id}</sub>",
+        fingerprint_marker(finding.fingerprint),
     ]
-    counts = finding.verification
-    if counts is not None:
-        uncertain = f", {counts.uncertain} uncertain" if counts.uncertain else ""
-        lines.append(
-            f"<sub>inspector: {finding.status.value}, confirmed "
-            f"{counts.confirmed}-{counts.refuted}{uncertain}</sub>"
-        )
-    lines.append(fingerprint_marker(finding.fingerprint))
     return "\n".join(lines)
+
+
+def established(finding: ReportFinding) -> str:
+    """How a finding was established, in one readable line: who reported it, and who
+    verified it, e.g. "Verified 3–0 by 2 models that did not report it · reported by 1 of
+    4 providers (`openai/gamma`)"."""
+    names = [p for p in finding.providers if p != SCAN_PROVIDER]
+    reported = f"{finding.votes.for_} of {finding.votes.of} providers"
+    if names:
+        reported += f" ({', '.join(code(p) for p in names)})"
+    record = finding.verification
+    checked = ""
+    if record is not None and finding.status.posted and (record.votes or record.confirmed):
+        checked = f"{record.confirmed}–{record.refuted + record.uncertain}"
+        models = {v.model for v in record.votes if v.verdict is not None}
+        own = {v.model for v in record.votes if v.verdict is not None and v.self_vote}
+        if models:
+            who = plural(len(models), "model")
+            if own == models:
+                who = f"the {who} that reported it (no other family answered)"
+            elif own:
+                who += f", {len(own)} of which reported it"
+            else:
+                who += " that did not report it"
+            checked += f" by {who}"
+    if SCAN_PROVIDER in finding.providers:
+        also = f" · also reported by {reported}" if names else ""
+        return f"Found by consensus's own scan of the diff{also}"
+    if finding.status is Status.VERIFIED:
+        return f"Verified {checked} · reported by {reported}".replace("Verified  ·", "Verified ·")
+    return f"Reported by {reported}" + (f" · verified {checked}" if checked else "")
 
 
 def _place(

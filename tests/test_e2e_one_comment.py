@@ -1,9 +1,11 @@
 """End to end, in process: `consensus action` (click's CliRunner) against the loopback fake
-GitHub and loopback fake providers, on a PR where four models paraphrase one real problem
-and three of them agree on a wrong severe one.
+GitHub and loopback fake providers, on a PR where four models paraphrase one real problem,
+three of them agree on a wrong severe one, and one alone reports a real leak.
 
 Issue 11: the paraphrased problem is one inline comment; the wrong claim, consensus but not
-unanimous at high severity, is checked, refuted by the verifiers, and never posted."""
+unanimous at high severity, is checked, refuted by the verifiers, and never posted.
+Issue 16: counted from the fake providers' logs, no verifier call judges a claim its own
+family made, even when the configured inspector and voters are the reporters."""
 
 from __future__ import annotations
 
@@ -55,9 +57,19 @@ def verify(secret, body, provided):
 
 def rows_of(batch):
     return [row for row in batch]
+
+
+LIMIT = 100
+RETRIES = 3
+
+
+def load_key(path):
+    handle = open(path)
+    return handle.read()
 """
 COMPARE = next(n for n, line in enumerate(AFTER.splitlines(), 1) if "expected == provided" in line)
 ROWS = next(n for n, line in enumerate(AFTER.splitlines(), 1) if "for row in batch" in line)
+LEAK = next(n for n, line in enumerate(AFTER.splitlines(), 1) if "handle = open" in line)
 WRONG = "Off-by-one: the comprehension drops the last row"
 
 
@@ -81,11 +93,15 @@ ROW_CLAIM = found(
     ROWS, WRONG, "`[row for row in batch]` stops before the final element of `batch`.", "bug"
 )  # fmt: skip
 
+LEAK_CLAIM = found(
+    LEAK, "File handle is never closed", "`open(path)` is not closed; use `with open(...)`.", "bug"
+) | {"severity": "medium"}  # fmt: skip
+
 REVIEWS = {  # one paraphrased real problem; a wrong severe claim by three of four families
     "gpt-test": [TIMING, ROW_CLAIM],
     "claude-test": [COMPARE_DIGEST, ROW_CLAIM],
     "llama-test": [COMPARE_DIGEST, ROW_CLAIM],
-    "qwen-test": [COMPARE_DIGEST],
+    "qwen-test": [COMPARE_DIGEST, LEAK_CLAIM],
 }
 
 
@@ -108,6 +124,17 @@ def git(repo: Path, *args: str) -> None:
     subprocess.run(command, cwd=repo, check=True, capture_output=True)
 
 
+# The issue's configuration: an inspector and voters that are the very models reporting the
+# wrong claim (openai, anthropic and meta report it; only qwen did not).
+INSPECTOR_OF_REPORTERS = textwrap.dedent(
+    """\
+    inspector:
+      model: anthropic/claude-test
+      voters: [openai/gpt-test, openai/llama-test]
+    """
+)
+
+
 @dataclass
 class World:
     tmp: Path
@@ -116,8 +143,8 @@ class World:
     providers: FakeProviderServer
 
 
-@pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
+@pytest.fixture(params=["", INSPECTOR_OF_REPORTERS], ids=["default-judges", "reporters-configured"])
+def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
     script = Script()
     for model in FAMILIES:
         script.respond(model, responder(model))
@@ -143,7 +170,7 @@ def world(tmp_path: Path) -> Iterator[World]:
             personas: [correctness]
             budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
             """
-        )
+        ) + str(request.param)
         (repo / "hooks.py").write_text(BEFORE)
         (repo / ".consensus.yml").write_text(config)
         git(repo, "add", "-A")
@@ -204,19 +231,17 @@ def test_one_comment_for_a_paraphrased_problem_none_for_a_refuted_severe_consens
     run_action(world, monkeypatch)
     repo = world.github.repos[REPO]
     [review] = repo.reviews
-    [comment] = repo.review_comments  # the four paraphrases: one comment
-    assert comment["line"] in range(COMPARE - 1, COMPARE + 2)
+    at_compare = [c for c in repo.review_comments if COMPARE - 1 <= c["line"] <= COMPARE + 1]
+    [comment] = at_compare  # the four paraphrases: one comment
     assert "compare" in comment["body"].lower() or "timing" in comment["body"].lower()
     assert WRONG not in json.dumps(repo.review_comments)
+    assert {c["line"] for c in repo.review_comments} == {comment["line"], LEAK}
     assert review["state"] == "COMMENTED"
 
     # The wrong claim was checked: the verifiers refuted it, it is kept for audit only.
-    asked = [
-        prompt_text(r.body)
-        for r in world.providers.log.all()
-        if r.body and VERIFIER_PROMPT in prompt_text(r.body)
-    ]
-    assert asked and all(WRONG in p for p in asked)  # the unanimous one was not checked
+    asked = verification_prompts(world)
+    assert any(WRONG in p for p in asked)
+    assert not any("compare_digest" in p for p in asked)  # the unanimous one: not checked
     [summary] = [c for c in repo.issue_comments if str(c["body"]).startswith("<!--")]
     state = decode_state(str(summary["body"]))
     assert state is not None
@@ -224,3 +249,40 @@ def test_one_comment_for_a_paraphrased_problem_none_for_a_refuted_severe_consens
     assert statuses[WRONG] == "rejected"
     assert "kept out of the review" in str(summary["body"])
     assert os.environ.get("GITHUB_TOKEN") != "ghs_fake_token"  # CliRunner restored the env
+
+
+def verification_prompts(world: World) -> list[str]:
+    return [
+        prompt_text(r.body)
+        for r in world.providers.log.all()
+        if r.body and VERIFIER_PROMPT in prompt_text(r.body)
+    ]
+
+
+def test_no_verifier_judges_its_own_familys_claim(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_action(world, monkeypatch)
+    reporters = {
+        claim["title"]: {FAMILIES[m] for m, claims in REVIEWS.items() if claim in claims}
+        for claim in (ROW_CLAIM, LEAK_CLAIM)
+    }
+    judged: dict[str, list[str]] = {title: [] for title in reporters}
+    for request in world.providers.log.all():
+        text = prompt_text(request.body) if request.body else ""
+        if VERIFIER_PROMPT not in text:
+            continue
+        model = str(request.body["model"]) if request.body else ""
+        [title] = [t for t in reporters if f'Is the finding "{t}" real?' in text]
+        judged[title].append(FAMILIES[model.split("/")[-1]])
+    assert judged[WRONG] and judged[LEAK_CLAIM["title"]]
+    for title, families in judged.items():
+        assert not set(families) & reporters[title], (title, families)
+    assert set(judged[WRONG]) == {"qwen"}  # the one family that did not report it
+    assert "qwen" not in judged[LEAK_CLAIM["title"]]
+
+    # The leak's comment says in one line how it was established.
+    [leak] = [c for c in world.github.repos[REPO].review_comments if c["line"] == LEAK]
+    [footer] = [line for line in str(leak["body"]).splitlines() if line.startswith("<sub>")]
+    assert "models that did not report it · reported by 1 of 4 providers" in footer
+    assert "`openai/qwen-test`" in footer and footer.startswith("<sub>Verified ")

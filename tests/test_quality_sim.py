@@ -195,3 +195,25 @@ def test_paraphrased_reports_at_the_same_line_are_one_finding_each() -> None:
     asked = result.tallies[with_voting(0.75, 2)]
     assert asked.same_calls > 0
     assert asked.duplicates == 0 and asked.found == asked.bugs
+
+
+@pytest.mark.parametrize("configured", [False, True], ids=["default-judges", "configured"])
+def test_no_verifier_judges_its_own_familys_claim_while_another_answered(
+    configured: bool,
+) -> None:
+    params = replace(SMALL, prs=10)
+    families = {r.family for r in params.reviewers}
+    judged = 0
+    for index in range(params.prs):
+        pr = make_pr(params, index)
+        items = asyncio.run(decide(params, pr, now(configured=configured), 0.75, 2)).items
+        for item in items:
+            if item.verification is None:
+                continue
+            reporters = item.cluster.families
+            for vote in item.verification.votes:
+                judged += 1
+                assert vote.self_vote is (vote.family in reporters)
+                if families - reporters:  # another family answered: it judges, not them
+                    assert vote.family not in reporters
+    assert judged > 0

@@ -29,7 +29,7 @@ from consensus.models import (
     Vote,
 )
 from consensus.ports import CompletionRequest, ModelCallError
-from consensus.verify import ahead_by_for, choose_inspector, decide, max_votes_for, verify
+from consensus.verify import ahead_by_for, decide, judges, max_votes_for, verify
 from tests.fakes.fake_model import FakeModelClient, rate_limited
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
@@ -200,10 +200,66 @@ def test_the_cap_defaults_to_2k_plus_3() -> None:
     assert max_votes_for(3, 5) == 5
 
 
-def test_the_inspector_is_of_a_family_that_did_not_report_the_finding() -> None:
-    assert choose_inspector(disputed().cluster, PANEL, None).model == "anthropic/claude-sonnet-4-5"
-    chosen = choose_inspector(disputed().cluster, PANEL, "gemini/gemini-2.5-pro")
-    assert chosen.model == "gemini/gemini-2.5-pro"
+# --------------------------------------------------------------------------- who may judge
+
+FOUR = (
+    ProviderSettings(model="openai/gpt-a"),
+    ProviderSettings(model="openai/gpt-c"),
+    ProviderSettings(model="anthropic/claude-x"),
+    ProviderSettings(model="gemini/gemini-y"),
+    ProviderSettings(model="ollama/qwen-z"),
+)
+
+
+def reported_by(*families: str) -> Cluster:
+    models = {"openai": "openai/gpt-a", "anthropic": "anthropic/claude-x",
+              "google": "gemini/gemini-y", "qwen": "ollama/qwen-z"}  # fmt: skip
+    return disputed().cluster.model_copy(
+        update={"members": tuple(member(models[f], f) for f in families)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("reporters", "inspector", "k", "first", "voters", "self_judged"),
+    [
+        # The case: the configured inspector and voters; A and C (openai) reported
+        # it. Neither votes; too few are left for k = 2, so the panel's others join.
+        (("openai",), InspectorSettings(model="anthropic/claude-x",
+                                        voters=("openai/gpt-a", "openai/gpt-c")), 2,
+         "anthropic/claude-x", ["gemini/gemini-y", "anthropic/claude-x"], False),
+        # Nothing configured: every provider of a family that did not report it.
+        (("openai",), InspectorSettings(), 2, "anthropic/claude-x",
+         ["gemini/gemini-y", "ollama/qwen-z", "anthropic/claude-x"], False),
+        # The configured inspector reported it: the first independent judge inspects.
+        (("anthropic",), InspectorSettings(model="anthropic/claude-x"), 2, "openai/gpt-a",
+         ["openai/gpt-c", "gemini/gemini-y", "ollama/qwen-z", "openai/gpt-a"], False),
+        # Three families of four reported it: one independent family, asked again and again.
+        (("openai", "anthropic", "google"), InspectorSettings(), 2, "ollama/qwen-z",
+         ["ollama/qwen-z"], False),
+        # Every family that answered reported it: only then reporters judge, marked self.
+        (("openai", "anthropic", "google", "qwen"), InspectorSettings(), 2, "openai/gpt-a",
+         ["openai/gpt-c", "anthropic/claude-x", "gemini/gemini-y", "ollama/qwen-z",
+          "openai/gpt-a"], True),
+        # Configured voters that did not report it are enough: the panel is not added.
+        (("qwen",), InspectorSettings(voters=("openai/gpt-a", "anthropic/claude-x")), 2,
+         "openai/gpt-a", ["anthropic/claude-x", "openai/gpt-a"], False),
+    ],
+)  # fmt: skip
+def test_no_family_judges_its_own_claim_while_another_answered(
+    reporters: tuple[str, ...],
+    inspector: InspectorSettings,
+    k: int,
+    first: str,
+    voters: list[str],
+    self_judged: bool,
+) -> None:
+    chosen = judges(reported_by(*reporters), FOUR, inspector, k)
+    assert chosen.inspector.model == first
+    assert [p.model for p in chosen.voters] == voters
+    assert chosen.self_judged is self_judged
+    if not self_judged:
+        assert chosen.inspector.voter not in reporters
+        assert all(p.voter not in reporters for p in chosen.voters)
 
 
 # --------------------------------------------------------------------------- the phase
@@ -321,12 +377,32 @@ def _calls_by_model(calls: Sequence[CompletionRequest]) -> list[str]:
     return [c.model for c in calls]
 
 
-def test_votes_rotate_across_the_panel() -> None:
+def test_votes_rotate_across_the_judges_never_the_reporter() -> None:
     client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
-    run(client)
+    [item] = run(client)
     models = _calls_by_model(client.calls)
     assert models[0] == "anthropic/claude-sonnet-4-5"  # the inspector
-    assert set(models[1:4]) == {m.model for m in PANEL}
+    rotation = ["gemini/gemini-2.5-pro", "anthropic/claude-sonnet-4-5"]  # inspector last
+    assert models[1:] == (rotation * 4)[: len(models) - 1]
+    assert "openai/gpt-5.1" not in models  # openai reported it
+    assert item.verification is not None
+    assert not any(v.self_vote for v in item.verification.votes)
+
+
+def test_reporters_judge_only_when_no_other_family_answered_then_marked_and_k_plus_1() -> None:
+    everyone = disputed(status=Status.CONSENSUS).cluster.model_copy(
+        update={"members": tuple(member(p.model, p.voter) for p in PANEL)}
+    )
+    item = disputed(status=Status.CONSENSUS).model_copy(
+        update={"cluster": everyone, "votes_for": 3, "votes_of": 3, "needs_verification": False}
+    )
+    client = scripted([verdict("confirmed")] * 10)
+    [checked] = run(client, [item], inspector=InspectorSettings(check_consensus=True))
+    record = checked.verification
+    assert record is not None
+    assert record.ahead_by == 3 and record.confirmed == 3  # k + 1
+    assert all(v.self_vote for v in record.votes)
+    assert checked.status is Status.CONSENSUS
 
 
 # --------------------------------------------------------------------------- code context
