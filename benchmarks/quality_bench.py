@@ -13,8 +13,8 @@ three (a wrong consensus). consensus's own credential scan reports committed key
 lines the models report them. Verifiers are fake ModelClients that read the verification
 prompt, look the finding up in the ground truth and answer right with probability
 `accuracy`; asked about a claim their own family made they confirm it with probability
-`self_preference` whatever the truth. A "same problem?" question is answered right with
-probability `same_accuracy`.
+`self_preference` whatever the truth (LLM judges favour their own output). A "same
+problem?" question is answered right with probability `same_accuracy`.
 
 Everything between the reviews and the posted findings is the product's REAL code: align
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
@@ -115,6 +115,15 @@ class SimParams:
     severity_noise: float = 0.25  # a reviewer reports a severity one level off
     category_noise: float = 0.3  # a reviewer files a problem under an alternative category
     same_accuracy: float = 0.9  # the "same problem?" verifier: right with this probability
+    # A verifier asked about a claim its own family made confirms it with this probability,
+    # whatever the truth (self-preference: Zheng et al. 2023; Panickssery et al. 2024).
+    self_preference: float = 0.6
+    # The issue's set-up: an inspector and voters configured by name, which then judge the
+    # claims their own families made unless independence keeps them out.
+    configured_judges: tuple[str, tuple[str, ...]] = (
+        "anthropic/claude-sonnet-4-5",
+        ("openai/gpt-5.1", "gemini/gemini-2.5-pro"),
+    )
     thresholds: tuple[float, ...] = (0.5, 0.75, 1.0)
     ks: tuple[int, ...] = (1, 2, 3)
     sweep: bool = True  # every threshold and k through today's code as well
@@ -367,7 +376,7 @@ def _draw(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def verifier(pr: SimPR, params: SimParams, self_preference: float = 0.0) -> FakeModelClient:
+def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
     """The simulated verifier panel, deterministic per (seed, request).
 
     Verification: right with probability `accuracy`, else the opposite verdict or
@@ -392,7 +401,7 @@ def verifier(pr: SimPR, params: SimParams, self_preference: float = 0.0) -> Fake
         real = about_bug(pr.bugs, path, line, end) is not None
         problem = problem_at(path, line, end)
         own = problem is not None and families.get(request.model) in pr.reporters[problem]
-        if own and _draw(params.seed, "self", request.model, prompt) < self_preference:
+        if own and _draw(params.seed, "self", request.model, prompt) < params.self_preference:
             return "confirmed"
         draw = _draw(params.seed, request.model, prompt)
         if draw < params.accuracy:
@@ -451,11 +460,23 @@ class Decisions:
     verify: Callable[..., Any]
     asks: bool  # puts align's open questions to a verifier
     checks_severe_consensus: bool
+    independent: bool | None  # verify's judges (None: today's code has no such choice)
+    configured: bool = False  # the inspector and voters of SimParams.configured_judges
 
 
-def now(*, asks: bool = True) -> Decisions:
+REPORTERS_JUDGE = "now, but reporters may judge their own claims (before issue 16)"
+NO_ASKING = 'now, without asking "same problem?"'
+
+
+CONFIGURED = "configured inspector and voters"
+
+
+def now(*, asks: bool = True, independent: bool = True, configured: bool = False) -> Decisions:
+    name = "now" if asks and independent else (NO_ASKING if independent else REPORTERS_JUDGE)
+    if configured:
+        name = f"{CONFIGURED}, {'independent' if independent else 'reporters may judge'}"
     return Decisions(
-        name="now" if asks else 'now, without asking "same problem?"',
+        name=name,
         align=align,
         score=score,
         detections=scan.detections,
@@ -463,12 +484,17 @@ def now(*, asks: bool = True) -> Decisions:
         verify=verify,
         asks=asks,
         checks_severe_consensus=True,
+        independent=independent,
+        configured=configured,
     )
+
+
+TODAY = "today (code before issues 11 and 16)"
 
 
 def today(baseline: Baseline) -> Decisions:
     return Decisions(
-        name="today (code before issues 11 and 16)",
+        name=TODAY,
         align=baseline.align.align,
         score=baseline.score.score,
         detections=baseline.detections.detections,
@@ -476,14 +502,20 @@ def today(baseline: Baseline) -> Decisions:
         verify=baseline.verify.verify,
         asks=False,
         checks_severe_consensus=False,
+        independent=None,
     )
 
 
-def settings_for(params: SimParams, threshold: float, k: int) -> Settings:
+def settings_for(params: SimParams, threshold: float, k: int, configured: bool = False) -> Settings:
+    """`configured`: the inspector and voters of `params.configured_judges`, as a user
+    might set them; else none (the product's defaults)."""
+    model, voters = params.configured_judges if configured else (None, ())
     return Settings(
         threshold=threshold,
         concurrency=params.concurrency,
-        inspector=InspectorSettings(ahead_by=k, check_consensus=params.check_consensus),
+        inspector=InspectorSettings(
+            model=model, voters=voters, ahead_by=k, check_consensus=params.check_consensus
+        ),
         budget=BudgetSettings(max_cost_usd=None, max_tokens=None),
     )
 
@@ -516,7 +548,7 @@ async def decide(
     results = results_of(params, pr)
     findings = [f for r in results for f in r.findings] + code.detections(pr.diff)
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
-    settings = settings_for(params, threshold, k or 2)
+    settings = settings_for(params, threshold, k or 2, code.configured)
     client = verifier(pr, params)
     ledger = Ledger(settings.budget)
     answers = {}
@@ -544,6 +576,7 @@ async def decide(
     )
     if k is None:
         return Outcome(scored, 0, 0)
+    judges = {} if code.independent is None else {"independent": code.independent}
     items = await code.verify(
         scored,
         diff=pr.diff,
@@ -552,6 +585,7 @@ async def decide(
         client=client,
         ledger=ledger,
         source=_Source(pr.texts) if params.with_source else None,
+        **judges,
     )
     return Outcome(items, len(client.calls) - same_calls, same_calls)
 
@@ -575,6 +609,7 @@ class Tally:
     clean_prs: int = 0
     clean_posted: int = 0  # posted findings on PRs without a bug
     clean_unchecked: int = 0  # … of which posted without any verification
+    self_votes: int = 0  # verifier answers about a claim the verifier's own family made
 
     def add(self, other: Tally) -> None:
         for name in self.__dataclass_fields__:
@@ -603,6 +638,7 @@ def tally(
     calls: int = 0,
     same: int = 0,
     unchecked: int | None = None,
+    self_votes: int = 0,
 ) -> Tally:
     """`unchecked`: how many of `posted` no verifier saw (default: all of them)."""
     hit: Counter[Problem] = Counter()
@@ -630,6 +666,7 @@ def tally(
         clean_prs=int(pr.clean),
         clean_posted=len(posted) if pr.clean else 0,
         clean_unchecked=(len(posted) if unchecked is None else unchecked) if pr.clean else 0,
+        self_votes=self_votes,
     )
 
 
@@ -679,8 +716,14 @@ Method = tuple[str, Decisions, float, int]
 def methods(params: SimParams, baseline: Baseline | None) -> list[Method]:
     """(name, code, threshold, k) of every verified method: the headline ones, then the sweep."""
     t, k = HEADLINE
-    chosen = [(with_voting(t, k), now(), t, k),
-              (with_voting(t, k, now(asks=False).name), now(asks=False), t, k)]  # fmt: skip
+    chosen = [
+        (with_voting(t, k), now(), t, k),
+        (with_voting(t, k, NO_ASKING), now(asks=False), t, k),
+        (with_voting(t, k, REPORTERS_JUDGE), now(independent=False), t, k),
+        (with_voting(t, k, now(configured=True).name), now(configured=True), t, k),
+        (with_voting(t, k, now(independent=False, configured=True).name),
+         now(independent=False, configured=True), t, k),
+    ]  # fmt: skip
     if baseline is not None:
         chosen.append((with_voting(t, k, today(baseline).name), today(baseline), t, k))
     if params.sweep:
@@ -713,9 +756,17 @@ def evaluate(params: SimParams, pr: SimPR, baseline: Baseline | None) -> PRResul
     for (name, *_), outcome in zip(chosen, outcomes, strict=True):
         items = [s for s in outcome.items if s.status.posted]
         unchecked = sum(1 for s in items if s.verification is None)
-        out[name] = tally(
-            pr, [s.cluster for s in items], outcome.verify_calls, outcome.same_calls, unchecked
+        own = sum(
+            1
+            for s in outcome.items
+            if s.verification is not None
+            for v in s.verification.votes
+            if v.family in s.cluster.families
         )
+        out[name] = tally(
+            pr, [s.cluster for s in items], outcome.verify_calls, outcome.same_calls, unchecked,
+            own,
+        )  # fmt: skip
     return PRResult(out, diagnose(pr, outcomes[0].items))
 
 
@@ -845,11 +896,8 @@ def _calls(t: Tally) -> float:
 def headline(result: SimResult) -> list[Figure]:
     """Issue 11's figures: today's, now without asking, now; with the target of each."""
     t, k = HEADLINE
-    old = result.tallies.get(with_voting(t, k, "today (code before issues 11 and 16)"))
-    columns = (
-        result.tallies[with_voting(t, k, 'now, without asking "same problem?"')],
-        result.tallies[with_voting(t, k)],
-    )
+    old = result.tallies.get(with_voting(t, k, TODAY))
+    columns = (result.tallies[with_voting(t, k, NO_ASKING)], result.tallies[with_voting(t, k)])
     final = columns[-1]
 
     def of(value: Callable[[Tally], float]) -> tuple[float | None, tuple[float, ...]]:
@@ -887,6 +935,42 @@ def headline_table(result: SimResult) -> str:
     return "\n".join(rows)
 
 
+def independence(result: SimResult, configured: bool = False) -> list[Figure]:
+    """Issue 16's figures: reporters may judge (before) against independent judges (now),
+    with the product's default judges or with `configured_judges`."""
+    t, k = HEADLINE
+    before = result.tallies[with_voting(t, k, now(independent=False, configured=configured).name)]
+    after = result.tallies[with_voting(t, k, now(configured=configured).name)]
+    limit = 1.2 * _calls(before)
+    return [
+        Figure("precision", before.precision, (after.precision,),
+               f"≥ {before.precision + 0.05:.3f} (before + 0.05)",
+               after.precision >= before.precision + 0.05),
+        Figure("recall", before.recall, (after.recall,),
+               f"within 0.02 of {before.recall:.3f}", abs(after.recall - before.recall) <= 0.02),
+        Figure("F1", before.f1, (after.f1,), "", True),
+        Figure("answers by a verifier of a reporting family / PR",
+               before.per_pr(before.self_votes), (after.per_pr(after.self_votes),), "0",
+               after.self_votes == 0, 2),
+        Figure("verification calls / PR", _calls(before), (_calls(after),),
+               f"≤ 1.2 × before = {limit:.2f}", _calls(after) <= limit, 2),
+    ]  # fmt: skip
+
+
+def independence_table(result: SimResult, configured: bool = False) -> str:
+    rows = [
+        "| figure (consensus ≥ 0.75, k=2) | reporters may judge | independent judges (now) "
+        "| target | |",
+        "|---|---:|---:|---|---|",
+    ]
+    for f in independence(result, configured):
+        fmt = f"{{:.{f.digits}f}}"
+        before = "–" if f.today is None else fmt.format(f.today)
+        verdict = "" if not f.target else ("met" if f.met else "NOT MET")
+        rows.append(f"| {f.name} | {before} | {fmt.format(f.values[0])} | {f.target} | {verdict} |")
+    return "\n".join(rows)
+
+
 def describe(params: SimParams) -> str:
     panel = "; ".join(
         f"{r.model} (family {r.family}): recall {r.recall:g}, {r.fp_per_pr:g} false positives "
@@ -903,7 +987,8 @@ def describe(params: SimParams) -> str:
         f"secret on the next line with p={params.two_line_keys:g}); severity one level off with "
         f"p={params.severity_noise:g}, another category with p={params.category_noise:g}; "
         f"verifiers of accuracy {params.accuracy:g} (wrong answers split evenly between the "
-        f'opposite verdict and `uncertain`); "same problem?" answered right with '
+        f"opposite verdict and `uncertain`), confirming a claim their own family made with "
+        f'p={params.self_preference:g} whatever the truth; "same problem?" answered right with '
         f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
         f"high, max_votes 2k+3, k ≥ 3 for security and critical findings (the product's rule)."
     )
@@ -924,8 +1009,8 @@ def plot(result: SimResult, path: Path) -> None:
         ("consensus only", "^", "tab:blue",
          [(consensus_only(t), f"≥{t:g}") for t in params.thresholds]),
         ("today's code + verification", "x", "tab:brown",
-         [(with_voting(t, k, "today"), f"≥{t:g} k={k}") for t in params.thresholds
-          for k in params.ks if (t, k) != HEADLINE]),
+         [(with_voting(t, k, "today" if (t, k) != HEADLINE else TODAY), f"≥{t:g} k={k}")
+          for t in params.thresholds for k in params.ks]),
         ("consensus + verification", "*", "tab:green",
          [(with_voting(t, k), f"≥{t:g} k={k}") for t in params.thresholds for k in params.ks]),
     ]  # fmt: skip
@@ -964,7 +1049,24 @@ def report(result: SimResult) -> str:
     lines = ["Issue 11 (one problem, one comment; severe consensus checked):", ""]
     if result.baseline:
         lines += [f"(today's figures not measured in this run: {result.baseline})", ""]
-    lines += [headline_table(result), "", "All methods:", "", table(result)]
+    lines += [headline_table(result), ""]
+    lines += [
+        f"Issue 16 (independent verification; verifiers confirm their own family's claim "
+        f"with p={result.params.self_preference:g} whatever the truth):",
+        "",
+        "With the product's default judges (no inspector or voters configured):",
+        "",
+        independence_table(result),
+        "",
+        f"With a configured inspector ({result.params.configured_judges[0]}) and voters "
+        f"({', '.join(result.params.configured_judges[1])}), as in the issue:",
+        "",
+        independence_table(result, configured=True),
+        "",
+        "All methods:",
+        "",
+        table(result),
+    ]
     d = result.diagnosis
     lines += ["", "Where found bugs end up (now, consensus ≥ 0.75 + verification, k=2):"]
     lines += [f"- {name}: {count}" for name, count in sorted(d.outcome.items())]
