@@ -252,7 +252,7 @@ def test_first_run_posts_one_review_and_one_summary(world: World) -> None:
     assert sorted(c["line"] for c in comments) == [line_of(DB_AFTER, SQL), line_of(DB_AFTER, LOOP)]
     for comment in comments:
         body = comment["body"]
-        assert body.startswith("**high** · **") and "/4 providers: " in body
+        assert body.startswith("**high** · **") and " of 4 providers (`" in body
         assert "<b>" not in body and "https://evil" not in body  # escaped, link defanged
         assert body.rsplit("\n", 1)[-1].startswith("<!-- consensus:fp=")
     summary = world.bot_summary()
