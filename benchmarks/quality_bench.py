@@ -1,19 +1,32 @@
-"""Quality benchmark: how much the decision machinery (align → score → verify) is worth.
+"""Quality benchmark: what the decision machinery (align → score → verify) posts.
 
-A simulation in the way MAKER analyses voting. Synthetic pull requests carry known bugs;
-a panel of simulated reviewers (distinct provider families) each finds a bug with its own
-recall, invents its own false positives (some shared by two reviewers: the same invented
-problem at the same place, worded differently), misplaces lines by up to its own offset
-and words every finding from a pool of paraphrases. Their findings go through the
-product's REAL `align`, `score` and `verify` (nothing here re-implements them); the
-verifiers are fake ModelClients that read the verification prompt, look the finding's
-location up in the ground truth and answer right with probability `accuracy`.
+A simulation in the way MAKER analyses voting. Synthetic pull requests carry known bugs
+(some carry none: clean PRs); a panel of simulated reviewers (distinct provider families)
+each finds a bug with its own recall, invents its own false positives, misplaces lines by
+up to its own offset (the product's path audit moves a finding that quotes code to where
+the code is) and words every finding in a paraphrase of its own (the class of the
+problem, its cause, symptom or fix; another category with `category_noise`; a report that
+starts above the problem line spans down to it with probability `cover`, as models cite a
+block). Models agree
+on wrong things: some inventions are reported by two families, and some *severe* ones by
+three (a wrong consensus). consensus's own credential scan reports committed keys at the
+lines the models report them. Verifiers are fake ModelClients that read the verification
+prompt, look the finding up in the ground truth and answer right with probability
+`accuracy`; asked about a claim their own family made they confirm it with probability
+`self_preference` whatever the truth (LLM judges favour their own output). A "same
+problem?" question is answered right with probability `same_accuracy`.
 
-    python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--accuracy 0.85]
+Everything between the reviews and the posted findings is the product's REAL code: align
+(with its open questions put to the simulated verifier), score, the scan's settle, verify.
+"Today" is the same simulation through the code as it was before issues 11 and 16, loaded
+from git (benchmarks/baseline.py), in the same run.
+
+    python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--accuracy 0.85] [--no-sweep]
 
 A posted finding (status consensus or verified) is a true positive when it lies within
 MATCH_LINES lines of a true bug in the same file; recall counts the bugs some posted
-finding matches. Figures are micro-averaged over all PRs.
+finding matches. A duplicate is a further posted finding about a problem (real or
+invented) already posted. Figures are micro-averaged over all PRs.
 """
 
 from __future__ import annotations
@@ -28,204 +41,46 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from consensus.decide.align import LINE_WINDOW, MERGE_THRESHOLD, align, similarity  # noqa: E402
+from benchmarks import merge_corpus  # noqa: E402
+from benchmarks.baseline import Baseline, load  # noqa: E402
+from benchmarks.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
+from consensus.decide.align import align, open_questions  # noqa: E402
 from consensus.decide.score import score  # noqa: E402
-from consensus.model.base import Category, FileStatus, Severity, Status  # noqa: E402
-from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff  # noqa: E402
-from consensus.model.findings import Cluster, Finding, ModelReview, ScoredCluster  # noqa: E402
+from consensus.decide.wording import similarity  # noqa: E402
+from consensus.ingest import detections as scan  # noqa: E402
+from consensus.model.base import FileStatus, Severity, Status  # noqa: E402
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, Redaction, ReviewDiff  # noqa: E402
+from consensus.model.findings import (  # noqa: E402
+    LINE_WINDOW,
+    Cluster,
+    Finding,
+    ModelReview,
+    ScoredCluster,
+)
+from consensus.model.reply import ReplyFinding, ReviewReply  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
+from consensus.review.audit import audit  # noqa: E402
 from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
+from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.review.verify import verify  # noqa: E402
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
 BUG_SPACING = 10  # true bugs of one file are at least this far apart
-FP_CLEARANCE = 8  # invented problems are placed at least this far from any true bug
+FP_CLEARANCE = 8  # invented problems are placed at least this far from any other problem
 SEV = (Severity.INFO, Severity.LOW, Severity.MEDIUM, Severity.HIGH, Severity.CRITICAL)
-B, S, P, CC, M = (
-    Category.BUG,
-    Category.SECURITY,
-    Category.PERFORMANCE,
-    Category.CONCURRENCY,
-    Category.MAINTAINABILITY,
-)
-
-
-# --------------------------------------------------------------------------- the catalog
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A kind of problem: the code that has it, categories models file it under, wordings."""
-
-    name: str
-    code: str  # "{v}" is the variable
-    categories: tuple[Category, ...]  # the first is the usual one
-    severity: Severity
-    phrasings: tuple[tuple[str, str], ...]  # (title, body); "{v}" is the variable
-
-
-KINDS: tuple[Kind, ...] = (
-    Kind("off-by-one", "    for i in range(len({v}) + 1):", (B,), Severity.HIGH, (
-        ("Off-by-one: loop reads past the end of `{v}`",
-         "`range(len({v}) + 1)` makes `{v}[i]` raise IndexError on the last iteration."),
-        ("Loop bound is one too many",
-         "The loop runs len({v}) + 1 times, so the final index does not exist."),
-        ("IndexError on the last iteration over {v}",
-         "Iterating up to len + 1 touches an element that is not there. Drop the `+ 1`."),
-        ("Index out of range in loop over `{v}`",
-         "The upper bound includes len({v}), which is not a valid index."),
-        ("Fencepost error in the iteration",
-         "The range end should be len({v}), not len({v}) + 1; the extra step crashes."),
-    )),
-    Kind("none", '    name = {v}.get("name").strip()', (B,), Severity.MEDIUM, (
-        ("Possible None dereference on `{v}.get(...)`",
-         "`.get()` returns None when the key is missing, and `.strip()` then raises."),
-        ("Missing key crashes with AttributeError",
-         "If the name is absent, get returns None and calling strip on it fails."),
-        ("No None check before calling strip()",
-         "The result of `{v}.get` can be None; guard it or give get a default."),
-        ("'NoneType' object has no attribute 'strip'",
-         "A record of {v} without a name makes this line throw. Pass a default to get."),
-    )),
-    Kind("sql", '    cur.execute(f"SELECT * FROM users WHERE id = {{{v}}}")', (S, B),
-         Severity.CRITICAL, (
-        ("SQL query built with f-string allows injection",
-         "The query interpolates `{v}` with an f-string; a crafted value changes the query."),
-        ("User input interpolated directly into SQL statement",
-         "`{v}` comes from the request and is formatted into the SELECT. Bind it instead."),
-        ("Possible SQL injection: use parameterized queries",
-         "Building SQL from request data is injectable. Use a placeholder for {v}."),
-        ("Unsanitized `{v}` concatenated into query string",
-         "The value is not escaped before it reaches the database."),
-    )),
-    Kind("leak", "    handle = open({v})", (B, M), Severity.MEDIUM, (
-        ("File handle is never closed",
-         "`open({v})` is not closed on every path; use a `with` block."),
-        ("Resource leak: file opened without a context manager",
-         "The handle for {v} stays open when an exception is raised before close()."),
-        ("Leaked file descriptor when parsing fails",
-         "If parsing raises, the file opened from {v} is never released."),
-        ("Use `with open(...)` so the file is released",
-         "Each call leaves one more open file behind; long-running workers run out of them."),
-    )),
-    Kind("race", "    self.{v} += 1", (CC, B), Severity.HIGH, (
-        ("Race condition on shared counter `{v}`",
-         "Several threads increment `self.{v}` without a lock; updates can be lost."),
-        ("Non-atomic increment is not thread-safe",
-         "`+=` on a shared attribute is read-modify-write; guard `self.{v}` with a lock."),
-        ("Lost updates under concurrent requests",
-         "Two workers can read the same {v} and both write the value plus one."),
-        ("Unsynchronized access to self.{v}",
-         "The counter is mutated from worker threads with no mutex around it."),
-    )),
-    Kind("divzero", "    average = total / len({v})", (B,), Severity.MEDIUM, (
-        ("Division by zero when `{v}` is empty",
-         "`len({v})` is 0 for an empty list, so computing the average crashes."),
-        ("ZeroDivisionError on empty input",
-         "Nothing guards the empty case before dividing by the length of {v}."),
-        ("Average of an empty list crashes",
-         "Return early (or 0) when {v} has no elements."),
-        ("Unchecked zero denominator len({v})",
-         "The divisor can be zero; the request fails with a 500."),
-    )),
-    Kind("swallow", "    except Exception: pass  # {v}", (M, B), Severity.LOW, (
-        ("Exception silently swallowed",
-         "`except Exception: pass` hides failures while handling {v}; log or re-raise."),
-        ("Broad except hides errors",
-         "Catching every exception here masks real bugs in the {v} handling."),
-        ("Errors from {v} are ignored",
-         "Failures vanish without a trace, which makes debugging very hard."),
-        ("Catch-all handler discards the exception",
-         "At least log the error; better, catch only what you expect from {v}."),
-    )),
-    Kind("n+1", "    for u in {v}: orders.append(db.query(Order).filter_by(user=u).all())",
-         (P, B), Severity.MEDIUM, (
-        ("N+1 queries in loop over `{v}`",
-         "One query per element of {v}; fetch all orders in one query with IN."),
-        ("Database query inside a loop",
-         "Each iteration over {v} hits the database; batch the lookups."),
-        ("One SELECT per user will not scale",
-         "For large {v} this issues thousands of round-trips; prefetch the orders."),
-        ("Slow: per-item query in `{v}` loop",
-         "Move the query out of the loop and group the orders by user in memory."),
-    )),
-    Kind("mutable-default", "def add_item(item, {v}=[]):", (B,), Severity.MEDIUM, (
-        ("Mutable default argument `{v}=[]`",
-         "The list is shared between calls; default to None and create it inside."),
-        ("Default list is shared across calls",
-         "Items appended to {v} in one call show up in the next one."),
-        ("State leaks between invocations through default {v}",
-         "Python evaluates the default once; every caller mutates the same list."),
-        ("Use None instead of [] as the default for {v}",
-         "A mutable default keeps its contents from one call to the next."),
-    )),
-    Kind("await", "    {v} = fetch_user(uid)", (B,), Severity.HIGH, (
-        ("Coroutine `fetch_user` is never awaited",
-         "`{v}` receives a coroutine object, not the user; add `await`."),
-        ("Missing await on async call",
-         "fetch_user is async; without await, {v} holds a coroutine."),
-        ("{v} is a coroutine, not a result",
-         "The async function is called but not awaited, so the value is never computed."),
-        ("Async function called without await",
-         "This triggers a RuntimeWarning and {v} is unusable downstream."),
-    )),
-    Kind("traversal", "    path = os.path.join(UPLOAD_DIR, {v})", (S, B), Severity.HIGH, (
-        ("Path traversal via user-supplied `{v}`",
-         "A name like ../../etc/passwd escapes UPLOAD_DIR."),
-        ("Unvalidated filename joined into upload path",
-         "`{v}` comes from the request; resolve it and check it stays inside the directory."),
-        ("Directory traversal in file download",
-         "os.path.join with an untrusted {v} allows ../ sequences."),
-        ("Attacker can read arbitrary files",
-         "The request controls {v}, which is used as a path without validation."),
-    )),
-    Kind("secret", '    {v} = "sk_live_51HxQ2eZvKYlo2C"', (S,), Severity.HIGH, (
-        ("Hard-coded credential in source",
-         "`{v}` holds a live key; load it from the environment instead."),
-        ("Secret committed to the repository",
-         "Anyone with read access to the repo can use {v}. Rotate it."),
-        ("API key should come from configuration",
-         "Do not keep {v} in code; read it from a secret store."),
-        ("Live token exposed in code",
-         "The literal assigned to {v} looks like a production key."),
-    )),
-    Kind("timeout", "    resp = requests.get({v})", (B, P), Severity.MEDIUM, (
-        ("HTTP request without timeout",
-         "`requests.get({v})` can hang forever; pass `timeout=`."),
-        ("Call may block forever",
-         "With no timeout, a stalled server blocks this worker indefinitely."),
-        ("No timeout on outbound request to {v}",
-         "Set a timeout so slow upstreams do not exhaust the worker pool."),
-        ("Worker hangs if the remote server stalls",
-         "requests has no default timeout; add one to the call on {v}."),
-    )),
-    Kind("is-literal", '    if {v} is "admin":', (B,), Severity.LOW, (
-        ("Identity comparison with a string literal",
-         "`is` compares identity; use `==` to compare `{v}`."),
-        ("`is` used instead of `==`",
-         "The check on {v} depends on string interning and can fail."),
-        ("String compared with is, not ==",
-         "Python warns about this (SyntaxWarning); the result for {v} is unreliable."),
-        ("Role check may fail: is vs ==",
-         "Interned strings make the {v} check pass in tests and fail in production."),
-    )),
-)  # fmt: skip
-
-VARIABLES = (
-    *("ids", "items", "rows", "user_id", "records", "payload", "users", "entries"),
-    *("request_id", "filename", "count", "url", "api_key", "batch", "role", "config"),
-)
+HEADLINE = (0.75, 2)  # threshold and k of the default configuration
 
 
 # --------------------------------------------------------------------------- parameters
@@ -247,16 +102,31 @@ class SimParams:
     seed: int = 1
     accuracy: float = 0.85  # verifier: right with this probability
     shared_fp_per_pr: float = 0.5  # invented problems reported by two reviewers at once
+    shared3_fp_per_pr: float = 0.3  # severe invented problems three families report
+    clean_share: float = 0.2  # PRs with no bug at all
+    two_line_keys: float = 0.5  # a committed key with its secret on the next line
+    cover: float = 0.5  # a report starting above the problem spans down to its line
     bugs: tuple[int, int] = (3, 6)
     severity_noise: float = 0.25  # a reviewer reports a severity one level off
     category_noise: float = 0.3  # a reviewer files a problem under an alternative category
+    same_accuracy: float = 0.9  # the "same problem?" verifier: right with this probability
+    # A verifier asked about a claim its own family made confirms it with this probability,
+    # whatever the truth (self-preference: Zheng et al. 2023; Panickssery et al. 2024).
+    self_preference: float = 0.6
+    # The issue's set-up: an inspector and voters configured by name, which then judge the
+    # claims their own families made unless independence keeps them out.
+    configured_judges: tuple[str, tuple[str, ...]] = (
+        "anthropic/claude-sonnet-4-5",
+        ("openai/gpt-5.1", "gemini/gemini-2.5-pro"),
+    )
     thresholds: tuple[float, ...] = (0.5, 0.75, 1.0)
     ks: tuple[int, ...] = (1, 2, 3)
+    sweep: bool = True  # every threshold and k through today's code as well
     check_consensus: bool = False
     paraphrase: bool = True  # False: every reviewer words, files and rates a problem alike
     concurrency: int = 16
     # Give verify the head files for code context. Off by default: the verdicts here do not
-    # read it, and verify re-redacts the whole file for every finding (~85% of the run time).
+    # read it, and verify re-redacts the whole file for every finding.
     with_source: bool = False
 
 
@@ -291,7 +161,18 @@ class SimPR:
     bugs: tuple[Problem, ...]
     reviews: tuple[tuple[Finding, ...], ...]  # per reviewer, in panel order
     origin: Mapping[Finding, Problem]
-    shared: frozenset[Problem]  # invented problems that two reviewers reported
+    shared: frozenset[Problem]  # invented problems that two or three families reported
+    reporters: Mapping[Problem, frozenset[str]]  # families that reported each problem
+
+    @property
+    def clean(self) -> bool:
+        return not self.bugs
+
+    def about(self, finding: Finding) -> Problem | None:
+        """The problem a finding (a model's, or the scan's) is about."""
+        if finding in self.origin:
+            return self.origin[finding]
+        return about_bug(self.bugs, finding.path, finding.line, finding.end_line)
 
 
 def _file(rng: random.Random, n: int) -> tuple[str, int, int, list[str]]:
@@ -328,11 +209,15 @@ def _report(
     problem: Problem,
     span: tuple[int, int],
     code: str,
-) -> Finding:
+) -> ReplyFinding:
+    """One reviewer's report of a problem, as its reply would state it."""
     kind = problem.kind
     title, body = rng.choice(kind.phrasings)
-    line = min(max(problem.line + rng.randint(-reviewer.noise, reviewer.noise), span[0]), span[1])
+    offset = rng.randint(-reviewer.noise, reviewer.noise)
+    line = min(max(problem.line + offset, span[0]), span[1])
     end_line = min(line + rng.choice((0, 0, 0, 1, 2)), span[1])
+    if offset < 0 and rng.random() < params.cover:  # a block that holds the problem line
+        end_line = min(problem.line + rng.choice((0, 0, 1)), span[1])
     category = kind.categories[0]
     if len(kind.categories) > 1 and rng.random() < params.category_noise:
         category = rng.choice(kind.categories[1:])
@@ -341,11 +226,7 @@ def _report(
     if not params.paraphrase:  # one wording, category and severity for every reviewer
         title, body = kind.phrasings[0]
         category, severity, quote = kind.categories[0], problem.severity, True
-    return Finding(
-        provider=reviewer.model,
-        family=reviewer.family,
-        persona="correctness",
-        chunk=0,
+    return ReplyFinding(
         path=problem.path,
         line=line,
         end_line=end_line,
@@ -371,58 +252,91 @@ def make_pr(params: SimParams, index: int) -> SimPR:
     spots = [(path, line) for path, (lo, hi) in spans.items() for line in range(lo, hi + 1)]
     content = {path: lines for path, _, _, lines in files}
     bugs: list[Problem] = []
-    for _ in range(rng.randint(*params.bugs)):
+    redactions: list[Redaction] = []
+    clean = rng.random() < params.clean_share
+    for _ in range(0 if clean else rng.randint(*params.bugs)):
         spot = _place(rng, spots, [(b.path, b.line) for b in bugs], BUG_SPACING)
         if spot is None:
             break
         kind, var = rng.choice(KINDS), rng.choice(VARIABLES)
         bugs.append(Problem(*spot, kind, var, _severity(rng, kind.severity, 0.3), real=True))
         content[spot[0]][spot[1] - 1] = kind.code.format(v=var)
+        if kind.name == "secret":  # the scan finds what the redaction took out
+            redactions.append(Redaction(path=spot[0], line=spot[1], kind="stripe-key", added=True))
+            if rng.random() < params.two_line_keys and spot[1] < spans[spot[0]][1]:
+                content[spot[0]][spot[1]] = f'    {var}_secret = "whsec_9f8e7d6c5b4a3f2e1d"'
+                redactions.append(
+                    Redaction(path=spot[0], line=spot[1] + 1, kind="stripe-secret", added=True)
+                )
 
-    def invent(taken: list[tuple[str, int]]) -> Problem | None:
+    taken = [(b.path, b.line) for b in bugs]
+
+    def invent(kinds: Sequence[Kind] = KINDS, severe: bool = False) -> Problem | None:
         spot = _place(rng, spots, taken, FP_CLEARANCE)
         if spot is None:
             return None
-        kind = rng.choice(KINDS)
+        kind = rng.choice(kinds)
         taken.append(spot)
-        return Problem(*spot, kind, rng.choice(VARIABLES), kind.severity, real=False)
+        severity = rng.choice((Severity.HIGH, Severity.CRITICAL)) if severe else kind.severity
+        return Problem(*spot, kind, rng.choice(VARIABLES), severity, real=False)
 
-    taken = [(b.path, b.line) for b in bugs]
+    n_reviewers = len(params.reviewers)
     own: list[list[Problem]] = [[] for _ in params.reviewers]
     shared: set[Problem] = set()
-    if len(params.reviewers) >= 2:
-        for _ in range(_count(rng, params.shared_fp_per_pr)):
-            pair = rng.sample(range(len(params.reviewers)), 2)
-            problem = invent(taken)
+    severe_kinds = [k for k in KINDS if k.name in SEVERE]
+    for size, mean in ((2, params.shared_fp_per_pr), (3, params.shared3_fp_per_pr)):
+        if n_reviewers < size:
+            continue
+        for _ in range(_count(rng, mean)):
+            group = rng.sample(range(n_reviewers), size)
+            problem = invent(severe_kinds, severe=True) if size == 3 else invent()
             if problem is not None:
                 shared.add(problem)
-                for n in pair:
+                for n in group:
                     own[n].append(problem)
+    diff = ReviewDiff(
+        files=tuple(_changed(path, spans[path], content[path]) for path in spans),
+        redactions=tuple(redactions),
+    )
     reviews: list[tuple[Finding, ...]] = []
     origin: dict[Finding, Problem] = {}
+    reporters: dict[Problem, set[str]] = {}
     for n, reviewer in enumerate(params.reviewers):
         # A shared invented problem is one of this reviewer's false positives, not extra.
         for _ in range(max(0, _count(rng, reviewer.fp_per_pr) - len(own[n]))):
-            problem = invent(taken)
+            problem = invent()
             if problem is not None:
                 own[n].append(problem)
         found = [b for b in bugs if rng.random() < reviewer.recall] + own[n]
         findings = []
         for problem in found:
-            finding = _report(
-                rng,
-                params,
-                reviewer,
-                problem,
-                spans[problem.path],
-                content[problem.path][problem.line - 1],
+            at = content[problem.path][problem.line - 1]
+            said = _report(rng, params, reviewer, problem, spans[problem.path], at)
+            # The product's path audit: a finding quoting code moves to where the code is.
+            kept, _ = audit(
+                ReviewReply(findings=[said]),
+                diff=diff,
+                chunk_paths=list(spans),
+                provider=reviewer.model,
+                family=reviewer.family,
+                persona="correctness",
+                chunk=0,
             )
-            findings.append(finding)
-            origin[finding] = problem
+            for finding in kept:
+                findings.append(finding)
+                origin[finding] = problem
+                reporters.setdefault(problem, set()).add(reviewer.family)
         reviews.append(tuple(findings))
-    diff = ReviewDiff(files=tuple(_changed(path, spans[path], content[path]) for path in spans))
     texts = {path: "\n".join(lines) + "\n" for path, lines in content.items()}
-    return SimPR(diff, texts, tuple(bugs), tuple(reviews), origin, frozenset(shared))
+    return SimPR(
+        diff,
+        texts,
+        tuple(bugs),
+        tuple(reviews),
+        origin,
+        frozenset(shared),
+        {p: frozenset(f) for p, f in reporters.items()},
+    )
 
 
 def _changed(path: str, span: tuple[int, int], lines: list[str]) -> ChangedFile:
@@ -440,6 +354,8 @@ def _changed(path: str, span: tuple[int, int], lines: list[str]) -> ChangedFile:
 # --------------------------------------------------------------------------- verifiers
 
 _LOCATION = re.compile(r"^Location: (?P<path>.+), lines (?P<line>\d+)-(?P<end>\d+)$", re.M)
+_SIDE = re.compile(r"(?:First|Second) finding, lines (?P<line>\d+)-(?P<end>\d+) of (?P<path>.+):")
+_TITLE = re.compile(r"^Title: (?P<title>.*)$", re.M)
 
 
 def about_bug(bugs: Sequence[Problem], path: str, line: int, end_line: int) -> Problem | None:
@@ -450,25 +366,68 @@ def about_bug(bugs: Sequence[Problem], path: str, line: int, end_line: int) -> P
     return None
 
 
-def verifier(bugs: Sequence[Problem], accuracy: float, seed: int) -> FakeModelClient:
-    """A fake verifier panel: right with probability `accuracy`, else split evenly between
-    the opposite verdict and `uncertain`. Deterministic per (seed, request)."""
+def _draw(*parts: object) -> float:
+    digest = hashlib.sha256("\0".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
 
-    def answer(request: CompletionRequest) -> str:
-        prompt = request.messages[-1].content
+
+def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
+    """The simulated verifier panel, deterministic per (seed, request).
+
+    Verification: right with probability `accuracy`, else the opposite verdict or
+    `uncertain` (evenly); a verifier whose family reported the problem confirms it with
+    probability `self_preference` first. "Same problem?": right with `same_accuracy`."""
+    families = {r.model: r.family for r in params.reviewers}
+    problems = {p for p in pr.reporters}
+
+    def problem_at(path: str, line: int, end: int) -> Problem | None:
+        near = [
+            p
+            for p in problems
+            if p.path == path and line - MATCH_LINES <= p.line <= end + MATCH_LINES
+        ]
+        return min(near, key=lambda p: (abs(p.line - line), p.line), default=None)
+
+    def verdict(request: CompletionRequest, prompt: str) -> str:
         where = _LOCATION.search(prompt)
         if where is None:
             raise AssertionError("the verification prompt no longer states the location")
-        real = about_bug(bugs, where["path"], int(where["line"]), int(where["end"])) is not None
-        digest = hashlib.sha256(f"{seed}\0{request.model}\0{prompt}".encode()).digest()
-        draw = int.from_bytes(digest[:8], "big") / 2**64
-        if draw < accuracy:
-            verdict = "confirmed" if real else "refuted"
-        elif draw < accuracy + (1 - accuracy) / 2:
-            verdict = "refuted" if real else "confirmed"
-        else:
-            verdict = "uncertain"
-        return json.dumps({"verdict": verdict, "reason": "simulated"})
+        path, line, end = where["path"], int(where["line"]), int(where["end"])
+        real = about_bug(pr.bugs, path, line, end) is not None
+        problem = problem_at(path, line, end)
+        own = problem is not None and families.get(request.model) in pr.reporters[problem]
+        if own and _draw(params.seed, "self", request.model, prompt) < params.self_preference:
+            return "confirmed"
+        draw = _draw(params.seed, request.model, prompt)
+        if draw < params.accuracy:
+            return "confirmed" if real else "refuted"
+        if draw < params.accuracy + (1 - params.accuracy) / 2:
+            return "refuted" if real else "confirmed"
+        return "uncertain"
+
+    def side(text: str) -> set[Problem | None]:
+        where = _SIDE.search(text)
+        assert where is not None, "the same-problem prompt no longer states the lines"
+        path, line, end = where["path"], int(where["line"]), int(where["end"])
+        titles = {t.strip() for t in _TITLE.findall(text)}
+        return {
+            pr.about(f)
+            for review in pr.reviews
+            for f in review
+            if f.title in titles and f.path == path and line <= f.line <= end
+        } or {about_bug(pr.bugs, path, line, end)}
+
+    def same(request: CompletionRequest, prompt: str) -> str:
+        first, _, second = prompt.partition("Second finding, lines")
+        truth = bool(side(first) & side("Second finding, lines" + second) - {None})
+        right = _draw(params.seed, "same", prompt) < params.same_accuracy
+        return "same" if truth == right else "different"
+
+    def answer(request: CompletionRequest) -> str:
+        prompt = request.messages[-1].content
+        if "describe the same defect?" in prompt:
+            return json.dumps({"verdict": same(request, prompt), "reason": "simulated"})
+        return json.dumps({"verdict": verdict(request, prompt), "reason": "simulated"})
 
     return FakeModelClient(by_request=answer, tokens_in=0, tokens_out=0, cost_usd=0.0)
 
@@ -479,6 +438,151 @@ class _Source:
 
     def read(self, path: str) -> str | None:
         return self._texts.get(path)
+
+
+# --------------------------------------------------------------------------- the code under test
+
+
+@dataclass(frozen=True)
+class Decisions:
+    """One version of the decision code: align, score, the scan's settle, verify."""
+
+    name: str
+    align: Callable[..., list[Cluster]]
+    score: Callable[..., list[ScoredCluster]]
+    detections: Callable[[ReviewDiff], list[Finding]]
+    settle: Callable[[list[ScoredCluster]], list[ScoredCluster]]
+    verify: Callable[..., Any]
+    asks: bool  # puts align's open questions to a verifier
+    checks_severe_consensus: bool
+    independent: bool | None  # verify's judges (None: today's code has no such choice)
+    configured: bool = False  # the inspector and voters of SimParams.configured_judges
+
+
+REPORTERS_JUDGE = "now, but reporters may judge their own claims (before issue 16)"
+NO_ASKING = 'now, without asking "same problem?"'
+
+
+CONFIGURED = "configured inspector and voters"
+
+
+def now(*, asks: bool = True, independent: bool = True, configured: bool = False) -> Decisions:
+    name = "now" if asks and independent else (NO_ASKING if independent else REPORTERS_JUDGE)
+    if configured:
+        name = f"{CONFIGURED}, {'independent' if independent else 'reporters may judge'}"
+    return Decisions(
+        name=name,
+        align=align,
+        score=score,
+        detections=scan.detections,
+        settle=scan.settle,
+        verify=verify,
+        asks=asks,
+        checks_severe_consensus=True,
+        independent=independent,
+        configured=configured,
+    )
+
+
+TODAY = "today (code before issues 11 and 16)"
+
+
+def today(baseline: Baseline) -> Decisions:
+    return Decisions(
+        name=TODAY,
+        align=baseline.align.align,
+        score=baseline.score.score,
+        detections=baseline.detections.detections,
+        settle=baseline.detections.settle,
+        verify=baseline.verify.verify,
+        asks=False,
+        checks_severe_consensus=False,
+        independent=None,
+    )
+
+
+def settings_for(params: SimParams, threshold: float, k: int, configured: bool = False) -> Settings:
+    """`configured`: the inspector and voters of `params.configured_judges`, as a user
+    might set them; else none (the product's defaults)."""
+    model, voters = params.configured_judges if configured else (None, ())
+    return Settings(
+        threshold=threshold,
+        concurrency=params.concurrency,
+        inspector=InspectorSettings(
+            model=model, voters=voters, ahead_by=k, check_consensus=params.check_consensus
+        ),
+        budget=BudgetSettings(max_cost_usd=None, max_tokens=None),
+    )
+
+
+def results_of(params: SimParams, pr: SimPR) -> list[ModelReview]:
+    return [
+        ModelReview(
+            provider=r.model,
+            family=r.family,
+            persona="correctness",
+            chunk=0,
+            paths=tuple(f.path for f in pr.diff.files),
+            findings=findings,
+        )
+        for r, findings in zip(params.reviewers, pr.reviews, strict=True)
+    ]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    items: list[ScoredCluster]
+    verify_calls: int
+    same_calls: int
+
+
+async def decide(
+    params: SimParams, pr: SimPR, code: Decisions, threshold: float, k: int | None
+) -> Outcome:
+    """The PR's posted findings through one version of the code (k None: no verification)."""
+    results = results_of(params, pr)
+    findings = [f for r in results for f in r.findings] + code.detections(pr.diff)
+    panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
+    settings = settings_for(params, threshold, k or 2, code.configured)
+    client = verifier(pr, params)
+    ledger = Ledger(settings.budget)
+    answers = {}
+    if code.asks and k is not None:
+        answers = await ask_same_problem(
+            open_questions(findings),
+            diff=pr.diff,
+            panel=panel,
+            client=client,
+            ledger=ledger,
+            concurrency=params.concurrency,
+        )
+    same_calls = len(client.calls)
+    clusters = code.align(findings, anchor_text=anchor_reader(pr.diff), **(
+        {"answers": answers} if code.asks else {}))  # fmt: skip
+    extra = {"check_min_severity": Severity.HIGH} if code.checks_severe_consensus else {}
+    scored = code.settle(
+        code.score(
+            clusters,
+            coverage(results),
+            threshold=threshold,
+            verify_min_severity=Severity.MEDIUM,
+            **extra,
+        )
+    )
+    if k is None:
+        return Outcome(scored, 0, 0)
+    judges = {} if code.independent is None else {"independent": code.independent}
+    items = await code.verify(
+        scored,
+        diff=pr.diff,
+        panel=panel,
+        settings=settings,
+        client=client,
+        ledger=ledger,
+        source=_Source(pr.texts) if params.with_source else None,
+        **judges,
+    )
+    return Outcome(items, len(client.calls) - same_calls, same_calls)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -492,23 +596,23 @@ class Tally:
     fp: int = 0
     found: int = 0
     bugs: int = 0
-    calls: int = 0
+    calls: int = 0  # review calls (one per reviewer) and verification calls
+    verify_calls: int = 0  # inspector and votes
+    same_calls: int = 0  # "same problem?" questions
     prs: int = 0
-    duplicates: int = 0  # posted true positives about a bug another posted finding matched
+    duplicates: int = 0  # posted findings about a problem another posted finding is about
+    clean_prs: int = 0
+    clean_posted: int = 0  # posted findings on PRs without a bug
+    clean_unchecked: int = 0  # … of which posted without any verification
+    self_votes: int = 0  # verifier answers about a claim the verifier's own family made
 
     def add(self, other: Tally) -> None:
-        for name in ("tp", "fp", "found", "bugs", "calls", "prs", "duplicates"):
+        for name in self.__dataclass_fields__:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
     def precision(self) -> float:
         return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
-
-    @property
-    def strict_precision(self) -> float:
-        """Precision when a second comment about an already-matched bug counts as wrong."""
-        posted = self.tp + self.fp
-        return (self.tp - self.duplicates) / posted if posted else 1.0
 
     @property
     def recall(self) -> float:
@@ -519,47 +623,54 @@ class Tally:
         p, r = self.precision, self.recall
         return 2 * p * r / (p + r) if p + r else 0.0
 
+    def per_pr(self, value: int) -> float:
+        return value / self.prs if self.prs else 0.0
 
-def tally(bugs: Sequence[Problem], posted: Sequence[tuple[str, int, int]], calls: int) -> Tally:
+
+def tally(
+    pr: SimPR,
+    posted: Sequence[Cluster | Finding],
+    calls: int = 0,
+    same: int = 0,
+    unchecked: int | None = None,
+    self_votes: int = 0,
+) -> Tally:
+    """`unchecked`: how many of `posted` no verifier saw (default: all of them)."""
     hit: Counter[Problem] = Counter()
+    about: Counter[Problem] = Counter()
     fp = 0
-    for path, line, end_line in posted:
-        bug = about_bug(bugs, path, line, end_line)
+    for item in posted:
+        members = item.members if isinstance(item, Cluster) else (item,)
+        path, line, end = members[0].path, _line(item), _end(item)
+        bug = about_bug(pr.bugs, path, line, end)
         if bug is None:
             fp += 1
         else:
             hit[bug] += 1
+        about.update({p for m in members if (p := pr.about(m)) is not None})
     return Tally(
         tp=sum(hit.values()),
         fp=fp,
         found=len(hit),
-        bugs=len(bugs),
-        calls=calls,
+        bugs=len(pr.bugs),
+        calls=len(pr.reviews) + calls + same,
+        verify_calls=calls,
+        same_calls=same,
         prs=1,
-        duplicates=sum(hit.values()) - len(hit),
+        duplicates=sum(n - 1 for n in about.values()),
+        clean_prs=int(pr.clean),
+        clean_posted=len(posted) if pr.clean else 0,
+        clean_unchecked=(len(posted) if unchecked is None else unchecked) if pr.clean else 0,
+        self_votes=self_votes,
     )
 
 
-def _where(cluster: Cluster) -> tuple[str, int, int]:
-    return cluster.path, cluster.line, cluster.end_line
+def _line(item: Cluster | Finding) -> int:
+    return item.line
 
 
-@dataclass
-class Diagnosis:
-    """Where findings go, on the headline configuration: the evidence behind the figures."""
-
-    outcome: Counter[str] = field(default_factory=Counter)  # per found bug: its best status
-    split: int = 0  # found bugs whose findings fell into more than one cluster
-    # Why: each pair of findings about one bug that align left in different clusters.
-    split_pairs: Counter[str] = field(default_factory=Counter)
-    mixed: int = 0  # clusters merging findings about different problems
-    fp_posted: Counter[str] = field(default_factory=Counter)  # posted FP clusters, by route
-
-
-@dataclass(frozen=True)
-class PRResult:
-    tallies: dict[str, Tally]
-    diagnosis: Diagnosis
+def _end(item: Cluster | Finding) -> int:
+    return item.end_line
 
 
 def single(n: int, reviewer: Reviewer) -> str:
@@ -570,87 +681,94 @@ def consensus_only(threshold: float) -> str:
     return f"consensus ≥ {threshold:g}, no verification"
 
 
-def with_voting(threshold: float, k: int) -> str:
-    return f"consensus ≥ {threshold:g} + inspector and voting, k={k}"
+def with_voting(threshold: float, k: int, code: str = "now") -> str:
+    return f"{code}: consensus ≥ {threshold:g} + inspector and voting, k={k}"
 
 
 UNION, MAJORITY = "union of all", "simple majority (> half the families)"
 
 
-def evaluate(params: SimParams, pr: SimPR, headline: tuple[float, int] = (0.75, 2)) -> PRResult:
-    """Every decision method on one PR, through the product's align/score/verify."""
-    n_reviews = len(params.reviewers)
+@dataclass
+class Diagnosis:
+    """Where findings go, on the headline configuration: the evidence behind the figures."""
+
+    outcome: Counter[str] = field(default_factory=Counter)  # per found bug: its best status
+    split: int = 0  # found bugs whose findings fell into more than one cluster
+    split_pairs: Counter[str] = field(default_factory=Counter)  # why two findings stayed apart
+    mixed: int = 0  # clusters merging findings about different problems
+    fp_posted: Counter[str] = field(default_factory=Counter)  # posted FP clusters, by route
+
+
+@dataclass(frozen=True)
+class PRResult:
+    tallies: dict[str, Tally]
+    diagnosis: Diagnosis
+
+
+Method = tuple[str, Decisions, float, int]
+
+
+def methods(params: SimParams, baseline: Baseline | None) -> list[Method]:
+    """(name, code, threshold, k) of every verified method: the headline ones, then the sweep."""
+    t, k = HEADLINE
+    chosen = [
+        (with_voting(t, k), now(), t, k),
+        (with_voting(t, k, NO_ASKING), now(asks=False), t, k),
+        (with_voting(t, k, REPORTERS_JUDGE), now(independent=False), t, k),
+        (with_voting(t, k, now(configured=True).name), now(configured=True), t, k),
+        (with_voting(t, k, now(independent=False, configured=True).name),
+         now(independent=False, configured=True), t, k),
+    ]  # fmt: skip
+    if baseline is not None:
+        chosen.append((with_voting(t, k, today(baseline).name), today(baseline), t, k))
+    if params.sweep:
+        for t, k in itertools.product(params.thresholds, params.ks):
+            if (t, k) != HEADLINE:
+                chosen.append((with_voting(t, k), now(), t, k))
+        if baseline is not None:
+            for t, k in itertools.product(params.thresholds, params.ks):
+                if (t, k) != HEADLINE:
+                    chosen.append((with_voting(t, k, "today"), today(baseline), t, k))
+    return chosen
+
+
+def evaluate(params: SimParams, pr: SimPR, baseline: Baseline | None) -> PRResult:
+    """Every decision method on one PR."""
     out: dict[str, Tally] = {}
     for n, (reviewer, findings) in enumerate(zip(params.reviewers, pr.reviews, strict=True)):
-        posted = [(f.path, f.line, f.end_line) for f in findings]
-        out[single(n, reviewer)] = tally(pr.bugs, posted, 1)
-    results = [
-        ModelReview(
-            provider=r.model,
-            family=r.family,
-            persona="correctness",
-            chunk=0,
-            paths=tuple(f.path for f in pr.diff.files),
-            findings=findings,
-        )
-        for r, findings in zip(params.reviewers, pr.reviews, strict=True)
-    ]
-    every = [f for review in results for f in review.findings]
+        out[single(n, reviewer)] = tally(pr, findings)
+    every = [f for review in pr.reviews for f in review] + scan.detections(pr.diff)
     clusters = align(every, anchor_text=anchor_reader(pr.diff))
     families = len({r.family for r in params.reviewers})
-    out[UNION] = tally(pr.bugs, [_where(c) for c in clusters], n_reviews)
-    majority = [_where(c) for c in clusters if 2 * len(c.families) > families]
-    out[MAJORITY] = tally(pr.bugs, majority, n_reviews)
-    scored = {
-        t: score(clusters, coverage(results), threshold=t, verify_min_severity=Severity.MEDIUM)
-        for t in params.thresholds
-    }
-    for t, items in scored.items():
-        posted = [_where(s.cluster) for s in items if s.status is Status.CONSENSUS]
-        out[consensus_only(t)] = tally(pr.bugs, posted, n_reviews)
-    configs = [(t, k) for t in params.thresholds for k in params.ks]
-    checked = asyncio.run(_verify_all(params, pr, scored, configs))
-    for (t, k), (items, calls) in zip(configs, checked, strict=True):
-        posted = [_where(s.cluster) for s in items if s.status.posted]
-        out[with_voting(t, k)] = tally(pr.bugs, posted, n_reviews + calls)
-    diagnosis = Diagnosis()
-    if headline in configs:
-        diagnosis = diagnose(pr, checked[configs.index(headline)][0])
-    return PRResult(out, diagnosis)
-
-
-def settings_for(params: SimParams, threshold: float, k: int) -> Settings:
-    return Settings(
-        threshold=threshold,
-        concurrency=params.concurrency,
-        inspector=InspectorSettings(ahead_by=k, check_consensus=params.check_consensus),
-        budget=BudgetSettings(max_cost_usd=None, max_tokens=None),
-    )
-
-
-async def _verify_all(
-    params: SimParams,
-    pr: SimPR,
-    scored: Mapping[float, list[ScoredCluster]],
-    configs: Sequence[tuple[float, int]],
-) -> list[tuple[list[ScoredCluster], int]]:
-    panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
-
-    async def one(threshold: float, k: int) -> tuple[list[ScoredCluster], int]:
-        client = verifier(pr.bugs, params.accuracy, params.seed)
-        settings = settings_for(params, threshold, k)
-        items = await verify(
-            scored[threshold],
-            diff=pr.diff,
-            panel=panel,
-            settings=settings,
-            client=client,
-            ledger=Ledger(settings.budget),
-            source=_Source(pr.texts) if params.with_source else None,
+    out[UNION] = tally(pr, clusters)
+    majority = [c for c in clusters if 2 * len(c.families - {scan.PROVIDER}) > families]
+    out[MAJORITY] = tally(pr, majority)
+    for t in params.thresholds:
+        outcome = asyncio.run(decide(params, pr, now(asks=False), t, None))
+        out[consensus_only(t)] = tally(pr, [s.cluster for s in outcome.items if s.status.posted])
+    chosen = methods(params, baseline)
+    outcomes = asyncio.run(_all(params, pr, chosen))
+    for (name, *_), outcome in zip(chosen, outcomes, strict=True):
+        items = [s for s in outcome.items if s.status.posted]
+        unchecked = sum(1 for s in items if s.verification is None)
+        own = sum(
+            1
+            for s in outcome.items
+            if s.verification is not None
+            for v in s.verification.votes
+            if v.family in s.cluster.families
         )
-        return items, len(client.calls)
+        out[name] = tally(
+            pr, [s.cluster for s in items], outcome.verify_calls, outcome.same_calls, unchecked,
+            own,
+        )  # fmt: skip
+    return PRResult(out, diagnose(pr, outcomes[0].items))
 
-    return list(await asyncio.gather(*(one(t, k) for t, k in configs)))
+
+async def _all(
+    params: SimParams, pr: SimPR, chosen: Sequence[tuple[str, Decisions, float, int]]
+) -> list[Outcome]:
+    return list(await asyncio.gather(*(decide(params, pr, c, t, k) for _, c, t, k in chosen)))
 
 
 _RANK = {
@@ -674,7 +792,7 @@ def diagnose(pr: SimPR, items: Sequence[ScoredCluster]) -> Diagnosis:
     best: dict[Problem, str] = {}
     clusters_of: Counter[Problem] = Counter()
     for item in items:
-        origins = {pr.origin[m] for m in item.cluster.members}
+        origins = {p for m in item.cluster.members if (p := pr.about(m)) is not None}
         diagnosis.mixed += len(origins) > 1
         for problem in origins:
             clusters_of[problem] += 1
@@ -689,19 +807,25 @@ def diagnose(pr: SimPR, items: Sequence[ScoredCluster]) -> Diagnosis:
     diagnosis.split = sum(1 for p in best if clusters_of[p] > 1)
     where = {m: n for n, item in enumerate(items) for m in item.cluster.members}
     for a, b in itertools.combinations(where, 2):
-        same = pr.origin[a] is pr.origin[b] and pr.origin[a].real
-        if same and where[a] != where[b]:
+        problem = pr.about(a)
+        if problem is not None and problem.real and problem is pr.about(b) and where[a] != where[b]:
             diagnosis.split_pairs[_why_apart(a, b)] += 1
     return diagnosis
+
+
+def _where(cluster: Cluster) -> tuple[str, int, int]:
+    return cluster.path, cluster.line, cluster.end_line
 
 
 def _why_apart(a: Finding, b: Finding) -> str:
     gap = max(a.line, b.line) - min(max(a.line, a.end_line), max(b.line, b.end_line))
     if gap > LINE_WINDOW:
         return f"lines more than {LINE_WINDOW} apart"
-    if similarity(a, b) < MERGE_THRESHOLD:
-        return f"similarity below {MERGE_THRESHOLD:g}"
-    return "similar enough, kept apart by average linkage"
+    if a.family == b.family:
+        return "one family (two personas or the scan twice)"
+    if similarity(a, b) == 0.0:
+        return "named different defects, or incompatible categories"
+    return "open question answered (or settled by the words) as two problems"
 
 
 @dataclass(frozen=True)
@@ -710,14 +834,17 @@ class SimResult:
     tallies: dict[str, Tally]
     diagnosis: Diagnosis
     seconds: float
+    baseline: str  # "" when today's code was loaded, else why not
 
 
-def simulate(params: SimParams) -> SimResult:
+def simulate(params: SimParams, *, with_today: bool = True) -> SimResult:
     started = time.perf_counter()
+    loaded = load() if with_today else "not asked for"
+    baseline = loaded if isinstance(loaded, Baseline) else None
     totals: dict[str, Tally] = {}
     diagnosis = Diagnosis()
     for index in range(params.prs):
-        result = evaluate(params, make_pr(params, index))
+        result = evaluate(params, make_pr(params, index), baseline)
         for name, value in result.tallies.items():
             totals.setdefault(name, Tally()).add(value)
         diagnosis.outcome.update(result.diagnosis.outcome)
@@ -725,7 +852,8 @@ def simulate(params: SimParams) -> SimResult:
         diagnosis.split += result.diagnosis.split
         diagnosis.split_pairs.update(result.diagnosis.split_pairs)
         diagnosis.mixed += result.diagnosis.mixed
-    return SimResult(params, totals, diagnosis, time.perf_counter() - started)
+    why = "" if baseline is not None else str(loaded)
+    return SimResult(params, totals, diagnosis, time.perf_counter() - started, why)
 
 
 # --------------------------------------------------------------------------- output
@@ -733,33 +861,109 @@ def simulate(params: SimParams) -> SimResult:
 
 def table(result: SimResult) -> str:
     rows = [
-        "| method | precision | recall | F1 | model calls / PR | duplicates / PR "
-        "| precision, duplicates as wrong |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        '| method | precision | recall | F1 | verification calls / PR | of which "same '
+        'problem?" | duplicates / PR | posted on clean PRs |',
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, t in result.tallies.items():
         rows.append(
             f"| {name} | {t.precision:.3f} | {t.recall:.3f} | {t.f1:.3f} | "
-            f"{t.calls / t.prs:.2f} | {t.duplicates / t.prs:.2f} | "
-            f"{t.strict_precision:.3f} |"
+            f"{t.per_pr(t.verify_calls + t.same_calls):.2f} | {t.per_pr(t.same_calls):.2f} | "
+            f"{t.per_pr(t.duplicates):.3f} | {t.clean_posted} |"
         )
     return "\n".join(rows)
 
 
-def targets(result: SimResult, headline: str = with_voting(0.75, 2)) -> list[tuple[str, bool]]:
-    params = result.params
-    singles = [result.tallies[single(n, r)] for n, r in enumerate(params.reviewers)]
-    best_recall = max(t.recall for t in singles)
-    best_f1 = max(t.f1 for t in singles)
-    h = result.tallies[headline]
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    today: float | None
+    values: tuple[float, ...]  # one per compared column, the last is "now"
+    target: str
+    met: bool
+    digits: int = 3
+
+
+def _calls(t: Tally) -> float:
+    return t.per_pr(t.verify_calls + t.same_calls)
+
+
+def headline(result: SimResult) -> list[Figure]:
+    """Issue 11's figures: today's, now without asking, now; with the target of each."""
+    t, k = HEADLINE
+    old = result.tallies.get(with_voting(t, k, TODAY))
+    columns = (result.tallies[with_voting(t, k, NO_ASKING)], result.tallies[with_voting(t, k)])
+    final = columns[-1]
+
+    def of(value: Callable[[Tally], float]) -> tuple[float | None, tuple[float, ...]]:
+        return (value(old) if old else None), tuple(value(c) for c in columns)
+
+    limit = 1.3 * _calls(old) if old else None
     return [
-        (f"precision {h.precision:.3f} ≥ 0.90", h.precision >= 0.90),
-        (
-            f"recall {h.recall:.3f} ≥ best single reviewer's {best_recall:.3f}",
-            h.recall >= best_recall,
-        ),
-        (f"F1 {h.f1:.3f} ≥ best single reviewer's {best_f1:.3f} + 0.10", h.f1 >= best_f1 + 0.10),
+        Figure("duplicates posted / PR", *of(lambda x: x.per_pr(x.duplicates)), "≤ 0.02",
+               final.per_pr(final.duplicates) <= 0.02),
+        Figure(f"posted findings on the {final.clean_prs} clean PRs",
+               *of(lambda x: float(x.clean_posted)), "0", final.clean_posted == 0, 0),
+        Figure("… of them posted without any verification",
+               *of(lambda x: float(x.clean_unchecked)), "0", final.clean_unchecked == 0, 0),
+        Figure("precision", *of(lambda x: x.precision), "≥ 0.95", final.precision >= 0.95),
+        Figure("recall", *of(lambda x: x.recall), "≥ 0.93", final.recall >= 0.93),
+        Figure("F1", *of(lambda x: x.f1), "", True),
+        Figure("verification calls / PR (inspector, votes, \"same problem?\")", *of(_calls),
+               f"≤ 1.3 × today{f' = {limit:.2f}' if limit else ''}",
+               limit is None or _calls(final) <= limit, 2),
+    ]  # fmt: skip
+
+
+def headline_table(result: SimResult) -> str:
+    today_name = "today" if not result.baseline else "today (not measured)"
+    rows = [
+        f"| figure (consensus ≥ 0.75, k=2) | {today_name} | now, without asking | now | target | |",
+        "|---|---:|---:|---:|---|---|",
     ]
+    for f in headline(result):
+        fmt = f"{{:.{f.digits}f}}"
+        old = "–" if f.today is None else fmt.format(f.today)
+        values = " | ".join(fmt.format(v) for v in f.values)
+        verdict = "" if not f.target else ("met" if f.met else "NOT MET")
+        rows.append(f"| {f.name} | {old} | {values} | {f.target} | {verdict} |")
+    return "\n".join(rows)
+
+
+def independence(result: SimResult, configured: bool = False) -> list[Figure]:
+    """Issue 16's figures: reporters may judge (before) against independent judges (now),
+    with the product's default judges or with `configured_judges`."""
+    t, k = HEADLINE
+    before = result.tallies[with_voting(t, k, now(independent=False, configured=configured).name)]
+    after = result.tallies[with_voting(t, k, now(configured=configured).name)]
+    limit = 1.2 * _calls(before)
+    return [
+        Figure("precision", before.precision, (after.precision,),
+               f"≥ {before.precision + 0.05:.3f} (before + 0.05)",
+               after.precision >= before.precision + 0.05),
+        Figure("recall", before.recall, (after.recall,),
+               f"within 0.02 of {before.recall:.3f}", abs(after.recall - before.recall) <= 0.02),
+        Figure("F1", before.f1, (after.f1,), "", True),
+        Figure("answers by a verifier of a reporting family / PR",
+               before.per_pr(before.self_votes), (after.per_pr(after.self_votes),), "0",
+               after.self_votes == 0, 2),
+        Figure("verification calls / PR", _calls(before), (_calls(after),),
+               f"≤ 1.2 × before = {limit:.2f}", _calls(after) <= limit, 2),
+    ]  # fmt: skip
+
+
+def independence_table(result: SimResult, configured: bool = False) -> str:
+    rows = [
+        "| figure (consensus ≥ 0.75, k=2) | reporters may judge | independent judges (now) "
+        "| target | |",
+        "|---|---:|---:|---|---|",
+    ]
+    for f in independence(result, configured):
+        fmt = f"{{:.{f.digits}f}}"
+        before = "–" if f.today is None else fmt.format(f.today)
+        verdict = "" if not f.target else ("met" if f.met else "NOT MET")
+        rows.append(f"| {f.name} | {before} | {fmt.format(f.values[0])} | {f.target} | {verdict} |")
+    return "\n".join(rows)
 
 
 def describe(params: SimParams) -> str:
@@ -769,14 +973,19 @@ def describe(params: SimParams) -> str:
         for r in params.reviewers
     )
     return (
-        f"{params.prs} PRs (seed {params.seed}), {params.bugs[0]}–{params.bugs[1]} true bugs "
-        f"each in 2–5 files; panel: {panel}; {params.shared_fp_per_pr:g} invented problems per "
-        f"PR shared by two reviewers (counted in their false positives); severity one level off "
-        f"with p={params.severity_noise:g}, alternative category with "
-        f"p={params.category_noise:g}; verifiers of accuracy {params.accuracy:g} (wrong answers "
-        f"split evenly between the opposite verdict and `uncertain`); verify_min_severity "
-        f"medium, check_consensus {str(params.check_consensus).lower()}, max_votes 2k+3, "
-        f"k ≥ 3 for security and critical findings (the product's rule)."
+        f"{params.prs} PRs (seed {params.seed}), {params.clean_share:.0%} of them clean (no "
+        f"bug), the others with {params.bugs[0]}–{params.bugs[1]} true bugs in 2–5 files; panel: "
+        f"{panel}; per PR {params.shared_fp_per_pr:g} invented problems shared by two "
+        f"families and {params.shared3_fp_per_pr:g} severe (high or critical) ones shared by "
+        f"three (counted in their false positives); a report starting above the problem spans "
+        f"down to its line with p={params.cover:g}; committed keys found by the scan too (the "
+        f"secret on the next line with p={params.two_line_keys:g}); severity one level off with "
+        f"p={params.severity_noise:g}, another category with p={params.category_noise:g}; "
+        f"verifiers of accuracy {params.accuracy:g} (wrong answers split evenly between the "
+        f"opposite verdict and `uncertain`), confirming a claim their own family made with "
+        f'p={params.self_preference:g} whatever the truth; "same problem?" answered right with '
+        f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
+        f"high, max_votes 2k+3, k ≥ 3 for security and critical findings (the product's rule)."
     )
 
 
@@ -794,27 +1003,33 @@ def plot(result: SimResult, path: Path) -> None:
          [(UNION, "union"), (MAJORITY, "majority")]),
         ("consensus only", "^", "tab:blue",
          [(consensus_only(t), f"≥{t:g}") for t in params.thresholds]),
+        ("today's code + verification", "x", "tab:brown",
+         [(with_voting(t, k, "today" if (t, k) != HEADLINE else TODAY), f"≥{t:g} k={k}")
+          for t in params.thresholds for k in params.ks]),
         ("consensus + verification", "*", "tab:green",
          [(with_voting(t, k), f"≥{t:g} k={k}") for t in params.thresholds for k in params.ks]),
     ]  # fmt: skip
     fig, ax = plt.subplots(figsize=(8, 6), dpi=110)
     for legend, marker, color, members in groups:
-        points = [(result.tallies[name], label) for name, label in members]
+        points = [(result.tallies[name], label) for name, label in members
+                  if name in result.tallies]  # fmt: skip
+        if not points:
+            continue
         ax.scatter([t.recall for t, _ in points], [t.precision for t, _ in points], s=50,
                    label=legend, marker=marker, color=color)  # fmt: skip
         for t, label in points:
             ax.annotate(label, (t.recall, t.precision), fontsize=7, xytext=(4, 3),
                         textcoords="offset points")  # fmt: skip
-    default = result.tallies.get(with_voting(0.75, 2))
+    default = result.tallies.get(with_voting(*HEADLINE))
     if default is not None:
         ax.scatter([default.recall], [default.precision], s=260, facecolors="none",
                    edgecolors="tab:red", label="default: ≥0.75 + verification, k=2")  # fmt: skip
-    ax.axhline(0.90, color="tab:green", lw=0.8, ls="--")
+    ax.axhline(0.95, color="tab:green", lw=0.8, ls="--")
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_title(
         f"Simulated precision and recall, {params.prs} PRs, verifier accuracy "
-        f"{params.accuracy:g}\n(dashed: the 0.90 precision target)",
+        f"{params.accuracy:g}\n(dashed: the 0.95 precision target)",
         fontsize=9,
     )
     ax.legend(loc="lower left", fontsize=8)
@@ -826,17 +1041,40 @@ def plot(result: SimResult, path: Path) -> None:
 
 
 def report(result: SimResult) -> str:
-    lines = [table(result), "", "Targets (default panel, consensus ≥ 0.75 + verification, k=2):"]
-    lines += [f"- {'met' if ok else 'NOT MET'}: {text}" for text, ok in targets(result)]
+    lines = ["Issue 11 (one problem, one comment; severe consensus checked):", ""]
+    if result.baseline:
+        lines += [f"(today's figures not measured in this run: {result.baseline})", ""]
+    lines += [headline_table(result), ""]
+    lines += [
+        f"Issue 16 (independent verification; verifiers confirm their own family's claim "
+        f"with p={result.params.self_preference:g} whatever the truth):",
+        "",
+        "With the product's default judges (no inspector or voters configured):",
+        "",
+        independence_table(result),
+        "",
+        f"With a configured inspector ({result.params.configured_judges[0]}) and voters "
+        f"({', '.join(result.params.configured_judges[1])}), as in the issue:",
+        "",
+        independence_table(result, configured=True),
+        "",
+        "All methods:",
+        "",
+        table(result),
+    ]
     d = result.diagnosis
-    lines += ["", "Where found bugs end up (consensus ≥ 0.75 + verification, k=2):"]
+    lines += ["", "Where found bugs end up (now, consensus ≥ 0.75 + verification, k=2):"]
     lines += [f"- {name}: {count}" for name, count in sorted(d.outcome.items())]
     lines += [
         f"- found bugs split over several clusters: {d.split}",
-        f"- pairs of findings about one bug left apart: {_counts(d.split_pairs)}",
+        f"- pairs of findings about one bug left apart: {_counts(d.split_pairs) or 'none'}",
         f"- clusters mixing different problems: {d.mixed}",
         f"- posted false positives: {_counts(d.fp_posted) or 'none'}",
     ]
+    pairs = merge_corpus.load()
+    lines += ["", f"Merge corpus ({merge_corpus.CORPUS.relative_to(ROOT)}), through the real align "
+              "(target: precision and recall each ≥ 0.95):", "",
+              *merge_corpus.table(pairs)]  # fmt: skip
     return "\n".join(lines)
 
 
@@ -850,6 +1088,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=DEFAULT.seed)
     parser.add_argument("--accuracy", type=float, default=DEFAULT.accuracy)
     parser.add_argument("--shared-fp", type=float, default=DEFAULT.shared_fp_per_pr)
+    parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
@@ -859,6 +1098,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         seed=args.seed,
         accuracy=args.accuracy,
         shared_fp_per_pr=args.shared_fp,
+        sweep=not args.no_sweep,
     )
     result = simulate(params)
     print(describe(params), end="\n\n")

@@ -82,6 +82,10 @@ def responder(model: str) -> object:
     def answer(body: dict[str, object]) -> Step:
         prompt = prompt_text(body)
         if VERIFIER_PROMPT in prompt:
+            # The loop bug is real and the verifiers say so (three of four families report
+            # it at high severity: it is checked); anything else asked about, they refute.
+            if "Off-by-one in loop" in prompt:
+                return reply(json.dumps({"verdict": "confirmed", "reason": "reads past the end"}))
             return reply(json.dumps({"verdict": "refuted", "reason": "not convinced"}))
         found = []
         source = DB_AFTER if SQL in prompt else DB_FIXED
@@ -257,7 +261,7 @@ def test_first_run_posts_one_review_and_one_summary(world: World) -> None:
     assert sorted(c["line"] for c in comments) == [line_of(DB_AFTER, SQL), line_of(DB_AFTER, LOOP)]
     for comment in comments:
         body = comment["body"]
-        assert body.startswith("**high** · **") and "/4 providers: " in body
+        assert body.startswith("**high** · **") and " of 4 providers (`" in body
         assert "<b>" not in body and "https://evil" not in body  # escaped, link defanged
         assert body.rsplit("\n", 1)[-1].startswith("<!-- consensus:fp=")
     summary = world.bot_summary()

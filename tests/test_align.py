@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.decide.align import COMPATIBLE_CATEGORIES, align, similarity
+from consensus.decide.align import align, open_questions
+from consensus.decide.wording import COMPATIBLE_CATEGORIES, similarity
 from consensus.model.base import Category, Severity
 from consensus.model.findings import Cluster, Finding
 
@@ -361,3 +362,140 @@ def test_no_chaining_through_a_finding_that_resembles_both() -> None:
     assert similarity(a, b) > 0.3 and similarity(b, c) > 0.3
     for cluster in align([a, b, c]):
         assert not {a, c} <= set(cluster.members)
+
+
+# --------------------------------------------------------------------------- issue 11, pattern 1
+# One problem reported by disjoint families at one place in other words is one cluster (one
+# inline comment), unless their text clearly names different defects; one family reporting
+# two things at one place means two.
+
+WEBHOOK = "src/hooks/webhook.py"
+TIMING = make(
+    GPT, 88, "Signature compared with ==, which leaks timing",
+    "`expected == provided` returns at the first differing byte, so the response time tells "
+    "an attacker how much of the signature matched.",
+    category=SEC, severity=HIGH, persona="security", path=WEBHOOK, end_line=90,
+)  # fmt: skip
+COMPARE_DIGEST = tuple(
+    make(
+        provider, 90, "Use hmac.compare_digest for the MAC check",
+        "Replace the equality check with `hmac.compare_digest(expected, provided)`.",
+        category=BUG, path=WEBHOOK,
+    )
+    for provider in (CLAUDE, GEMINI, QWEN)
+)  # fmt: skip
+LOOP_SYMPTOM = make(
+    GPT, 17, "IndexError on the last iteration",
+    "When `i == len(rows)` the body reads `rows[i]`, which does not exist.",
+    path="src/report/export.py", severity=HIGH,
+)  # fmt: skip
+LOOP_CAUSE = make(
+    GEMINI, 16, "Loop bound should be len(rows), not len(rows) + 1",
+    "`range(len(rows) + 1)` runs one time too many.", path="src/report/export.py",
+)  # fmt: skip
+GO_SQL = make(
+    GEMINI, 42, "SQL injection in GetUserByName",
+    "The query is assembled with `fmt.Sprintf` and `name` comes straight from the URL.",
+    category=SEC, severity=CRIT, path="internal/store/users.go",
+)  # fmt: skip
+GO_SQL_FIX = make(
+    QWEN, 41, "Use a placeholder instead of fmt.Sprintf in the query",
+    "Pass the value as an argument: `db.QueryContext(ctx, query, name)`.",
+    path="internal/store/users.go", end_line=43,
+)  # fmt: skip
+NONE_IDS = make(
+    CLAUDE, 17, "ids may be None when no filter is given",
+    "`len(None)` raises TypeError when the admin view passes no ids.",
+    path="src/report/export.py",
+)  # fmt: skip
+
+
+RESPONSE_BEFORE_WRITE = make(
+    GEMINI, 55, "Response sent before the database write completes",
+    "The handler calls `res.json(user)` right after `saveUser(user)`, so a client that "
+    "reads the user back may not find it.", path="web/api/users.ts",
+)  # fmt: skip
+CRASH_ON_EMPTY = make(
+    CLAUDE, 55, "Checkout page shows a blank screen for guests",
+    "The template reads `cart.owner.name`.", path="web/api/users.ts",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("findings", "clusters"),
+    [
+        pytest.param((TIMING, *COMPARE_DIGEST), 1, id="cause-vs-fix-4-families-bug-vs-security"),
+        pytest.param((LOOP_SYMPTOM, LOOP_CAUSE), 1, id="symptom-vs-cause-one-line-apart"),
+        pytest.param((GO_SQL, GO_SQL_FIX), 1, id="class-vs-fix-different-identifiers"),
+        pytest.param(
+            (TIMING, COMPARE_DIGEST[0].model_copy(update={"line": 93, "end_line": 93})), 1,
+            id="three-lines-below-the-range",
+        ),
+        pytest.param(
+            (TIMING, COMPARE_DIGEST[0].model_copy(update={"line": 94, "end_line": 94})), 2,
+            id="four-lines-below-the-range",
+        ),
+        pytest.param((LOOP_SYMPTOM, NONE_IDS), 2, id="off-by-one-and-None-on-one-line"),
+        pytest.param(
+            (LOOP_SYMPTOM, LOOP_CAUSE.model_copy(update={"provider": GPT, "family": "openai",
+                                                        "persona": "performance"})), 1,
+            id="same-family-other-persona-same-defect-merges-by-its-words",
+        ),
+        pytest.param(
+            (RESPONSE_BEFORE_WRITE, CRASH_ON_EMPTY.model_copy(
+                update={"provider": GEMINI, "family": "google", "persona": "security"})), 2,
+            id="same-family-other-persona-unlike-words-stays-two-no-presumption",
+        ),
+    ],
+)  # fmt: skip
+def test_who_and_where_decide_first(findings: tuple[Finding, ...], clusters: int) -> None:
+    assert len(align(findings)) == clusters
+    assert align(findings[::-1]) == align(findings)
+
+
+def test_the_issues_example_is_one_cluster_of_four_families() -> None:
+    [cluster] = align([TIMING, *COMPARE_DIGEST])
+    assert cluster.families == {"openai", "anthropic", "google", "qwen"}
+    assert cluster.category is BUG  # three of four filed it as a bug
+
+
+@pytest.mark.parametrize(
+    ("answer", "clusters"),
+    [
+        pytest.param(None, 2, id="unanswered-the-words-decide"),
+        pytest.param(True, 1, id="answered-same"),
+        pytest.param(False, 2, id="answered-different"),
+    ],
+)
+def test_an_open_question_is_settled_by_its_answer_else_by_the_words(
+    answer: bool | None, clusters: int
+) -> None:
+    # Neither title names a known kind of defect: the text cannot decide.
+    findings = [RESPONSE_BEFORE_WRITE, CRASH_ON_EMPTY]
+    [question] = open_questions(findings)
+    assert {f.title for f in question.first + question.second} == {
+        RESPONSE_BEFORE_WRITE.title,
+        CRASH_ON_EMPTY.title,
+    }
+    assert question.default is False  # the words share little
+    answers = {} if answer is None else {question: answer}
+    assert len(align(findings, answers=answers)) == clusters
+    assert len(align(findings[::-1], answers=answers)) == clusters
+
+
+def test_decided_pairs_raise_no_question() -> None:
+    assert open_questions([TIMING, *COMPARE_DIGEST]) == []  # one kind of defect: decided
+    none_there = NONE_IDS.model_copy(update={"path": GO_SQL.path, "line": 42, "end_line": 42})
+    assert open_questions([GO_SQL, none_there]) == []  # different defects, unlike words
+    assert open_questions([TIMING, LOOP_SYMPTOM]) == []  # other files
+    same_family = CRASH_ON_EMPTY.model_copy(update={"provider": GEMINI, "family": "google"})
+    assert open_questions([RESPONSE_BEFORE_WRITE, same_family]) == []  # its words decide
+
+
+def test_different_defects_in_alike_words_are_asked_and_an_answer_can_join_them() -> None:
+    # The word lists read an off-by-one and a None check; the words overlap (`rows`, loop,
+    # crash): not clearly different, so a verifier may be asked. Unanswered: two.
+    [doubt] = open_questions([LOOP_SYMPTOM, NONE_IDS])
+    assert doubt.default is False
+    assert len(align([LOOP_SYMPTOM, NONE_IDS])) == 2
+    assert len(align([LOOP_SYMPTOM, NONE_IDS], answers={doubt: True})) == 1

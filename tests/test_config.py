@@ -40,6 +40,7 @@ inspector:
   ahead_by: 2
   max_votes: 7
   check_consensus: false
+  check_consensus_min_severity: high
 verify_min_severity: medium
 budget: {max_cost_usd: 2.00, max_tokens: 600000}
 concurrency: 8
@@ -71,6 +72,16 @@ def test_an_empty_file_means_defaults() -> None:
     assert parse_settings("", source=".consensus.yml") == Settings()
 
 
+def test_severe_consensus_is_checked_from_high_unless_configured() -> None:
+    assert Settings().inspector.check_consensus_min_severity is Severity.HIGH
+    text = "inspector:\n  check_consensus_min_severity: Critical\n"
+    with pytest.raises(ConfigError):  # strict like the other severities: lowercase only
+        parse_settings(text, source=".consensus.yml")
+    text = "inspector:\n  check_consensus_min_severity: medium\n"
+    settings = parse_settings(text, source=".consensus.yml")
+    assert settings.inspector.check_consensus_min_severity is Severity.MEDIUM
+
+
 @pytest.mark.parametrize(
     ("text", "key", "words"),
     [
@@ -82,6 +93,16 @@ def test_an_empty_file_means_defaults() -> None:
         ("budget: {max_cost: 3}\n", "budget.max_cost", ["did you mean 'max_cost_usd'"]),
         ("providers:\n  - model: x/y\n    api_key_env: sk-abc123\n", "api_key_env", ["NAME"]),
         ("redact: ['(unclosed']\n", "redact", ["not a valid regex"]),
+        (
+            "inspector:\n  check_consensus_min_severity: severe\n",
+            "inspector.check_consensus_min_severity",
+            ["one of critical, high, medium, low, info"],
+        ),
+        (
+            "inspector:\n  check_consensus_severity: high\n",
+            "inspector.check_consensus_severity",
+            ["did you mean 'check_consensus_min_severity'"],
+        ),
     ],
 )
 def test_a_mistake_names_the_file_the_key_and_the_fix(

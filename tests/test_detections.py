@@ -95,6 +95,7 @@ def test_a_model_reporting_the_same_key_joins_the_detection() -> None:
             coverage,
             threshold=0.75,
             verify_min_severity=Severity.MEDIUM,
+            check_min_severity=Severity.HIGH,
         )
     )
     [item] = scored
@@ -138,6 +139,94 @@ def test_a_link_out_of_the_repository_is_a_finding_of_our_own_scan(
     if found:
         assert "outside the repository" in findings[0].title
         [cluster] = settle(
-            score(align(findings), {}, threshold=0.75, verify_min_severity=Severity.MEDIUM)
+            score(
+                align(findings),
+                {},
+                threshold=0.75,
+                verify_min_severity=Severity.MEDIUM,
+                check_min_severity=Severity.HIGH,
+            )
         )
         assert cluster.status is Status.CONSENSUS
+
+
+# --------------------------------------------------------------------------- issue 11, pattern 2
+# consensus's own credential scan joins exactly one cluster at its place: a key id and its
+# secret on adjacent lines are one scan finding, and the models' findings about them join it.
+
+SETTINGS = (
+    "diff --git a/deploy/settings.py b/deploy/settings.py\n"
+    "index 1111111..2222222 100644\n--- a/deploy/settings.py\n+++ b/deploy/settings.py\n"
+    "@@ -1,1 +1,4 @@\n DEBUG = False\n"
+    '+AWS_ACCESS_KEY_ID = "AKIAQ3EGRDXK7HNPW5ZB"\n'
+    '+AWS_SECRET_ACCESS_KEY = "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"\n'
+    '+REGION = "eu-west-1"\n'
+)
+
+
+def model(provider: str, family: str, line: int, end: int, title: str, body: str) -> Finding:
+    return Finding(
+        provider=provider, family=family, persona="security", chunk=0,
+        path="deploy/settings.py", line=line, end_line=end, severity=Severity.CRITICAL,
+        category=Category.SECURITY, title=title, body=body,
+    )  # fmt: skip
+
+
+CLOUD_KEY = model(
+    "openai/gpt-5.1", "openai", 2, 3, "Cloud access key committed in the settings file",
+    "`AWS_ACCESS_KEY_ID` and its secret are literal values; rotate and load them from the env.",
+)  # fmt: skip
+HARD_CODED = [
+    model(p, f, 2, 3, "Hard-coded credentials in the deploy config",
+          "The access key id and secret are committed in plain text.")
+    for p, f in (("anthropic/claude-sonnet-4-5", "anthropic"), ("gemini/gemini-2.5-pro", "google"))
+]  # fmt: skip
+DEBUG_ON = model(
+    "ollama/qwen2.5-coder:14b", "qwen", 1, 1, "DEBUG flag read from a constant",
+    "Read DEBUG from the environment so staging can turn it on.",
+)  # fmt: skip
+
+
+def test_adjacent_credentials_are_one_scan_finding_over_their_lines() -> None:
+    [finding] = detections(ingest(SETTINGS))
+    assert (finding.line, finding.end_line) == (2, 3)
+    assert (
+        finding.title
+        == "Committed credentials (aws-access-key, aws-secret-key) in deploy/settings.py"
+    )
+
+
+def test_credentials_further_apart_are_two_places() -> None:
+    far = SETTINGS.replace("@@ -1,1 +1,4 @@", "@@ -1,1 +1,9 @@").replace(
+        "+AWS_SECRET", "+A = 1\n+B = 2\n+C = 3\n+D = 4\n+E = 5\n+AWS_SECRET"
+    )
+    assert [(f.line, f.end_line) for f in detections(ingest(far))] == [(2, 2), (8, 8)]
+
+
+@pytest.mark.parametrize(
+    ("models", "scan_joins", "clusters"),
+    [
+        pytest.param((CLOUD_KEY, *HARD_CODED), {"openai", "anthropic", "google"}, 1,
+                     id="issue-example-two-wordings-one-comment"),
+        pytest.param((CLOUD_KEY,), {"openai"}, 1, id="scan-and-one-family"),
+        pytest.param((*HARD_CODED, DEBUG_ON), {"anthropic", "google"}, 2,
+                     id="another-problem-at-the-place-stays-apart"),
+        pytest.param((), set(), 1, id="scan-alone"),
+    ],
+)  # fmt: skip
+def test_the_scan_joins_exactly_one_cluster_at_its_place(
+    models: tuple[Finding, ...], scan_joins: set[str], clusters: int
+) -> None:
+    diff = ingest(SETTINGS)
+    found = [*models, *detections(diff)]
+    aligned = align(found)
+    assert len(aligned) == clusters
+    with_scan = [c for c in aligned if "consensus" in c.families]
+    assert len(with_scan) == 1  # exactly one cluster holds the scan finding
+    assert with_scan[0].families - {"consensus"} == scan_joins
+    scored = settle(
+        score(aligned, {"deploy/settings.py": frozenset({"openai", "anthropic", "google", "qwen"})},
+              threshold=0.75, verify_min_severity=Severity.MEDIUM, check_min_severity=Severity.HIGH)
+    )  # fmt: skip
+    posted = [s for s in scored if s.status.posted and "consensus" in s.cluster.families]
+    assert len(posted) == 1 and not posted[0].needs_verification

@@ -133,8 +133,9 @@ def test_a_hostile_pr_leaks_nothing_pings_no_one_and_is_reported(tmp_path: Path)
     titles = {f["title"]: f for f in report["findings"]}
     injection = titles["Text addressed to AI reviewers in billing.py:3"]
     assert injection["status"] == "consensus" and injection["category"] == "security"
-    credentials = [t for t in titles if t.startswith("Committed credential")]
-    assert len(credentials) == 3
+    # Three keys on adjacent lines are one place: one finding naming each kind.
+    [credentials] = [t for t in titles if t.startswith("Committed credential")]
+    assert all(k in credentials for k in ("aws-access-key", "aws-secret-key", "github-token"))
     assert "Amount multiplied by 100 although callers pass cents" in titles
     assert "Looks fine" not in titles  # the gullible reply was red-flagged …
     reasons = {d["reason"] for d in report["dropped_findings"]}

@@ -22,7 +22,14 @@ from consensus.cli.main import cli
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
 from consensus.model.journal import CallRow, PhaseRow
-from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
+from consensus.model.report import (
+    FindingMember,
+    ProviderReport,
+    Quorum,
+    Report,
+    ReportFinding,
+    Votes,
+)
 from consensus.render.html import Cell, cell, render_html
 from fakes.inprocess import run_consensus
 from fakes.provider_server import FakeProviderServer, Script
@@ -407,3 +414,37 @@ def test_a_real_run_renders_in_chromium_without_console_errors(
     width, height, variety = png_facts(png)
     assert (width, height) == (1400, 1000)
     assert len(png) > 20_000 and variety > 64  # a real page, not a blank or flat image
+
+
+@pytest.mark.parametrize(
+    ("self_votes", "summary"),
+    [
+        ((False, False), "judged by families that did not report it"),
+        ((True, True), "judged by the reporters themselves (no other family answered)"),
+    ],
+)
+def test_the_verification_table_shows_each_judges_family_and_marks_self_votes(
+    self_votes: tuple[bool, bool], summary: str
+) -> None:
+    judges = ("anthropic/claude-x", "ollama/qwen-x")
+    votes = tuple(
+        Vote(model=m, family=m.split("/")[0], role="voter", verdict=VerdictKind.CONFIRMED,
+             reason="ok", self_vote=own)
+        for m, own in zip(judges, self_votes, strict=True)
+    )  # fmt: skip
+    checked = finding("F1", ["openai/gpt-x"]).model_copy(
+        update={
+            "verification": Verification(confirmed=2, votes=votes),
+            "members": (
+                FindingMember(
+                    provider="openai/gpt-x", family="openai", persona="correctness", line=3,
+                    title="A bug",
+                ),
+            ),
+        }
+    )  # fmt: skip
+    text = render_html(a_report([checked], PANEL), [], [], None)
+    section = text[text.index("<h2>Verification</h2>") :]
+    assert "<td>anthropic" in section and "<td>ollama" in section  # each judge's family
+    assert summary in section and "Reported by openai" in section
+    assert section.count("class='self'") == sum(self_votes)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from consensus.ingest.hunks import right_side_hunks
-from consensus.model.base import Category, Severity, Status
-from consensus.model.findings import Verification
+from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.findings import Verification, Vote
 from consensus.model.report import Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
 from consensus.publish.plan import (
@@ -321,12 +321,52 @@ def test_links_into_the_repository_survive() -> None:
     assert link in inline_body(make(body=f"see {link}"), LINKS)
 
 
-def test_the_comment_shows_who_agreed_and_the_verification() -> None:
-    counts = Verification(confirmed=3, refuted=1)
-    body = inline_body(make(status=Status.VERIFIED, verification=counts))
+def _judged(*judges: tuple[str, VerdictKind, bool]) -> Verification:
+    votes = tuple(
+        Vote(model=m, family=m.split("/")[0], role="inspector" if n == 0 else "voter",
+             verdict=v, reason="", self_vote=own)
+        for n, (m, v, own) in enumerate(judges)
+    )  # fmt: skip
+    confirmed = sum(v.verdict is VerdictKind.CONFIRMED for v in votes)
+    return Verification(confirmed=confirmed, refuted=len(votes) - confirmed, votes=votes)
+
+
+C, R = VerdictKind.CONFIRMED, VerdictKind.REFUTED
+
+
+@pytest.mark.parametrize(
+    ("status", "providers", "verification", "footer"),
+    [
+        (Status.VERIFIED, ["openai/gamma"],
+         _judged(("anthropic/a", C, False), ("google/b", C, False), ("anthropic/a", C, False)),
+         "Verified 3–0 by 2 models that did not report it · reported by 3 of 4 providers "
+         "(`openai/gamma`) · bug · F1"),
+        (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"], None,
+         "Reported by 3 of 4 providers (`anthropic/c`, `google/g`, `openai/o`) · bug · F1"),
+        (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"],
+         _judged(("qwen/q", C, False), ("qwen/q", R, False), ("qwen/q", C, False),
+                 ("qwen/q", C, False)),
+         "Reported by 3 of 4 providers (`anthropic/c`, `google/g`, `openai/o`) · verified "
+         "3–1 by 1 model that did not report it · bug · F1"),
+        (Status.CONSENSUS, ["anthropic/c", "openai/o"],
+         _judged(("anthropic/c", C, True), ("openai/o", C, True), ("anthropic/c", C, True)),
+         "Reported by 3 of 4 providers (`anthropic/c`, `openai/o`) · verified 3–0 by the "
+         "2 models that reported it (no other family answered) · bug · F1"),
+        (Status.CONSENSUS, ["consensus", "openai/o"], None,
+         "Found by consensus's own scan of the diff · also reported by 3 of 4 providers "
+         "(`openai/o`) · bug · F1"),
+    ],
+)  # fmt: skip
+def test_the_comment_says_in_one_line_how_the_finding_was_established(
+    status: Status, providers: list[str], verification: Verification | None, footer: str
+) -> None:
+    finding = make(status=status, verification=verification).model_copy(
+        update={"providers": providers}
+    )
+    body = inline_body(finding)
     assert body.startswith("**high** · **A problem**")
-    assert "3/4 providers: `anthropic/c`, `google/g`, `openai/o`" in body
-    assert "inspector: verified, confirmed 3-1" in body
+    [sub] = [line for line in body.splitlines() if line.startswith("<sub>")]  # one line
+    assert sub == f"<sub>{footer}</sub>"
 
 
 def test_a_refused_comment_moves_to_the_summary_with_its_note() -> None:
@@ -413,3 +453,31 @@ def test_what_two_concurrent_runs_both_posted_is_found_and_the_oldest_kept() -> 
     ]
     assert duplicates(issue, review) == ([22], [12])
     assert duplicates(issue[:1], review[:2]) == ([], [])
+
+
+def _votes(*verdicts: VerdictKind) -> Verification:
+    votes = tuple(Vote(model="m", family="f", role="voter", verdict=v, reason="") for v in verdicts)
+    confirmed = sum(v is VerdictKind.CONFIRMED for v in verdicts)
+    return Verification(
+        confirmed=confirmed, refuted=len(verdicts) - confirmed, ahead_by=2, votes=votes
+    )
+
+
+@pytest.mark.parametrize(
+    ("status", "verification", "cell"),
+    [
+        (Status.CONSENSUS, None, "3/4 (75%)"),
+        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3), "3/4 · verified 3–0"),
+        (Status.CONSENSUS, _votes(VerdictKind.CONFIRMED, VerdictKind.REFUTED,
+                                  VerdictKind.CONFIRMED, VerdictKind.CONFIRMED),
+         "3/4 · verified 3–1"),
+        (Status.VERIFIED, _votes(*[VerdictKind.CONFIRMED] * 2), "3/4 (75%)"),
+    ],
+)  # fmt: skip
+def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
+    status: Status, verification: Verification | None, cell: str
+) -> None:
+    finding = make(status=status, verification=verification)
+    body = render_summary(report(finding), plan(finding), head_sha=HEAD)
+    [row] = [line for line in body.splitlines() if line.startswith("| F1 |")]
+    assert f"| {cell} |" in row

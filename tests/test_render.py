@@ -240,7 +240,7 @@ def make_report(
                 path="src/app/db.py",
                 line=400,
                 title="Out of diff",
-                reason="line not in diff",
+                reason="line 400 is not in the diff of src/app/db.py",
             )
             for _ in range(5)
         ]
@@ -251,7 +251,7 @@ def make_report(
                 path="src/app/db.py",
                 line=42,
                 title="Invented code",
-                reason="evidence not found",
+                reason="evidence not found in the diff",
             )
             for _ in range(2)
         ],
@@ -362,7 +362,12 @@ def test_text_not_posted_section_lists_reasons_and_counts_rejected() -> None:
 def test_text_footer_names_failed_provider_and_audit_trail() -> None:
     text = render(make_report(), "text")
     assert f"provider {GEMINI} failed: {RATE_LIMIT}" in text
-    assert "7 findings dropped by the path audit: 5 line not in diff, 2 evidence not found" in text
+    # One readable sentence per reason the path audit gave, most frequent first.
+    dropped = [line for line in text.splitlines() if " dropped: " in line]
+    assert dropped == [
+        "5 findings dropped: line 400 is not in the diff of src/app/db.py",
+        "2 findings dropped: evidence not found in the diff",
+    ]
     assert "3 files skipped (not reviewed): 2 binary, 1 lockfile" in text
     assert (
         "2 secrets redacted before review: src/config.py:12 (aws-access-key), .env (generic-secret)"
@@ -497,7 +502,8 @@ def test_markdown_sections() -> None:
     provider_rows = [line for line in md.splitlines() if line.startswith("| `")]
     assert len(provider_rows) == 3
     assert "| `gemini/gemini-2.5-pro` | failed | 2 |" in md and "429 Too Many Requests" in md
-    assert "- 7 findings dropped by the path audit: 5 line not in diff" in md
+    assert "- 5 findings dropped: line 400 is not in the diff of src/app/db.py" in md
+    assert "- 2 findings dropped: evidence not found in the diff" in md
     assert "`src/config.py:12` (aws-access-key)" in md
     assert "[!WARNING]" not in md
 

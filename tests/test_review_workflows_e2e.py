@@ -114,7 +114,8 @@ def test_cli_workflow_calls_only_its_personas_and_providers_and_is_replayable(
     assert default.returncode == 0, default.stderr
     counted = calls(providers.log.all()[before:])
     assert {model for model, _ in counted} == set(MODELS)
-    assert {persona for _, persona in counted} == {"Correctness reviewer", "Performance reviewer"}
+    reviewers = {persona for _, persona in counted} - {"verify"}  # and verifiers, if asked
+    assert reviewers == {"Correctness reviewer", "Performance reviewer"}
     plain = json.loads(default.stdout)
     assert plain["workflow"] is None and plain["run_id"] != report["run_id"]
     [plain_sql] = [f for f in plain["findings"] if f["title"].startswith("SQL injection")]
@@ -137,8 +138,10 @@ def test_cli_workflow_calls_only_its_personas_and_providers_and_is_replayable(
     ("verify", "verifier_calls"),
     [
         ("none", 0),  # the off-by-one only gpt reports stays unverified
-        ("disputed", 1),  # it goes to the inspector (llama, the other family): refuted
-        ("all", 4),  # and so does the injection both agree on: 3 refutals (security: k=3)
+        ("disputed", 1),  # it goes to the inspector (llama, the other family): confirmed
+        # and so does the injection both agree on: no other family is left to judge it, so
+        # its reporters do, as `self` votes needing a lead of k+1: 4 refutals (security: k=3)
+        ("all", 5),
     ],
 )
 def test_cli_workflow_verify_modes_keep_verification_within_its_providers(
@@ -159,7 +162,7 @@ def test_cli_workflow_verify_modes_keep_verification_within_its_providers(
     findings = json.loads(ran.stdout)["findings"]
     loop = next(f for f in findings if "Off-by-one" in f["title"])
     sql = next(f for f in findings if "SQL injection" in f["title"])
-    assert loop["status"] == ("unverified" if verify == "none" else "rejected")
+    assert loop["status"] == ("unverified" if verify == "none" else "verified")  # a real bug
     assert sql["status"] == ("rejected" if verify == "all" else "consensus")
 
 

@@ -56,9 +56,14 @@ def score_one(
     *,
     threshold: float = 0.75,
     verify_min_severity: Severity = Severity.MEDIUM,
+    check_min_severity: Severity = Severity.HIGH,
 ) -> tuple[int, int, float, int, Status, bool, str]:
     (scored,) = score(
-        [c], {PATH: covered}, threshold=threshold, verify_min_severity=verify_min_severity
+        [c],
+        {PATH: covered},
+        threshold=threshold,
+        verify_min_severity=verify_min_severity,
+        check_min_severity=check_min_severity,
     )
     return (
         scored.votes_for,
@@ -106,8 +111,8 @@ def test_needed_votes_rejects_impossible_threshold(threshold: float) -> None:
         pytest.param(
             (GPT, CLAUDE, GEMINI),
             ALL4,
-            (3, 4, 0.75, 3, Status.CONSENSUS, False),
-            id="3-of-4-is-consensus",
+            (3, 4, 0.75, 3, Status.CONSENSUS, True),
+            id="3-of-4-is-consensus-checked-at-high",
         ),
         pytest.param(
             (GPT, CLAUDE),
@@ -164,7 +169,11 @@ def test_votes_by_family(
 @pytest.mark.parametrize(
     ("members", "reason"),
     [
-        ((GPT, CLAUDE, GEMINI), "3 of 4 provider families agree"),
+        (
+            (GPT, CLAUDE, GEMINI),
+            "3 of 4 provider families agree; high and not unanimous: needs verification",
+        ),
+        ((GPT, CLAUDE, GEMINI, QWEN), "4 of 4 provider families agree"),
         ((GPT, CLAUDE), "disputed: 2 of 4 families; needs verification"),
     ],
 )
@@ -195,7 +204,11 @@ def test_single_family_is_never_consensus(
 
 def test_path_without_coverage_counts_reporters_only() -> None:
     (scored,) = score(
-        [cluster(GPT, CLAUDE)], {}, threshold=0.75, verify_min_severity=Severity.MEDIUM
+        [cluster(GPT, CLAUDE)],
+        {},
+        threshold=0.75,
+        verify_min_severity=Severity.MEDIUM,
+        check_min_severity=Severity.HIGH,
     )
     assert (scored.votes_for, scored.votes_of, scored.status) == (2, 2, Status.CONSENSUS)
 
@@ -234,9 +247,43 @@ def test_only_low_severity_singletons_are_merely_listed() -> None:
     assert one[5] is False
 
 
-def test_consensus_never_needs_verification_even_when_critical() -> None:
+def test_unanimous_consensus_never_needs_verification_even_when_critical() -> None:
     c = cluster(GPT, CLAUDE, GEMINI, QWEN, severity=Severity.CRITICAL)
     assert score_one(c)[4:6] == (Status.CONSENSUS, False)
+
+
+# Issue 11, pattern 3: three of four families agreeing on a severe claim is evidence, not
+# proof. Consensus at or above check_consensus_min_severity that not every family reviewing
+# the file reported goes to verification; unanimous, or below the setting, it is posted.
+@pytest.mark.parametrize(
+    ("members", "covered", "severity", "check_min", "checked"),
+    [
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.HIGH, Severity.HIGH, True),
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.CRITICAL, Severity.HIGH, True),
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.MEDIUM, Severity.HIGH, False),
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.HIGH, Severity.CRITICAL, False),
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.MEDIUM, Severity.MEDIUM, True),
+        ((GPT, CLAUDE, GEMINI), ALL4, Severity.LOW, Severity.INFO, True),
+        ((GPT, CLAUDE, GEMINI, QWEN), ALL4, Severity.CRITICAL, Severity.INFO, False),
+        # A failed family leaves the denominator: 3 of the 3 that reviewed it is unanimous.
+        ((GPT, CLAUDE, GEMINI), frozenset({"openai", "anthropic", "google"}), Severity.HIGH,
+         Severity.HIGH, False),
+        # Personas of one provider are one family: 3 families of 4 still.
+        ((GPT, member("openai/gpt-5.1", "openai", "security"), CLAUDE, GEMINI), ALL4,
+         Severity.CRITICAL, Severity.HIGH, True),
+    ],
+)  # fmt: skip
+def test_severe_consensus_not_every_family_reported_is_checked(
+    members: tuple[Finding, ...],
+    covered: frozenset[str],
+    severity: Severity,
+    check_min: Severity,
+    checked: bool,
+) -> None:
+    result = score_one(cluster(*members, severity=severity), covered, check_min_severity=check_min)
+    assert result[4] is Status.CONSENSUS  # still consensus: verification decides the rest
+    assert result[5] is checked
+    assert ("not unanimous" in result[6]) is checked
 
 
 def test_threshold_is_applied() -> None:
@@ -247,6 +294,12 @@ def test_threshold_is_applied() -> None:
 
 def test_order_is_kept() -> None:
     clusters = [cluster(GPT), cluster(GPT, CLAUDE, GEMINI), cluster(QWEN, severity=Severity.LOW)]
-    scored = score(clusters, {PATH: ALL4}, threshold=0.75, verify_min_severity=Severity.MEDIUM)
+    scored = score(
+        clusters,
+        {PATH: ALL4},
+        threshold=0.75,
+        verify_min_severity=Severity.MEDIUM,
+        check_min_severity=Severity.HIGH,
+    )
     assert [s.cluster for s in scored] == clusters
     assert [s.status for s in scored] == [Status.UNVERIFIED, Status.CONSENSUS, Status.UNVERIFIED]

@@ -299,7 +299,7 @@ def test_dry_run_plans_the_calls_and_prompt_tokens_the_journal_then_records(
         assert providers.log.all() == []  # nothing was sent
         plan = json.loads(output)
         out = tmp_path / "report.json"
-        code, output = review(world, "--format", "json", "--output", str(out))
+        code, output = review(world, "--no-verify", "--format", "json", "--output", str(out))
         assert code == 0, output
         run_id = json.loads(out.read_text())["run_id"]
     journal = Journal(world.home / "journal.db")

@@ -17,7 +17,7 @@ from consensus.ports import CompletionRequest, ModelCallError
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
-from consensus.review.verify import ahead_by_for, choose_inspector, decide, max_votes_for, verify
+from consensus.review.verify import ahead_by_for, decide, judges, max_votes_for, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -189,10 +189,66 @@ def test_the_cap_defaults_to_2k_plus_3() -> None:
     assert max_votes_for(3, 5) == 5
 
 
-def test_the_inspector_is_of_a_family_that_did_not_report_the_finding() -> None:
-    assert choose_inspector(disputed().cluster, PANEL, None).model == "anthropic/claude-sonnet-4-5"
-    chosen = choose_inspector(disputed().cluster, PANEL, "gemini/gemini-2.5-pro")
-    assert chosen.model == "gemini/gemini-2.5-pro"
+# --------------------------------------------------------------------------- who may judge
+
+FOUR = (
+    ProviderSettings(model="openai/gpt-a"),
+    ProviderSettings(model="openai/gpt-c"),
+    ProviderSettings(model="anthropic/claude-x"),
+    ProviderSettings(model="gemini/gemini-y"),
+    ProviderSettings(model="ollama/qwen-z"),
+)
+
+
+def reported_by(*families: str) -> Cluster:
+    models = {"openai": "openai/gpt-a", "anthropic": "anthropic/claude-x",
+              "google": "gemini/gemini-y", "qwen": "ollama/qwen-z"}  # fmt: skip
+    return disputed().cluster.model_copy(
+        update={"members": tuple(member(models[f], f) for f in families)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("reporters", "inspector", "k", "first", "voters", "self_judged"),
+    [
+        # The issue's case: the configured inspector and voters; A and C (openai) reported
+        # it. Neither votes; too few are left for k = 2, so the panel's others join.
+        (("openai",), InspectorSettings(model="anthropic/claude-x",
+                                        voters=("openai/gpt-a", "openai/gpt-c")), 2,
+         "anthropic/claude-x", ["gemini/gemini-y", "anthropic/claude-x"], False),
+        # Nothing configured: every provider of a family that did not report it.
+        (("openai",), InspectorSettings(), 2, "anthropic/claude-x",
+         ["gemini/gemini-y", "ollama/qwen-z", "anthropic/claude-x"], False),
+        # The configured inspector reported it: the first independent judge inspects.
+        (("anthropic",), InspectorSettings(model="anthropic/claude-x"), 2, "openai/gpt-a",
+         ["openai/gpt-c", "gemini/gemini-y", "ollama/qwen-z", "openai/gpt-a"], False),
+        # Three families of four reported it: one independent family, asked again and again.
+        (("openai", "anthropic", "google"), InspectorSettings(), 2, "ollama/qwen-z",
+         ["ollama/qwen-z"], False),
+        # Every family that answered reported it: only then reporters judge, marked self.
+        (("openai", "anthropic", "google", "qwen"), InspectorSettings(), 2, "openai/gpt-a",
+         ["openai/gpt-c", "anthropic/claude-x", "gemini/gemini-y", "ollama/qwen-z",
+          "openai/gpt-a"], True),
+        # Configured voters that did not report it are enough: the panel is not added.
+        (("qwen",), InspectorSettings(voters=("openai/gpt-a", "anthropic/claude-x")), 2,
+         "openai/gpt-a", ["anthropic/claude-x", "openai/gpt-a"], False),
+    ],
+)  # fmt: skip
+def test_no_family_judges_its_own_claim_while_another_answered(
+    reporters: tuple[str, ...],
+    inspector: InspectorSettings,
+    k: int,
+    first: str,
+    voters: list[str],
+    self_judged: bool,
+) -> None:
+    chosen = judges(reported_by(*reporters), FOUR, inspector, k)
+    assert chosen.inspector.model == first
+    assert [p.model for p in chosen.voters] == voters
+    assert chosen.self_judged is self_judged
+    if not self_judged:
+        assert chosen.inspector.voter not in reporters
+        assert all(p.voter not in reporters for p in chosen.voters)
 
 
 # --------------------------------------------------------------------------- the phase
@@ -319,12 +375,32 @@ def _calls_by_model(calls: Sequence[CompletionRequest]) -> list[str]:
     return [c.model for c in calls]
 
 
-def test_votes_rotate_across_the_panel() -> None:
+def test_votes_rotate_across_the_judges_never_the_reporter() -> None:
     client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
-    run(client)
+    [item] = run(client)
     models = _calls_by_model(client.calls)
     assert models[0] == "anthropic/claude-sonnet-4-5"  # the inspector
-    assert set(models[1:4]) == {m.model for m in PANEL}
+    rotation = ["gemini/gemini-2.5-pro", "anthropic/claude-sonnet-4-5"]  # inspector last
+    assert models[1:] == (rotation * 4)[: len(models) - 1]
+    assert "openai/gpt-5.1" not in models  # openai reported it
+    assert item.verification is not None
+    assert not any(v.self_vote for v in item.verification.votes)
+
+
+def test_reporters_judge_only_when_no_other_family_answered_then_marked_and_k_plus_1() -> None:
+    everyone = disputed(status=Status.CONSENSUS).cluster.model_copy(
+        update={"members": tuple(member(p.model, p.voter) for p in PANEL)}
+    )
+    item = disputed(status=Status.CONSENSUS).model_copy(
+        update={"cluster": everyone, "votes_for": 3, "votes_of": 3, "needs_verification": False}
+    )
+    client = scripted([verdict("confirmed")] * 10)
+    [checked] = run(client, [item], inspector=InspectorSettings(check_consensus=True))
+    record = checked.verification
+    assert record is not None
+    assert record.ahead_by == 3 and record.confirmed == 3  # k + 1
+    assert all(v.self_vote for v in record.votes)
+    assert checked.status is Status.CONSENSUS
 
 
 # --------------------------------------------------------------------------- code context
@@ -349,3 +425,61 @@ def test_code_context_numbers_lines_as_git_does() -> None:
     text = "a = 1\n\x0cb = 2\rc\u2028d\nline_3 = 3\r\nline_4 = 4\n"
     shown = code_context(text, 4, 4, radius=1)
     assert shown.split("\n") == ["3  line_3 = 3", "4> line_4 = 4"]
+
+
+# --------------------------------------------------------------------------- issue 11, pattern 3
+# Three families agreeing on a severe claim is evidence, not proof: a consensus finding that
+# score marked (severe, not unanimous) is posted only when verification confirms it.
+
+
+def severe_consensus(*, marked: bool) -> ScoredCluster:
+    item = disputed(status=Status.CONSENSUS)
+    reason = "3 of 4 provider families agree"
+    if marked:
+        reason += "; high and not unanimous: needs verification"
+    return item.model_copy(
+        update={"votes_for": 3, "votes_of": 4, "needs_verification": marked, "reason": reason}
+    )
+
+
+@pytest.mark.parametrize(
+    ("marked", "check_all", "answers", "status", "calls"),
+    [
+        # Marked by score (the default check_consensus_min_severity): like a disputed one.
+        (True, False, ["confirmed"] * 2, Status.CONSENSUS, 2),
+        (True, False, ["refuted"] * 2, Status.REJECTED, 2),
+        (True, False, ["uncertain", "refuted"], Status.REJECTED, 2),
+        (True, False, ["confirmed", "refuted"] * 4, Status.UNDECIDED, 7),
+        # check_consensus: true on one score did not mark: stays consensus unless refuted.
+        (False, True, ["confirmed", "refuted"] * 4, Status.CONSENSUS, 7),
+        (False, True, ["refuted"] * 2, Status.REJECTED, 2),
+        # Not marked and not asked: posted as it is, nobody called.
+        (False, False, [], Status.CONSENSUS, 0),
+    ],
+)
+def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
+    marked: bool, check_all: bool, answers: list[str], status: Status, calls: int
+) -> None:
+    client = scripted([verdict(a) for a in answers])
+    [item] = run(
+        client,
+        [severe_consensus(marked=marked)],
+        inspector=InspectorSettings(check_consensus=check_all),
+    )
+    assert item.status is status
+    assert len(client.calls) == calls
+    if status is Status.CONSENSUS and calls:
+        assert item.reason.startswith("3 of 4 provider families agree; ")
+        assert item.verification is not None
+
+
+def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    client.tokens_in, client.tokens_out = 500, 100
+    [item] = run(
+        client,
+        [severe_consensus(marked=True)],
+        budget=BudgetSettings(max_tokens=1_000, max_cost_usd=None),
+    )
+    assert item.status is Status.UNVERIFIED and not item.status.posted
+    assert item.verification is not None and item.verification.budget_stopped

@@ -14,7 +14,13 @@ family. For a cluster on `path`:
 Failed providers abstain: they are in neither count, so they lower the denominator instead
 of counting against the finding.
 
-Status: votes_for ≥ needed is CONSENSUS. Anything else is disputed and UNVERIFIED for now;
+Status: votes_for ≥ needed is CONSENSUS. A consensus finding at or above
+`check_min_severity` that not every family reviewing its file reported (votes_for <
+votes_of) also needs verification: three models can agree on something wrong, and a wrong
+severe claim costs most (it can request changes). Verify then posts it only if it is
+verified, as a disputed one; a unanimous one is posted as it is.
+
+Anything else is disputed and UNVERIFIED for now;
 it needs verification when its severity is at least `verify_min_severity`, or HIGH or
 above whatever the setting (a severe disputed finding is never left unchecked), or when at
 least two families reported it: only low-severity singletons are merely listed (PRODUCT.md
@@ -55,19 +61,30 @@ def score(
     *,
     threshold: float,
     verify_min_severity: Severity,
+    check_min_severity: Severity,
 ) -> list[ScoredCluster]:
     """Votes, agreement and status of every cluster, in the clusters' order.
 
     `coverage` maps a path to the families with a valid review of a chunk holding it.
     """
     return [
-        _score_one(cluster, coverage.get(cluster.path, frozenset()), threshold, verify_min_severity)
+        _score_one(
+            cluster,
+            coverage.get(cluster.path, frozenset()),
+            threshold,
+            verify_min_severity,
+            check_min_severity,
+        )
         for cluster in clusters
     ]
 
 
 def _score_one(
-    cluster: Cluster, covered: frozenset[str], threshold: float, verify_min_severity: Severity
+    cluster: Cluster,
+    covered: frozenset[str],
+    threshold: float,
+    verify_min_severity: Severity,
+    check_min_severity: Severity,
 ) -> ScoredCluster:
     families = cluster.families
     votes_for = len(families)
@@ -75,8 +92,11 @@ def _score_one(
     needed = needed_votes(votes_of, threshold)
     tally = f"{votes_for} of {votes_of}"
     if votes_for >= needed:
-        status, verify = Status.CONSENSUS, False
+        status = Status.CONSENSUS
+        verify = votes_for < votes_of and cluster.severity.at_least(check_min_severity)
         reason = f"{tally} provider families agree"
+        if verify:
+            reason += f"; {cluster.severity.value} and not unanimous: needs verification"
     elif (
         cluster.severity.at_least(verify_min_severity)
         or cluster.severity.at_least(Severity.HIGH)

@@ -5,17 +5,23 @@ Both are certain from the diff alone, so they need no vote: findings of the pseu
 `consensus` go through alignment with the models' findings, and a cluster holding one is
 posted (`settle`) with the models' votes counted apart and a reason that says what found
 it. A credential finding names its kind and place, never its value.
+
+One place, one finding: credentials on added lines of one file that lie within
+align.LINE_WINDOW of each other (an access key id and its secret on the next line) are one
+finding over their lines, and so are adjacent lines addressed to AI reviewers. Align then
+puts each scan finding in exactly one cluster, with the models' findings about it.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from consensus.ingest.redact import redact_text
 from consensus.model.base import Category, Severity, Status
 from consensus.model.diff import LinkChange, ReviewDiff
-from consensus.model.findings import Cluster, Finding, ScoredCluster
+from consensus.model.findings import LINE_WINDOW, Cluster, Finding, ScoredCluster
 
 PROVIDER = "consensus"
 
@@ -65,15 +71,17 @@ def is_detection(cluster: Cluster) -> bool:
     return any(member.provider == PROVIDER for member in cluster.members)
 
 
-def _finding(path: str, line: int, title: str, body: str, severity: Severity) -> Finding:
+def _finding(
+    path: str, lines: tuple[int, int], title: str, body: str, severity: Severity
+) -> Finding:
     return Finding(
         provider=PROVIDER,
         family=PROVIDER,
         persona="security",
         chunk=0,
         path=path,
-        line=line,
-        end_line=line,
+        line=lines[0],
+        end_line=lines[1],
         severity=severity,
         category=Category.SECURITY,
         title=title,
@@ -81,39 +89,65 @@ def _finding(path: str, line: int, title: str, body: str, severity: Severity) ->
     )
 
 
+def _places(lines: Sequence[int]) -> list[tuple[int, int]]:
+    """Lines of one file grouped into places: runs with gaps of at most LINE_WINDOW."""
+    places: list[tuple[int, int]] = []
+    for line in sorted(set(lines)):
+        if places and line - places[-1][1] <= LINE_WINDOW:
+            places[-1] = (places[-1][0], line)
+        else:
+            places.append((line, line))
+    return places
+
+
+def _where(lines: tuple[int, int]) -> str:
+    return f"Line {lines[0]}" if lines[0] == lines[1] else f"Lines {lines[0]}-{lines[1]}"
+
+
 def committed_credentials(diff: ReviewDiff) -> list[Finding]:
-    """One finding per credential on a line the change adds (found by redaction)."""
-    found = []
+    """One finding per place of credentials on lines the change adds (found by redaction)."""
+    by_path: dict[str, dict[int, list[str]]] = {}
     for redaction in diff.redactions:
-        if not redaction.added or redaction.line is None:
-            continue
-        title = f"Committed credential ({redaction.kind}) in {redaction.path}"
-        body = (
-            f"Line {redaction.line} adds what looks like a {redaction.kind}. It was redacted "
-            "before any model saw the diff, but it is in this commit: revoke and rotate it, "
-            "and read it from a secret store or the environment instead."
-        )
-        found.append(_finding(redaction.path, redaction.line, title, body, Severity.HIGH))
+        if redaction.added and redaction.line is not None:
+            kinds = by_path.setdefault(redaction.path, {}).setdefault(redaction.line, [])
+            kinds.append(redaction.kind)
+    found = []
+    for path, kinds_at in by_path.items():
+        for place in _places(list(kinds_at)):
+            here = [k for n, ks in kinds_at.items() if place[0] <= n <= place[1] for k in ks]
+            kinds, several = sorted(set(here)), len(here) > 1
+            what = "credentials" if several else "credential"
+            title = f"Committed {what} ({', '.join(kinds)}) in {path}"
+            body = (
+                f"{_where(place)} add what looks like {'' if several else 'a '}"
+                f"{' and '.join(kinds)}{' values' if several else ''}. Redacted before any "
+                "model saw the diff, but in this commit: revoke and rotate, and read "
+                f"{'them' if several else 'it'} from a secret store or the environment instead."
+            )
+            found.append(_finding(path, place, title, body, Severity.HIGH))
     return found
 
 
 def text_addressed_to_ai(diff: ReviewDiff) -> list[Finding]:
-    """One finding per added line that speaks to AI reviewers (a prompt-injection attempt)."""
+    """One finding per place of added lines that speak to AI reviewers (a prompt-injection
+    attempt)."""
     found = []
     for changed in diff.files:
-        for hunk in changed.hunks:
-            for line in hunk.lines:
-                if line.kind != "+" or line.new_line is None:
-                    continue
-                if not _ADDRESSED_TO_AI.search(line.text):
-                    continue
-                title = f"Text addressed to AI reviewers in {changed.path}:{line.new_line}"
-                body = (
-                    "This added line speaks to automated reviewers (asking them to ignore "
-                    "instructions, approve, or stay silent). consensus treats the diff as data "
-                    "and did not follow it; a human should check why it is there."
-                )
-                found.append(_finding(changed.path, line.new_line, title, body, Severity.MEDIUM))
+        hits = [
+            line.new_line
+            for hunk in changed.hunks
+            for line in hunk.lines
+            if line.kind == "+" and line.new_line is not None and _ADDRESSED_TO_AI.search(line.text)
+        ]
+        for place in _places(hits):
+            where = f"{place[0]}" if place[0] == place[1] else f"{place[0]}-{place[1]}"
+            title = f"Text addressed to AI reviewers in {changed.path}:{where}"
+            body = (
+                f"{_where(place)} added here speak to automated reviewers (asking them to "
+                "ignore instructions, approve, or stay silent). consensus treats the diff as "
+                "data and did not follow it; a human should check why it is there."
+            )
+            found.append(_finding(changed.path, place, title, body, Severity.MEDIUM))
     return found
 
 
@@ -152,7 +186,7 @@ def links_outside(diff: ReviewDiff) -> list[Finding]:
             "path instead of a file of this repository. Links are not sent to the models; "
             "check why this one is needed."
         )
-        found.append(_finding(link.path, 1, title, body, Severity.HIGH))
+        found.append(_finding(link.path, (1, 1), title, body, Severity.HIGH))
     return found
 
 

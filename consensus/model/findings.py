@@ -6,6 +6,10 @@ from typing import Literal
 
 from consensus.model.base import Category, FailureKind, Frozen, Severity, Status, VerdictKind
 
+# Findings within this many lines of each other are at one place: where align looks for
+# paraphrases of one problem, and where consensus's own scan groups adjacent credentials.
+LINE_WINDOW = 3
+
 
 class Usage(Frozen):
     tokens_in: int = 0
@@ -136,13 +140,15 @@ class ScoredCluster(Frozen):
 
 
 class Vote(Frozen):
-    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed)."""
+    """One verifier's answer on one finding. `verdict` None: the call failed (fails closed).
+    `self_vote`: the verifier's family reported the finding (it judged its own claim)."""
 
     model: str
     family: str
     role: Literal["inspector", "voter"]
     verdict: VerdictKind | None
     reason: str
+    self_vote: bool = False
 
 
 class Verification(Frozen):

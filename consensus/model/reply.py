@@ -78,3 +78,17 @@ class VerdictReply(BaseModel):
     @classmethod
     def _lowercase(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
+
+
+class SameProblemReply(BaseModel):
+    """A verifier's answer to an open question of alignment: one defect or two?"""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    verdict: Literal["same", "different"]
+    reason: str = Field(default="", max_length=4_000)
+
+    @field_validator("verdict", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value

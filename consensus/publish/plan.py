@@ -20,8 +20,9 @@ from collections.abc import Collection, Mapping, Sequence
 from enum import Enum
 from typing import Literal
 
+from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.ingest.hunks import Hunks
-from consensus.model.base import Frozen
+from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
@@ -32,7 +33,7 @@ from consensus.publish.state import (
 )
 from consensus.publish.suggestion import HeadLines, suggestion_block, suggestion_problem
 from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
-from consensus.render.text import location
+from consensus.render.text import location, plural
 from consensus.render.untrusted import code, escape_line, escape_markdown_text
 from consensus.settings.config import PublishSettings
 
@@ -112,7 +113,6 @@ def inline_body(
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
         text = text[:MAX_BODY_CHARS] + "\n\n… (cut; the full text is in the JSON report)"
-    providers = ", ".join(code(p) for p in finding.providers)
     lines = [
         f"**{finding.severity.value}** · **{title}**",
         "",
@@ -126,19 +126,11 @@ def inline_body(
             suggestion_block(suggestion),
             "",
         ]
+    named = f"consensus {workflow} {finding.id}" if workflow else finding.id
     lines += [
-        f"<sub>{finding.votes.for_}/{finding.votes.of} providers: {providers}"
-        f" · {finding.category.value} · consensus {f'{workflow} ' if workflow else ''}"
-        f"{finding.id}</sub>",
+        f"<sub>{established(finding)} · {finding.category.value} · {named}</sub>",
+        fingerprint_marker(finding.fingerprint),
     ]
-    counts = finding.verification
-    if counts is not None:
-        uncertain = f", {counts.uncertain} uncertain" if counts.uncertain else ""
-        lines.append(
-            f"<sub>inspector: {finding.status.value}, confirmed "
-            f"{counts.confirmed}-{counts.refuted}{uncertain}</sub>"
-        )
-    lines.append(fingerprint_marker(finding.fingerprint))
     return "\n".join(lines)
 
 
@@ -151,6 +143,37 @@ def _applicable(
     start = anchor.start_line or anchor.line
     problem = suggestion_problem(finding.suggestion, start, anchor.line, head.get(anchor.path))
     return finding.suggestion if problem is None else None
+
+
+def established(finding: ReportFinding) -> str:
+    """How a finding was established, in one readable line: who reported it, and who
+    verified it, e.g. "Verified 3–0 by 2 models that did not report it · reported by 1 of
+    4 providers (`openai/gamma`)"."""
+    names = [p for p in finding.providers if p != SCAN_PROVIDER]
+    reported = f"{finding.votes.for_} of {finding.votes.of} providers"
+    if names:
+        reported += f" ({', '.join(code(p) for p in names)})"
+    record = finding.verification
+    checked = ""
+    if record is not None and finding.status.posted and (record.votes or record.confirmed):
+        checked = f"{record.confirmed}–{record.refuted + record.uncertain}"
+        models = {v.model for v in record.votes if v.verdict is not None}
+        own = {v.model for v in record.votes if v.verdict is not None and v.self_vote}
+        if models:
+            who = plural(len(models), "model")
+            if own == models:
+                who = f"the {who} that reported it (no other family answered)"
+            elif own:
+                who += f", {len(own)} of which reported it"
+            else:
+                who += " that did not report it"
+            checked += f" by {who}"
+    if SCAN_PROVIDER in finding.providers:
+        also = f" · also reported by {reported}" if names else ""
+        return f"Found by consensus's own scan of the diff{also}"
+    if finding.status is Status.VERIFIED:
+        return f"Verified {checked} · reported by {reported}".replace("Verified  ·", "Verified ·")
+    return f"Reported by {reported}" + (f" · verified {checked}" if checked else "")
 
 
 def _place(

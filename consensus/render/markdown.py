@@ -14,6 +14,7 @@ from consensus import __version__
 from consensus.model.base import Status
 from consensus.model.report import Report, ReportFinding
 from consensus.render.text import (
+    checked_consensus,
     context_lines,
     format_cost,
     location,
@@ -47,7 +48,10 @@ def row(cells: list[str]) -> str:
 
 
 def agreement(finding: ReportFinding) -> str:
-    return f"{finding.votes.for_}/{finding.votes.of} ({finding.agreement:.0%})"
+    """ "3/4 (75%)", or "3/4 · verified 3–0" for consensus that verification confirmed."""
+    checked = checked_consensus(finding)
+    tail = f" · {checked}" if checked else f" ({finding.agreement:.0%})"
+    return f"{finding.votes.for_}/{finding.votes.of}{tail}"
 
 
 def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[str]:

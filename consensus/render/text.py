@@ -58,7 +58,17 @@ def location(finding: ReportFinding) -> str:
 
 
 def agreement_text(finding: ReportFinding) -> str:
-    return f"{finding.votes.for_}/{finding.votes.of} ({finding.agreement:.2f})"
+    checked = checked_consensus(finding)
+    tail = f" · {checked}" if checked else f" ({finding.agreement:.2f})"
+    return f"{finding.votes.for_}/{finding.votes.of}{tail}"
+
+
+def checked_consensus(finding: ReportFinding) -> str | None:
+    """ "verified 3–0" for a consensus finding that verification checked and confirmed."""
+    record = finding.verification
+    if finding.status is not Status.CONSENSUS or record is None or not record.votes:
+        return None
+    return f"verified {record.confirmed}–{record.refuted + record.uncertain}"
 
 
 def status_text(finding: ReportFinding) -> str:
@@ -95,12 +105,12 @@ def _tally(reasons: Iterable[str]) -> str:
     return ", ".join(f"{count} {reason}" for reason, count in ordered)
 
 
-def dropped_summary(report: Report) -> str | None:
-    dropped = report.dropped_findings
-    if not dropped:
-        return None
-    reasons = _tally(item.reason for item in dropped)
-    return f"{plural(len(dropped), 'finding')} dropped by the path audit: {reasons}"
+def dropped_summary(report: Report) -> list[str]:
+    """One sentence per reason the path audit gave: "4 findings dropped: line 278 is not
+    in the diff of src/app.py", most frequent first."""
+    counts = Counter(item.reason for item in report.dropped_findings)
+    ordered = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    return [f"{plural(count, 'finding')} dropped: {reason}" for reason, count in ordered]
 
 
 def skipped_summary(report: Report) -> str | None:
@@ -147,7 +157,7 @@ def context_lines(report: Report, *, places: list[str] | None = None) -> list[st
     `places` overrides how redactions are named (Markdown puts them in code spans).
     """
     lines = [
-        dropped_summary(report),
+        *dropped_summary(report),
         skipped_summary(report),
         redaction_summary(report, places),
         verification_note(report),
@@ -190,11 +200,14 @@ def _verification_lines(finding: ReportFinding) -> list[str]:
     lines = []
     if inspector is not None:
         said = inspector.verdict.value if inspector.verdict else "no answer"
-        lines.append(f"inspector {inspector.model}: {said} — {clean(inspector.reason)}")
+        own = " (self: its family reported it)" if inspector.self_vote else ""
+        lines.append(f"inspector {inspector.model}{own}: {said} — {clean(inspector.reason)}")
     voters = [v for v in record.votes if v.role == "voter"]
     if voters:
         tally = ", ".join(
-            f"{v.model} {v.verdict.value if v.verdict else 'no answer'}" for v in voters
+            f"{v.model}{' (self)' if v.self_vote else ''} "
+            f"{v.verdict.value if v.verdict else 'no answer'}"
+            for v in voters
         )
         lines.append(f"votes: {tally}")
     return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …") for line in lines]

@@ -1,4 +1,5 @@
-"""The review pipeline, in order: plan → fan out → align → score → report.
+"""The review pipeline, in order: plan → fan out → align (asking "same problem?" where the
+words cannot decide) → score → verify → report.
 
 Takes plain data and ports; returns a Report. The CLI (and later the Action) builds the
 inputs at the edge: the diff, the settings, the personas, a ModelClient, a TokenCounter.
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Protocol
 
-from consensus.decide.align import align
+from consensus.decide.align import SameProblemQuestion, align, open_questions
 from consensus.decide.fingerprint import namespaced
 from consensus.decide.report import VerificationState, build_report
 from consensus.decide.score import score
@@ -30,6 +31,7 @@ from consensus.review.guard import GuardedClient
 from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
+from consensus.review.sameness import ask_same_problem
 from consensus.review.verify import needs_check
 from consensus.review.verify import verify as verify_clusters
 from consensus.settings.config import ProviderSettings, Settings
@@ -231,7 +233,7 @@ async def review(
         ),
     )
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
-    scored = _align_and_score(run, results)
+    scored, asked = await _align_and_score(run, results, ask=verify)
     scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
     return build_report(
         run_id=run_id or run_id_for(diff, settings, providers, workflow),
@@ -243,7 +245,7 @@ async def review(
         threshold=settings.threshold,
         min_providers=settings.min_providers,
         wall_s=clock() - started,
-        notes=[*_notes(results), *(guidelines.notes if guidelines else ())],
+        notes=[*_notes(results), *asked, *(guidelines.notes if guidelines else ())],
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),
@@ -267,6 +269,7 @@ def nothing_to_review(
         {},
         threshold=settings.threshold,
         verify_min_severity=settings.verify_min_severity,
+        check_min_severity=settings.inspector.check_consensus_min_severity,
     )
     skipped = len(diff.skipped)
     return build_report(
@@ -315,21 +318,52 @@ async def _fan_out(
     ]
 
 
-def _align_and_score(run: _Run, results: Sequence[CallResult]) -> list[ScoredCluster]:
+async def _align_and_score(
+    run: _Run, results: Sequence[CallResult], *, ask: bool
+) -> tuple[list[ScoredCluster], list[str]]:
+    """Scored clusters, and a note on the "same problem?" questions asked (when `ask`)."""
     run.phase("align and score")
     findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
     findings += detections(run.diff)
+    questions = open_questions(findings) if ask else []
+    answers = await ask_same_problem(
+        questions,
+        diff=run.diff,
+        panel=_answered(run, results),
+        client=run.client,
+        ledger=run.ledger,
+        concurrency=run.settings.concurrency,
+    )
     clusters = [
         c.model_copy(update={"fingerprint": namespaced(c.fingerprint, run.namespace)})
-        for c in align(findings, anchor_text=anchor_reader(run.diff))
+        for c in align(findings, anchor_text=anchor_reader(run.diff), answers=answers)
     ]
     scored = score(
         clusters,
         coverage(results),
         threshold=run.settings.threshold,
         verify_min_severity=run.settings.verify_min_severity,
+        check_min_severity=run.settings.inspector.check_consensus_min_severity,
     )
-    return settle(scored)
+    return settle(scored), _sameness_note(len(questions), answers)
+
+
+def _sameness_note(asked: int, answers: Mapping[SameProblemQuestion, bool]) -> list[str]:
+    if not asked:
+        return []
+    same = sum(answers.values())
+    unanswered = asked - len(answers)
+    tail = f", {unanswered} left to the words" if unanswered else ""
+    return [
+        f'{asked} "same problem?" question{"s" if asked > 1 else ""} asked where the words '
+        f"could not decide: {same} same, {len(answers) - same} different{tail}"
+    ]
+
+
+def _answered(run: _Run, results: Sequence[CallResult]) -> list[ProviderSettings]:
+    """The providers that returned a valid review: the panel for verification."""
+    answered = {r.provider for r in results if isinstance(r, ModelReview)}
+    return [p for p in run.providers if p.model in answered]
 
 
 async def _verify(
@@ -342,11 +376,10 @@ async def _verify(
     if not wanted:
         return scored, "not_needed"
     run.phase("verify", f"{wanted} finding{'s' if wanted > 1 else ''}")
-    answered = {r.provider for r in results if isinstance(r, ModelReview)}
     checked = await verify_clusters(
         scored,
         diff=run.diff,
-        panel=[p for p in run.providers if p.model in answered],
+        panel=_answered(run, results),
         settings=run.settings,
         client=run.client,
         ledger=run.ledger,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from consensus.model.reply import ReplyFinding, ReviewReply, VerdictReply
+from consensus.model.reply import ReplyFinding, ReviewReply, SameProblemReply, VerdictReply
 
 MAX_REPLY_CHARS = 1_000_000
 MAX_DEPTH = 64
@@ -89,6 +89,14 @@ def parse_verdict(text: str) -> VerdictReply:
     """Parse a verification reply (inspector or voter)."""
     try:  # extract_json only returns objects: a scalar reply already raised
         return VerdictReply.model_validate(extract_json(text))
+    except ValidationError as error:
+        raise ReplyError(_join(_errors(error, ()))) from None
+
+
+def parse_same_problem(text: str) -> SameProblemReply:
+    """Parse an answer to "same problem?"."""
+    try:
+        return SameProblemReply.model_validate(extract_json(text))
     except ValidationError as error:
         raise ReplyError(_join(_errors(error, ()))) from None
 

@@ -8,13 +8,27 @@ first k votes go out in parallel, then one at a time. `uncertain` counts against
 phase fails closed. A failed call uses up a vote slot but counts for neither side, so an
 outage can only ever leave a finding undecided. A malformed or over-long verdict is
 discarded and asked again (red-flagging), at most `RESAMPLES` times per slot.
+
+Who may judge (`judges`): votes must be independent for first-to-ahead-by-k to mean
+anything, and a model asked about its own claim mostly confirms it. So the judges of a
+finding are the configured inspector and voters (every reviewing provider when no voters
+are configured) *minus the families that reported it*; when fewer than k providers are
+left, the panel's other providers of non-reporting families join them. The inspector is
+the configured one when its family did not report the finding, else the first judge: it
+is always of a non-reporting family when one answered. Voters rotate over the judges,
+the inspector last; asking one independent provider several times (its own request each
+time, at temperature VOTER_TEMPERATURE, as MAKER samples) counts as separate votes. Only
+when every family that answered reported the finding (`check_consensus: true` on a
+unanimous one) may reporters judge: their votes are marked `self_vote` and the lead
+needed is k + 1. The prompt never says who reported, and judges, votes and their order
+depend on the finding and the panel only, so a replay asks the same questions.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from consensus.ingest.detections import is_detection
@@ -71,7 +85,8 @@ def decide(votes: Sequence[Vote], k: int, cap: int) -> Status | None:
 
 
 def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
-    """Disputed findings, and consensus ones when asked; never what the diff proves itself."""
+    """Disputed findings, severe consensus ones not every family reported (score marks
+    both), and every consensus one when asked; never what the diff proves itself."""
     if is_detection(item.cluster):
         return False
     return item.needs_verification or (
@@ -79,21 +94,67 @@ def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
     )
 
 
-def choose_inspector(
-    cluster: Cluster, panel: Sequence[ProviderSettings], configured: str | None
-) -> ProviderSettings:
-    """The configured inspector, else the first panel member of a family not in the cluster."""
-    if configured is not None:
-        return _provider(configured, panel)
-    outside = [p for p in panel if p.voter not in cluster.families]
-    return (outside or list(panel))[0]
+@dataclass(frozen=True)
+class Judges:
+    """Who verifies one finding: the inspector, the voters in rotation order, and whether
+    they are the finding's own reporters (no other family answered)."""
+
+    inspector: ProviderSettings
+    voters: tuple[ProviderSettings, ...]
+    self_judged: bool = False
 
 
-def voter_rotation(
-    panel: Sequence[ProviderSettings], configured: Sequence[str]
+def judges(
+    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings, k: int
+) -> Judges:
+    """The judges of `cluster` by the rule in the module docstring."""
+    reporters = cluster.families
+    named = [_provider(inspector.model, panel)] if inspector.model else []
+    named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
+    chosen = _distinct(p for p in named if p.voter not in reporters)
+    if len(chosen) < k:  # too few to reach k: the panel's other independent providers join
+        chosen = _distinct([*chosen, *(p for p in panel if p.voter not in reporters)])[:k]
+    if not chosen:  # every family that answered reported it: only reporters are left
+        fallback = _distinct(named) or list(panel)
+        first = fallback[0]
+        return Judges(first, tuple(_inspector_last(fallback, first)), self_judged=True)
+    configured = named[0] if inspector.model else None
+    first = configured if configured in chosen else chosen[0]
+    return Judges(first, tuple(_inspector_last(chosen, first)))
+
+
+def reporters_may_judge(
+    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings
+) -> Judges:
+    """The judges before independence (issue 16): the configured inspector (else the first
+    provider of a non-reporting family) and the configured voters (else every provider),
+    reporters included. Kept so the quality benchmark can measure what independence is
+    worth; the product uses `judges`."""
+    if inspector.model is not None:
+        first = _provider(inspector.model, panel)
+    else:
+        first = next((p for p in panel if p.voter not in cluster.families), panel[0])
+    voters = [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
+    return Judges(first, tuple(voters))
+
+
+def _distinct(providers: Iterable[ProviderSettings]) -> list[ProviderSettings]:
+    seen: set[str] = set()
+    out = []
+    for p in providers:
+        if p.model not in seen:
+            seen.add(p.model)
+            out.append(p)
+    return out
+
+
+def _inspector_last(
+    judges: Sequence[ProviderSettings], inspector: ProviderSettings
 ) -> list[ProviderSettings]:
-    """The voting panel in rotation order: the configured voters, else every provider."""
-    return [_provider(model, panel) for model in configured] if configured else list(panel)
+    """The voting rotation: the judges with the inspector moved to the end, so the first
+    voters are other models; alone, the inspector is asked again."""
+    others = [p for p in judges if p.model != inspector.model]
+    return [*others, inspector] if others else [inspector]
 
 
 def _provider(model: str, panel: Sequence[ProviderSettings]) -> ProviderSettings:
@@ -123,21 +184,27 @@ class _Verifier:
         ledger: Ledger,
         panel: Sequence[ProviderSettings],
         settings: Settings,
+        independent: bool,
     ) -> None:
         self._client = client
         self._ledger = ledger
         self._panel = panel
         self._inspector = settings.inspector
         self._language = settings.response_language
+        self._independent = independent
         self._slots = asyncio.Semaphore(settings.concurrency)
         self._per_provider = {p.model: asyncio.Semaphore(p.max_concurrency) for p in panel}
 
     async def run(self, case: _Case) -> ScoredCluster:
         cluster = case.item.cluster
         k = ahead_by_for(cluster, self._inspector.ahead_by)
+        if self._independent:
+            chosen = judges(cluster, self._panel, self._inspector, k)
+        else:
+            chosen = reporters_may_judge(cluster, self._panel, self._inspector)
+        k += chosen.self_judged  # reporters judging their own claim need a wider lead
         cap = max_votes_for(k, self._inspector.max_votes)
-        inspector = choose_inspector(cluster, self._panel, self._inspector.model)
-        rotation = voter_rotation(self._panel, self._inspector.voters)
+        inspector, rotation = chosen.inspector, chosen.voters
         votes: list[Vote] = []
         discarded = 0
         note = ""
@@ -185,15 +252,17 @@ class _Verifier:
                         why = exc.message.removeprefix("not called: ")
                         return f"verification stopped: {why}", discarded
                     failure = f"{exc.kind.value}: {exc.message}"
-                    return _vote(provider, role, None, failure), discarded
+                    return _vote(case, provider, role, None, failure), discarded
             self._ledger.note_verification(provider.model, completion.usage)
             try:
                 verdict = parse_verdict(completion.text)
             except ReplyError:
                 discarded += 1
                 continue
-            return _vote(provider, role, VerdictKind(verdict.verdict), verdict.reason), discarded
-        return _vote(provider, role, None, "every verdict was malformed"), discarded
+            return _vote(
+                case, provider, role, VerdictKind(verdict.verdict), verdict.reason
+            ), discarded
+        return _vote(case, provider, role, None, "every verdict was malformed"), discarded
 
 
 def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
@@ -203,13 +272,16 @@ def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
     return request.model_copy(update={"messages": (*request.messages[:-1], again)})
 
 
-def _vote(provider: ProviderSettings, role: str, verdict: VerdictKind | None, reason: str) -> Vote:
+def _vote(
+    case: _Case, provider: ProviderSettings, role: str, verdict: VerdictKind | None, reason: str
+) -> Vote:
     return Vote(
         model=provider.model,
         family=provider.voter,
         role="inspector" if role == "inspector" else "voter",
         verdict=verdict,
         reason=reason[:1_000],
+        self_vote=provider.voter in case.item.cluster.families,
     )
 
 
@@ -273,9 +345,14 @@ def _settle(
         status, reason = Status.VERIFIED, f"verified: {score} (ahead by {k})"
     else:
         status, reason = Status.REJECTED, f"rejected: {score} (behind by {k})"
-    if item.status is Status.CONSENSUS and status is not Status.REJECTED:
-        # A checked consensus finding stays consensus unless the check refutes it.
-        status, reason = Status.CONSENSUS, f"{item.reason}; check: {reason}"
+    # A verified consensus finding stays consensus. One checked only because
+    # `check_consensus` asks stays consensus unless refuted; a severe one not every family
+    # reported (score asked for it) is posted only when verified, like a disputed one.
+    kept = status is Status.VERIFIED or (
+        not item.needs_verification and status is not Status.REJECTED
+    )
+    if item.status is Status.CONSENSUS and kept:
+        status, reason = Status.CONSENSUS, f"{item.reason.split(';')[0]}; {reason}"
     return item.model_copy(update={"status": status, "reason": reason, "verification": record})
 
 
@@ -323,11 +400,15 @@ async def verify(
     client: ModelClient,
     ledger: Ledger,
     source: SourceReader | None,
+    independent: bool = True,
 ) -> list[ScoredCluster]:
-    """Verify every cluster that needs it; the rest come back unchanged, in order."""
+    """Verify every cluster that needs it; the rest come back unchanged, in order.
+
+    `independent` False chooses judges as before issue 16 (`reporters_may_judge`): only
+    for the quality benchmark's comparison."""
     if not panel:
         return list(scored)
-    verifier = _Verifier(client, ledger, panel, settings)
+    verifier = _Verifier(client, ledger, panel, settings, independent)
     wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
     heads = _head_files([i.cluster.path for i in wanted.values()], source, settings.redact)
     checks = {

@@ -52,8 +52,14 @@ class InspectorSettings(_Strict):
 
     `model`: the inspector (default: a reviewing provider of a family not in the cluster).
     `voters`: the voting panel, rotated (default: every reviewing provider).
+    Neither judges a finding its own family reported while another family answered
+    (consensus.verify.judges).
     `ahead_by`: k; security and critical findings use max(k, 3).
     `max_votes`: the cap on votes, the inspector's included (default 2k + 3).
+    `check_consensus`: also check every finding that reached consensus.
+    `check_consensus_min_severity`: a consensus finding at or above this severity that not
+    every family reviewing its file reported is checked like a disputed one (posted only
+    when verified): agreement is evidence, not proof, where a wrong claim costs most.
     """
 
     model: str | None = None
@@ -61,6 +67,7 @@ class InspectorSettings(_Strict):
     ahead_by: int = Field(default=2, ge=1, le=10)
     max_votes: int | None = Field(default=None, ge=1, le=25)
     check_consensus: bool = False
+    check_consensus_min_severity: Severity = Severity.HIGH
 
 
 class BudgetSettings(_Strict):
@@ -311,6 +318,7 @@ def _fix_for(loc: Sequence[str]) -> str:
         "min_severity": "one of critical, high, medium, low, info",
         "request_changes_on": "one of critical, high, medium, low, info",
         "verify_min_severity": "one of critical, high, medium, low, info",
+        "check_consensus_min_severity": "one of critical, high, medium, low, info",
         "model": "a litellm model string such as 'openai/gpt-5.1'",
         "api_key_env": "the NAME of an environment variable, never the key itself",
         "max_in_review": "a whole number of PRs from 1 to 100, e.g. 'max_in_review: 3'",
