@@ -187,3 +187,16 @@ def test_a_forbidden_import_is_caught() -> None:
     part = part_of("consensus.decide.align")
     assert part_of("consensus.adapters.llm") not in ALLOWED[part]
     assert cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
+
+
+@pytest.mark.parametrize(("tree", "other"), [("tests", "benchmarks"), ("benchmarks", "tests")])
+def test_tests_and_benchmarks_share_fakes_and_never_import_each_other(
+    tree: str, other: str
+) -> None:
+    crossing = sorted(
+        f"{path.name}: {module} (line {line})"
+        for path in (PACKAGE.parent / tree).glob("*.py")
+        for module, _, line in _imports(path)
+        if module == other or module.startswith(f"{other}.")
+    )
+    assert crossing == []

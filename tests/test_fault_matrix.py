@@ -3,7 +3,7 @@ lost, duplicated, leaked or pinged (the full matrix: benchmarks/fault_matrix.py)
 
 from __future__ import annotations
 
-from benchmarks.fault_matrix import run_matrix
+from fakes.fault_matrix import run_matrix
 
 
 def test_the_reduced_fault_matrix_meets_every_target() -> None:

@@ -11,7 +11,15 @@ from dataclasses import replace
 
 import pytest
 
-from benchmarks.quality_bench import (
+from consensus.decide.align import align
+from consensus.decide.score import score
+from consensus.model.base import Severity, Status
+from consensus.model.findings import ModelReview, ScoredCluster
+from consensus.review.ledger import Ledger
+from consensus.review.pipeline import coverage
+from consensus.review.verify import ahead_by_for, verify
+from consensus.settings.config import ProviderSettings
+from fakes.quality_world import (
     DEFAULT,
     MAJORITY,
     UNION,
@@ -29,15 +37,7 @@ from benchmarks.quality_bench import (
     verifier,
     with_voting,
 )
-from benchmarks.quality_bench import simulate as run_simulation
-from consensus.decide.align import align
-from consensus.decide.score import score
-from consensus.model.base import Severity, Status
-from consensus.model.findings import ModelReview, ScoredCluster
-from consensus.review.ledger import Ledger
-from consensus.review.pipeline import coverage
-from consensus.review.verify import ahead_by_for, verify
-from consensus.settings.config import ProviderSettings
+from fakes.quality_world import simulate as run_simulation
 
 SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
 

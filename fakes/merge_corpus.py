@@ -1,0 +1,218 @@
+"""The merge corpus: pairs of findings at one place, labelled one problem or two.
+
+`benchmarks/data/merge_corpus.json` holds hand-written pairs the way models of different
+vendors write: the same problem in other words (terse or verbose; its class, cause, symptom
+or fix; other identifiers quoted; another category or severity; a few lines apart), and
+different problems at the same or adjacent lines (an off-by-one and a missing None check
+on one line, two bugs in one condition). Each pair goes through the product's real `align`;
+a pair merged into one cluster is a merge.
+
+Merge precision: of the merged pairs, the share that are one problem. Merge recall: of the
+one-problem pairs, the share merged. `split` says when a pair was written: `dev` pairs were
+in view while the align rule and its word lists were tuned, `holdout` pairs were written
+afterwards (the word lists were not changed for them; two thresholds were chosen over all
+pairs).
+
+Alone, align settles its open questions (a pair where one finding names no known kind of
+defect) by the words. With a verifier, the product's own `consensus.sameness` asks them of
+a simulated panel whose every answer is right with probability `accuracy` (deterministic
+per request): what asking "same problem?" gives, and how many calls it costs.
+
+    python benchmarks/merge_corpus.py [--wrong]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from consensus.decide.align import SameProblemQuestion, align, open_questions  # noqa: E402
+from consensus.model.base import Category, Severity  # noqa: E402
+from consensus.model.diff import ReviewDiff  # noqa: E402
+from consensus.model.findings import Finding  # noqa: E402
+from consensus.ports import CompletionRequest  # noqa: E402
+from consensus.review.ledger import Ledger  # noqa: E402
+from consensus.review.sameness import ask_same_problem  # noqa: E402
+from consensus.settings.config import BudgetSettings, ProviderSettings  # noqa: E402
+from consensus.testing import FakeModelClient  # noqa: E402
+
+CORPUS = ROOT / "benchmarks" / "data" / "merge_corpus.json"
+
+
+@dataclass(frozen=True)
+class Pair:
+    id: str
+    same: bool
+    split: str
+    style: str
+    a: Finding
+    b: Finding
+
+
+def _finding(path: str, data: Mapping[str, object], providers: Mapping[str, str]) -> Finding:
+    lines = data["lines"]
+    assert isinstance(lines, list) and lines, data
+    family = str(data["family"])
+    evidence = data.get("evidence")
+    return Finding(
+        provider=providers[family],
+        family=family,
+        persona=str(data.get("persona", "correctness")),
+        chunk=0,
+        path=path,
+        line=int(lines[0]),
+        end_line=int(lines[-1]),
+        severity=Severity(str(data["severity"])),
+        category=Category(str(data["category"])),
+        title=str(data["title"]),
+        body=str(data["body"]),
+        evidence=None if evidence is None else str(evidence),
+    )
+
+
+def load(path: Path = CORPUS) -> list[Pair]:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    providers = data["providers"]
+    return [
+        Pair(
+            id=item["id"],
+            same=item["same"],
+            split=item["split"],
+            style=item["style"],
+            a=_finding(item["path"], item["a"], providers),
+            b=_finding(item["path"], item["b"], providers),
+        )
+        for item in data["pairs"]
+    ]
+
+
+@dataclass(frozen=True)
+class MergeScore:
+    same: int  # one-problem pairs
+    different: int  # two-problem pairs
+    merged_same: int
+    merged_different: int
+    wrong: tuple[Pair, ...]
+    questions: int = 0  # "same problem?" calls
+
+    @property
+    def precision(self) -> float:
+        merged = self.merged_same + self.merged_different
+        return self.merged_same / merged if merged else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.merged_same / self.same if self.same else 1.0
+
+
+PANEL = tuple(
+    ProviderSettings(model=model, family=family)
+    for family, model in (
+        ("openai", "openai/gpt-5.1"),
+        ("anthropic", "anthropic/claude-sonnet-4-5"),
+        ("google", "gemini/gemini-2.5-pro"),
+        ("qwen", "ollama/qwen2.5-coder:14b"),
+        ("deepseek", "deepseek/deepseek-chat"),
+        ("mistral", "mistral/mistral-large-latest"),
+    )
+)
+
+
+def merged(pair: Pair, accuracy: float | None = None) -> tuple[bool, int]:
+    """Does align put the pair in one cluster (in either order), and how many "same
+    problem?" calls were made? `accuracy` None: nobody is asked."""
+    findings = [pair.a, pair.b]
+    answers: dict[SameProblemQuestion, bool] = {}
+    calls = 0
+    if accuracy is not None:
+
+        def answer(request: CompletionRequest) -> str:
+            key = f"{pair.id}\0{request.model}\0{request.messages[-1].content}"
+            right = _draw(key) < accuracy
+            return json.dumps({"verdict": "same" if right == pair.same else "different"})
+
+        client = FakeModelClient(by_request=answer)
+        answers = asyncio.run(
+            ask_same_problem(
+                open_questions(findings),
+                diff=ReviewDiff(),
+                panel=PANEL,
+                client=client,
+                ledger=Ledger(BudgetSettings(max_cost_usd=None, max_tokens=None)),
+                concurrency=4,
+            )
+        )
+        calls = len(client.calls)
+    one = len(align(findings, answers=answers)) == 1
+    assert one == (len(align(findings[::-1], answers=answers)) == 1), pair.id
+    return one, calls
+
+
+def _draw(key: str) -> float:
+    digest = hashlib.sha256(f"same-problem\0{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def score(pairs: Sequence[Pair], accuracy: float | None = None) -> MergeScore:
+    outcome = [(pair, *merged(pair, accuracy)) for pair in pairs]
+    return MergeScore(
+        same=sum(1 for p in pairs if p.same),
+        different=sum(1 for p in pairs if not p.same),
+        merged_same=sum(1 for p, m, _ in outcome if m and p.same),
+        merged_different=sum(1 for p, m, _ in outcome if m and not p.same),
+        wrong=tuple(p for p, m, _ in outcome if m != p.same),
+        questions=sum(n for _, _, n in outcome),
+    )
+
+
+MODES: Mapping[str, float | None] = {
+    "align alone (open questions settled by the words)": None,
+    "align + same-problem verifier right 9 times in 10": 0.9,
+    "align + a perfect same-problem verifier": 1.0,
+}
+
+
+def table(pairs: Sequence[Pair], modes: Mapping[str, float | None] = MODES) -> list[str]:
+    """Merge precision and recall per split and in all, for each way of settling."""
+    rows = [
+        '| align | pairs | one problem / two | "same problem?" calls | merge precision '
+        "| merge recall |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name, accuracy in modes.items():
+        for split in ("dev", "holdout", "all"):
+            chosen = [p for p in pairs if split in ("all", p.split)]
+            s = score(chosen, accuracy)
+            rows.append(
+                f"| {name} | {split} | {s.same} / {s.different} | {s.questions} | "
+                f"{s.precision:.3f} | {s.recall:.3f} |"
+            )
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Merge precision and recall on the corpus.")
+    parser.add_argument("--wrong", action="store_true", help="list the pairs align gets wrong")
+    args = parser.parse_args(argv)
+    pairs = load()
+    print("\n".join(table(pairs)))
+    if args.wrong:
+        for pair in score(pairs).wrong:
+            verdict = "split" if pair.same else "merged"
+            print(f"- {pair.id} ({pair.split}, {verdict}): {pair.style}")
+            print(f"    {pair.a.family}: {pair.a.title}\n    {pair.b.family}: {pair.b.title}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
