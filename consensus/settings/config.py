@@ -18,11 +18,11 @@ from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
-    LOGIN_PATTERN,
     ContextSettings,
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
+    github_logins,
 )
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
@@ -81,7 +81,6 @@ class PublishSettings(_Strict):
     request_changes_on: Severity = Severity.CRITICAL
 
 
-_LOGIN = LOGIN_PATTERN
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
@@ -129,12 +128,7 @@ class QueueSettings(_Strict):
     @field_validator("agents", "exclude_bots")
     @classmethod
     def _logins(cls, logins: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
-        for login in logins:
-            if not re.match(_LOGIN, login):
-                raise ValueError(f"{login!r} is not a GitHub login (e.g. 'codex[bot]')")
-        return tuple(login.lstrip("@") for login in logins)
+        return github_logins(logins, example="codex[bot]")
 
     @field_validator("reviewers")
     @classmethod

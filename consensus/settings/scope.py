@@ -16,6 +16,15 @@ LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
 MAX_PATH_INSTRUCTION_CHARS = 4_000
 
 
+def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
+    """`logins` as GitHub writes them (a leading @ dropped); a ValueError for one that is not
+    a GitHub login, with an `example` of one that is."""
+    for login in logins:
+        if not re.match(LOGIN_PATTERN, login):
+            raise ValueError(f"{login!r} is not a GitHub login (e.g. '{example}')")
+    return tuple(login.lstrip("@") for login in logins)
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -39,10 +48,7 @@ class IgnoreSettings(_Strict):
     @field_validator("authors")
     @classmethod
     def _author_logins(cls, logins: tuple[str, ...]) -> tuple[str, ...]:
-        for login in logins:
-            if not re.match(LOGIN_PATTERN, login):
-                raise ValueError(f"{login!r} is not a GitHub login (e.g. 'dependabot[bot]')")
-        return tuple(login.lstrip("@") for login in logins)
+        return github_logins(logins, example="dependabot[bot]")
 
     @field_validator("title")
     @classmethod
