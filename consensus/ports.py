@@ -40,6 +40,7 @@ class CompletionRequest(BaseModel):
     timeout_s: float = 120.0
     temperature: float | None = None
     max_tokens: int | None = None
+    seed: int | None = None  # sent where the provider honours one (the adapter asks litellm)
 
 
 class Completion(BaseModel):

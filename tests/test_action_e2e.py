@@ -395,30 +395,36 @@ def test_comments_written_by_humans_are_never_edited(world: World) -> None:
     assert len(world.summaries()) == 2  # the human's, untouched, and ours
 
 
-def test_a_push_reviews_only_the_files_it_changed_and_keeps_the_others_open(
+def test_a_push_that_changes_one_file_decides_only_that_files_findings_again(
     world: World,
 ) -> None:
     git(world.repo, "checkout", "-q", "-b", "big", "feature")
     commit(world.repo, {"src/app/big.py": BIG}, "a big file")
-    world.open_pr(head="big")
-    first = world.run()
+    first_head = world.open_pr(head="big").head_sha
+    first = world.run(CONSENSUS_HOME=str(world.tmp / "runner-1"))
     assert first.code == 0, first.stderr
     assert len(world.github.repos[REPO].review_comments) == 3, first.stderr
     commit(world.repo, {"src/app/big.py": BIG + "DONE = True\n"}, "touch only big.py")
-    world.open_pr(head="big")
+    head = world.open_pr(head="big").head_sha
     sent_before = len(world.providers.log)
-    run = world.run("synchronize")
+    run = world.run("synchronize", CONSENSUS_HOME=str(world.tmp / "runner-2"))  # no journal
     assert run.code == 0, run.stderr
     prompts = [r.raw for r in world.providers.log.all()[sent_before:] if r.method == "POST"]
     assert prompts and all("eval(input())" in p for p in prompts)
-    assert not any("delete_users" in p for p in prompts)  # db.py: untouched since the last run
+    assert not any("delete_users" in p for p in prompts)  # db.py: its diff did not change
     assert review_posts(run) == []
     summary = world.bot_summary()
-    assert "Still open from earlier runs (2, in files this push did not change)" in summary
+    # db.py and the head's .consensus.yml (reviewed, never obeyed) are unchanged since.
+    assert f"Decisions for 2 of 3 files carried from `{first_head[:7]}`" in summary
+    assert summary.count(f"inline (earlier run) · carried from {first_head[:7]}") == 2
     assert "resolved since the last review" not in summary
-    assert "incremental: only the 1 file(s) changed since" in summary
     state = decode_state(summary)
-    assert state is not None and state.head_sha == world.open_pr(head="big").head_sha
+    assert state is not None and state.head_sha == head and state.decisions is not None
+    assert {(f.path, f.head_sha, f.findings) for f in state.decisions.files} == {
+        ("src/app/db.py", first_head, 2),  # still decided on the head that decided it
+        (".consensus.yml", first_head, 0),
+        ("src/app/big.py", head, 1),
+    }
     assert sorted(t.path for t in state.findings if not t.resolved) == [
         "src/app/big.py",
         "src/app/db.py",
@@ -426,6 +432,94 @@ def test_a_push_reviews_only_the_files_it_changed_and_keeps_the_others_open(
     ]
     outputs = dict(line.split("=", 1) for line in (world.tmp / "output.txt").read_text().split())
     assert outputs["findings"] == "3"
+
+
+def refute_everything(body: dict[str, object]) -> Step:
+    """A panel that now answers otherwise: no findings, and every claim refuted (a model
+    update, or a verifier that samples differently)."""
+    if VERIFIER_PROMPT in prompt_text(body):
+        return reply(json.dumps({"verdict": "refuted", "reason": "not convinced now"}))
+    return reply(json.dumps({"findings": []}))
+
+
+def decided(summary: str) -> list[tuple[str, str, str, int, int]]:
+    state = decode_state(summary)
+    assert state is not None
+    return [(r.id, r.fingerprint, r.status.value, r.votes_for, r.votes_of) for r in state.records]
+
+
+def test_a_rerun_on_the_same_head_asks_no_model_and_posts_exactly_the_same(world: World) -> None:
+    head = world.open_pr().head_sha
+    first = world.run(CONSENSUS_HOME=str(world.tmp / "runner-1"))
+    assert first.code == 0, first.stderr
+    comments = [(c["path"], c["line"], c["body"]) for c in world.github.repos[REPO].review_comments]
+    before = world.bot_summary()
+    for model in MODELS:  # were the models asked again, they would now answer otherwise
+        world.providers.script.respond(model, refute_everything)
+    sent = len(world.providers.log)
+    for n, action in enumerate(("reopened", "synchronize", "opened"), start=2):
+        run = world.run(action, CONSENSUS_HOME=str(world.tmp / f"runner-{n}"))  # no journal
+        assert run.code == 0, run.stderr
+        assert len(world.providers.log) == sent  # 0 model calls
+        assert review_posts(run) == []
+        after = [
+            (c["path"], c["line"], c["body"]) for c in world.github.repos[REPO].review_comments
+        ]
+        assert after == comments
+        assert decided(world.bot_summary()) == decided(before)
+        assert f"Decisions for every file carried from `{head[:7]}`" in world.bot_summary()
+        assert "every file is unchanged since" in run.stderr
+    report = json.loads((world.tmp / "consensus-report.json").read_text())
+    assert {f["carried_from"] for f in report["findings"]} == {head}
+    assert report["stats"]["calls"] == 0 and report["quorum"]["met"] is True
+
+
+def test_full_review_decides_afresh_and_shows_each_changed_decision(world: World) -> None:
+    head = world.open_pr().head_sha
+    assert world.run(CONSENSUS_HOME=str(world.tmp / "runner-1")).code == 0
+    for model in MODELS:
+        world.providers.script.respond(model, refute_everything)
+    run = world.run(
+        "synchronize", CONSENSUS_HOME=str(world.tmp / "runner-2"), CONSENSUS_FULL_REVIEW="true"
+    )
+    assert run.code == 0, run.stderr
+    summary = world.bot_summary()
+    assert "Decisions changed on a fresh look (2)" in summary
+    changed = summary.split("Decisions changed on a fresh look (2)", 1)[1].split("###", 1)[0]
+    assert f"consensus 4/4 on `{head[:7]}`, now **not reported**" in changed.split("SQL", 1)[1]
+    assert f"consensus 2–0 on `{head[:7]}`, now **not reported**" in changed.split("Off-by", 1)[1]
+    assert "carried from" not in summary
+    resolved = summary.split("resolved since the last review", 1)[1].split("</details>", 1)[0]
+    assert resolved.count("not reported on a fresh look at unchanged code") == 2
+    assert "fixed" not in resolved
+
+
+def test_a_forged_or_edited_state_never_carries_a_decision(world: World) -> None:
+    world.open_pr()
+    assert world.run(CONSENSUS_HOME=str(world.tmp / "runner-1")).code == 0
+    [ours] = [c for c in world.summaries() if c["user"]["type"] == "Bot"]
+    # Someone with write access rewrites our summary (the state still says "decided").
+    world.github.edit_issue_comment(REPO, ours["id"], str(ours["body"]), human("mallory"))
+    sent = len(world.providers.log)
+    run = world.run("reopened", CONSENSUS_HOME=str(world.tmp / "runner-2"))
+    assert run.code == 0, run.stderr
+    assert len(world.providers.log) > sent  # nothing carried: the models were asked again
+    assert "carried from" not in world.bot_summary()
+    assert "last edited by mallory" in world.bot_summary()
+
+
+def test_a_state_in_someone_elses_comment_is_never_ours_to_carry(world: World) -> None:
+    world.open_pr()
+    assert world.run(CONSENSUS_HOME=str(world.tmp / "runner-1")).code == 0
+    ours = world.bot_summary()
+    for comment in list(world.github.repos[REPO].issue_comments):
+        world.github.repos[REPO].issue_comments.remove(comment)  # our summary is gone
+    world.github.add_issue_comment(REPO, NUMBER, ours, human("mallory"))  # a copy, by a person
+    sent = len(world.providers.log)
+    run = world.run("reopened", CONSENSUS_HOME=str(world.tmp / "runner-2"))
+    assert run.code == 0, run.stderr
+    assert len(world.providers.log) > sent
+    assert "carried from" not in world.bot_summary()
 
 
 def test_full_review_reviews_every_file_on_a_push(world: World) -> None:
@@ -440,4 +534,4 @@ def test_full_review_reviews_every_file_on_a_push(world: World) -> None:
     assert run.code == 0, run.stderr
     prompts = [r.raw for r in world.providers.log.all()[sent_before:] if r.method == "POST"]
     assert prompts and all("delete_users" in p for p in prompts)
-    assert "Still open from earlier runs" not in world.bot_summary()
+    assert "carried from" not in world.bot_summary()

@@ -26,7 +26,7 @@ from consensus.publish.state import (
 from consensus.publish.thread import SUMMARY_MARKER
 from fakes.github_server import BOT, FakeGitHub, human, load_pull_from_git
 from fakes.inprocess import run_consensus
-from fakes.provider_server import FakeProviderServer, Script
+from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply
 from tests.test_action_e2e import (
     DB_AFTER,
     DB_BEFORE,
@@ -427,3 +427,39 @@ def test_verify_runs_the_inspector_and_voters_now(world: World) -> None:
     state = decode_state(summary)
     assert state is not None and state.records[0].status is Status.REJECTED
     assert world.reactions() == ["eyes", "rocket"]
+
+
+def test_review_on_an_unchanged_head_decides_afresh_and_shows_the_changed_decision(
+    world: World,
+) -> None:
+    head = world.github.repos[REPO].pulls[NUMBER].head_sha
+    first = world.pull_event(CONSENSUS_HOME=str(world.tmp / "runner-1"))
+    assert first.code == 0, first.stderr
+    again = world.pull_event("reopened", CONSENSUS_HOME=str(world.tmp / "runner-2"))
+    assert again.code == 0 and "carried" in again.stderr
+    calls = provider_calls(world)
+
+    def refuting_verifiers(model: str) -> object:
+        reviewer = responder(model)
+
+        def answer(body: dict[str, object]) -> object:
+            if "independent verifier" in prompt_text(body):  # the verifiers changed their mind
+                return reply(json.dumps({"verdict": "refuted", "reason": "bounds are checked"}))
+            return reviewer(body)  # type: ignore[operator]
+
+        return answer
+
+    for model in MODELS:
+        world.providers.script.respond(model, refuting_verifiers(model))  # type: ignore[arg-type]
+    run = world.comment("/consensus review", CONSENSUS_HOME=str(world.tmp / "runner-3"))
+    assert run.code == 0, run.stderr
+    assert provider_calls(world) > calls  # decided afresh, not carried
+    summary = world.summary()
+    assert "Decisions changed on a fresh look (1)" in summary
+    [line] = [x for x in summary.splitlines() if x.startswith("- ") and "Off-by-one" in x]
+    assert line.endswith(f"consensus 2–0 on `{head[:7]}`, now **rejected 0–2**")
+    assert "carried from" not in summary
+    state = decode_state(summary)
+    assert state is not None
+    loop = next(t for t in state.findings if "Off-by-one" in t.title)
+    assert loop.resolved and loop.resolved_reason == "now rejected, no longer posted"

@@ -239,3 +239,16 @@ def test_prices_come_from_litellms_installed_price_map() -> None:
     price = model_price("openai/gpt-4o")
     assert price is not None and 0 < price.input_per_token < price.output_per_token
     assert model_price("openai/no-such-model-anywhere") is None
+
+
+@respx.mock
+def test_a_sampling_seed_goes_to_providers_that_honour_one_and_not_to_anthropic() -> None:
+    openai = respx.post(OPENAI).mock(return_value=openai_reply())
+    anthropic = respx.post(ANTHROPIC).mock(return_value=anthropic_reply())
+    client = LiteLLMClient(ENV)
+    complete(client, request("openai/gpt-4o", "OPENAI_KEY", temperature=0.3, seed=1234))
+    complete(client, request("anthropic/claude-sonnet-4-5", "ANTHROPIC_KEY", seed=1234))
+    assert json.loads(openai.calls.last.request.content)["seed"] == 1234
+    assert "seed" not in json.loads(anthropic.calls.last.request.content)  # it would refuse it
+    complete(client, request("openai/gpt-4o", "OPENAI_KEY"))
+    assert "seed" not in json.loads(openai.calls.last.request.content)

@@ -34,6 +34,8 @@ EXTRA_TOP = {
     "dropped_findings",
     "notes",
     "budget_exhausted",
+    "decision_changes",
+    "carried",
 }
 SPEC_FINDING = [
     "id",
@@ -52,7 +54,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason", "members", "suggestion"}
+EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from"}
 SPEC_PROVIDER = [
     "model",
     "status",

@@ -201,6 +201,13 @@ def test_switching_the_language_reposts_nothing_and_keeps_ids_and_keys(world: e2
         (f["id"], f["fingerprint"]) for f in findings_en
     ]
     assert all(f["title"].startswith(("Injeção de SQL", "Erro de um")) for f in findings_pt)
+    # A fresh look at the same code also lists the decisions it made differently: the
+    # verifiers read the Portuguese title of the loop finding otherwise.
+    changes = portuguese.pop("decision_changes")
+    assert english.pop("decision_changes") == []
+    assert [(c["id"], c["before"], c["after"]) for c in changes] == [
+        ("F2", "consensus 2–0", "rejected 0–2")  # type: ignore[index]
+    ]
     assert keys(portuguese) == keys(english)
     summary = world.bot_summary()
     assert "Injeção de SQL" in summary and "SQL injection (" not in summary

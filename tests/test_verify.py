@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from collections import deque
 from collections.abc import Iterable, Sequence
 
@@ -17,7 +18,14 @@ from consensus.ports import CompletionRequest, ModelCallError
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
-from consensus.review.verify import ahead_by_for, decide, judges, max_votes_for, verify
+from consensus.review.verify import (
+    ahead_by_for,
+    decide,
+    judges,
+    max_votes_for,
+    sampling_seed,
+    verify,
+)
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -360,6 +368,39 @@ def test_each_vote_is_its_own_request() -> None:
     run(client, [disputed(Category.SECURITY)])
     bodies = [json.dumps([m.content for m in c.messages]) for c in client.calls]
     assert len(set(bodies)) == len(bodies)
+
+
+def sampling_verifier(request: CompletionRequest) -> str:
+    """A verifier unsure of the claim: at its temperature it answers either way, by chance,
+    unless a seed fixes the sample (as OpenAI, Gemini and Ollama honour one)."""
+    sample = random.Random(request.seed) if request.seed is not None else random.Random()
+    return verdict(sample.choice(["confirmed", "refuted", "confirmed", "uncertain"]))
+
+
+def test_the_same_question_is_asked_the_same_way_on_every_run() -> None:
+    outcomes = set()
+    seeds: list[int | None] = []
+    for _ in range(6):
+        client = FakeModelClient(by_request=sampling_verifier)
+        [item] = run(client, [disputed(Category.SECURITY)])
+        assert item.verification is not None
+        outcomes.add((item.status, tuple((v.model, v.verdict) for v in item.verification.votes)))
+        seeds = [c.seed for c in client.calls]
+    assert len(outcomes) == 1
+    assert None not in seeds and len(set(seeds)) == len(seeds)  # each vote its own sample
+
+
+def test_seeds_come_from_the_fingerprint_and_the_votes_slot() -> None:
+    first = sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 2)
+    assert first == sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 2)
+    others = {
+        sampling_seed("0123456789abcdee", "openai/gpt-5.1", "voter", 2),
+        sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 3),
+        sampling_seed("0123456789abcdef", "openai/gpt-5.1", "inspector", 2),
+        sampling_seed("0123456789abcdef", "google/gemini-2.5-pro", "voter", 2),
+    }
+    assert first not in others and len(others) == 4
+    assert all(0 <= seed < 2**31 for seed in {first, *others})  # what every API accepts
 
 
 def test_verifier_calls_ask_for_the_verdict_schema_as_review_calls_ask_for_theirs() -> None:

@@ -70,11 +70,13 @@ def _handle(
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
         return 0
-    incremental = pull.action == "synchronize" and not inputs.full_review
+    # Every pull_request run carries the decisions of unchanged files (a re-run, `reopened`,
+    # a push that changes one file); `full-review: true` decides every file afresh.
+    carry = not inputs.full_review
     number = pull.pull_request.number
     identity = own_identity(host, inputs, log)  # once per run: the review and the queue
     code = review_pull_request(
-        env, inputs, host, number, event=event, incremental=incremental, log=log, identity=identity
+        env, inputs, host, number, event=event, carry=carry, log=log, identity=identity
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)

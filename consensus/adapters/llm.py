@@ -71,6 +71,7 @@ class LiteLLMClient:
         self._sleep = sleep
         self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
         self._structured: dict[str, bool] = {}  # model → takes a response schema
+        self._seeded: dict[str, bool] = {}  # model → honours a sampling seed
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -131,9 +132,19 @@ class LiteLLMClient:
             kwargs["temperature"] = request.temperature
         if request.max_tokens is not None:
             kwargs["max_tokens"] = request.max_tokens
+        if request.seed is not None and self._takes_seed(request.model):
+            kwargs["seed"] = request.seed
         if request.response_schema is not None:
             kwargs["response_format"] = self._response_format(request)
         return {k: v for k, v in kwargs.items() if v is not None}
+
+    def _takes_seed(self, model: str) -> bool:
+        """Whether the provider honours a sampling seed (OpenAI, Gemini, Ollama do; Anthropic
+        does not, and is sent none rather than an error). Asked of litellm once per model."""
+        takes = self._seeded.get(model)
+        if takes is None:
+            takes = self._seeded[model] = _supports_seed(_route(model))
+        return takes
 
     def _response_format(self, request: CompletionRequest) -> dict[str, Any] | None:
         structured = self._structured.get(request.model)
@@ -173,6 +184,14 @@ def _is_anthropic(model: str) -> bool:
     return lowered.startswith("anthropic/") or (
         "claude" in lowered and lowered.split("/", 1)[0] in {"bedrock", "vertex_ai"}
     )
+
+
+def _supports_seed(model: str) -> bool:
+    try:
+        name, provider, _, _ = litellm.get_llm_provider(model)
+        return "seed" in (litellm.get_supported_openai_params(name, provider) or ())
+    except Exception:  # an unknown route: send no seed rather than risk a refused request
+        return False
 
 
 def _supports_schema(model: str) -> bool:

@@ -23,12 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from consensus.app.command_context import Context
-from consensus.app.pull_review import (
-    base_guidelines,
-    base_settings,
-    own_identity,
-    repository_personas,
-)
+from consensus.app.pull_inputs import base_guidelines, base_settings, repository_personas
+from consensus.app.pull_review import own_identity
 from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent

@@ -137,7 +137,6 @@ def write_outputs(
     if env.get("GITHUB_OUTPUT"):
         kept_out = ("not_posted", "below_min_severity", "dismissed")
         open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
-        open_findings += len(plan.carried)
         with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
             handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")
             handle.write(f"report={report_path}\n")
@@ -163,5 +162,4 @@ def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log)
         for p in plan.placed
         if p.finding.status.posted and p.placement is not Placement.DISMISSED
     ]
-    severities += [t.severity for t in plan.carried]  # still open, from earlier runs
     return 1 if any(severity.at_least(floor) for severity in severities) else 0

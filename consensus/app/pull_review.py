@@ -2,10 +2,11 @@
 
 Configuration and repository personas come from the PR's BASE commit through the
 contents API, never from its head; the diff from the PR's files; one review (new inline
-comments only) and one summary comment, edited in place. On synchronize only the files
-changed since the last reviewed head (the summary's hidden state) are reviewed again,
-unless full-review is set or history was rewritten; fingerprints keep anything from being
-posted twice either way.
+comments only) and one summary comment, edited in place. Files whose diff is unchanged
+since a run decided them keep that run's decisions (the summary's hidden state,
+publish/carry.py): a re-run, a `reopened` event or a push that changes one file asks the
+models about nothing else. `full-review` and `/consensus review` decide every file again;
+fingerprints keep anything from being posted twice either way.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
-from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from consensus import __version__
 from consensus.app.progress import LogProgress
 from consensus.app.publishing import (
     exit_code,
@@ -27,6 +27,13 @@ from consensus.app.publishing import (
     sync_review_threads,
     upsert_summary,
     write_outputs,
+)
+from consensus.app.pull_inputs import (
+    base_guidelines,
+    base_settings,
+    fork_setup_link,
+    not_reviewed,
+    repository_personas,
 )
 from consensus.app.runner import run_review
 from consensus.app.saved_workflows import base_workflow
@@ -39,16 +46,25 @@ from consensus.app.wiring import (
     unavailable_providers,
     workspace_sections,
 )
-from consensus.errors import ConsensusError
 from consensus.ingest.chunking import split_large_hunks
-from consensus.ingest.detections import detections
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
-from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullReader, PullRequestInfo
+from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
+from consensus.publish.carry import (
+    carried_files,
+    carried_report,
+    decision_basis,
+    decision_changes,
+    diff_digests,
+    next_decisions,
+    plan_carry,
+    with_carried,
+    without_paths,
+)
 from consensus.publish.plan import PublishPlan, plan_publish
-from consensus.publish.state import with_workflow, workflow_view
+from consensus.publish.state import Decisions, PublishState, with_workflow, workflow_view
 from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import (
     BUDGET,
@@ -58,20 +74,15 @@ from consensus.publish.summary import (
 )
 from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.publish.workflow_section import put_section, workflow_sections
-from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
+from consensus.review.pipeline import run_id_for
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
     Settings,
     duplicate_model_warnings,
-    parse_settings,
     resolve_providers,
 )
-from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
-from consensus.settings.scope import DEPENDENCY_BOTS
 from consensus.settings.workflows import VerifyMode, Workflow, narrow_providers, narrow_settings
-
-FORK_SETUP = "#fork-pull-requests"
 
 
 @dataclass(frozen=True)
@@ -119,7 +130,7 @@ def review_pull_request(
     number: int,
     *,
     event: str,
-    incremental: bool,
+    carry: bool,
     log: Log,
     identity: Identity,
 ) -> int:
@@ -131,21 +142,21 @@ def review_pull_request(
     if _paused(thread, info, log):
         return 0
     settings = base_settings(host, info, inputs)
-    if _skipped(settings, info, env, event=event, log=log):
+    if not_reviewed(settings, info, env, event=event, log=log):
         return 0
     fork = info.head_repo != info.base_repo
     if event == "pull_request" and fork and no_provider_key(settings, env):
         log(
             f"PR #{number} comes from a fork ({info.head_repo or 'deleted repository'}): "
             "GitHub gives its pull_request runs no secrets, so no provider can be called. "
-            f"Nothing was reviewed. For fork PRs use the safe setup: {_docs(env)}"
+            f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(env)}"
         )
         return 0
     run = PullRun(env, inputs, host, info, settings, log, identity)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, incremental=incremental, thread=thread)
+    return review_and_publish(run, carry=carry, thread=thread)
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -176,42 +187,39 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(run: PullRun, *, incremental: bool, thread: PullRequestThread) -> int:
-    """Review the PR head and publish: one review, the summary comment, the step outputs."""
+def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> int:
+    """Review the PR head and publish: one review, the summary comment, the step outputs.
+
+    `carry`: reuse the decisions the summary's state holds for files whose diff is unchanged
+    (publish/carry.py); False is a fresh look that decides every file again and says where
+    it decided differently.
+    """
     host, info, log = run.host, run.info, run.log
     diff, pull, files = pull_review_diff(run)
     page_thread = thread  # a workflow sees only its own part of the state
     if run.workflow is not None:
         view = workflow_view(page_thread.state, run.workflow.name)
         thread = page_thread.model_copy(update={"state": view})
-    scope, scope_note = _scope(host, info, thread, log) if incremental else (None, "")
     hunks = review_hunks(diff)
-    if scope is not None:
-        diff = diff.model_copy(update={"files": tuple(f for f in diff.files if f.path in scope)})
-    if not diff.files:
-        reasons = Counter(item.reason for item in diff.skipped)
-        tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
-        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
-        if scope is not None and not detections(diff):
-            return 0  # nothing changed since the last review: its summary stands
-        # Else the report and the summary still say what was skipped and why.
-    report = _review(run, split_large_hunks(diff))
-    notes = [*report.notes, *pull.notes, *([scope_note] if scope_note else [])]
-    report = report.model_copy(update={"notes": notes})
+    decided = _decide(run, diff, thread.state, carry=carry)
+    report = decided.report.model_copy(update={"notes": [*decided.report.notes, *pull.notes]})
     server = (run.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
     links = [f"{server}/{info.base_repo}/"]
+    seen = {p for r in report.providers if r.status == "ok" for p in r.files_seen}
     plan = plan_publish(
         report,
         thread,
         run.settings.publish,
         head_sha=info.head_sha,
         hunks=hunks,
-        reviewed_paths={p for r in report.providers if r.status == "ok" for p in r.files_seen},
+        reviewed_paths=seen | decided.carried_paths,
         diff_paths={f.path for f in files},
-        unchanged_paths={f.path for f in files} - scope if scope is not None else (),
+        rechecked_paths=decided.rechecked_paths,
         links=links,
         head=head_lines(diff),
     )
+    state = plan.state.model_copy(update={"decisions": decided.decisions})
+    plan = plan.model_copy(update={"state": state})
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
     notices = [page_thread.state_problem] if page_thread.state_problem else []
     sync_review_threads(host, info.number, plan, thread.state, run.identity, log)
@@ -275,114 +283,64 @@ def _paused(thread: PullRequestThread, info: PullRequestInfo, log: Log) -> bool:
     return paused is not None
 
 
-def _scope(
-    host: GitHubPort, info: PullRequestInfo, thread: PullRequestThread, log: Log
-) -> tuple[frozenset[str] | None, str]:
-    """On a push: the files changed since the last reviewed head (None: the whole PR).
-
-    Each changed file is reviewed with its whole PR diff, so findings anchor on PR lines;
-    files the push left alone keep their open findings. A rewritten history (force push,
-    rebase), or a comparison GitHub cannot give whole, gets a full review.
-    """
-    last = thread.state.head_sha
-    if not last or last == info.head_sha:
-        return None, ""
-    try:
-        comparison = host.compare(last, info.head_sha)
-    except ConsensusError as exc:
-        log(f"warning: cannot compare with the last reviewed head: {exc.message}")
-        return None, f"the whole PR was reviewed (no comparison with {last[:12]})"
-    if comparison.status != "ahead" or comparison.truncated:
-        return None, f"the whole PR was reviewed: history changed since {last[:12]}"
-    changed = {f.path for f in comparison.files} | {
-        f.previous_path for f in comparison.files if f.previous_path
-    }
-    log(f"incremental review: {len(changed)} file(s) changed since {last[:12]}")
-    return frozenset(changed), (
-        f"incremental: only the {len(changed)} file(s) changed since {last[:12]} were reviewed "
-        "(set full-review to review the whole PR on every push)"
-    )
-
-
 # --------------------------------------------------------------------------- inputs
 
 
-def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> Settings:
-    """The configuration of the BASE commit: a PR cannot rewrite who reviews it, or how."""
-    text = host.read_file(inputs.config, info.base_sha)
-    source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
-    settings = parse_settings(text, source=source) if text is not None else Settings()
-    update: dict[str, Any] = {}
-    if inputs.min_severity is not None:
-        update["min_severity"] = inputs.min_severity
-    if inputs.max_inline_comments is not None:
-        update["max_inline_comments"] = inputs.max_inline_comments
-    publish = settings.publish.model_copy(update=update)
-    return settings.model_copy(update={"publish": publish})
+@dataclass(frozen=True)
+class Decided:
+    """A run's decisions: its report (carried findings included), what the state carries to
+    the next run, and the files whose decisions were carried rather than made."""
+
+    report: Report
+    decisions: Decisions
+    carried_paths: frozenset[str]
+    rechecked_paths: frozenset[str]  # decided again on unchanged code (a fresh look)
 
 
-def _skipped(
-    settings: Settings, info: PullRequestInfo, env: Mapping[str, str], *, event: str, log: Log
-) -> bool:
-    """The base branch's `ignore` rules, and dependency-bot PRs whose run has no secrets."""
-    why = settings.ignore.reason(author=info.author, labels=info.labels, title=info.title)
-    if why is not None:
-        log(f"PR #{info.number} is not reviewed: {why} (.consensus.yml on the base branch).")
-        return True
-    bot = info.author
-    if event == "pull_request" and bot in DEPENDENCY_BOTS and no_provider_key(settings, env):
-        log(
-            f"PR #{info.number} was opened by {bot} and this pull_request run has no "
-            f"provider key{_bot_secrets(bot)}: nothing was reviewed. To skip its PRs "
-            f"quietly, list {bot} under ignore.authors in .consensus.yml."
+def _decide(run: PullRun, diff: ReviewDiff, state: PublishState, *, carry: bool) -> Decided:
+    """Carry what the state decided on unchanged code (unless `carry` is False or what decides
+    changed), review the rest, and compare a fresh look with the earlier decisions."""
+    job = _job(run, diff)
+    basis = decision_basis([job.decision_inputs(), __version__])
+    digests = diff_digests(diff)
+    carried = plan_carry(state, digests, basis=basis, fresh=not carry)
+    rest = without_paths(diff, carried.paths)
+    asked = bool(rest.files or rest.links or not carried.files)
+    if asked:
+        if carried.files:
+            run.log(
+                f"{len(carried.files)} of {len(digests)} files are unchanged since "
+                f"{', '.join(h[:12] for h in carried.heads)}: their decisions are carried"
+            )
+        fresh = _run(run, dataclasses.replace(job, diff=split_large_hunks(rest)))
+        report = with_carried(fresh, carried)
+    else:
+        run.log(
+            f"every file is unchanged since {', '.join(h[:12] for h in carried.heads)}: "
+            "its decisions are carried, no model is asked (`/consensus review` decides afresh)"
         )
-        return True
-    return False
-
-
-def _bot_secrets(author: str) -> str:
-    if author.startswith("dependabot"):
-        return (
-            " (GitHub gives runs that Dependabot triggers only Dependabot secrets: add the "
-            "provider keys there to review its PRs)"
+        report = carried_report(
+            carried,
+            diff,
+            run_id=run_id_for(diff, job.settings, job.providers, job.workflow),
+            threshold=job.settings.threshold,
+            workflow=job.workflow.name if job.workflow else None,
         )
-    return " (give the workflow the provider keys to review its PRs)"
+    report = report.model_copy(
+        update={
+            "decision_changes": decision_changes(report, carried),
+            "carried": carried_files(carried, len(digests)),
+        }
+    )
+    decisions = next_decisions(
+        report, carried, digests, head_sha=run.info.head_sha, basis=basis, fresh_run=asked
+    )
+    return Decided(report, decisions, carried.paths, frozenset(f.path for f in carried.rechecked))
 
 
-def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
-    """The repository's guidelines from the BASE commit (one request), redacted and capped."""
-    context = settings.context
-    wanted = context.guidelines if context.max_chars else ()
-    found = host.read_files(wanted, info.base_sha) if wanted else {}
-    return collect_guidelines(found.get, context, settings.redact)
-
-
-def _docs(env: Mapping[str, str]) -> str:
-    action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
-    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-    if action_repo:
-        return f"{server}/{action_repo}{FORK_SETUP}"
-    return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"
-
-
-def repository_personas(
-    host: PullReader, info: PullRequestInfo, settings: Settings, *, source: str = ""
-) -> list[Persona]:
-    available = load_personas([])
-    for directory in settings.persona_dirs:
-        for name in host.list_dir(directory.strip("/"), info.base_sha) or []:
-            if not name.endswith(".md") or name.lower() == "readme.md":
-                continue
-            path = f"{directory.strip('/')}/{name}"
-            text = host.read_file(path, info.base_sha)
-            if text is not None:
-                persona = parse_persona(text, path=path, source=f"{path} (base branch)")
-                available[persona.id] = persona
-    return select_personas(available, settings.personas, source=source or f"{info.base_ref} config")
-
-
-def _review(run: PullRun, diff: ReviewDiff) -> Report:
-    """The review, through the run journal like `consensus review` (resume, replay)."""
+def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
+    """What the review decides from: the base branch's settings, providers, personas and
+    guidelines, narrowed by the saved workflow when there is one."""
     env, settings, info, log = run.env, run.settings, run.info, run.log
     workflow = run.workflow
     providers = resolve_providers(settings, env)
@@ -394,7 +352,7 @@ def _review(run: PullRun, diff: ReviewDiff) -> Report:
     for model, why in unavailable.items():
         log(f"warning: {model} will not be called: {why}")
     source = workflow.path if workflow is not None and workflow.personas else ""
-    job = ReviewJob(
+    return ReviewJob(
         diff=diff,
         settings=settings,
         providers=providers,
@@ -406,6 +364,11 @@ def _review(run: PullRun, diff: ReviewDiff) -> Report:
         workflow=workflow,
         guidelines=base_guidelines(run.host, info, settings),
     )
+
+
+def _run(run: PullRun, job: ReviewJob) -> Report:
+    """The review, through the run journal like `consensus review` (resume, replay)."""
+    env, info, log = run.env, run.info, run.log
     journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
     try:
         return asyncio.run(

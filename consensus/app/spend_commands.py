@@ -28,7 +28,7 @@ def review_now(context: Context) -> Section:
     if no_provider_key(context.settings, context.env):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
     run = context.pull_run()
-    code = review_and_publish(run, incremental=False, thread=run.thread())
+    code = review_and_publish(run, carry=False, thread=run.thread())
     if code == 3:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
     return Section(
@@ -46,7 +46,7 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
     if no_provider_key(context.settings, context.env):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
     run = for_workflow(context.pull_run(), workflow)
-    code = review_and_publish(run, incremental=False, thread=run.thread())
+    code = review_and_publish(run, carry=False, thread=run.thread())
     if code == 3:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
     return Section(

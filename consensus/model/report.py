@@ -47,6 +47,23 @@ class ReportFinding(Frozen):
     reason: str = ""
     members: tuple[FindingMember, ...] = ()  # the cluster's findings, one per report
     suggestion: Suggestion | None = None  # one reporting provider's, for line..end_line
+    # The head this decision was made on, when an earlier run made it on the same code and
+    # this run carried it (no model was asked again); None when this run decided it.
+    carried_from: str | None = None
+
+
+class DecisionChange(Frozen):
+    """A decision this run made differently from the one an earlier run made on the same
+    code (a fresh look: `/consensus review`, `full-review`, or changed settings)."""
+
+    fingerprint: str
+    id: str  # this run's id for the finding; "" when this run did not report it
+    path: str
+    line: int
+    title: str
+    before: str  # e.g. "rejected 0–2", "not reported"
+    before_head: str
+    after: str  # e.g. "verified 3–1", "not reported"
 
 
 class ProviderReport(Frozen):
@@ -85,6 +102,15 @@ class Quorum(Frozen):
     met: bool
 
 
+class CarriedFiles(Frozen):
+    """How many of the diff's files this run carried the decisions of, and the heads they
+    were decided on (publish/carry.py)."""
+
+    files: int
+    of: int
+    heads: list[str]
+
+
 class Report(Frozen):
     """The JSON report of PRODUCT.md §5, plus the audit trail a user needs to trust it."""
 
@@ -102,3 +128,5 @@ class Report(Frozen):
     dropped_findings: list[DroppedFinding] = []
     budget_exhausted: bool = False  # the budget stopped calls: the review is incomplete
     notes: list[str] = []
+    decision_changes: list[DecisionChange] = []  # on a fresh look at code decided before
+    carried: CarriedFiles | None = None  # files whose earlier decisions this run carried

@@ -83,7 +83,6 @@ class PublishPlan(Frozen):
     review: PlannedReview | None
     resolved: tuple[TrackedFinding, ...]  # resolved by this run
     unchecked: tuple[TrackedFinding, ...]  # open earlier, not re-checked this run
-    carried: tuple[TrackedFinding, ...] = ()  # open earlier, in files this push left alone
     state: PublishState
     workflow: str = ""  # the saved review workflow that made it ("" for the default review)
 
@@ -209,7 +208,7 @@ def plan_publish(
     hunks: Hunks,
     reviewed_paths: Collection[str],
     diff_paths: Collection[str],
-    unchanged_paths: Collection[str] = (),
+    rechecked_paths: Collection[str] = (),
     links: Sequence[str] = (),
     head: HeadLines | None = None,
 ) -> PublishPlan:
@@ -217,8 +216,8 @@ def plan_publish(
 
     `hunks`: the commentable lines of the PR diff; `reviewed_paths`: files a provider
     reviewed this run; `diff_paths`: every file of the PR diff, reviewed or not;
-    `unchanged_paths`: files an incremental run skipped because the push left them alone
-    (their open findings stay open); `head`: the new-side text of the diff's lines, which a
+    `rechecked_paths`: files decided again on unchanged code (a fresh look), where a finding
+    that is gone was not fixed; `head`: the new-side text of the diff's lines, which a
     committable suggestion must apply to (none is posted without it).
     """
     posted_before = set(thread.inline_fingerprints) | {
@@ -256,15 +255,13 @@ def plan_publish(
         head_sha=head_sha,
         reviewed_paths=reviewed_paths,
         diff_paths=diff_paths,
+        rechecked_paths=rechecked_paths,
     )
-    carried = tuple(t for t in unchecked if t.path in unchanged_paths)
-    unchecked = tuple(t for t in unchecked if t.path not in unchanged_paths)
     return PublishPlan(
         placed=tuple(placed),
         review=review,
         resolved=resolved,
         unchecked=unchecked,
-        carried=carried,
         state=state,
         workflow=report.workflow or "",
     )
@@ -309,6 +306,7 @@ def _next_state(
     head_sha: str,
     reviewed_paths: Collection[str],
     diff_paths: Collection[str],
+    rechecked_paths: Collection[str],
 ) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
     tracked_now = {
         p.finding.fingerprint: TrackedFinding(
@@ -324,6 +322,7 @@ def _next_state(
         if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
     }
     dismissed = {d.fingerprint for d in previous.dismissed}
+    still = {f.fingerprint: f.status for f in report.findings if not f.status.posted}
     resolved: list[TrackedFinding] = []
     unchecked: list[TrackedFinding] = []
     history: list[TrackedFinding] = []
@@ -336,7 +335,12 @@ def _next_state(
             gone = old.model_copy(update={"resolved": True, "resolved_reason": "dismissed"})
             history.append(gone)
         elif report.quorum.met and old.path in reviewed_paths:
-            resolved.append(old.model_copy(update={"resolved": True, "resolved_reason": "fixed"}))
+            # Reported again but no longer posted (a fresh look rejected it): say so.
+            status = still.get(old.fingerprint)
+            why = f"now {status.value}, no longer posted" if status else "fixed"
+            if not status and old.path in rechecked_paths:
+                why = "not reported on a fresh look at unchanged code"
+            resolved.append(old.model_copy(update={"resolved": True, "resolved_reason": why}))
         elif report.quorum.met and old.path not in diff_paths:
             gone = old.model_copy(
                 update={"resolved": True, "resolved_reason": "file left the diff"}

@@ -9,9 +9,14 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   `explain` and `verify`), `dismissed` (fingerprint, who, why) and `paused`;
 - v3 adds `workflows`: each saved review workflow's own head, tracked findings and
   records (`WorkflowState`), apart from the default review's, so that no run resolves
-  another's findings. Dismissals stay shared: fingerprints have a namespace per workflow.
+  another's findings. Dismissals stay shared: fingerprints have a namespace per workflow;
+- v4 adds `decisions` (issue 19): per reviewed file, a digest of the diff the models saw,
+  the head it was decided on and how many records are its findings, with the digest of
+  the settings that decided them. A later run on the same code carries those records as
+  its decisions instead of asking the models again (publish/carry.py). Votes keep the
+  voter's family and whether it judged its own claim, so a carried record reads as its run.
 
-A v1 or v2 block reads as v3 with empty additions. A block that is unreadable, fails
+A v1, v2 or v3 block reads as v4 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
 ever used to decide who may run a command.
 
@@ -38,8 +43,8 @@ from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
 from consensus.model.report import ReportFinding
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 3
-READABLE_VERSIONS = frozenset({1, 2, 3})
+STATE_VERSION = 4
+READABLE_VERSIONS = frozenset({1, 2, 3, 4})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 80
 MAX_RECORD_BODY = 1_500
@@ -54,6 +59,8 @@ _SHA = r"^[0-9A-Za-z]{0,64}$"  # a commit (hex on GitHub; the fakes use letters 
 _NAME = r"^\S{1,200}$"  # a provider, model, family or persona: shown as code, never parsed
 MAX_PATH = 4_096
 MAX_TITLE = 300
+MAX_DECIDED_FILES = 300  # files whose decisions the state carries; more are decided again
+_DIGEST = r"^[0-9a-f]{32}$"
 
 
 class TrackedFinding(Frozen):
@@ -81,9 +88,11 @@ class MemberNote(Frozen):
 
 class VoteNote(Frozen):
     model: str = Field(pattern=_NAME)
+    family: str = Field(default="", pattern=f"{_NAME}|^$")
     role: Literal["inspector", "voter"]
     verdict: VerdictKind | None
     reason: str = Field(max_length=MAX_REASON + 10)
+    self_vote: bool = False
 
 
 class VerificationNote(Frozen):
@@ -130,6 +139,32 @@ class Pause(Frozen):
     by: str = Field(pattern=LOGIN)
 
 
+class DecidedFile(Frozen):
+    """One file whose findings a run decided: the digest of the diff the models saw of it,
+    the head it was decided on, and how many of the state's records are its findings (a
+    file whose records did not all fit is decided again, never carried in part)."""
+
+    path: str = Field(max_length=MAX_PATH)
+    digest: str = Field(pattern=_DIGEST)
+    head_sha: str = Field(pattern=_SHA)
+    findings: int = Field(default=0, ge=0, le=MAX_RECORDS)
+
+
+class PanelNote(Frozen):
+    model: str = Field(pattern=_NAME)
+    family: str = Field(pattern=_NAME)
+
+
+class Decisions(Frozen):
+    """What the runs on this PR decided, file by file, and under which settings (`basis`)."""
+
+    basis: str = Field(pattern=_DIGEST)
+    families_answered: int = Field(ge=0, le=100)
+    min_providers: int = Field(ge=0, le=100)
+    panel: tuple[PanelNote, ...] = Field(default=(), max_length=50)
+    files: tuple[DecidedFile, ...] = Field(default=(), max_length=MAX_DECIDED_FILES)
+
+
 class WorkflowState(Frozen):
     """What one saved review workflow's runs published on this PR."""
 
@@ -137,6 +172,7 @@ class WorkflowState(Frozen):
     head_sha: str = ""
     findings: tuple[TrackedFinding, ...] = ()
     records: tuple[FindingRecord, ...] = ()
+    decisions: Decisions | None = None
 
 
 class PublishState(Frozen):
@@ -147,6 +183,7 @@ class PublishState(Frozen):
     dismissed: tuple[Dismissal, ...] = ()
     paused: Pause | None = None
     workflows: tuple[WorkflowState, ...] = ()
+    decisions: Decisions | None = None
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)
@@ -168,7 +205,9 @@ def encode_state(state: PublishState) -> str:
     """The hidden last line of the summary: versioned, compressed, base64 (no `-->` inside).
 
     Over `MAX_STATE_CHARS`, finding records give way (bodies first, then the last records),
-    so the state never crowds out the page; tracked findings and dismissals always stay.
+    then the workflows' records, then the decisions to carry (a file whose records are gone
+    is decided again: see `DecidedFile.findings`), so the state never crowds out the page;
+    tracked findings and dismissals always stay.
     """
     state = state.model_copy(update={"version": STATE_VERSION})
     line = _line(state)
@@ -183,6 +222,9 @@ def encode_state(state: PublishState) -> str:
     if len(line) > MAX_STATE_CHARS:  # then the workflows' records
         lean = tuple(w.model_copy(update={"records": ()}) for w in state.workflows)
         state = state.model_copy(update={"workflows": lean})
+        line = _line(state)
+    if len(line) > MAX_STATE_CHARS and state.decisions is not None:  # then what to carry:
+        state = state.model_copy(update={"decisions": None})  # the next run decides anew
         line = _line(state)
     return line
 
@@ -206,7 +248,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # v1 and v2 read as v3 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v4 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
@@ -224,7 +266,12 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
             ahead_by=counts.ahead_by,
             votes=tuple(
                 VoteNote(
-                    model=v.model, role=v.role, verdict=v.verdict, reason=_cut(v.reason, MAX_REASON)
+                    model=v.model,
+                    family=v.family,
+                    role=v.role,
+                    verdict=v.verdict,
+                    reason=_cut(v.reason, MAX_REASON),
+                    self_vote=v.self_vote,
                 )
                 for v in counts.votes
             ),
@@ -275,6 +322,7 @@ def workflow_view(state: PublishState, name: str) -> PublishState:
         records=mine.records,
         dismissed=state.dismissed,
         paused=state.paused,
+        decisions=mine.decisions,
     )
 
 
@@ -282,7 +330,11 @@ def with_workflow(state: PublishState, name: str, planned: PublishState) -> Publ
     """`state` with workflow `name`'s part replaced by what its run planned (`planned`, a
     state made from `workflow_view`); the default review's part is kept as it was."""
     entry = WorkflowState(
-        name=name, head_sha=planned.head_sha, findings=planned.findings, records=planned.records
+        name=name,
+        head_sha=planned.head_sha,
+        findings=planned.findings,
+        records=planned.records,
+        decisions=planned.decisions,
     )
     others = tuple(w for w in state.workflows if w.name != name)
     return state.model_copy(update={"workflows": (*others, entry)[-MAX_WORKFLOWS:]})

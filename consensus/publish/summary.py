@@ -58,7 +58,46 @@ def _open(plan: PublishPlan) -> list[PlacedFinding]:
 
 def _where(placed: PlacedFinding) -> str:
     where = _WHERE[placed.placement]
-    return f"{where}: {placed.note}" if placed.note else where
+    where = f"{where}: {placed.note}" if placed.note else where
+    carried = placed.finding.carried_from
+    return f"{where} · carried from {carried[:7]}" if carried else where
+
+
+def _carried(report: Report) -> list[str]:
+    """The line under the counts when earlier decisions were carried (publish/carry.py)."""
+    carried = report.carried
+    if carried is None:
+        return []
+    heads = ", ".join(code(head[:7]) for head in carried.heads)
+    files = (
+        "every file" if carried.files == carried.of else f"{carried.files} of {carried.of} files"
+    )
+    return [
+        f"Decisions for {files} carried from {heads}: their diff is unchanged since, so no "
+        "model was asked about them again. `/consensus review` decides them afresh.",
+        "",
+    ]
+
+
+MAX_CHANGES = 30
+
+
+def _changed(report: Report, links: Sequence[str]) -> list[str]:
+    """Decisions this run made differently from an earlier run on the same code."""
+    changes = report.decision_changes
+    if not changes:
+        return []
+    out = [f"### Decisions changed on a fresh look ({len(changes)})", ""]
+    for change in changes[:MAX_CHANGES]:
+        named = f"**{change.id}** " if change.id else ""
+        title = escape_line(change.title, allowed_links=links)
+        out.append(
+            f"- {named}{code(f'{change.path}:{change.line}')} {title}: {change.before} on "
+            f"{code(change.before_head[:7])}, now **{change.after}**"
+        )
+    if len(changes) > MAX_CHANGES:
+        out.append(f"- … and {len(changes) - MAX_CHANGES} more (the JSON report has them all)")
+    return [*out, ""]
 
 
 def _headline(
@@ -69,17 +108,16 @@ def _headline(
     earlier = sum(1 for p in open_ if p.placement is Placement.INLINE_EARLIER)
     answered, total = providers_answered(report)
     parts = [
-        f"**{plural(len(open_) + len(plan.carried), 'open finding')}**",
+        f"**{plural(len(open_), 'open finding')}**",
         f"{new} new inline",
-        f"{earlier + sum(1 for t in plan.carried if t.inline)} inline from earlier runs",
-        f"{len(open_) - new - earlier + sum(1 for t in plan.carried if not t.inline)} in "
-        "this summary only",
+        f"{earlier} inline from earlier runs",
+        f"{len(open_) - new - earlier} in this summary only",
         f"{len(plan.resolved)} resolved",
         f"providers answered {answered}/{total}",
         format_cost(report.stats.cost_usd),
         f"head {code(head_sha[:12])}",
     ]
-    out = ["## consensus review", "", " · ".join(parts), ""]
+    out = ["## consensus review", "", " · ".join(parts), "", *_carried(report)]
     for notice in notices:
         out += ["> [!CAUTION]", f"> {escape_line(notice)}", ""]
     warning = quorum_warning(report)
@@ -123,20 +161,6 @@ def _summary_only(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list
             "",
         ]
     return ["### In this summary only", "", *out] if out else []
-
-
-def _carried(plan: PublishPlan) -> list[str]:
-    if not plan.carried:
-        return []
-    rows = [row(["Severity", "At", "Finding", "Where"]), row(["---"] * 4)]
-    rows += [_tracked_row(t, "inline" if t.inline else "summary") for t in plan.carried]
-    return [
-        f"### Still open from earlier runs ({len(plan.carried)}, in files this push did not "
-        "change)",
-        "",
-        *rows,
-        "",
-    ]
 
 
 def _resolved(plan: PublishPlan) -> list[str]:
@@ -235,7 +259,7 @@ def render_summary(
         _headline(report, plan, head_sha, notices),
         command_section(plan.state),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _summary_only(open_, links) + _carried(plan),
+        _changed(report, links) + _summary_only(open_, links),
         _resolved(plan),
         _kept_out(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
@@ -297,7 +321,7 @@ def render_workflow_section(
             *headline,
         ],
         [*_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _summary_only(open_, links) + _carried(plan),
+        _changed(report, links) + _summary_only(open_, links),
         _resolved(plan),
         _kept_out(report, plan),
         [f"<sub>workflow run {code(report.run_id)}</sub>", end_marker(name)],

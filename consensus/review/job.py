@@ -47,6 +47,27 @@ class ReviewJob:
             }
         )
 
+    def decision_inputs(self) -> str:
+        """What decides findings besides the diff: a run with the same inputs on the same code
+        may carry the earlier run's decisions (publish/carry.py). Where and how much is posted,
+        the budget, the concurrency and the other runs' settings decide nothing here."""
+        unused = {"budget", "concurrency", "publish", "queue", "commands", "ignore"}
+        return json.dumps(
+            {
+                "version": INPUTS_VERSION,
+                "settings": self.settings.model_dump(mode="json", exclude=unused),
+                "providers": [p.model_dump(mode="json") for p in self.providers],
+                "personas": [p.model_dump(mode="json") for p in self.personas],
+                "unavailable": sorted(self.unavailable),
+                "verify": self.verify,
+                "workflow": self.workflow.model_dump(mode="json", exclude={"budget"})
+                if self.workflow
+                else None,
+                "guidelines": self.guidelines.model_dump(mode="json"),
+            },
+            sort_keys=True,
+        )
+
     @classmethod
     def from_json(cls, text: str) -> ReviewJob:
         data: dict[str, Any] = json.loads(text)

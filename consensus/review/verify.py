@@ -21,7 +21,9 @@ time, at temperature VOTER_TEMPERATURE, as MAKER samples) counts as separate vot
 when every family that answered reported the finding (`check_consensus: true` on a
 unanimous one) may reporters judge: their votes are marked `self_vote` and the lead
 needed is k + 1. The prompt never says who reported, and judges, votes and their order
-depend on the finding and the panel only, so a replay asks the same questions.
+depend on the finding and the panel only, so a replay asks the same questions; each call's
+seed comes from the finding's fingerprint and the vote's slot (`sampling_seed`), so a run
+on the same code asks them the same way too, where the provider honours seeds.
 """
 
 from __future__ import annotations
@@ -50,6 +52,14 @@ VOTER_TEMPERATURE = 0.3
 
 
 # --------------------------------------------------------------------------- pure rules
+
+
+def sampling_seed(fingerprint: str, model: str, role: str, check: int) -> int:
+    """The seed of one verification call: derived from the finding's fingerprint and the
+    vote's slot, so that the same question is asked the same way on every run (where the
+    provider honours seeds), while each vote stays its own sample."""
+    payload = "\0".join((fingerprint, model, role, str(check)))
+    return int.from_bytes(hashlib.sha256(payload.encode("utf-8")).digest()[:4], "big") >> 1
 
 
 def ahead_by_for(cluster: Cluster, k: int) -> int:
@@ -314,6 +324,7 @@ def _request(
         timeout_s=provider.timeout_s,
         temperature=0.0 if role == "inspector" else VOTER_TEMPERATURE,
         max_tokens=600,
+        seed=sampling_seed(cluster.fingerprint, provider.model, role, check),
     )
 
 

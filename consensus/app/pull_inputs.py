@@ -1,0 +1,97 @@
+"""What a run on a pull request reads before it reviews: the base branch's settings,
+personas and guidelines (never the head's), and whether the PR is reviewed at all (skip
+rules, dependency bots without secrets, forks)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from consensus.app.wiring import (
+    no_provider_key,
+)
+from consensus.ports import Log, PullReader, PullRequestInfo
+from consensus.review.guidelines import Guidelines, collect_guidelines
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import (
+    Settings,
+    parse_settings,
+)
+from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
+from consensus.settings.scope import DEPENDENCY_BOTS
+
+FORK_SETUP = "#fork-pull-requests"
+
+
+def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> Settings:
+    """The configuration of the BASE commit: a PR cannot rewrite who reviews it, or how."""
+    text = host.read_file(inputs.config, info.base_sha)
+    source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
+    settings = parse_settings(text, source=source) if text is not None else Settings()
+    update: dict[str, Any] = {}
+    if inputs.min_severity is not None:
+        update["min_severity"] = inputs.min_severity
+    if inputs.max_inline_comments is not None:
+        update["max_inline_comments"] = inputs.max_inline_comments
+    publish = settings.publish.model_copy(update=update)
+    return settings.model_copy(update={"publish": publish})
+
+
+def not_reviewed(
+    settings: Settings, info: PullRequestInfo, env: Mapping[str, str], *, event: str, log: Log
+) -> bool:
+    """The base branch's `ignore` rules, and dependency-bot PRs whose run has no secrets."""
+    why = settings.ignore.reason(author=info.author, labels=info.labels, title=info.title)
+    if why is not None:
+        log(f"PR #{info.number} is not reviewed: {why} (.consensus.yml on the base branch).")
+        return True
+    bot = info.author
+    if event == "pull_request" and bot in DEPENDENCY_BOTS and no_provider_key(settings, env):
+        log(
+            f"PR #{info.number} was opened by {bot} and this pull_request run has no "
+            f"provider key{_bot_secrets(bot)}: nothing was reviewed. To skip its PRs "
+            f"quietly, list {bot} under ignore.authors in .consensus.yml."
+        )
+        return True
+    return False
+
+
+def _bot_secrets(author: str) -> str:
+    if author.startswith("dependabot"):
+        return (
+            " (GitHub gives runs that Dependabot triggers only Dependabot secrets: add the "
+            "provider keys there to review its PRs)"
+        )
+    return " (give the workflow the provider keys to review its PRs)"
+
+
+def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
+    """The repository's guidelines from the BASE commit (one request), redacted and capped."""
+    context = settings.context
+    wanted = context.guidelines if context.max_chars else ()
+    found = host.read_files(wanted, info.base_sha) if wanted else {}
+    return collect_guidelines(found.get, context, settings.redact)
+
+
+def fork_setup_link(env: Mapping[str, str]) -> str:
+    action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
+    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    if action_repo:
+        return f"{server}/{action_repo}{FORK_SETUP}"
+    return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"
+
+
+def repository_personas(
+    host: PullReader, info: PullRequestInfo, settings: Settings, *, source: str = ""
+) -> list[Persona]:
+    available = load_personas([])
+    for directory in settings.persona_dirs:
+        for name in host.list_dir(directory.strip("/"), info.base_sha) or []:
+            if not name.endswith(".md") or name.lower() == "readme.md":
+                continue
+            path = f"{directory.strip('/')}/{name}"
+            text = host.read_file(path, info.base_sha)
+            if text is not None:
+                persona = parse_persona(text, path=path, source=f"{path} (base branch)")
+                available[persona.id] = persona
+    return select_personas(available, settings.personas, source=source or f"{info.base_ref} config")

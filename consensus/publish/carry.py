@@ -1,0 +1,387 @@
+"""Decisions carried between runs: the same code gets the same answer (issue 19). Pure.
+
+A run records in the summary state, for each file it decided (state.py `Decisions`): a
+digest of what the models saw of it (its hunks after redaction and path filters, its old
+path and status), the head it was decided on, and how many records are its findings; and
+a digest of what decided them (`basis`: settings, providers, personas, guidelines,
+workflow, consensus's version). The next run on the PR:
+
+- carries the records of every file whose digest is unchanged, under the same basis, as
+  its own decisions: no model is asked again, and each finding keeps its status, votes and
+  verifier reasons and names the head it was decided on (`carried_from`);
+- reviews the other files, and only those;
+- on a fresh look (`/consensus review`, `full-review: true`, a changed basis) decides every
+  file again and reports each decision that differs from the one made on the same code
+  (`DecisionChange`: "rejected 0–2 on a1b2c3d, now verified 3–1") rather than silently
+  posting or withdrawing.
+
+A file counts as decided only when the run could decide it: quorum met, the budget not
+exhausted, every provider that was called reviewed it, and no verifier call on its findings
+failed. Anything else is decided again by the next run. A state is believed only when we
+wrote it last (thread.py), and is validated field by field (state.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from consensus.model.base import Status
+from consensus.model.diff import ReviewDiff
+from consensus.model.findings import Verification, Vote
+from consensus.model.report import (
+    CarriedFiles,
+    DecisionChange,
+    FindingMember,
+    ProviderReport,
+    Quorum,
+    Report,
+    ReportFinding,
+    Stats,
+    Votes,
+)
+from consensus.publish.state import (
+    MAX_DECIDED_FILES,
+    MAX_RECORDS,
+    DecidedFile,
+    Decisions,
+    FindingRecord,
+    PanelNote,
+    PublishState,
+    VerificationNote,
+)
+
+DIGEST_HEX = 32  # 128 bits: a PR author cannot make a new diff that matches an old digest
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()[:DIGEST_HEX]
+
+
+def diff_digests(diff: ReviewDiff) -> dict[str, str]:
+    """path → digest of what a review of it sees: each reviewable file, and each symlink
+    (whose scan findings are decided like a file's)."""
+    digests = {f.path: _digest("file", f.model_dump_json()) for f in diff.files}
+    for link in diff.links:
+        digests.setdefault(link.path, _digest("link", link.model_dump_json()))
+    return digests
+
+
+def decision_basis(parts: Iterable[str]) -> str:
+    """The digest of what decides findings besides the diff (the caller lists it)."""
+    return _digest("basis", *parts)
+
+
+def without_paths(diff: ReviewDiff, paths: frozenset[str]) -> ReviewDiff:
+    """The diff without the files and links at `paths` (their decisions are carried)."""
+    return diff.model_copy(
+        update={
+            "files": tuple(f for f in diff.files if f.path not in paths),
+            "links": tuple(link for link in diff.links if link.path not in paths),
+        }
+    )
+
+
+# --------------------------------------------------------------------------- carrying
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """A decision an earlier run made on code this run decides again unchanged."""
+
+    record: FindingRecord
+    head_sha: str
+
+
+@dataclass(frozen=True)
+class Carry:
+    """What this run takes from the state: carried files and their findings, or (on a fresh
+    look) the earlier decisions on unchanged code to compare its own with."""
+
+    files: tuple[DecidedFile, ...] = ()
+    findings: tuple[ReportFinding, ...] = ()
+    rechecked: tuple[DecidedFile, ...] = ()  # unchanged files decided again this run
+    earlier: tuple[Earlier, ...] = ()
+    panel: tuple[PanelNote, ...] = ()
+    families_answered: int = 0
+    min_providers: int = 0
+
+    @property
+    def paths(self) -> frozenset[str]:
+        return frozenset(f.path for f in self.files)
+
+    @property
+    def heads(self) -> tuple[str, ...]:
+        """The heads the carried decisions were made on, newest first as the state lists."""
+        return tuple(dict.fromkeys(f.head_sha for f in self.files))
+
+
+def plan_carry(
+    state: PublishState, digests: Mapping[str, str], *, basis: str, fresh: bool
+) -> Carry:
+    """What to carry: every file of the state's decisions whose diff is unchanged and whose
+    records are all there, unless this is a fresh look or the basis changed."""
+    decisions = state.decisions
+    if decisions is None:
+        return Carry()
+    records: dict[str, list[FindingRecord]] = {}
+    for record in state.records:
+        records.setdefault(record.path, []).append(record)
+    unchanged = tuple(
+        f
+        for f in decisions.files
+        if digests.get(f.path) == f.digest and len(records.get(f.path, ())) == f.findings
+    )
+    if fresh or decisions.basis != basis:
+        earlier = tuple(Earlier(r, f.head_sha) for f in unchanged for r in records.get(f.path, ()))
+        return Carry(rechecked=unchanged, earlier=earlier)
+    return Carry(
+        files=unchanged,
+        findings=tuple(
+            carried_finding(r, f.head_sha) for f in unchanged for r in records.get(f.path, ())
+        ),
+        panel=decisions.panel,
+        families_answered=decisions.families_answered,
+        min_providers=decisions.min_providers,
+    )
+
+
+def carried_finding(record: FindingRecord, head_sha: str) -> ReportFinding:
+    """A finding as the run that decided it reported it, read back from its record."""
+    note = record.verification
+    verification = None
+    if note is not None:
+        verification = Verification(
+            confirmed=note.confirmed,
+            refuted=note.refuted,
+            uncertain=note.uncertain,
+            ahead_by=note.ahead_by,
+            votes=tuple(
+                Vote(
+                    model=v.model,
+                    family=v.family,
+                    role=v.role,
+                    verdict=v.verdict,
+                    reason=v.reason,
+                    self_vote=v.self_vote,
+                )
+                for v in note.votes
+            ),
+            note=note.note,
+        )
+    return ReportFinding(
+        id=record.id,
+        fingerprint=record.fingerprint,
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        severity=record.severity,
+        category=record.category,
+        title=record.title,
+        body=record.body,
+        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
+        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
+        providers=list(record.providers),
+        personas=list(record.personas),
+        status=record.status,
+        verification=verification,
+        reason=record.reason,
+        members=tuple(
+            FindingMember(
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                line=record.line,
+                title=m.title,
+            )
+            for m in record.members
+        ),
+        carried_from=head_sha,
+    )
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def _order(finding: ReportFinding) -> tuple[int, int, str, int, str]:
+    # decide/report.py's order for finding ids: posted first, severity, path, line, title
+    posted = 0 if finding.status.posted else 1
+    return (posted, -finding.severity.rank, finding.path, finding.line, finding.title)
+
+
+def merged_findings(
+    fresh: Sequence[ReportFinding], carried: Sequence[ReportFinding]
+) -> list[ReportFinding]:
+    """This run's and the carried findings in one list, numbered in the report's order."""
+    ordered = sorted([*fresh, *carried], key=_order)
+    return [f.model_copy(update={"id": f"F{n}"}) for n, f in enumerate(ordered, start=1)]
+
+
+def _stats(findings: Sequence[ReportFinding], base: Stats, clusters: int) -> Stats:
+    statuses = Counter(f.status for f in findings)
+    return base.model_copy(
+        update={
+            "clusters": clusters,
+            "consensus": statuses[Status.CONSENSUS],
+            "verified": statuses[Status.VERIFIED],
+            "rejected": statuses[Status.REJECTED],
+            "undecided": statuses[Status.UNDECIDED],
+            "unverified": statuses[Status.UNVERIFIED],
+        }
+    )
+
+
+def with_carried(fresh: Report, carry: Carry) -> Report:
+    """The report of a run that reviewed some files, with the carried files' findings."""
+    if not carry.findings and not carry.files:
+        return fresh
+    findings = merged_findings(fresh.findings, carry.findings)
+    stats = _stats(findings, fresh.stats, fresh.stats.clusters + len(carry.findings))
+    return fresh.model_copy(update={"findings": findings, "stats": stats})
+
+
+def carried_report(
+    carry: Carry, diff: ReviewDiff, *, run_id: str, threshold: float, workflow: str | None
+) -> Report:
+    """The report of a run that carried every file: what the deciding runs found, no call."""
+    findings = merged_findings((), carry.findings)
+    return Report(
+        run_id=run_id,
+        workflow=workflow,
+        findings=findings,
+        providers=[
+            ProviderReport(model=p.model, family=p.family, status="ok") for p in carry.panel
+        ],
+        stats=_stats(findings, Stats(), len(findings)),
+        quorum=Quorum(
+            families_answered=carry.families_answered,
+            min_providers=carry.min_providers,
+            met=True,
+        ),
+        threshold=threshold,
+        verification="not_needed",
+        skipped_files=list(diff.skipped),
+        redactions=list(diff.redactions),
+    )
+
+
+def carried_files(carry: Carry, total: int) -> CarriedFiles | None:
+    """What the report says of the carried files: how many of `total`, and from which heads."""
+    if not carry.files:
+        return None
+    return CarriedFiles(files=len(carry.files), of=total, heads=list(carry.heads))
+
+
+# --------------------------------------------------------------------------- the next state
+
+
+def _decidable(report: Report, path: str) -> bool:
+    called = [p for p in report.providers if p.status != "skipped"]
+    if not called or any(path not in p.files_seen for p in called):
+        return False
+    checks = [f.verification for f in report.findings if f.path == path and f.verification]
+    return not any(c.budget_stopped or any(v.verdict is None for v in c.votes) for c in checks)
+
+
+def next_decisions(
+    report: Report,
+    carry: Carry,
+    digests: Mapping[str, str],
+    *,
+    head_sha: str,
+    basis: str,
+    fresh_run: bool,
+) -> Decisions:
+    """The decisions the state carries to the next run: the carried files (still decided on
+    their own heads) and the files this run could decide, each with its count of findings.
+    `fresh_run`: this run asked the models (else every file was carried)."""
+    counts = Counter(f.path for f in report.findings)
+    files = [f.model_copy(update={"findings": counts[f.path]}) for f in carry.files]
+    panel = list(carry.panel)
+    answered, needed = carry.families_answered, carry.min_providers
+    if fresh_run and report.quorum.met and not report.budget_exhausted:
+        files += [
+            DecidedFile(path=path, digest=digest, head_sha=head_sha, findings=counts[path])
+            for path, digest in digests.items()
+            if path not in carry.paths
+            and counts[path] <= MAX_RECORDS  # more than the state keeps: never carried
+            and _decidable(report, path)
+        ]
+        for provider in report.providers:
+            note = PanelNote(model=provider.model, family=provider.family)
+            if provider.status == "ok" and note not in panel:
+                panel.append(note)
+        answered = max(answered, report.quorum.families_answered)
+        needed = report.quorum.min_providers
+    return Decisions(
+        basis=basis,
+        families_answered=answered,
+        min_providers=needed,
+        panel=tuple(panel[:50]),
+        files=tuple(files[:MAX_DECIDED_FILES]),
+    )
+
+
+# --------------------------------------------------------------------------- a fresh look
+
+
+def decision_text(
+    status: Status, votes_for: int, votes_of: int, checked: Verification | VerificationNote | None
+) -> str:
+    """How a finding was decided, in a few characters: "verified 3–1", "consensus 3/4"."""
+    if checked is not None and checked.confirmed + checked.refuted + checked.uncertain:
+        return f"{status.value} {checked.confirmed}–{checked.refuted + checked.uncertain}"
+    return f"{status.value} {votes_for}/{votes_of}"
+
+
+def decision_changes(report: Report, carry: Carry) -> list[DecisionChange]:
+    """Each decision of this run on unchanged code that differs from the earlier one: a
+    different status, a finding no longer reported, or one reported only now."""
+    heads = {f.path: f.head_sha for f in carry.rechecked}
+    before = {e.record.fingerprint: e for e in carry.earlier}
+    changes: list[DecisionChange] = []
+    now = set()
+    for finding in report.findings:
+        if finding.path not in heads:
+            continue
+        now.add(finding.fingerprint)
+        after = decision_text(
+            finding.status, finding.votes.for_, finding.votes.of, finding.verification
+        )
+        earlier = before.get(finding.fingerprint)
+        if earlier is not None and earlier.record.status is finding.status:
+            continue
+        changes.append(
+            DecisionChange(
+                fingerprint=finding.fingerprint,
+                id=finding.id,
+                path=finding.path,
+                line=finding.line,
+                title=finding.title,
+                before=_record_text(earlier.record) if earlier else "not reported",
+                before_head=earlier.head_sha if earlier else heads[finding.path],
+                after=after,
+            )
+        )
+    for earlier in carry.earlier:
+        record = earlier.record
+        if record.fingerprint not in now:
+            changes.append(
+                DecisionChange(
+                    fingerprint=record.fingerprint,
+                    id="",
+                    path=record.path,
+                    line=record.line,
+                    title=record.title,
+                    before=_record_text(record),
+                    before_head=earlier.head_sha,
+                    after="not reported",
+                )
+            )
+    return changes
+
+
+def _record_text(record: FindingRecord) -> str:
+    return decision_text(record.status, record.votes_for, record.votes_of, record.verification)
