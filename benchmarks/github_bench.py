@@ -3,7 +3,9 @@
 A PR of 40 files, two providers that agree on N findings (25 by default, then 100 to show
 the count does not grow with findings), the real GitHub adapter (PyGithub) and the real
 pipeline. Prints the requests of a first run (posts the review and the summary) and of a
-re-run on the same head (posts nothing new, edits the summary), by endpoint.
+re-run on the same head (posts nothing new, edits the summary), by endpoint, and the model
+calls of each: the re-run runs on a fresh runner (no journal, as on GitHub's runners) and
+carries every decision from the summary's state (issue 19: 0 model calls).
 
     python benchmarks/github_bench.py [--files 40] [--findings 25]
 """
@@ -89,7 +91,7 @@ def script(findings: int, files: int) -> Script:
     return answer
 
 
-def measure(files: int, findings: int) -> tuple[Counter[str], Counter[str], float]:
+def measure(files: int, findings: int) -> tuple[Counter[str], Counter[str], list[int], float]:
     with FakeGitHub() as github, FakeProviderServer(script(findings, files)) as providers:
         world(github, files, providers.url)
         tmp = Path(tempfile.mkdtemp())
@@ -102,19 +104,20 @@ def measure(files: int, findings: int) -> tuple[Counter[str], Counter[str], floa
             "GITHUB_REPOSITORY": REPO,
             "GITHUB_WORKSPACE": str(tmp),
             "RUNNER_TEMP": str(tmp),
-            "CONSENSUS_HOME": str(tmp / "home"),  # the run journal
             "FAKE_KEY": "sk-fake",
         }
         host = GitHubHost(REPO, token="ghs_fake", base_url=github.url, write_interval_s=0)
-        counts = []
+        counts, calls = [], []
         started = time.perf_counter()
-        for _ in range(2):
-            before = len(github.requests)
-            code = run(env, log=lambda line: None, host=host)
+        for attempt in range(2):
+            before, sent = len(github.requests), len(providers.log)
+            runner = {**env, "CONSENSUS_HOME": str(tmp / f"runner-{attempt}")}  # no journal
+            code = run(runner, log=lambda line: None, host=host)
             assert code == 0, code
             done = github.requests[before:]
             counts.append(Counter(f"{r.method} {_endpoint(r.path)}" for r in done))
-        return counts[0], counts[1], time.perf_counter() - started
+            calls.append(len(providers.log) - sent)
+        return counts[0], counts[1], calls, time.perf_counter() - started
 
 
 def _endpoint(path: str) -> str:
@@ -131,13 +134,19 @@ def main() -> None:
     parser.add_argument("--findings", type=int, default=25)
     args = parser.parse_args()
     print(f"PR of {args.files} files; GitHub API requests per `consensus action` run")
-    print(f"{'findings':>9} {'first run':>10} {'re-run':>7} {'target':>7}  wall")
+    print(
+        f"{'findings':>9} {'first run':>10} {'re-run':>7} {'target':>7}  "
+        "model calls: first run / re-run (target 0)  wall"
+    )
     rows = []
     for findings in (args.findings, args.findings * 4):
-        first, again, wall = measure(args.files, findings)
+        first, again, calls, wall = measure(args.files, findings)
         rows.append((findings, first, again))
         total, rerun = sum(first.values()), sum(again.values())
-        print(f"{findings:>9} {total:>10} {rerun:>7} {'<= ' + str(TARGET):>7}  {wall:.1f}s")
+        print(
+            f"{findings:>9} {total:>10} {rerun:>7} {'<= ' + str(TARGET):>7}  "
+            f"{calls[0]:>11} / {calls[1]:<28}  {wall:.1f}s"
+        )
     print("\nby endpoint, first run with", rows[0][0], "findings:")
     for endpoint, count in sorted(rows[0][1].items()):
         print(f"  {count:>3}  {endpoint}")

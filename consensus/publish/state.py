@@ -46,7 +46,7 @@ from consensus.render.untrusted import LOGIN
 STATE_VERSION = 4
 READABLE_VERSIONS = frozenset({1, 2, 3, 4})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
-MAX_RECORDS = 80
+MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
 MAX_REASON = 300
 _STATE_LINE = re.compile(r"^<!-- consensus:state v(\d+) ([A-Za-z0-9+/=]{0,60000}) -->$")
