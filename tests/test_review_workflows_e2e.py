@@ -333,3 +333,19 @@ def test_the_action_input_runs_a_workflow_on_a_pull_request(world: World) -> Non
     assert missing.code == 2
     assert "there is no workflow 'sneaky'" in missing.stderr
     assert "workflows here: broken, security-audit" in missing.stderr
+
+
+def test_a_workflows_decisions_are_its_own_and_carried_on_the_same_head(world: World) -> None:
+    first = world.pull_event("labeled", CONSENSUS_WORKFLOW="security-audit")
+    assert first.code == 0, first.stderr
+    sent = len(world.providers.log)
+    again = world.pull_event("labeled", CONSENSUS_WORKFLOW="security-audit")
+    assert again.code == 0, again.stderr
+    assert len(world.providers.log) == sent  # its own decisions, carried: no model asked
+    state = summary_state(world)
+    [audit] = state.workflows
+    assert audit.decisions is not None and audit.decisions.files
+    assert state.decisions is None  # the default review decided nothing yet: never borrowed
+    default = world.pull_event("opened")
+    assert default.code == 0, default.stderr
+    assert len(world.providers.log) > sent  # the default review asks its own panel
