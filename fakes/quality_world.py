@@ -537,14 +537,20 @@ class Outcome:
 
 
 async def decide(
-    params: SimParams, pr: SimPR, code: Decisions, threshold: float, k: int | None
+    params: SimParams,
+    pr: SimPR,
+    code: Decisions,
+    threshold: float,
+    k: int | None,
+    client: FakeModelClient | None = None,
 ) -> Outcome:
-    """The PR's posted findings through one version of the code (k None: no verification)."""
+    """The PR's posted findings through one version of the code (k None: no verification);
+    `client`: the verifier panel (default: `verifier`, the same answers on every run)."""
     results = results_of(params, pr)
     findings = [f for r in results for f in r.findings] + code.detections(pr.diff)
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
     settings = settings_for(params, threshold, k or 2, code.configured)
-    client = verifier(pr, params)
+    client = client or verifier(pr, params)
     ledger = Ledger(settings.budget)
     answers = {}
     if code.asks and k is not None:

@@ -13,7 +13,8 @@ verification runs, each is asked once, before alignment is redone with the answe
   panel order, then the others: no model judges its own wording while another can. With
   one provider, the same model is asked again (its own request each time);
 - the question shows both sides' titles and explanations and the hunk they are on, marked
-  as data, never who reported them; temperature 0;
+  as data, never who reported them; temperature 0, and a seed derived from the question
+  and the judge, so a run on the same code asks it the same way (where seeds are honoured);
 - the answer is `same` or `different`; a failed call, a budget refusal or a reply that is
   still malformed after RESAMPLES more tries counts as no answer. No answers at all, or a
   tie at the cap, leave the question to the text.
@@ -84,6 +85,11 @@ def _hunk(diff: ReviewDiff, path: str, lines: Sequence[int]) -> str:
     return render_file(changed, chosen or None)
 
 
+def _seed(model: str, prompt: str) -> int:
+    digest = hashlib.sha256(f"{model}\0{prompt}".encode("utf-8", "replace")).digest()
+    return int.from_bytes(digest[:4], "big") >> 1  # under 2**31: every API takes it
+
+
 def request_for(
     question: SameProblemQuestion, judge: ProviderSettings, diff: ReviewDiff, *, turn: int
 ) -> CompletionRequest:
@@ -112,6 +118,8 @@ def request_for(
         timeout_s=judge.timeout_s,
         temperature=0.0,
         max_tokens=300,
+        seed=int.from_bytes(hashlib.sha256(f"{judge.model}\0{user}".encode()).digest()[:4], "big")
+        >> 1,
     )
 
 

@@ -1,0 +1,35 @@
+"""Re-runs on the same head (issue 19): decisions that flip, and what a re-run costs.
+
+    python benchmarks/rerun_bench.py [--prs 300]
+
+The quality simulation's PRs and panel, with verifiers that sample afresh on each run
+unless a seed their provider honours fixes the sample (fakes/rerun_world.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from fakes.quality_world import DEFAULT  # noqa: E402
+from fakes.rerun_world import simulate, table  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--prs", type=int, default=300)
+    args = parser.parse_args()
+    params = dataclasses.replace(DEFAULT, prs=args.prs)
+    print(f"{args.prs} simulated PRs (seed {params.seed}), each decided, then decided again")
+    print(table(simulate(params)))
+
+
+if __name__ == "__main__":
+    main()
