@@ -487,7 +487,8 @@ def test_full_review_decides_afresh_and_shows_each_changed_decision(world: World
     assert "Decisions changed on a fresh look (2)" in summary
     changed = summary.split("Decisions changed on a fresh look (2)", 1)[1].split("###", 1)[0]
     assert f"consensus 4/4 on `{head[:7]}`, now **not reported**" in changed.split("SQL", 1)[1]
-    assert f"consensus 2–0 on `{head[:7]}`, now **not reported**" in changed.split("Off-by", 1)[1]
+    loop = changed.split("Off-by", 1)[1]
+    assert f"consensus 3/4 · verified 2–0 on `{head[:7]}`, now **not reported**" in loop
     assert "carried from" not in summary
     resolved = summary.split("resolved since the last review", 1)[1].split("</details>", 1)[0]
     assert resolved.count("not reported on a fresh look at unchanged code") == 2

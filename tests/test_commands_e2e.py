@@ -457,7 +457,7 @@ def test_review_on_an_unchanged_head_decides_afresh_and_shows_the_changed_decisi
     summary = world.summary()
     assert "Decisions changed on a fresh look (1)" in summary
     [line] = [x for x in summary.splitlines() if x.startswith("- ") and "Off-by-one" in x]
-    assert line.endswith(f"consensus 2–0 on `{head[:7]}`, now **rejected 0–2**")
+    assert line.endswith(f"consensus 3/4 · verified 2–0 on `{head[:7]}`, now **rejected 0–2**")
     assert "carried from" not in summary
     state = decode_state(summary)
     assert state is not None

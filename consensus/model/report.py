@@ -109,6 +109,7 @@ class CarriedFiles(Frozen):
     files: int
     of: int
     heads: list[str]
+    paths: list[str] = []
 
 
 class Report(Frozen):

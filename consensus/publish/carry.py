@@ -271,7 +271,12 @@ def carried_files(carry: Carry, total: int) -> CarriedFiles | None:
     """What the report says of the carried files: how many of `total`, and from which heads."""
     if not carry.files:
         return None
-    return CarriedFiles(files=len(carry.files), of=total, heads=list(carry.heads))
+    return CarriedFiles(
+        files=len(carry.files),
+        of=total,
+        heads=list(carry.heads),
+        paths=sorted(carry.paths),
+    )
 
 
 # --------------------------------------------------------------------------- the next state
@@ -330,10 +335,15 @@ def next_decisions(
 def decision_text(
     status: Status, votes_for: int, votes_of: int, checked: Verification | VerificationNote | None
 ) -> str:
-    """How a finding was decided, in a few characters: "verified 3–1", "consensus 3/4"."""
-    if checked is not None and checked.confirmed + checked.refuted + checked.uncertain:
-        return f"{status.value} {checked.confirmed}–{checked.refuted + checked.uncertain}"
-    return f"{status.value} {votes_for}/{votes_of}"
+    """How a finding was decided, in a few characters: "verified 3–1", "consensus 3/4", and
+    "consensus 3/4 · verified 2–0" for a consensus that was checked before it was posted."""
+    agreed = f"{status.value} {votes_for}/{votes_of}"
+    if checked is None or not checked.confirmed + checked.refuted + checked.uncertain:
+        return agreed
+    votes = f"{checked.confirmed}–{checked.refuted + checked.uncertain}"
+    return (
+        f"{agreed} · verified {votes}" if status is Status.CONSENSUS else f"{status.value} {votes}"
+    )
 
 
 def decision_changes(report: Report, carry: Carry) -> list[DecisionChange]:

@@ -234,6 +234,11 @@ def _coverage(report: Report, notes: Sequence[str]) -> list[str]:
         files = ", ".join(code(path) for path in provider.files_seen) or "nothing"
         seen = plural(len(provider.files_seen), "file")
         out.append(f"- {code(provider.model)} ({provider.status}): {seen}: {files}")
+    carried = report.carried
+    if carried is not None:
+        heads = ", ".join(code(head[:7]) for head in carried.heads)
+        files = ", ".join(code(path) for path in carried.paths)
+        out.append(f"- decided on {heads}, unchanged since (carried): {files}")
     for skipped in report.skipped_files:
         out.append(f"- skipped {code(skipped.path)}: {escape_line(skipped.reason)}")
     out += [f"- {escape_line(note)}" for note in notes]
