@@ -281,13 +281,14 @@ def test_config_in_the_pr_head_is_ignored(world: World) -> None:
     assert world.providers.log.requests_for("evil-test") == []
     for model in MODELS:
         assert world.providers.log.requests_for(model), model
+    base, head = world.open_pr().base_sha, world.open_pr().head_sha
     contents = [r for r in world.github.requests if "/contents/" in r.path]
-    assert contents and {r.query["ref"] for r in contents} <= {
-        world.open_pr().base_sha,
-        world.open_pr().head_sha,
-    }
-    config_reads = [r for r in contents if r.path.endswith(".consensus.yml")]
-    assert [r.query["ref"] for r in config_reads] == [world.open_pr().base_sha]
+    assert {r.query["ref"] for r in contents} <= {base, head}
+    assert not [r for r in contents if r.path.endswith(".consensus.yml")]
+    [read] = [r for r in world.github.requests if "ConsensusReadFiles" in str(r.body)]
+    expressions = {v for k, v in read.body["variables"].items() if k.startswith("e")}
+    assert f"{base}:.consensus.yml" in expressions  # read once, at the base commit
+    assert not [e for e in expressions if e.startswith(head)]
 
 
 def test_a_second_run_on_the_same_head_posts_nothing_new_and_edits_the_summary(

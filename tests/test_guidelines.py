@@ -200,7 +200,9 @@ def test_the_base_branch_guidelines_reach_every_reviewer_and_the_head_ones_never
     [read] = [r for r in world.github.requests if "ConsensusReadFiles" in str(r.body)]
     base = world.open_pr("pr").base_sha
     expressions = {v for k, v in read.body["variables"].items() if k.startswith("e")}
-    assert expressions == {f"{base}:{path}" for path in ContextSettings().guidelines}
+    # One request at the base commit: the config, .gitattributes and the guideline files.
+    first = (".consensus.yml", ".gitattributes", *ContextSettings().guidelines)
+    assert expressions == {f"{base}:{path}" for path in first}
 
 
 cworld = ce.world  # the slash-command world: loopback GitHub, providers, an open PR

@@ -4,7 +4,7 @@ rules, dependency bots without secrets, forks)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from consensus.app.wiring import (
@@ -18,14 +18,44 @@ from consensus.settings.config import (
     parse_settings,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
-from consensus.settings.scope import DEPENDENCY_BOTS
+from consensus.settings.scope import DEPENDENCY_BOTS, GUIDELINE_FILES
 
 FORK_SETUP = "#fork-pull-requests"
 
 
-def base_settings(host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> Settings:
+class BaseFiles:
+    """Files of the BASE commit: the ones every review reads (the config, .gitattributes, the
+    default guideline files) fetched together in one GraphQL request, others as asked for."""
+
+    def __init__(self, host: PullReader, sha: str, first: Sequence[str]) -> None:
+        self._host, self._sha = host, sha
+        self._known: dict[str, str | None] = dict(host.read_files(first, sha)) if first else {}
+
+    @classmethod
+    def for_review(cls, host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> BaseFiles:
+        return cls(host, info.base_sha, [inputs.config, ".gitattributes", *GUIDELINE_FILES])
+
+    def read(self, path: str) -> str | None:
+        if path not in self._known:
+            self._known[path] = self._host.read_file(path, self._sha)
+        return self._known[path]
+
+    def read_many(self, paths: Sequence[str]) -> dict[str, str | None]:
+        missing = [p for p in paths if p not in self._known]
+        if missing:
+            self._known.update(self._host.read_files(missing, self._sha))
+        return {p: self._known[p] for p in paths}
+
+
+def base_settings(
+    host: PullReader,
+    info: PullRequestInfo,
+    inputs: ActionInputs,
+    files: BaseFiles | None = None,
+) -> Settings:
     """The configuration of the BASE commit: a PR cannot rewrite who reviews it, or how."""
-    text = host.read_file(inputs.config, info.base_sha)
+    files = files or BaseFiles(host, info.base_sha, ())
+    text = files.read(inputs.config)
     source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
     settings = parse_settings(text, source=source) if text is not None else Settings()
     update: dict[str, Any] = {}
@@ -65,11 +95,15 @@ def _bot_secrets(author: str) -> str:
     return " (give the workflow the provider keys to review its PRs)"
 
 
-def base_guidelines(host: PullReader, info: PullRequestInfo, settings: Settings) -> Guidelines:
-    """The repository's guidelines from the BASE commit (one request), redacted and capped."""
+def base_guidelines(
+    host: PullReader, info: PullRequestInfo, settings: Settings, files: BaseFiles | None = None
+) -> Guidelines:
+    """The repository's guidelines from the BASE commit (at most one request), redacted and
+    capped."""
     context = settings.context
     wanted = context.guidelines if context.max_chars else ()
-    found = host.read_files(wanted, info.base_sha) if wanted else {}
+    files = files or BaseFiles(host, info.base_sha, ())
+    found = files.read_many(wanted) if wanted else {}
     return collect_guidelines(found.get, context, settings.redact)
 
 

@@ -29,6 +29,7 @@ from consensus.app.publishing import (
     write_outputs,
 )
 from consensus.app.pull_inputs import (
+    BaseFiles,
     base_guidelines,
     base_settings,
     fork_setup_link,
@@ -97,6 +98,10 @@ class PullRun:
     log: Log
     identity: Identity  # whose comments are ours (looked up once per run)
     workflow: Workflow | None = None  # a saved review workflow (settings already narrowed)
+    base: BaseFiles | None = None  # files of the base commit, read once
+
+    def base_files(self) -> BaseFiles:
+        return self.base or BaseFiles(self.host, self.info.base_sha, ())
 
     @property
     def workspace(self) -> Path:
@@ -141,7 +146,8 @@ def review_pull_request(
     thread = pull_thread(host, number, identity, log)  # read once: the pause, the review
     if _paused(thread, info, log):
         return 0
-    settings = base_settings(host, info, inputs)
+    base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
+    settings = base_settings(host, info, inputs, base)
     if not_reviewed(settings, info, env, event=event, log=log):
         return 0
     fork = info.head_repo != info.base_repo
@@ -152,7 +158,7 @@ def review_pull_request(
             f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(env)}"
         )
         return 0
-    run = PullRun(env, inputs, host, info, settings, log, identity)
+    run = PullRun(env, inputs, host, info, settings, log, identity, base=base)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
@@ -181,7 +187,7 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
         include=settings.paths,
         exclude=settings.exclude,
         redact_patterns=settings.redact,
-        gitattributes=run.host.read_file(".gitattributes", info.base_sha) or "",
+        gitattributes=run.base_files().read(".gitattributes") or "",
     )
     diff = diff.model_copy(update={"skipped": (*diff.skipped, *pull.skipped)})
     return diff, pull, files
@@ -362,7 +368,7 @@ def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
         label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}"
         + (f" (workflow {workflow.name})" if workflow else ""),
         workflow=workflow,
-        guidelines=base_guidelines(run.host, info, settings),
+        guidelines=base_guidelines(run.host, info, settings, run.base),
     )
 
 
