@@ -12,7 +12,7 @@ from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
 from consensus.publish.replies import Section, verified_section
-from consensus.publish.state import FindingRecord, VerificationNote, VoteNote
+from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import verify
@@ -129,20 +129,7 @@ def _scored(record: FindingRecord) -> ScoredCluster:
 
 def _updated(record: FindingRecord, checked: ScoredCluster, login: str) -> FindingRecord:
     counts = checked.verification
-    note = None
-    if counts is not None:
-        note = VerificationNote(
-            confirmed=counts.confirmed,
-            refuted=counts.refuted,
-            uncertain=counts.uncertain,
-            ahead_by=counts.ahead_by,
-            votes=tuple(
-                VoteNote(model=v.model, role=v.role, verdict=v.verdict, reason=v.reason[:300])
-                for v in counts.votes
-            ),
-            note=counts.note[:300],
-            requested_by=login,
-        )
+    note = verification_note(counts, requested_by=login) if counts is not None else None
     return record.model_copy(
         update={"status": checked.status, "reason": checked.reason[:300], "verification": note}
     )

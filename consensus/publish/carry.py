@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from consensus.model.base import Status
 from consensus.model.diff import ReviewDiff
-from consensus.model.findings import Verification, Vote
+from consensus.model.findings import Verification
 from consensus.model.report import (
     CarriedFiles,
     DecisionChange,
@@ -51,6 +51,7 @@ from consensus.publish.state import (
     PanelNote,
     PublishState,
     VerificationNote,
+    verification_of,
 )
 
 DIGEST_HEX = 32  # 128 bits: a PR author cannot make a new diff that matches an old digest
@@ -151,26 +152,6 @@ def plan_carry(
 def carried_finding(record: FindingRecord, head_sha: str) -> ReportFinding:
     """A finding as the run that decided it reported it, read back from its record."""
     note = record.verification
-    verification = None
-    if note is not None:
-        verification = Verification(
-            confirmed=note.confirmed,
-            refuted=note.refuted,
-            uncertain=note.uncertain,
-            ahead_by=note.ahead_by,
-            votes=tuple(
-                Vote(
-                    model=v.model,
-                    family=v.family,
-                    role=v.role,
-                    verdict=v.verdict,
-                    reason=v.reason,
-                    self_vote=v.self_vote,
-                )
-                for v in note.votes
-            ),
-            note=note.note,
-        )
     return ReportFinding(
         id=record.id,
         fingerprint=record.fingerprint,
@@ -186,7 +167,7 @@ def carried_finding(record: FindingRecord, head_sha: str) -> ReportFinding:
         providers=list(record.providers),
         personas=list(record.personas),
         status=record.status,
-        verification=verification,
+        verification=verification_of(note) if note is not None else None,
         reason=record.reason,
         members=tuple(
             FindingMember(

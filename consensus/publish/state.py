@@ -40,6 +40,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError
 
 from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.findings import Verification, Vote
 from consensus.model.report import ReportFinding
 from consensus.render.untrusted import LOGIN
 
@@ -254,29 +255,55 @@ def decode_state(body: str) -> PublishState | None:
         return None
 
 
+def verification_note(counts: Verification, *, requested_by: str = "") -> VerificationNote:
+    """What the state keeps of a finding's verification (reasons cut to `MAX_REASON`)."""
+    return VerificationNote(
+        confirmed=counts.confirmed,
+        refuted=counts.refuted,
+        uncertain=counts.uncertain,
+        ahead_by=counts.ahead_by,
+        votes=tuple(
+            VoteNote(
+                model=v.model,
+                family=v.family,
+                role=v.role,
+                verdict=v.verdict,
+                reason=_cut(v.reason, MAX_REASON),
+                self_vote=v.self_vote,
+            )
+            for v in counts.votes
+        ),
+        note=_cut(counts.note, MAX_REASON),
+        requested_by=requested_by,
+    )
+
+
+def verification_of(note: VerificationNote) -> Verification:
+    """A verification as its run made it, read back from the state."""
+    return Verification(
+        confirmed=note.confirmed,
+        refuted=note.refuted,
+        uncertain=note.uncertain,
+        ahead_by=note.ahead_by,
+        votes=tuple(
+            Vote(
+                model=v.model,
+                family=v.family,
+                role=v.role,
+                verdict=v.verdict,
+                reason=v.reason,
+                self_vote=v.self_vote,
+            )
+            for v in note.votes
+        ),
+        note=note.note,
+    )
+
+
 def finding_record(finding: ReportFinding) -> FindingRecord:
     """What the state keeps of one finding of this run."""
-    verification = None
-    if finding.verification is not None:
-        counts = finding.verification
-        verification = VerificationNote(
-            confirmed=counts.confirmed,
-            refuted=counts.refuted,
-            uncertain=counts.uncertain,
-            ahead_by=counts.ahead_by,
-            votes=tuple(
-                VoteNote(
-                    model=v.model,
-                    family=v.family,
-                    role=v.role,
-                    verdict=v.verdict,
-                    reason=_cut(v.reason, MAX_REASON),
-                    self_vote=v.self_vote,
-                )
-                for v in counts.votes
-            ),
-            note=_cut(counts.note, MAX_REASON),
-        )
+    checked = finding.verification
+    verification = verification_note(checked) if checked is not None else None
     return FindingRecord(
         id=finding.id,
         fingerprint=finding.fingerprint,
