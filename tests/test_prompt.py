@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 from consensus.model.reply import ReviewReply
 from consensus.review.prompt import diff_nonce, review_messages, review_schema
 
@@ -47,3 +52,22 @@ def test_the_structured_output_schema_is_generated_from_the_reply_model() -> Non
     schema = review_schema()
     assert schema == ReviewReply.model_json_schema()
     assert "findings" in schema["properties"]
+
+
+def test_the_prompts_digest_changes_with_any_template(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from consensus.review import prompt
+
+    copy = tmp_path / "prompts"
+    shutil.copytree(prompt.PROMPTS_DIR, copy)
+    monkeypatch.setattr(prompt, "PROMPTS_DIR", copy)
+    prompt.prompts_digest.cache_clear()
+    before = prompt.prompts_digest()
+    prompt.prompts_digest.cache_clear()
+    assert prompt.prompts_digest() == before
+    verify = copy / "verify.j2"
+    verify.write_text(verify.read_text() + "\nBe brief.\n")
+    prompt.prompts_digest.cache_clear()
+    assert prompt.prompts_digest() != before
+    prompt.prompts_digest.cache_clear()

@@ -77,6 +77,7 @@ from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.publish.workflow_section import put_section, workflow_sections
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import run_id_for
+from consensus.review.prompt import prompts_digest
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
     Settings,
@@ -307,7 +308,7 @@ def _decide(run: PullRun, diff: ReviewDiff, state: PublishState, *, carry: bool)
     """Carry what the state decided on unchanged code (unless `carry` is False or what decides
     changed), review the rest, and compare a fresh look with the earlier decisions."""
     job = _job(run, diff)
-    basis = decision_basis([job.decision_inputs(), __version__])
+    basis = decision_basis([job.decision_inputs(), __version__, prompts_digest()])
     digests = diff_digests(diff)
     carried = plan_carry(state, digests, basis=basis, fresh=not carry)
     rest = without_paths(diff, carried.paths)

@@ -3,7 +3,7 @@
 A run records in the summary state, for each file it decided (state.py `Decisions`): a
 digest of what the models saw of it (its hunks after redaction and path filters, its old
 path and status), the head it was decided on, and how many records are its findings; and
-a digest of what decided them (`basis`: settings, providers, personas, guidelines,
+a digest of what decided them (`basis`: settings, providers, personas, guidelines, prompts,
 workflow, consensus's version). The next run on the PR:
 
 - carries the records of every file whose digest is unchanged, under the same basis, as

@@ -57,6 +57,16 @@ LANGUAGE_NAMES = {
 }  # fmt: skip
 
 
+@cache
+def prompts_digest() -> str:
+    """A digest of every prompt template: what a model is asked changes with it, so decisions
+    carried between runs (publish/carry.py) are only carried under the same prompts."""
+    digest = hashlib.sha256()
+    for path in sorted(PROMPTS_DIR.glob("*.j2")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def language_note(tag: str, fields: str) -> str:
     """The instruction to write `fields` in the language `tag`; none for English, the default.
 
