@@ -985,7 +985,8 @@ def describe(params: SimParams) -> str:
         f"opposite verdict and `uncertain`), confirming a claim their own family made with "
         f'p={params.self_preference:g} whatever the truth; "same problem?" answered right with '
         f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
-        f"high, max_votes 2k+3, k ≥ 3 for security and critical findings (the product's rule)."
+        f"high, max_votes 2 × the lead to verify + 3, k ≥ 3 for security and critical findings "
+        f"and a lead of k + 1 to verify a finding only one family reported (the product's rules)."
     )
 
 
