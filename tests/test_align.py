@@ -499,3 +499,70 @@ def test_different_defects_in_alike_words_are_asked_and_an_answer_can_join_them(
     assert doubt.default is False
     assert len(align([LOOP_SYMPTOM, NONE_IDS])) == 2
     assert len(align([LOOP_SYMPTOM, NONE_IDS], answers={doubt: True})) == 1
+
+
+# The word lists decide alone only where a title names the defect; elsewhere they set what
+# an unanswered question defaults to. Words alone join unasked only when nearly the same.
+
+EXPORTS = "exports/render.py"
+WORKERS_STOP = make(
+    GPT, 40, "Export workers stop after a few hours",
+    "Each export opens the template with `open()` and nothing closes it, so the process runs "
+    "out of file handles.", path=EXPORTS,
+)  # fmt: skip
+HANDLE_LEAKED = make(
+    CLAUDE, 41, "Template file handle leaked on every export", "Use `with open(path) as f:`.",
+    path=EXPORTS,
+)  # fmt: skip
+WORKERS_STOP_TOO = make(
+    GEMINI, 41, "Export workers stop after a few hours",
+    "The template file is opened on every export and never closed.", path=EXPORTS,
+)  # fmt: skip
+INVOICE = "billing/invoice.py"
+TAX_PER_LINE = make(
+    GPT, 30, "Report totals are computed per line item",
+    "Tax is rounded on each `line_item` and summed, instead of on the invoice total.",
+    path=INVOICE,
+)  # fmt: skip
+QUERY_PER_LINE = make(
+    GEMINI, 31, "One query per line item",
+    "`line_item.product` is loaded inside the loop over line items.", path=INVOICE,
+)  # fmt: skip
+NONE_AT_GO_SQL = NONE_IDS.model_copy(update={"path": GO_SQL.path, "line": 42, "end_line": 42})
+
+
+@pytest.mark.parametrize(
+    ("findings", "asked", "default", "answer", "clusters"),
+    [
+        pytest.param((TIMING, COMPARE_DIGEST[0]), False, None, None, 1,
+                     id="titles-name-one-kind-one-unasked"),
+        pytest.param((WORKERS_STOP, WORKERS_STOP_TOO), False, None, None, 1,
+                     id="nearly-the-same-words-one-unasked"),
+        pytest.param((GO_SQL, NONE_AT_GO_SQL), False, None, None, 2,
+                     id="titles-name-different-kinds-unlike-words-two-unasked"),
+        pytest.param((WORKERS_STOP, HANDLE_LEAKED), True, True, None, 1,
+                     id="kind-named-in-one-body-only-asked-unanswered-one"),
+        pytest.param((WORKERS_STOP, HANDLE_LEAKED), True, True, False, 2,
+                     id="kind-named-in-one-body-only-answered-two"),
+        pytest.param((TAX_PER_LINE, QUERY_PER_LINE), True, True, None, 1,
+                     id="alike-words-no-kind-asked-unanswered-one"),
+        pytest.param((TAX_PER_LINE, QUERY_PER_LINE), True, True, False, 2,
+                     id="alike-words-no-kind-answered-two"),
+        pytest.param((LOOP_SYMPTOM, NONE_IDS), True, False, None, 2,
+                     id="titles-differ-alike-words-asked-unanswered-two"),
+        pytest.param((LOOP_SYMPTOM, NONE_IDS), True, False, True, 1,
+                     id="titles-differ-alike-words-answered-one"),
+    ],
+)  # fmt: skip
+def test_the_words_decide_alone_only_where_they_are_clear(
+    findings: tuple[Finding, Finding],
+    asked: bool,
+    default: bool | None,
+    answer: bool | None,
+    clusters: int,
+) -> None:
+    questions = open_questions(findings)
+    assert [q.default for q in questions] == ([default] if asked else [])
+    answers = {} if answer is None else {questions[0]: answer}
+    assert len(align(findings, answers=answers)) == clusters
+    assert align(findings[::-1], answers=answers) == align(findings, answers=answers)

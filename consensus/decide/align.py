@@ -5,15 +5,19 @@ problem only when they are in one file, their line ranges overlap or lie within 
 (3) lines of each other, and their categories are compatible (identical, or a pair in
 COMPATIBLE_CATEGORIES: models file one problem as bug, security or concurrency alike). Then:
 
-- findings of *disjoint* provider families describe one problem unless their text clearly
-  names different defects (`consensus.problem_kinds.different_defects`: both name a kind of
-  defect, the kinds are neither shared nor related, and neither text mentions the other's).
-  When both name one kind (or related kinds) they are one problem. When one of them names
-  no kind the text says nothing decisive: the pair is an *open question*, and so is a pair
-  naming different kinds in words as alike as DOUBT_THRESHOLD (the word lists miss). A
-  verifier may answer it ("same problem?", `consensus.sameness`); unanswered, the text
-  decides: a pair naming different kinds is two problems, else one when their similarity
-  reaches WORDS_THRESHOLD;
+- findings of *disjoint* provider families are one problem, nobody asked, when their
+  titles name one kind of defect or related kinds (`consensus.problem_kinds`: "SQL
+  injection" and "Use a placeholder"), or when their words alone (without the kind bonus)
+  are as alike as SURE_THRESHOLD; they are two problems, nobody asked, when their titles
+  name different kinds of defect (neither shared nor related, and neither finding mentions
+  the other's) in words less alike than DOUBT_THRESHOLD. Anything else is an *open
+  question*: a title names no kind ("Customers are refunded 1/100 of what they paid"), or
+  the kinds come from the bodies only (which also mention causes, fixes and neighbours), or
+  the words are alike but not alike enough. A verifier may answer it ("same problem?",
+  `consensus.sameness`); unanswered, the text decides: two problems when their text names
+  different defects (titles, else bodies), else one when their similarity reaches
+  WORDS_THRESHOLD (a kind one names and the other mentions adds KIND_BONUS). The word lists
+  decide alone only where a title names the defect: elsewhere they only set the default;
 - findings of the *same* family (its other personas) are one problem only when their words
   say so (similarity at least MERGE_THRESHOLD): a model that reports two things at one place
   means two;
@@ -27,12 +31,13 @@ Clustering runs per path, in canonical order (path, line, end_line, family, prov
 so any input order gives the same clusters and the same questions:
 
 1. average-linkage agglomeration of findings, best average similarity first, while it
-   reaches MERGE_THRESHOLD; never across one review or two findings naming different
-   defects;
+   reaches MERGE_THRESHOLD, counting only the pairs the words may join unasked (same
+   family, or disjoint families that are one problem by the rule above); never across one
+   review or two findings naming different defects;
 2. clusters whose families are disjoint, whose line ranges lie within LINE_WINDOW, whose
    categories are all compatible and no two of whose members name different defects are
-   joined when two of their members name one kind, best average similarity first (ties by
-   least member);
+   joined when the titles of two of their members name one kind, best average similarity
+   first (ties by least member);
 3. the open questions left between such clusters, best similarity first, are settled by
    the answers given, else by the words; a join still has to keep families disjoint.
 
@@ -75,13 +80,14 @@ from consensus.decide.wording import (
     differ,
     feature_similarity,
     features_of,
-    kin,
+    titles_differ,
+    titles_kin,
 )
 from consensus.model.base import Category
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding
 
 MERGE_THRESHOLD = 0.30
-ASK_FLOOR = 0.0  # every open pair is asked: a symptom and a fix often share no word
+SURE_THRESHOLD = 0.6  # disjoint families: words this alike are one problem unasked
 WORDS_THRESHOLD = 0.15  # an open pair left unanswered is one problem from this similarity
 DOUBT_THRESHOLD = 0.15  # different defects named in words this alike: worth asking
 
@@ -117,6 +123,7 @@ class _Pairs:
     def __init__(self, features: Sequence[Features], sims: dict[tuple[int, int], float]):
         self._features = features
         self.sims = sims
+        self.links: dict[tuple[int, int], float] = {}  # pairs the words may join unasked
         self._differ: dict[tuple[int, int], bool] = {}
 
     def sim(self, i: int, j: int) -> float:
@@ -138,17 +145,23 @@ class _Pairs:
         return self._differ[key]
 
     def kin(self, a: Sequence[int], b: Sequence[int]) -> bool:
-        """Do a member of each side name one kind of defect (or related ones)?"""
-        return any(self._kin(i, j) for i in a for j in b)
+        """Do a member of each side name one kind of defect (or related ones) in its title?"""
+        return any(titles_kin(self._features[i], self._features[j]) for i in a for j in b)
 
-    def _kin(self, i: int, j: int) -> bool:
+    def sure(self, i: int, j: int) -> bool:
+        """Are two findings of disjoint families one problem without asking? Their titles
+        name one kind of defect, or their words are as alike as SURE_THRESHOLD."""
         x, y = self._features[i], self._features[j]
-        return bool(x.head and y.head) and kin(x, y)
+        return titles_kin(x, y) or feature_similarity(x, y, kinds=False) >= SURE_THRESHOLD
 
     def conflict(self, a: Sequence[int], b: Sequence[int]) -> bool:
         """Do any two members, one of each side, name different defects? (Members far
         apart count too: a cluster's lines grow as it joins others.)"""
         return any(self.differ(i, j) for i in a for j in b)
+
+    def titles_conflict(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """Do the titles of two members, one of each side, name different defects?"""
+        return any(titles_differ(self._features[i], self._features[j]) for i in a for j in b)
 
 
 @dataclass(frozen=True)
@@ -237,6 +250,8 @@ def _pairs(
                 continue
             if not pairs.differ(i, j):
                 pairs.sims[i, j] = feature_similarity(features[i], features[j])
+                if a.family == b.family or pairs.sure(i, j):
+                    pairs.links[i, j] = pairs.sims[i, j]
     return pairs
 
 
@@ -249,14 +264,14 @@ def _agglomerate(
     reviews = {i: {features[i].review} for i in indexes}
     version = dict.fromkeys(indexes, 0)
     links: dict[int, dict[int, float]] = defaultdict(dict)  # summed pair similarity
-    for (i, j), value in pairs.sims.items():
+    for (i, j), value in pairs.links.items():
         links[i][j] = links[j][i] = value
 
     def allowed(a: int, b: int) -> bool:
         return not reviews[a] & reviews[b] and not pairs.conflict(members[a], members[b])
 
     # Best average first; equal averages by least indexes, so ties never depend on input order.
-    heap = [(-v, i, j, 0, 0) for (i, j), v in pairs.sims.items() if v >= MERGE_THRESHOLD]
+    heap = [(-v, i, j, 0, 0) for (i, j), v in pairs.links.items() if v >= MERGE_THRESHOLD]
     heapq.heapify(heap)
     while heap:
         _, a, b, version_a, version_b = heapq.heappop(heap)
@@ -315,7 +330,7 @@ def _questions(
             if value is None:
                 continue
             differ = pairs.conflict(pieces[x], pieces[y])
-            if value < (DOUBT_THRESHOLD if differ else ASK_FLOOR):
+            if pairs.titles_conflict(pieces[x], pieces[y]) and value < DOUBT_THRESHOLD:
                 continue
             first, second = sorted(pieces[x]), sorted(pieces[y])
             question = SameProblemQuestion(
