@@ -5,19 +5,18 @@ problem only when they are in one file, their line ranges overlap or lie within 
 (3) lines of each other, and their categories are compatible (identical, or a pair in
 COMPATIBLE_CATEGORIES: models file one problem as bug, security or concurrency alike). Then:
 
-- findings of *disjoint* provider families are one problem, nobody asked, when their
-  titles name one kind of defect or related kinds (`consensus.problem_kinds`: "SQL
-  injection" and "Use a placeholder"), or when their words alone (without the kind bonus)
-  are as alike as SURE_THRESHOLD; they are two problems, nobody asked, when their titles
-  name different kinds of defect (neither shared nor related, and neither finding mentions
-  the other's) in words less alike than DOUBT_THRESHOLD. Anything else is an *open
-  question*: a title names no kind ("Customers are refunded 1/100 of what they paid"), or
-  the kinds come from the bodies only (which also mention causes, fixes and neighbours), or
-  the words are alike but not alike enough. A verifier may answer it ("same problem?",
-  `consensus.sameness`); unanswered, the text decides: two problems when their text names
-  different defects (titles, else bodies), else one when their similarity reaches
-  WORDS_THRESHOLD (a kind one names and the other mentions adds KIND_BONUS). The word lists
-  decide alone only where a title names the defect: elsewhere they only set the default;
+- findings of *disjoint* provider families are one problem, nobody asked, when their words
+  alone (without the kind bonus) are as alike as SURE_THRESHOLD, or when their titles name
+  one kind of defect or related kinds (`consensus.problem_kinds`: "SQL injection" beside
+  "Use a placeholder") and their words are as alike as KIN_THRESHOLD: at one place two
+  findings share a subject, and a kind's words may name the subject (a lock, a thread, the
+  log) rather than the defect. Every other pair is an *open question*, pairs naming
+  different defects included (the word lists misread text they were not written from). A
+  verifier may answer it ("same problem?", `consensus.sameness`); unanswered, the text
+  decides: two problems when their text names different defects (the titles, else the
+  bodies), else one when their similarity reaches WORDS_THRESHOLD (naming a kind the other
+  mentions adds KIND_BONUS). With a verifier, then, the word lists never settle a pair by
+  themselves: they set a question's default and corroborate alike words;
 - findings of the *same* family (its other personas) are one problem only when their words
   say so (similarity at least MERGE_THRESHOLD): a model that reports two things at one place
   means two;
@@ -36,8 +35,8 @@ so any input order gives the same clusters and the same questions:
    review or two findings naming different defects;
 2. clusters whose families are disjoint, whose line ranges lie within LINE_WINDOW, whose
    categories are all compatible and no two of whose members name different defects are
-   joined when the titles of two of their members name one kind, best average similarity
-   first (ties by least member);
+   joined when two of their members are one problem by the rule above, best average
+   similarity first (ties by least member);
 3. the open questions left between such clusters, best similarity first, are settled by
    the answers given, else by the words; a join still has to keep families disjoint.
 
@@ -80,16 +79,15 @@ from consensus.decide.wording import (
     differ,
     feature_similarity,
     features_of,
-    titles_differ,
     titles_kin,
 )
 from consensus.model.base import Category
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding
 
 MERGE_THRESHOLD = 0.30
-SURE_THRESHOLD = 0.6  # disjoint families: words this alike are one problem unasked
+SURE_THRESHOLD = 0.6  # disjoint families: words this alike are one problem unasked …
+KIN_THRESHOLD = 0.25  # … and these, when their titles name one kind of defect
 WORDS_THRESHOLD = 0.15  # an open pair left unanswered is one problem from this similarity
-DOUBT_THRESHOLD = 0.15  # different defects named in words this alike: worth asking
 
 AnchorText = Callable[[str, int, int], str]
 
@@ -124,6 +122,7 @@ class _Pairs:
         self._features = features
         self.sims = sims
         self.links: dict[tuple[int, int], float] = {}  # pairs the words may join unasked
+        self._sure: dict[tuple[int, int], bool] = {}
         self._differ: dict[tuple[int, int], bool] = {}
 
     def sim(self, i: int, j: int) -> float:
@@ -144,24 +143,28 @@ class _Pairs:
             self._differ[key] = differ(self._features[i], self._features[j])
         return self._differ[key]
 
-    def kin(self, a: Sequence[int], b: Sequence[int]) -> bool:
-        """Do a member of each side name one kind of defect (or related ones) in its title?"""
-        return any(titles_kin(self._features[i], self._features[j]) for i in a for j in b)
-
     def sure(self, i: int, j: int) -> bool:
-        """Are two findings of disjoint families one problem without asking? Their titles
-        name one kind of defect, or their words are as alike as SURE_THRESHOLD."""
-        x, y = self._features[i], self._features[j]
-        return titles_kin(x, y) or feature_similarity(x, y, kinds=False) >= SURE_THRESHOLD
+        """Are two findings of disjoint families one problem without asking? Their words
+        are as alike as SURE_THRESHOLD, or their titles name one kind of defect and their
+        words are as alike as KIN_THRESHOLD (at one place two findings share a subject, and
+        a kind's words may name the subject: a lock, a thread, a log)."""
+        key = (min(i, j), max(i, j))
+        if key not in self._sure:
+            x, y = self._features[i], self._features[j]
+            words = feature_similarity(x, y, kinds=False)
+            self._sure[key] = words >= SURE_THRESHOLD or (
+                words >= KIN_THRESHOLD and titles_kin(x, y)
+            )
+        return self._sure[key]
+
+    def any_sure(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """Are a member of each side one problem without asking?"""
+        return any(self.sure(i, j) for i in a for j in b)
 
     def conflict(self, a: Sequence[int], b: Sequence[int]) -> bool:
         """Do any two members, one of each side, name different defects? (Members far
         apart count too: a cluster's lines grow as it joins others.)"""
         return any(self.differ(i, j) for i in a for j in b)
-
-    def titles_conflict(self, a: Sequence[int], b: Sequence[int]) -> bool:
-        """Do the titles of two members, one of each side, name different defects?"""
-        return any(titles_differ(self._features[i], self._features[j]) for i in a for j in b)
 
 
 @dataclass(frozen=True)
@@ -309,7 +312,7 @@ def _presume(
         for x in range(len(pieces)):
             for y in range(x + 1, len(pieces)):
                 value = _joinable(pieces[x], pieces[y], ordered, pairs)
-                if value is None or not pairs.kin(pieces[x], pieces[y]):
+                if value is None or not pairs.any_sure(pieces[x], pieces[y]):
                     continue
                 if best is None or value > best[0]:
                     best = (value, x, y)
@@ -330,8 +333,6 @@ def _questions(
             if value is None:
                 continue
             differ = pairs.conflict(pieces[x], pieces[y])
-            if pairs.titles_conflict(pieces[x], pieces[y]) and value < DOUBT_THRESHOLD:
-                continue
             first, second = sorted(pieces[x]), sorted(pieces[y])
             question = SameProblemQuestion(
                 first=tuple(ordered[i] for i in first),

@@ -162,12 +162,6 @@ def titles_kin(a: Features, b: Features) -> bool:
     return bool(a.titled and b.titled) and related_kinds(a.titled, b.titled)
 
 
-def titles_differ(a: Features, b: Features) -> bool:
-    """Do both titles name kinds of defect, different and unrelated, neither mentioned
-    anywhere in the other finding?"""
-    return different_defects(a.titled, a.every, b.titled, b.every)
-
-
 def feature_similarity(a: Features, b: Features, *, kinds: bool = True) -> float:
     # A short title whose words all recur in the other finding is a paraphrase even when
     # the bodies dilute the overall overlap.
