@@ -8,10 +8,12 @@ on one line, two bugs in one condition). Each pair goes through the product's re
 a pair merged into one cluster is a merge.
 
 Merge precision: of the merged pairs, the share that are one problem. Merge recall: of the
-one-problem pairs, the share merged. `split` says when a pair was written: `dev` pairs were
-in view while the align rule and its word lists were tuned, `holdout` pairs were written
-afterwards (the word lists were not changed for them; two thresholds were chosen over all
-pairs).
+one-problem pairs, the share merged. `split` and `round` say when a pair was written: `dev`
+pairs were in view while the first align rule and its word lists were tuned; `holdout` pairs
+of round 1 were written after it (and were in view while the second rule was made); those of
+round 2 were written before the second rule was made and were not looked at until it was
+done; those of round 3 were written once round 2 had been measured, before anything was
+changed for what it showed. The holdout is the figure that counts.
 
 Alone, align settles its open questions (a pair where one finding names no known kind of
 defect) by the words. With a verifier, the product's own `consensus.sameness` asks them of
@@ -28,9 +30,10 @@ import asyncio
 import hashlib
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
@@ -39,12 +42,13 @@ if str(ROOT) not in sys.path:
 from consensus.decide.align import SameProblemQuestion, align, open_questions  # noqa: E402
 from consensus.model.base import Category, Severity  # noqa: E402
 from consensus.model.diff import ReviewDiff  # noqa: E402
-from consensus.model.findings import Finding  # noqa: E402
+from consensus.model.findings import Cluster, Finding  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
 from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.settings.config import BudgetSettings, ProviderSettings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
+from fakes import baseline  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "data" / "merge_corpus.json"
 
@@ -54,6 +58,7 @@ class Pair:
     id: str
     same: bool
     split: str
+    round: int  # 1: written for issue 11's first rule; 2: before its second; 3: after round 2
     style: str
     a: Finding
     b: Finding
@@ -88,6 +93,7 @@ def load(path: Path = CORPUS) -> list[Pair]:
             id=item["id"],
             same=item["same"],
             split=item["split"],
+            round=item["round"],
             style=item["style"],
             a=_finding(item["path"], item["a"], providers),
             b=_finding(item["path"], item["b"], providers),
@@ -128,9 +134,31 @@ PANEL = tuple(
 )
 
 
-def merged(pair: Pair, accuracy: float | None = None) -> tuple[bool, int]:
+@dataclass(frozen=True)
+class Code:
+    """A version of align and of the "same problem?" questions."""
+
+    align: Callable[..., list[Cluster]] = align
+    open_questions: Callable[..., list[SameProblemQuestion]] = open_questions
+    ask: Callable[..., Any] = ask_same_problem
+
+
+NOW = Code()
+
+
+def before() -> Code | str:
+    """Issue 11's code after its first round (fakes.baseline.ROUND_ONE), or why not."""
+    loaded = baseline.load(baseline.ROUND_ONE)
+    if isinstance(loaded, str):
+        return loaded
+    assert loaded.sameness is not None
+    return Code(loaded.align.align, loaded.align.open_questions, loaded.sameness.ask_same_problem)
+
+
+def merged(pair: Pair, accuracy: float | None = None, code: Code = NOW) -> tuple[bool, int]:
     """Does align put the pair in one cluster (in either order), and how many "same
     problem?" calls were made? `accuracy` None: nobody is asked."""
+    align, open_questions, ask_same_problem = code.align, code.open_questions, code.ask
     findings = [pair.a, pair.b]
     answers: dict[SameProblemQuestion, bool] = {}
     calls = 0
@@ -163,8 +191,8 @@ def _draw(key: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def score(pairs: Sequence[Pair], accuracy: float | None = None) -> MergeScore:
-    outcome = [(pair, *merged(pair, accuracy)) for pair in pairs]
+def score(pairs: Sequence[Pair], accuracy: float | None = None, code: Code = NOW) -> MergeScore:
+    outcome = [(pair, *merged(pair, accuracy, code)) for pair in pairs]
     return MergeScore(
         same=sum(1 for p in pairs if p.same),
         different=sum(1 for p in pairs if not p.same),
@@ -176,41 +204,65 @@ def score(pairs: Sequence[Pair], accuracy: float | None = None) -> MergeScore:
 
 
 MODES: Mapping[str, float | None] = {
-    "align alone (open questions settled by the words)": None,
-    "align + same-problem verifier right 9 times in 10": 0.9,
-    "align + a perfect same-problem verifier": 1.0,
+    "the words alone": None,
+    "a same-problem verifier right 9 times in 10": 0.9,
+    "a perfect same-problem verifier": 1.0,
 }
 
 
-def table(pairs: Sequence[Pair], modes: Mapping[str, float | None] = MODES) -> list[str]:
-    """Merge precision and recall per split and in all, for each way of settling."""
+SPLITS = ("dev", "holdout, round 1", "holdout, round 2", "holdout, round 3", "holdout", "all")
+
+
+def _in(pair: Pair, split: str) -> bool:
+    """Is `pair` in `split` (a split, a split and round, or "all")?"""
+    name, _, round_ = split.partition(", round ")
+    return name == "all" or (pair.split == name and (not round_ or pair.round == int(round_)))
+
+
+def table(
+    pairs: Sequence[Pair],
+    modes: Mapping[str, float | None] = MODES,
+    codes: Mapping[str, Code | str] | None = None,
+) -> list[str]:
+    """Merge precision / recall per split, for each version of the code and each way of
+    settling open questions; the "same problem?" calls over all pairs. `codes` defaults to
+    today's and the first round's (loaded from git)."""
+    codes = codes if codes is not None else {"now": NOW, "after round 1": before()}
+    chosen = {split: [p for p in pairs if _in(p, split)] for split in SPLITS}
+    counts = " · ".join(
+        f"{split} {sum(p.same for p in c)}/{sum(not p.same for p in c)}"
+        for split, c in chosen.items()
+    )
     rows = [
-        '| align | pairs | one problem / two | "same problem?" calls | merge precision '
-        "| merge recall |",
-        "|---|---|---:|---:|---:|---:|",
+        f"Pairs (one problem / two): {counts}. Each cell: merge precision / merge recall.",
+        "",
+        f'| align | open questions settled by | {" | ".join(SPLITS)} | "same problem?" calls |',
+        "|---|---|" + "---:|" * (len(SPLITS) + 1),
     ]
-    for name, accuracy in modes.items():
-        for split in ("dev", "holdout", "all"):
-            chosen = [p for p in pairs if split in ("all", p.split)]
-            s = score(chosen, accuracy)
-            rows.append(
-                f"| {name} | {split} | {s.same} / {s.different} | {s.questions} | "
-                f"{s.precision:.3f} | {s.recall:.3f} |"
-            )
+    for label, code in codes.items():
+        if isinstance(code, str):
+            rows.append(f"| {label} | not measured: {code} |" + " |" * (len(SPLITS) + 1))
+            continue
+        for name, accuracy in modes.items():
+            scores = {split: score(c, accuracy, code) for split, c in chosen.items()}
+            cells = " | ".join(f"{s.precision:.3f} / {s.recall:.3f}" for s in scores.values())
+            rows.append(f"| {label} | {name} | {cells} | {scores['all'].questions} |")
     return rows
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Merge precision and recall on the corpus.")
-    parser.add_argument("--wrong", action="store_true", help="list the pairs align gets wrong")
+    parser.add_argument("--wrong", action="store_true", help="list the pairs align gets wrong now")
     args = parser.parse_args(argv)
     pairs = load()
     print("\n".join(table(pairs)))
     if args.wrong:
-        for pair in score(pairs).wrong:
-            verdict = "split" if pair.same else "merged"
-            print(f"- {pair.id} ({pair.split}, {verdict}): {pair.style}")
-            print(f"    {pair.a.family}: {pair.a.title}\n    {pair.b.family}: {pair.b.title}")
+        for name, accuracy in MODES.items():
+            print(f"\nWrong now, open questions settled by {name}:")
+            for pair in score(pairs, accuracy).wrong:
+                verdict = "split" if pair.same else "merged"
+                print(f"- {pair.id} ({pair.split}, round {pair.round}, {verdict}): {pair.style}")
+                print(f"    {pair.a.family}: {pair.a.title}\n    {pair.b.family}: {pair.b.title}")
     return 0
 
 

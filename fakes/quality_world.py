@@ -18,8 +18,9 @@ problem?" question is answered right with probability `same_accuracy`.
 
 Everything between the reviews and the posted findings is the product's REAL code: align
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
-"Today" is the same simulation through the code as it was before issues 11 and 16, loaded
-from git (benchmarks/baseline.py), in the same run.
+"Today" is the same simulation through the code as it was before issues 11 and 16, and
+"after round 1" through issue 11's code as its first round left it, both loaded from git
+(fakes/baseline.py), in the same run.
 
     python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--accuracy 0.85] [--no-sweep]
 
@@ -73,7 +74,8 @@ from consensus.review.verify import verify  # noqa: E402
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
 from fakes import merge_corpus  # noqa: E402
-from fakes.baseline import Baseline, load  # noqa: E402
+from fakes.baseline import ROUND_ONE, Baseline, load  # noqa: E402
+from fakes.baseline import TODAY as TODAY_VERSION  # noqa: E402
 from fakes.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
@@ -457,6 +459,8 @@ class Decisions:
     checks_severe_consensus: bool
     independent: bool | None  # verify's judges (None: today's code has no such choice)
     configured: bool = False  # the inspector and voters of SimParams.configured_judges
+    open_questions: Callable[..., list[Any]] = open_questions  # align's, when it asks
+    ask: Callable[..., Any] = ask_same_problem  # sameness's
 
 
 REPORTERS_JUDGE = "now, but reporters may judge their own claims (before issue 16)"
@@ -498,6 +502,27 @@ def today(baseline: Baseline) -> Decisions:
         asks=False,
         checks_severe_consensus=False,
         independent=None,
+    )
+
+
+BEFORE = "issue 11 after its first round"
+
+
+def before(baseline: Baseline) -> Decisions:
+    """The code this round of issue 11 started from (fakes.baseline.ROUND_ONE)."""
+    assert baseline.sameness is not None
+    return Decisions(
+        name=BEFORE,
+        align=baseline.align.align,
+        score=baseline.score.score,
+        detections=baseline.detections.detections,
+        settle=baseline.detections.settle,
+        verify=baseline.verify.verify,
+        asks=True,
+        checks_severe_consensus=True,
+        independent=True,
+        open_questions=baseline.align.open_questions,
+        ask=baseline.sameness.ask_same_problem,
     )
 
 
@@ -554,8 +579,8 @@ async def decide(
     ledger = Ledger(settings.budget)
     answers = {}
     if code.asks and k is not None:
-        answers = await ask_same_problem(
-            open_questions(findings),
+        answers = await code.ask(
+            code.open_questions(findings),
             diff=pr.diff,
             panel=panel,
             client=client,
@@ -714,9 +739,18 @@ class PRResult:
 Method = tuple[str, Decisions, float, int]
 
 
-def methods(params: SimParams, baseline: Baseline | None) -> list[Method]:
+@dataclass(frozen=True)
+class Old:
+    """Earlier versions of the code, run beside today's when git has them."""
+
+    today: Baseline | None = None  # before issues 11 and 16
+    before: Baseline | None = None  # issue 11 after its first round
+
+
+def methods(params: SimParams, old: Old) -> list[Method]:
     """(name, code, threshold, k) of every verified method: the headline ones, then the sweep."""
     t, k = HEADLINE
+    baseline = old.today
     chosen = [
         (with_voting(t, k), now(), t, k),
         (with_voting(t, k, NO_ASKING), now(asks=False), t, k),
@@ -725,6 +759,8 @@ def methods(params: SimParams, baseline: Baseline | None) -> list[Method]:
         (with_voting(t, k, now(independent=False, configured=True).name),
          now(independent=False, configured=True), t, k),
     ]  # fmt: skip
+    if old.before is not None:
+        chosen.append((with_voting(t, k, BEFORE), before(old.before), t, k))
     if baseline is not None:
         chosen.append((with_voting(t, k, today(baseline).name), today(baseline), t, k))
     if params.sweep:
@@ -738,7 +774,7 @@ def methods(params: SimParams, baseline: Baseline | None) -> list[Method]:
     return chosen
 
 
-def evaluate(params: SimParams, pr: SimPR, baseline: Baseline | None) -> PRResult:
+def evaluate(params: SimParams, pr: SimPR, old: Old) -> PRResult:
     """Every decision method on one PR."""
     out: dict[str, Tally] = {}
     for n, (reviewer, findings) in enumerate(zip(params.reviewers, pr.reviews, strict=True)):
@@ -752,7 +788,7 @@ def evaluate(params: SimParams, pr: SimPR, baseline: Baseline | None) -> PRResul
     for t in params.thresholds:
         outcome = asyncio.run(decide(params, pr, now(asks=False), t, None))
         out[consensus_only(t)] = tally(pr, [s.cluster for s in outcome.items if s.status.posted])
-    chosen = methods(params, baseline)
+    chosen = methods(params, old)
     outcomes = asyncio.run(_all(params, pr, chosen))
     for (name, *_), outcome in zip(chosen, outcomes, strict=True):
         items = [s for s in outcome.items if s.status.posted]
@@ -841,16 +877,20 @@ class SimResult:
     diagnosis: Diagnosis
     seconds: float
     baseline: str  # "" when today's code was loaded, else why not
+    before: str = "not asked for"  # "" when the first round's code was loaded, else why not
 
 
 def simulate(params: SimParams, *, with_today: bool = True) -> SimResult:
+    """`with_today`: also run the earlier versions of the code (fakes.baseline)."""
     started = time.perf_counter()
-    loaded = load() if with_today else "not asked for"
+    loaded = load(TODAY_VERSION) if with_today else "not asked for"
+    first = load(ROUND_ONE) if with_today else "not asked for"
     baseline = loaded if isinstance(loaded, Baseline) else None
+    old = Old(baseline, first if isinstance(first, Baseline) else None)
     totals: dict[str, Tally] = {}
     diagnosis = Diagnosis()
     for index in range(params.prs):
-        result = evaluate(params, make_pr(params, index), baseline)
+        result = evaluate(params, make_pr(params, index), old)
         for name, value in result.tallies.items():
             totals.setdefault(name, Tally()).add(value)
         diagnosis.outcome.update(result.diagnosis.outcome)
@@ -859,7 +899,8 @@ def simulate(params: SimParams, *, with_today: bool = True) -> SimResult:
         diagnosis.split_pairs.update(result.diagnosis.split_pairs)
         diagnosis.mixed += result.diagnosis.mixed
     why = "" if baseline is not None else str(loaded)
-    return SimResult(params, totals, diagnosis, time.perf_counter() - started, why)
+    why_not_before = "" if old.before is not None else str(first)
+    return SimResult(params, totals, diagnosis, time.perf_counter() - started, why, why_not_before)
 
 
 # --------------------------------------------------------------------------- output
@@ -884,7 +925,7 @@ def table(result: SimResult) -> str:
 class Figure:
     name: str
     today: float | None
-    values: tuple[float, ...]  # one per compared column, the last is "now"
+    values: tuple[float | None, ...]  # one per compared column, the last is "now"
     target: str
     met: bool
     digits: int = 3
@@ -895,14 +936,19 @@ def _calls(t: Tally) -> float:
 
 
 def headline(result: SimResult) -> list[Figure]:
-    """Issue 11's figures: today's, now without asking, now; with the target of each."""
+    """Issue 11's figures: today's, after the first round, now without asking, now; with
+    the target of each (a column whose code was not loaded is None)."""
     t, k = HEADLINE
     old = result.tallies.get(with_voting(t, k, TODAY))
-    columns = (result.tallies[with_voting(t, k, NO_ASKING)], result.tallies[with_voting(t, k)])
-    final = columns[-1]
+    columns = (
+        result.tallies.get(with_voting(t, k, BEFORE)),
+        result.tallies[with_voting(t, k, NO_ASKING)],
+        result.tallies[with_voting(t, k)],
+    )
+    final = result.tallies[with_voting(t, k)]
 
-    def of(value: Callable[[Tally], float]) -> tuple[float | None, tuple[float, ...]]:
-        return (value(old) if old else None), tuple(value(c) for c in columns)
+    def of(value: Callable[[Tally], float]) -> tuple[float | None, tuple[float | None, ...]]:
+        return (value(old) if old else None), tuple(value(c) if c else None for c in columns)
 
     limit = 1.3 * _calls(old) if old else None
     return [
@@ -924,13 +970,14 @@ def headline(result: SimResult) -> list[Figure]:
 def headline_table(result: SimResult) -> str:
     today_name = "today" if not result.baseline else "today (not measured)"
     rows = [
-        f"| figure (consensus ≥ 0.75, k=2) | {today_name} | now, without asking | now | target | |",
-        "|---|---:|---:|---:|---|---|",
+        f"| figure (consensus ≥ 0.75, k=2) | {today_name} | after round 1 | now, without asking "
+        "| now | target | |",
+        "|---|---:|---:|---:|---:|---|---|",
     ]
     for f in headline(result):
         fmt = f"{{:.{f.digits}f}}"
         old = "–" if f.today is None else fmt.format(f.today)
-        values = " | ".join(fmt.format(v) for v in f.values)
+        values = " | ".join("–" if v is None else fmt.format(v) for v in f.values)
         verdict = "" if not f.target else ("met" if f.met else "NOT MET")
         rows.append(f"| {f.name} | {old} | {values} | {f.target} | {verdict} |")
     return "\n".join(rows)
@@ -991,7 +1038,8 @@ def describe(params: SimParams) -> str:
         f"opposite verdict and `uncertain`), confirming a claim their own family made with "
         f'p={params.self_preference:g} whatever the truth; "same problem?" answered right with '
         f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
-        f"high, max_votes 2k+3, k ≥ 3 for security and critical findings (the product's rule)."
+        f"high, max_votes 2 × the lead to verify + 3, k ≥ 3 for security and critical findings "
+        f"and a lead of k + 1 to verify a finding only one family reported (the product's rules)."
     )
 
 
@@ -1050,6 +1098,8 @@ def report(result: SimResult) -> str:
     lines = ["Issue 11 (one problem, one comment; severe consensus checked):", ""]
     if result.baseline:
         lines += [f"(today's figures not measured in this run: {result.baseline})", ""]
+    if result.before:
+        lines += [f"(the first round's figures not measured in this run: {result.before})", ""]
     lines += [headline_table(result), ""]
     lines += [
         f"Issue 16 (independent verification; verifiers confirm their own family's claim "

@@ -17,7 +17,7 @@ from consensus.model.base import Severity, Status
 from consensus.model.findings import ModelReview, ScoredCluster
 from consensus.review.ledger import Ledger
 from consensus.review.pipeline import coverage
-from consensus.review.verify import ahead_by_for, verify
+from consensus.review.verify import ahead_by_for, lead_for, verify
 from consensus.settings.config import ProviderSettings
 from fakes.quality_world import (
     DEFAULT,
@@ -95,7 +95,8 @@ def test_with_perfect_verifiers_verification_adds_no_false_positive() -> None:
 
 
 @pytest.mark.parametrize("k", [1, 2, 3])
-def test_perfect_verifiers_stop_after_exactly_k_votes_per_finding(k: int) -> None:
+def test_perfect_verifiers_stop_after_exactly_the_lead_per_finding(k: int) -> None:
+    # k to reject; k, or k + 1 for a finding only one family reported, to verify.
     params = replace(SMALL, prs=10, accuracy=1.0)
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
     for pr, items in scored_prs(params, 0.75):
@@ -113,8 +114,7 @@ def test_perfect_verifiers_stop_after_exactly_k_votes_per_finding(k: int) -> Non
                 source=None,
             )
         )
-        wanted = [s for s in items if s.needs_verification]
-        assert len(client.calls) == sum(ahead_by_for(s.cluster, k) for s in wanted)
+        calls = 0
         for before, after in zip(items, checked, strict=True):
             if not before.needs_verification:
                 assert after == before
@@ -122,8 +122,12 @@ def test_perfect_verifiers_stop_after_exactly_k_votes_per_finding(k: int) -> Non
             real = about_bug(
                 pr.bugs, after.cluster.path, after.cluster.line, after.cluster.end_line
             )
+            lead = lead_for(before.cluster, settings.inspector)
+            assert lead.reject == ahead_by_for(before.cluster, k)
+            calls += lead.verify if real else lead.reject
             confirmed = Status.CONSENSUS if before.status is Status.CONSENSUS else Status.VERIFIED
             assert after.status is (confirmed if real else Status.REJECTED)
+        assert len(client.calls) == calls
 
 
 def test_a_single_reviewer_never_reaches_consensus() -> None:
@@ -150,15 +154,28 @@ def test_consensus_grows_as_the_threshold_falls() -> None:
 
 def test_verification_keeps_every_consensus_finding_it_was_not_asked_to_check() -> None:
     # Unanimous consensus, or below check_consensus_min_severity: posted whatever the votes.
+    # (The clusters are the words' here: asking "same problem?" would change them.)
     params = replace(SMALL, prs=12, accuracy=0.0)
-    for index in range(params.prs):
-        pr = make_pr(params, index)
-        before = asyncio.run(decide(params, pr, now(), 0.75, None)).items
-        after = asyncio.run(decide(params, pr, now(), 0.75, 2)).items
-        kept = {s.cluster.fingerprint for s in after if s.status is Status.CONSENSUS}
-        for item in before:
+    panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
+    settings = settings_for(params, 0.75, 2)
+    for pr, before in scored_prs(params, 0.75):
+        after = asyncio.run(
+            verify(
+                before,
+                diff=pr.diff,
+                panel=panel,
+                settings=settings,
+                client=verifier(pr, params),
+                ledger=Ledger(settings.budget),
+                source=None,
+            )
+        )
+        assert any(s.verification is not None for s in after) or not any(
+            s.needs_verification for s in before
+        )
+        for item, checked in zip(before, after, strict=True):
             if item.status is Status.CONSENSUS and not item.needs_verification:
-                assert item.cluster.fingerprint in kept
+                assert checked == item
 
 
 def test_verifiers_that_are_always_wrong_never_confirm_a_real_bug() -> None:

@@ -138,10 +138,12 @@ def test_cli_workflow_calls_only_its_personas_and_providers_and_is_replayable(
     ("verify", "verifier_calls"),
     [
         ("none", 0),  # the off-by-one only gpt reports stays unverified
-        ("disputed", 1),  # it goes to the inspector (llama, the other family): confirmed
+        # it goes to the inspector (llama, the other family), then to llama again: a claim
+        # one family made is verified at a lead of k + 1 = 2
+        ("disputed", 2),
         # and so does the injection both agree on: no other family is left to judge it, so
         # its reporters do, as `self` votes needing a lead of k+1: 4 refutals (security: k=3)
-        ("all", 5),
+        ("all", 6),
     ],
 )
 def test_cli_workflow_verify_modes_keep_verification_within_its_providers(

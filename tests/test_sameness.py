@@ -79,23 +79,41 @@ def ask(
     )
 
 
+# The words say little: nothing shared. Unanswered, two problems.
+GUESTS = finding(
+    "gemini/gemini-2.5-pro", "google", "Guests see a blank checkout page",
+    "The template reads `cart.owner.name`.",
+)  # fmt: skip
+[UNLIKE] = open_questions([BEFORE_WRITE, GUESTS])
+S, D = "same", "different"
+
+
 @pytest.mark.parametrize(
-    ("answers", "outcome", "calls"),
+    ("question", "answers", "outcome", "calls"),
     [
-        (["same", "same"], True, 2),
-        (["different", "different"], False, 2),
-        (["same", "different", "same", "same"], True, 4),
-        (["different", "same", "different", "different"], False, 4),
-        (["same", "different", "same", "different", "same"], True, 5),  # the cap: majority
-        (["same", "UNREADABLE", "UNREADABLE", "same"], True, 4),  # a bad reply is resampled
+        # The words say one problem: "same" needs a lead of 2, "different" one of 3.
+        (QUESTION, [S, S], True, 2),
+        (QUESTION, [D, D, D], False, 3),
+        (QUESTION, [D, D, S, S, S], True, 5),
+        (QUESTION, [S, D, S, S], True, 4),
+        (QUESTION, [D, S, D, D, D], False, 5),
+        (QUESTION, [S, D, D, S, D], False, 5),  # the cap: the majority
+        (QUESTION, [S, "UNREADABLE", "UNREADABLE", S], True, 4),  # a bad reply is resampled
+        # The words say two: "different" needs a lead of 2, "same" one of 3.
+        (UNLIKE, [D, D], False, 2),
+        (UNLIKE, [S, S, S], True, 3),
+        (UNLIKE, [S, S, D, D, D], False, 5),
     ],
 )
-def test_first_to_ahead_by_two(answers: list[str], outcome: bool, calls: int) -> None:
+def test_first_to_ahead_by_two_and_three_to_overturn_the_words(
+    question: SameProblemQuestion, answers: list[str], outcome: bool, calls: int
+) -> None:
+    assert (QUESTION.default, UNLIKE.default) == (True, False)
     replies: deque[str] = deque(
         a if a == "UNREADABLE" else json.dumps({"verdict": a, "reason": "…"}) for a in answers
     )
     client = FakeModelClient(by_request=lambda request: replies.popleft())
-    assert ask(client) == {QUESTION: outcome}
+    assert ask(client, [question]) == {question: outcome}
     assert len(client.calls) == calls
 
 

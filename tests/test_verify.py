@@ -19,9 +19,11 @@ from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import (
+    Lead,
     ahead_by_for,
     decide,
     judges,
+    lead_for,
     max_votes_for,
     sampling_seed,
     verify,
@@ -61,6 +63,14 @@ DIFF = ReviewDiff(
 )
 
 
+PROVIDERS = {
+    "openai": "openai/gpt-5.1",
+    "anthropic": "anthropic/claude-sonnet-4-5",
+    "google": "gemini/gemini-2.5-pro",
+    "mistral": "mistral/mistral-large-latest",  # reviews, but is not on the judges' panel
+}
+
+
 def member(provider: str, family: str) -> Finding:
     return Finding(
         provider=provider,
@@ -81,6 +91,7 @@ def disputed(
     category: Category = Category.BUG,
     severity: Severity = Severity.HIGH,
     status: Status = Status.UNVERIFIED,
+    families: Sequence[str] = ("openai",),
 ) -> ScoredCluster:
     cluster = Cluster(
         path="src/app/db.py",
@@ -90,17 +101,17 @@ def disputed(
         category=category,
         title="Off-by-one: loop reads past the end of ids",
         body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
-        members=(member("openai/gpt-5.1", "openai"),),
+        members=tuple(member(PROVIDERS[f], f) for f in families),
         fingerprint="0123456789abcdef",
     )
     return ScoredCluster(
         cluster=cluster,
-        votes_for=1,
-        votes_of=3,
-        agreement=0.3333,
+        votes_for=len(families),
+        votes_of=4,
+        agreement=len(families) / 4,
         needed=3,
         status=status,
-        reason="disputed: 1 of 3 families; needs verification",
+        reason=f"disputed: {len(families)} of 4 families; needs verification",
         needs_verification=status is not Status.CONSENSUS,
     )
 
@@ -158,23 +169,29 @@ def vote(kind: VerdictKind | None) -> Vote:
 
 
 @pytest.mark.parametrize(
-    ("verdicts", "k", "cap", "outcome"),
+    ("verdicts", "lead", "cap", "outcome"),
     [
-        ([C, C], 2, 7, Status.VERIFIED),
-        ([R, R], 2, 7, Status.REJECTED),
-        ([U, U], 2, 7, Status.REJECTED),  # uncertain counts against
-        ([C, U], 2, 7, None),
-        ([C, U, C, C], 2, 7, Status.VERIFIED),
-        ([C, C, C, R, R], 3, 9, None),
-        ([C, R, C, R, C, R, C], 2, 7, Status.UNDECIDED),
-        ([C, None, C], 2, 7, Status.VERIFIED),  # a failed call counts for neither side
-        ([None] * 7, 2, 7, Status.UNDECIDED),  # … and a dead panel never confirms
+        ([C, C], (2, 2), 7, Status.VERIFIED),
+        ([R, R], (2, 2), 7, Status.REJECTED),
+        ([U, U], (2, 2), 7, Status.REJECTED),  # uncertain counts against
+        ([C, U], (2, 2), 7, None),
+        ([C, U, C, C], (2, 2), 7, Status.VERIFIED),
+        ([C, C, C, R, R], (3, 3), 9, None),
+        ([C, R, C, R, C, R, C], (2, 2), 7, Status.UNDECIDED),
+        ([C, None, C], (2, 2), 7, Status.VERIFIED),  # a failed call counts for neither side
+        ([None] * 7, (2, 2), 7, Status.UNDECIDED),  # … and a dead panel never confirms
+        # A wider lead to verify than to reject (a finding one family reported):
+        ([C, C], (3, 2), 9, None),
+        ([C, C, C], (3, 2), 9, Status.VERIFIED),
+        ([C, U, C, C], (3, 2), 9, None),
+        ([R, R], (3, 2), 9, Status.REJECTED),
+        ([C, R, R, R], (3, 2), 9, Status.REJECTED),
     ],
 )
 def test_first_to_ahead_by_k(
-    verdicts: list[VerdictKind | None], k: int, cap: int, outcome: Status | None
+    verdicts: list[VerdictKind | None], lead: tuple[int, int], cap: int, outcome: Status | None
 ) -> None:
-    assert decide([vote(v) for v in verdicts], k, cap) is outcome
+    assert decide([vote(v) for v in verdicts], Lead(*lead), cap) is outcome
 
 
 @pytest.mark.parametrize(
@@ -262,22 +279,85 @@ def test_no_family_judges_its_own_claim_while_another_answered(
 # --------------------------------------------------------------------------- the phase
 
 
-def test_two_confirmations_verify_after_exactly_two_calls() -> None:
+TWO = ("openai", "mistral")  # two families reported it; the judges are the panel's others
+
+
+@pytest.mark.parametrize(
+    ("families", "calls"),
+    [
+        pytest.param(TWO, 2, id="two-families-verified-at-a-lead-of-k"),
+        pytest.param(("openai",), 3, id="one-family-verified-at-a-lead-of-k-plus-1"),
+    ],
+)
+def test_confirmations_verify_after_exactly_the_lead(families: tuple[str, ...], calls: int) -> None:
     client = scripted([verdict("confirmed")] * 10)
-    [item] = run(client)
+    [item] = run(client, [disputed(families=families)])
     assert item.status is Status.VERIFIED
-    assert len(client.calls) == 2
+    assert len(client.calls) == calls
     record = item.verification
-    assert record is not None and record.confirmed == 2 and record.ahead_by == 2
-    assert [v.role for v in record.votes] == ["inspector", "voter"]
-    assert "verified" in item.reason
+    assert record is not None and record.confirmed == calls and record.ahead_by == calls
+    assert [v.role for v in record.votes] == ["inspector"] + ["voter"] * (calls - 1)
+    assert f"(ahead by {calls})" in item.reason
 
 
-def test_the_first_k_votes_go_out_together() -> None:
+@pytest.mark.parametrize(
+    ("families", "calls"),
+    [pytest.param(TWO, 3, id="two-families"), pytest.param(("openai",), 4, id="one-family")],
+)
+def test_the_first_k_votes_go_out_together(families: tuple[str, ...], calls: int) -> None:
     client = FakeModelClient(default=verdict("confirmed"), latency_s=0.05)
-    run(client, [disputed(Category.SECURITY)])  # k = 3
-    assert client.max_in_flight == 3
-    assert len(client.calls) == 3
+    run(client, [disputed(Category.SECURITY, families=families)])  # k = 3
+    assert client.max_in_flight == 3  # the k = 3 it takes to reject go out together …
+    assert len(client.calls) == calls  # … and a lone reporter's claim needs a fourth
+
+
+# A finding only one family reported: rejected at a lead of k, verified only at k + 1.
+@pytest.mark.parametrize(
+    ("answers", "status", "calls"),
+    [
+        (["confirmed", "confirmed", "confirmed"], Status.VERIFIED, 3),
+        (["refuted", "refuted"], Status.REJECTED, 2),
+        (["uncertain", "refuted"], Status.REJECTED, 2),
+        (["confirmed"] * 2 + ["refuted"] * 4, Status.REJECTED, 6),
+        (["confirmed", "refuted", "confirmed", "confirmed", "confirmed"], Status.VERIFIED, 5),
+        (["confirmed", "refuted"] * 5, Status.UNDECIDED, 9),  # the cap: 2 × 3 + 3
+    ],
+)  # fmt: skip
+def test_a_lone_reporters_claim_needs_a_wider_lead_to_be_posted(
+    answers: list[str], status: Status, calls: int
+) -> None:
+    client = scripted([verdict(a) for a in answers])
+    [item] = run(client, [disputed(families=("openai",))])
+    assert (item.status, len(client.calls)) == (status, calls)
+
+
+@pytest.mark.parametrize(
+    ("families", "category", "severity", "extra", "verify", "reject"),
+    [
+        (("openai",), Category.BUG, Severity.HIGH, 1, 3, 2),
+        (("openai", "google"), Category.BUG, Severity.HIGH, 1, 2, 2),
+        (("openai",), Category.SECURITY, Severity.MEDIUM, 1, 4, 3),
+        (("openai",), Category.BUG, Severity.CRITICAL, 2, 5, 3),
+        (("openai",), Category.BUG, Severity.HIGH, 0, 2, 2),  # the rule turned off
+        (("openai", "consensus"), Category.SECURITY, Severity.CRITICAL, 1, 4, 3),  # scan
+        (("openai", "google", "anthropic"), Category.BUG, Severity.HIGH, 1, 2, 2),
+    ],
+)  # fmt: skip
+def test_the_lead_to_verify_and_to_reject(
+    families: tuple[str, ...],
+    category: Category,
+    severity: Severity,
+    extra: int,
+    verify: int,
+    reject: int,
+) -> None:
+    cluster = disputed(category, severity).cluster
+    cluster = cluster.model_copy(
+        update={"members": tuple(member(PROVIDERS.get(f, f), f) for f in families)}
+    )
+    inspector = InspectorSettings(single_family_extra_lead=extra)
+    assert lead_for(cluster, inspector) == Lead(verify=verify, reject=reject)
+    assert lead_for(cluster, inspector, self_judged=True) == Lead(verify + 1, reject + 1)
 
 
 def test_refutations_reject_and_the_finding_is_kept_with_its_reasons() -> None:
@@ -291,7 +371,7 @@ def test_refutations_reject_and_the_finding_is_kept_with_its_reasons() -> None:
 
 def test_a_split_panel_reaches_the_cap_and_stays_undecided() -> None:
     client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
-    [item] = run(client)
+    [item] = run(client, [disputed(families=TWO)])
     assert item.status is Status.UNDECIDED
     assert len(client.calls) == 7
     assert "after 7 votes" in item.reason
@@ -310,7 +390,7 @@ def test_a_malformed_verdict_is_resampled_not_counted() -> None:
     client = scripted(
         ["I think this is fine.", too_long, verdict("confirmed"), verdict("confirmed")]
     )
-    [item] = run(client)
+    [item] = run(client, [disputed(families=TWO)])
     assert item.status is Status.VERIFIED
     assert len(client.calls) == 4
     assert item.verification is not None
@@ -474,7 +554,7 @@ def test_code_context_numbers_lines_as_git_does() -> None:
 
 
 def severe_consensus(*, marked: bool) -> ScoredCluster:
-    item = disputed(status=Status.CONSENSUS)
+    item = disputed(status=Status.CONSENSUS, families=("openai", "anthropic", "mistral"))
     reason = "3 of 4 provider families agree"
     if marked:
         reason += "; high and not unanimous: needs verification"

@@ -5,15 +5,18 @@ problem only when they are in one file, their line ranges overlap or lie within 
 (3) lines of each other, and their categories are compatible (identical, or a pair in
 COMPATIBLE_CATEGORIES: models file one problem as bug, security or concurrency alike). Then:
 
-- findings of *disjoint* provider families describe one problem unless their text clearly
-  names different defects (`consensus.problem_kinds.different_defects`: both name a kind of
-  defect, the kinds are neither shared nor related, and neither text mentions the other's).
-  When both name one kind (or related kinds) they are one problem. When one of them names
-  no kind the text says nothing decisive: the pair is an *open question*, and so is a pair
-  naming different kinds in words as alike as DOUBT_THRESHOLD (the word lists miss). A
+- findings of *disjoint* provider families are one problem, nobody asked, when their words
+  alone (without the kind bonus) are as alike as SURE_THRESHOLD, or when their titles name
+  one kind of defect or related kinds (`consensus.problem_kinds`: "SQL injection" beside
+  "Use a placeholder") and their words are as alike as KIN_THRESHOLD: at one place two
+  findings share a subject, and a kind's words may name the subject (a lock, a thread, the
+  log) rather than the defect. Every other pair is an *open question*, pairs naming
+  different defects included (the word lists misread text they were not written from). A
   verifier may answer it ("same problem?", `consensus.sameness`); unanswered, the text
-  decides: a pair naming different kinds is two problems, else one when their similarity
-  reaches WORDS_THRESHOLD;
+  decides: two problems when their text names different defects (the titles, else the
+  bodies), else one when their similarity reaches WORDS_THRESHOLD (naming a kind the other
+  mentions adds KIND_BONUS). With a verifier, then, the word lists never settle a pair by
+  themselves: they set a question's default and corroborate alike words;
 - findings of the *same* family (its other personas) are one problem only when their words
   say so (similarity at least MERGE_THRESHOLD): a model that reports two things at one place
   means two;
@@ -27,12 +30,13 @@ Clustering runs per path, in canonical order (path, line, end_line, family, prov
 so any input order gives the same clusters and the same questions:
 
 1. average-linkage agglomeration of findings, best average similarity first, while it
-   reaches MERGE_THRESHOLD; never across one review or two findings naming different
-   defects;
+   reaches MERGE_THRESHOLD, counting only the pairs the words may join unasked (same
+   family, or disjoint families that are one problem by the rule above); never across one
+   review or two findings naming different defects;
 2. clusters whose families are disjoint, whose line ranges lie within LINE_WINDOW, whose
    categories are all compatible and no two of whose members name different defects are
-   joined when two of their members name one kind, best average similarity first (ties by
-   least member);
+   joined when two of their members are one problem by the rule above, best average
+   similarity first (ties by least member);
 3. the open questions left between such clusters, best similarity first, are settled by
    the answers given, else by the words; a join still has to keep families disjoint.
 
@@ -75,15 +79,15 @@ from consensus.decide.wording import (
     differ,
     feature_similarity,
     features_of,
-    kin,
+    titles_kin,
 )
 from consensus.model.base import Category
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding
 
 MERGE_THRESHOLD = 0.30
-ASK_FLOOR = 0.0  # every open pair is asked: a symptom and a fix often share no word
+SURE_THRESHOLD = 0.6  # disjoint families: words this alike are one problem unasked …
+KIN_THRESHOLD = 0.25  # … and these, when their titles name one kind of defect
 WORDS_THRESHOLD = 0.15  # an open pair left unanswered is one problem from this similarity
-DOUBT_THRESHOLD = 0.15  # different defects named in words this alike: worth asking
 
 AnchorText = Callable[[str, int, int], str]
 
@@ -117,6 +121,8 @@ class _Pairs:
     def __init__(self, features: Sequence[Features], sims: dict[tuple[int, int], float]):
         self._features = features
         self.sims = sims
+        self.links: dict[tuple[int, int], float] = {}  # pairs the words may join unasked
+        self._sure: dict[tuple[int, int], bool] = {}
         self._differ: dict[tuple[int, int], bool] = {}
 
     def sim(self, i: int, j: int) -> float:
@@ -137,13 +143,23 @@ class _Pairs:
             self._differ[key] = differ(self._features[i], self._features[j])
         return self._differ[key]
 
-    def kin(self, a: Sequence[int], b: Sequence[int]) -> bool:
-        """Do a member of each side name one kind of defect (or related ones)?"""
-        return any(self._kin(i, j) for i in a for j in b)
+    def sure(self, i: int, j: int) -> bool:
+        """Are two findings of disjoint families one problem without asking? Their words
+        are as alike as SURE_THRESHOLD, or their titles name one kind of defect and their
+        words are as alike as KIN_THRESHOLD (at one place two findings share a subject, and
+        a kind's words may name the subject: a lock, a thread, a log)."""
+        key = (min(i, j), max(i, j))
+        if key not in self._sure:
+            x, y = self._features[i], self._features[j]
+            words = feature_similarity(x, y, kinds=False)
+            self._sure[key] = words >= SURE_THRESHOLD or (
+                words >= KIN_THRESHOLD and titles_kin(x, y)
+            )
+        return self._sure[key]
 
-    def _kin(self, i: int, j: int) -> bool:
-        x, y = self._features[i], self._features[j]
-        return bool(x.head and y.head) and kin(x, y)
+    def any_sure(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """Are a member of each side one problem without asking?"""
+        return any(self.sure(i, j) for i in a for j in b)
 
     def conflict(self, a: Sequence[int], b: Sequence[int]) -> bool:
         """Do any two members, one of each side, name different defects? (Members far
@@ -237,6 +253,8 @@ def _pairs(
                 continue
             if not pairs.differ(i, j):
                 pairs.sims[i, j] = feature_similarity(features[i], features[j])
+                if a.family == b.family or pairs.sure(i, j):
+                    pairs.links[i, j] = pairs.sims[i, j]
     return pairs
 
 
@@ -249,14 +267,14 @@ def _agglomerate(
     reviews = {i: {features[i].review} for i in indexes}
     version = dict.fromkeys(indexes, 0)
     links: dict[int, dict[int, float]] = defaultdict(dict)  # summed pair similarity
-    for (i, j), value in pairs.sims.items():
+    for (i, j), value in pairs.links.items():
         links[i][j] = links[j][i] = value
 
     def allowed(a: int, b: int) -> bool:
         return not reviews[a] & reviews[b] and not pairs.conflict(members[a], members[b])
 
     # Best average first; equal averages by least indexes, so ties never depend on input order.
-    heap = [(-v, i, j, 0, 0) for (i, j), v in pairs.sims.items() if v >= MERGE_THRESHOLD]
+    heap = [(-v, i, j, 0, 0) for (i, j), v in pairs.links.items() if v >= MERGE_THRESHOLD]
     heapq.heapify(heap)
     while heap:
         _, a, b, version_a, version_b = heapq.heappop(heap)
@@ -294,7 +312,7 @@ def _presume(
         for x in range(len(pieces)):
             for y in range(x + 1, len(pieces)):
                 value = _joinable(pieces[x], pieces[y], ordered, pairs)
-                if value is None or not pairs.kin(pieces[x], pieces[y]):
+                if value is None or not pairs.any_sure(pieces[x], pieces[y]):
                     continue
                 if best is None or value > best[0]:
                     best = (value, x, y)
@@ -315,8 +333,6 @@ def _questions(
             if value is None:
                 continue
             differ = pairs.conflict(pieces[x], pieces[y])
-            if value < (DOUBT_THRESHOLD if differ else ASK_FLOOR):
-                continue
             first, second = sorted(pieces[x]), sorted(pieces[y])
             question = SameProblemQuestion(
                 first=tuple(ordered[i] for i in first),

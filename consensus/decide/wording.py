@@ -10,6 +10,7 @@ from functools import lru_cache
 from consensus.decide.problem_kinds import (
     different_defects,
     headline_kinds,
+    kinds,
     mentioned_kinds,
     related_kinds,
 )
@@ -104,6 +105,7 @@ class Features:
     code: frozenset[str]
     head: frozenset[str]  # kinds of defect the title names (else the body)
     every: frozenset[str]  # kinds of defect the whole text mentions
+    titled: frozenset[str]  # kinds of defect the title names
     review: tuple[str, str]
 
 
@@ -123,6 +125,7 @@ def features_of(finding: Finding) -> Features:
         code=frozenset(code - _CODE_STOPWORDS),
         head=headline_kinds(title, body),
         every=mentioned_kinds(title, body),
+        titled=kinds(title),
         review=(finding.provider, finding.persona),
     )
 
@@ -153,7 +156,13 @@ def kin(a: Features, b: Features) -> bool:
     return related_kinds(a.head, b.every) or related_kinds(b.head, a.every)
 
 
-def feature_similarity(a: Features, b: Features) -> float:
+def titles_kin(a: Features, b: Features) -> bool:
+    """Do both titles name one kind of defect (or related ones)? A title says what the
+    problem is; a body also mentions causes, fixes and neighbours."""
+    return bool(a.titled and b.titled) and related_kinds(a.titled, b.titled)
+
+
+def feature_similarity(a: Features, b: Features, *, kinds: bool = True) -> float:
     # A short title whose words all recur in the other finding is a paraphrase even when
     # the bodies dilute the overall overlap.
     contained = max(_contained(a.title_words, b.words), _contained(b.title_words, a.words))
@@ -168,7 +177,7 @@ def feature_similarity(a: Features, b: Features) -> float:
         subject = 1.0 if shared else CODE_PENALTY
     else:
         value = 0.65 * words + 0.35 * grams
-    if kin(a, b):
+    if kinds and kin(a, b):
         value = min(1.0, value + KIND_BONUS)
     return value * subject
 

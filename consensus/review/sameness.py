@@ -5,9 +5,11 @@ Align settles most pairs of findings from who reported them, where and in what w
 or two findings name different kinds in alike words) align returns as open questions; when
 verification runs, each is asked once, before alignment is redone with the answers:
 
-- first-to-ahead-by-AHEAD_BY, like the verification of findings: two judges are asked
-  together, then one more at a time until one answer leads by two, at most MAX_ANSWERS
-  answers (then the majority); one wrong answer neither splits one problem into two
+- first-to-ahead-by-k, like the verification of findings: two judges are asked together,
+  then one more at a time until the answer that agrees with what the words say (the
+  question's `default`) leads by AHEAD_BY (2), or the other one leads by AHEAD_BY + 1:
+  the words are evidence too, and overturning them takes more. At most MAX_ANSWERS
+  answers; then the majority. One wrong answer neither splits one problem into two
   comments nor joins two;
 - judges rotate over the panel's providers of families that reported neither side, in
   panel order, then the others: no model judges its own wording while another can. With
@@ -17,7 +19,7 @@ verification runs, each is asked once, before alignment is redone with the answe
   and the judge, so a run on the same code asks it the same way (where seeds are honoured);
 - the answer is `same` or `different`; a failed call, a budget refusal or a reply that is
   still malformed after RESAMPLES more tries counts as no answer. No answers at all, or a
-  tie at the cap, leave the question to the text.
+  tie when the cap is reached or the judges stop answering, leave the question to the text.
 
 Every call goes through the run's guarded, journaled client, so it is counted in the
 budget, recorded, and served again by a replay; the requests depend on the findings only,
@@ -41,9 +43,20 @@ from consensus.review.reply import ReplyError, parse_same_problem
 from consensus.settings.config import ProviderSettings
 
 RESAMPLES = 1
-AHEAD_BY = 2  # answers asked until one side leads by this many …
+AHEAD_BY = 2  # answers asked until the words' side leads by this many, the other by one more …
 MAX_ANSWERS = 5  # … or this many were given; then the majority, and a tie is no answer
 MAX_SHOWN = 3  # findings shown per side (distinct titles, canonical order)
+
+
+def settled(question: SameProblemQuestion, said: Sequence[bool]) -> bool | None:
+    """The answer once one side leads by enough (True: one problem), else None: AHEAD_BY
+    for the side the words take (`question.default`), AHEAD_BY + 1 for the other."""
+    lead = 2 * sum(said) - len(said)  # "same" answers minus "different" ones
+    if lead >= AHEAD_BY + (not question.default):
+        return True
+    if -lead >= AHEAD_BY + question.default:
+        return False
+    return None
 
 
 def judges_for(
@@ -118,8 +131,7 @@ def request_for(
         timeout_s=judge.timeout_s,
         temperature=0.0,
         max_tokens=300,
-        seed=int.from_bytes(hashlib.sha256(f"{judge.model}\0{user}".encode()).digest()[:4], "big")
-        >> 1,
+        seed=_seed(judge.model, user),
     )
 
 
@@ -156,7 +168,7 @@ async def ask_same_problem(
         judges = judges_for(question, panel)
         said: list[bool] = []
         turn = 0
-        while turn < MAX_ANSWERS and abs(2 * sum(said) - len(said)) < AHEAD_BY:
+        while turn < MAX_ANSWERS and settled(question, said) is None:
             width = AHEAD_BY if not turn else 1  # the first two together, then one by one
             asked = [judges[(turn + n) % len(judges)] for n in range(width)]
             got = await asyncio.gather(
@@ -167,9 +179,10 @@ async def ask_same_problem(
             said += [a for a in got if a is not None]
             if not any(a is not None for a in got):
                 break  # the judges are failing: leave it to what was said so far
-        if not said or 2 * sum(said) == len(said):
-            return None
-        return 2 * sum(said) > len(said)
+        answer = settled(question, said)
+        if answer is None and said and 2 * sum(said) != len(said):
+            answer = 2 * sum(said) > len(said)  # stopped short of a lead: the majority
+        return answer
 
     answers = await asyncio.gather(*(ask(q) for q in questions))
     return {q: same for q, same in zip(questions, answers, strict=True) if same is not None}

@@ -5,9 +5,19 @@ independent verifier calls, rotating across the voting panel, until `confirmed` 
 `refuted + uncertain` by k (verified: posted, marked verified) or trails by k (rejected:
 kept for audit, never posted), capped at `max_votes` (undecided: summary only). The
 first k votes go out in parallel, then one at a time. `uncertain` counts against: the
-phase fails closed. A failed call uses up a vote slot but counts for neither side, so an
-outage can only ever leave a finding undecided. A malformed or over-long verdict is
-discarded and asked again (red-flagging), at most `RESAMPLES` times per slot.
+phase fails closed.
+
+Where the evidence is weakest the lead to verify is wider (`lead_for`): a finding that
+only one provider family reported (most of them are that model's inventions) is verified
+only when `confirmed` leads by k + `inspector.single_family_extra_lead` (default 1), and
+rejected, as any other, when it trails by k. A wrong "verified" posts a comment; a wrong
+"rejected" keeps a finding in the report: so the extra lead is on the side that posts.
+Two independent wrong confirmations in a row happen to about 1 invention in 180 at
+verifier accuracy 0.85; three, to about 1 in 2,000. The cap is 2 × the lead to verify + 3.
+
+A failed call uses up a vote slot but counts for neither side, so an outage can only ever
+leave a finding undecided. A malformed or over-long verdict is discarded and asked again
+(red-flagging), at most `RESAMPLES` times per slot.
 
 Who may judge (`judges`): votes must be independent for first-to-ahead-by-k to mean
 anything, and a model asked about its own claim mostly confirms it. So the judges of a
@@ -33,6 +43,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from consensus.ingest.detections import PROVIDER as DETECTOR
 from consensus.ingest.detections import is_detection
 from consensus.ingest.redact import redact_text
 from consensus.ingest.view import render_file
@@ -68,6 +79,22 @@ def ahead_by_for(cluster: Cluster, k: int) -> int:
     return max(k, STRICT_K) if strict else k
 
 
+@dataclass(frozen=True)
+class Lead:
+    """How far ahead `confirmed` must be to verify a finding, and `against` to reject it."""
+
+    verify: int
+    reject: int
+
+
+def lead_for(cluster: Cluster, inspector: InspectorSettings, *, self_judged: bool = False) -> Lead:
+    """k by `ahead_by_for`, one more when reporters judge their own claim; and to verify a
+    finding that only one provider family reported, `single_family_extra_lead` more."""
+    k = ahead_by_for(cluster, inspector.ahead_by) + self_judged
+    single = len(cluster.families - {DETECTOR}) == 1
+    return Lead(verify=k + (inspector.single_family_extra_lead if single else 0), reject=k)
+
+
 def max_votes_for(k: int, configured: int | None) -> int:
     return configured if configured is not None else 2 * k + 3
 
@@ -82,12 +109,12 @@ def tally(votes: Sequence[Vote]) -> tuple[int, int, int]:
     )
 
 
-def decide(votes: Sequence[Vote], k: int, cap: int) -> Status | None:
+def decide(votes: Sequence[Vote], lead: Lead, cap: int) -> Status | None:
     """VERIFIED, REJECTED or UNDECIDED once the rule says so; None while voting goes on."""
     confirmed, refuted, uncertain = tally(votes)
-    if confirmed - (refuted + uncertain) >= k:
+    if confirmed - (refuted + uncertain) >= lead.verify:
         return Status.VERIFIED
-    if (refuted + uncertain) - confirmed >= k:
+    if (refuted + uncertain) - confirmed >= lead.reject:
         return Status.REJECTED
     if len(votes) >= cap:
         return Status.UNDECIDED
@@ -212,17 +239,17 @@ class _Verifier:
             chosen = judges(cluster, self._panel, self._inspector, k)
         else:
             chosen = reporters_may_judge(cluster, self._panel, self._inspector)
-        k += chosen.self_judged  # reporters judging their own claim need a wider lead
-        cap = max_votes_for(k, self._inspector.max_votes)
+        lead = lead_for(cluster, self._inspector, self_judged=chosen.self_judged)
+        cap = max_votes_for(lead.verify, self._inspector.max_votes)
         inspector, rotation = chosen.inspector, chosen.voters
         votes: list[Vote] = []
         discarded = 0
         note = ""
         turn = 0
-        while (outcome := decide(votes, k, cap)) is None:
+        while (outcome := decide(votes, lead, cap)) is None:
             if not votes:  # first the inspector, with k-1 voters beside it
                 asked = [(inspector, "inspector")]
-                width = min(k, cap) - 1
+                width = min(lead.reject, cap) - 1
                 asked += [(rotation[(turn + n) % len(rotation)], "voter") for n in range(width)]
             else:
                 asked = [(rotation[turn % len(rotation)], "voter")]
@@ -239,7 +266,7 @@ class _Verifier:
                     votes.append(answer)
             if note:
                 break
-        return _settle(case.item, votes, outcome, k, discarded, note)
+        return _settle(case.item, votes, outcome, lead, discarded, note)
 
     async def _vote(
         self, case: _Case, provider: ProviderSettings, role: str, check: int
@@ -332,7 +359,7 @@ def _settle(
     item: ScoredCluster,
     votes: list[Vote],
     outcome: Status | None,
-    k: int,
+    lead: Lead,
     discarded: int,
     note: str,
 ) -> ScoredCluster:
@@ -341,7 +368,7 @@ def _settle(
         confirmed=confirmed,
         refuted=refuted,
         uncertain=uncertain,
-        ahead_by=k,
+        ahead_by=lead.verify,
         votes=tuple(votes),
         discarded=discarded,
         note=note,
@@ -353,9 +380,9 @@ def _settle(
     elif outcome is Status.UNDECIDED:
         status, reason = Status.UNDECIDED, f"undecided: {score} after {len(votes)} votes (cap)"
     elif outcome is Status.VERIFIED:
-        status, reason = Status.VERIFIED, f"verified: {score} (ahead by {k})"
+        status, reason = Status.VERIFIED, f"verified: {score} (ahead by {lead.verify})"
     else:
-        status, reason = Status.REJECTED, f"rejected: {score} (behind by {k})"
+        status, reason = Status.REJECTED, f"rejected: {score} (behind by {lead.reject})"
     # A verified consensus finding stays consensus. One checked only because
     # `check_consensus` asks stays consensus unless refuted; a severe one not every family
     # reported (score asked for it) is posted only when verified, like a disputed one.

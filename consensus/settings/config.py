@@ -55,7 +55,10 @@ class InspectorSettings(_Strict):
     Neither judges a finding its own family reported while another family answered
     (consensus.verify.judges).
     `ahead_by`: k; security and critical findings use max(k, 3).
-    `max_votes`: the cap on votes, the inspector's included (default 2k + 3).
+    `single_family_extra_lead`: a finding only one provider family reported is verified
+    only when confirmations lead by k + this (it is rejected when they trail by k).
+    `max_votes`: the cap on votes, the inspector's included (default 2 × the lead to
+    verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
     every family reviewing its file reported is checked like a disputed one (posted only
@@ -68,6 +71,7 @@ class InspectorSettings(_Strict):
     max_votes: int | None = Field(default=None, ge=1, le=25)
     check_consensus: bool = False
     check_consensus_min_severity: Severity = Severity.HIGH
+    single_family_extra_lead: int = Field(default=1, ge=0, le=5)
 
 
 class BudgetSettings(_Strict):
