@@ -17,12 +17,12 @@ from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
+from consensus.review.judges import judges
 from consensus.review.ledger import Ledger
 from consensus.review.verify import (
     Lead,
     ahead_by_for,
     decide,
-    judges,
     lead_for,
     max_votes_for,
     sampling_seed,

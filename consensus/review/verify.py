@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consensus.ingest.detections import PROVIDER as DETECTOR
@@ -52,6 +52,7 @@ from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Cluster, ScoredCluster, Verification, Vote
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient, SourceReader
 from consensus.review.context import code_context
+from consensus.review.judges import judges, reporters_may_judge
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
@@ -129,73 +130,6 @@ def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
     return item.needs_verification or (
         inspector.check_consensus and item.status is Status.CONSENSUS
     )
-
-
-@dataclass(frozen=True)
-class Judges:
-    """Who verifies one finding: the inspector, the voters in rotation order, and whether
-    they are the finding's own reporters (no other family answered)."""
-
-    inspector: ProviderSettings
-    voters: tuple[ProviderSettings, ...]
-    self_judged: bool = False
-
-
-def judges(
-    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings, k: int
-) -> Judges:
-    """The judges of `cluster` by the rule in the module docstring."""
-    reporters = cluster.families
-    named = [_provider(inspector.model, panel)] if inspector.model else []
-    named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
-    chosen = _distinct(p for p in named if p.voter not in reporters)
-    if len(chosen) < k:  # too few to reach k: the panel's other independent providers join
-        chosen = _distinct([*chosen, *(p for p in panel if p.voter not in reporters)])[:k]
-    if not chosen:  # every family that answered reported it: only reporters are left
-        fallback = _distinct(named) or list(panel)
-        first = fallback[0]
-        return Judges(first, tuple(_inspector_last(fallback, first)), self_judged=True)
-    configured = named[0] if inspector.model else None
-    first = configured if configured in chosen else chosen[0]
-    return Judges(first, tuple(_inspector_last(chosen, first)))
-
-
-def reporters_may_judge(
-    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings
-) -> Judges:
-    """The judges before independence (issue 16): the configured inspector (else the first
-    provider of a non-reporting family) and the configured voters (else every provider),
-    reporters included. Kept so the quality benchmark can measure what independence is
-    worth; the product uses `judges`."""
-    if inspector.model is not None:
-        first = _provider(inspector.model, panel)
-    else:
-        first = next((p for p in panel if p.voter not in cluster.families), panel[0])
-    voters = [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
-    return Judges(first, tuple(voters))
-
-
-def _distinct(providers: Iterable[ProviderSettings]) -> list[ProviderSettings]:
-    seen: set[str] = set()
-    out = []
-    for p in providers:
-        if p.model not in seen:
-            seen.add(p.model)
-            out.append(p)
-    return out
-
-
-def _inspector_last(
-    judges: Sequence[ProviderSettings], inspector: ProviderSettings
-) -> list[ProviderSettings]:
-    """The voting rotation: the judges with the inspector moved to the end, so the first
-    voters are other models; alone, the inspector is asked again."""
-    others = [p for p in judges if p.model != inspector.model]
-    return [*others, inspector] if others else [inspector]
-
-
-def _provider(model: str, panel: Sequence[ProviderSettings]) -> ProviderSettings:
-    return next((p for p in panel if p.model == model), ProviderSettings(model=model))
 
 
 # --------------------------------------------------------------------------- orchestration

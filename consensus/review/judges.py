@@ -1,0 +1,78 @@
+"""Who judges a finding (issue 16): the configured inspector and voters minus the families
+that reported it, topped up from the panel; the reporters themselves only when no other
+family answered. The rule is stated in review/verify.py's docstring."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from consensus.model.findings import Cluster
+from consensus.settings.config import InspectorSettings, ProviderSettings
+
+
+@dataclass(frozen=True)
+class Judges:
+    """Who verifies one finding: the inspector, the voters in rotation order, and whether
+    they are the finding's own reporters (no other family answered)."""
+
+    inspector: ProviderSettings
+    voters: tuple[ProviderSettings, ...]
+    self_judged: bool = False
+
+
+def judges(
+    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings, k: int
+) -> Judges:
+    """The judges of `cluster` by the rule in the module docstring."""
+    reporters = cluster.families
+    named = [_provider(inspector.model, panel)] if inspector.model else []
+    named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
+    chosen = _distinct(p for p in named if p.voter not in reporters)
+    if len(chosen) < k:  # too few to reach k: the panel's other independent providers join
+        chosen = _distinct([*chosen, *(p for p in panel if p.voter not in reporters)])[:k]
+    if not chosen:  # every family that answered reported it: only reporters are left
+        fallback = _distinct(named) or list(panel)
+        first = fallback[0]
+        return Judges(first, tuple(_inspector_last(fallback, first)), self_judged=True)
+    configured = named[0] if inspector.model else None
+    first = configured if configured in chosen else chosen[0]
+    return Judges(first, tuple(_inspector_last(chosen, first)))
+
+
+def reporters_may_judge(
+    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings
+) -> Judges:
+    """The judges before independence (issue 16): the configured inspector (else the first
+    provider of a non-reporting family) and the configured voters (else every provider),
+    reporters included. Kept so the quality benchmark can measure what independence is
+    worth; the product uses `judges`."""
+    if inspector.model is not None:
+        first = _provider(inspector.model, panel)
+    else:
+        first = next((p for p in panel if p.voter not in cluster.families), panel[0])
+    voters = [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
+    return Judges(first, tuple(voters))
+
+
+def _distinct(providers: Iterable[ProviderSettings]) -> list[ProviderSettings]:
+    seen: set[str] = set()
+    out = []
+    for p in providers:
+        if p.model not in seen:
+            seen.add(p.model)
+            out.append(p)
+    return out
+
+
+def _inspector_last(
+    judges: Sequence[ProviderSettings], inspector: ProviderSettings
+) -> list[ProviderSettings]:
+    """The voting rotation: the judges with the inspector moved to the end, so the first
+    voters are other models; alone, the inspector is asked again."""
+    others = [p for p in judges if p.model != inspector.model]
+    return [*others, inspector] if others else [inspector]
+
+
+def _provider(model: str, panel: Sequence[ProviderSettings]) -> ProviderSettings:
+    return next((p for p in panel if p.model == model), ProviderSettings(model=model))
