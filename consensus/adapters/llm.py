@@ -8,15 +8,28 @@ everything else fails at once.
 
 Per call, the client adds as little as it can to what litellm does on the event loop:
 whether a model takes a response schema is asked of litellm once per model, and the
-price is the one litellm already computed for the response, not computed again.
+price is the one litellm already computed for the response, not computed again. Two
+things litellm would otherwise repeat on every call are done once per process:
+
+- litellm's own token counter is off. Its Ollama reply parser counts the whole prompt
+  again for every reply (the default for a missing `prompt_eval_count` is evaluated even
+  when the count is there): about 20 ms of the event loop for a 20k-token prompt. The
+  counts we ask for switch it on (`_litellm_counts`), and a reply that comes back
+  without its counts is counted here instead, as litellm would have.
+- An Ollama model litellm's price map does not list gets a static entry before its
+  first call (`_describe_ollama`): otherwise litellm asks the server about it (`/api/show`,
+  synchronously, in a worker thread that holds the GIL) on every call. The entry is
+  what the server said, so nothing litellm decides about the model changes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from tenacity import (
@@ -41,8 +54,17 @@ litellm.telemetry = False
 # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
 # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
 litellm.disable_hf_tokenizer_download = True
+# Off for the process; `_litellm_counts` switches it on for the counts we ask for.
+litellm.disable_token_counter = True
 
 MAX_RETRY_AFTER_S = 60.0
+
+# litellm's price map and its token-counter switch are process-wide, so what this module
+# did to them is recorded process-wide too.
+_counting = threading.Lock()
+_counts_open = 0  # counts in progress (any thread) that need litellm's counter on
+_describing = threading.Lock()
+_described: set[str] = set()  # Ollama routes litellm has a static entry for
 
 
 class _Transient(Exception):
@@ -79,6 +101,11 @@ class LiteLLMClient:
         return float(self._jitter(state))
 
     async def complete(self, request: CompletionRequest) -> Completion:
+        route = _route(request.model)
+        if route.startswith("ollama_chat/") and route not in _described:
+            # Once per model and process, before litellm's first call to it; in a thread:
+            # litellm asks the server.
+            await asyncio.to_thread(_describe_ollama, route)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._attempts),
             wait=self._wait,
@@ -107,10 +134,16 @@ class LiteLLMClient:
         latency = time.monotonic() - started
         text = _reply_text(response)
         usage = getattr(response, "usage", None)
+        tokens_in, tokens_out = _filled_usage(
+            kwargs["messages"],
+            text,
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
         return Completion(
             text=text,
-            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
             cost_usd=_cost(response),
             latency_s=latency,
         )
@@ -173,6 +206,63 @@ def _is_anthropic(model: str) -> bool:
     return lowered.startswith("anthropic/") or (
         "claude" in lowered and lowered.split("/", 1)[0] in {"bedrock", "vertex_ai"}
     )
+
+
+@contextmanager
+def _litellm_counts() -> Iterator[None]:
+    """litellm's token counter, switched on for the counts made inside this block."""
+    global _counts_open
+    with _counting:
+        _counts_open += 1
+        litellm.disable_token_counter = False
+    try:
+        yield
+    finally:
+        with _counting:
+            _counts_open -= 1
+            litellm.disable_token_counter = _counts_open == 0
+
+
+def _filled_usage(
+    messages: list[dict[str, Any]], text: str, tokens_in: int, tokens_out: int
+) -> tuple[int, int]:
+    """The reply's token counts, each one the provider left out counted as litellm counts
+    it then (a prompt is never 0 tokens; a non-empty reply is not either)."""
+    if tokens_in and (tokens_out or not text):
+        return tokens_in, tokens_out
+    with _litellm_counts():
+        tokens_in = tokens_in or int(litellm.token_counter(messages=messages))
+        tokens_out = tokens_out or (int(litellm.token_counter(text=text)) if text else 0)
+    return tokens_in, tokens_out
+
+
+def _describe_ollama(route: str) -> None:
+    """Give litellm a static entry for an Ollama model its price map does not list: what
+    it asks the server (`/api/show`) on every call, asked once, under both routes. Only
+    Ollama: an entry for a model litellm does not know at all would change more than its
+    lookups (an OpenAI-routed name in the map is counted with another tokenizer)."""
+    with _describing:
+        if route in _described:
+            return
+        names = {route, "ollama/" + route[len("ollama_chat/") :]}
+        try:
+            info = None if names & litellm.model_cost.keys() else litellm.get_model_info(route)
+        except Exception:  # litellm could not describe it: it goes on asking per call
+            info = None
+        if info is not None:  # the server's answer, or litellm's default when unreachable
+            entry = {k: v for k, v in info.items() if k in _OLLAMA_FIELDS and v is not None}
+            litellm.register_model(
+                {name: {**entry, "litellm_provider": name.split("/", 1)[0]} for name in names}
+            )
+        _described.add(route)
+
+
+# What litellm's Ollama adapter reads from /api/show (its `get_runtime_model_info`), under
+# each route's own provider name (litellm finds an entry only so); its prices are always
+# 0, which is also what litellm gives an entry without them.
+_OLLAMA_FIELDS = frozenset(
+    {"mode", "supports_function_calling", "max_tokens", "max_input_tokens", "max_output_tokens"}
+)
 
 
 def _supports_schema(model: str) -> bool:
@@ -256,7 +346,8 @@ class LiteLLMTokenCounter:
     """Counts tokens with the model's own tokenizer where litellm knows it."""
 
     def count(self, model: str, text: str) -> int:
-        return int(litellm.token_counter(model=model, text=text))
+        with _litellm_counts():
+            return int(litellm.token_counter(model=model, text=text))
 
     def context_window(self, model: str) -> int | None:
         try:
