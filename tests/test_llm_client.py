@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -356,3 +356,33 @@ def test_calling_a_model_changes_nothing_litellm_says_about_it(model: str) -> No
     done = [complete(LiteLLMClient(ENV), req) for _ in range(2)]
     assert what_litellm_says() == before  # the same chunks are planned, at the same price
     assert [d.cost_usd for d in done] == [0.0, 0.0]  # an unpriced or local model costs 0
+
+
+@respx.mock
+@pytest.mark.parametrize(
+    ("provider", "url", "reply"),
+    [("openai", OPENAI, openai_reply), ("anthropic", ANTHROPIC, anthropic_reply)],
+)
+def test_litellm_sends_the_same_request_for_a_model_once_described(
+    provider: str, url: str, reply: Callable[[], httpx.Response]
+) -> None:
+    route = respx.post(url).mock(side_effect=lambda _: reply())
+    messages = [
+        {"role": "system", "content": "You review code."},
+        {"role": "user", "content": [{"type": "text", "text": "<diff>+ x = 1</diff>"}]},
+    ]
+
+    def sent(model: str) -> dict[str, Any]:
+        asyncio.run(
+            litellm.acompletion(
+                model=model, messages=messages, api_key="sk-test", temperature=0, num_retries=0
+            )
+        )
+        body: dict[str, Any] = json.loads(route.calls.last.request.content)
+        return body | {"model": "?"}
+
+    never_described = sent(f"{provider}/review-model-a")
+    described = f"{provider}/review-model-b"
+    complete(LiteLLMClient(ENV), request(described, f"{provider.upper()}_KEY"))
+    assert litellm.get_model_info(described)["litellm_provider"] == provider  # it has an entry
+    assert sent(described) == never_described

@@ -16,10 +16,13 @@ things litellm would otherwise repeat on every call are done once per process:
   when the count is there): about 20 ms of the event loop for a 20k-token prompt. The
   counts we ask for switch it on (`_litellm_counts`), and a reply that comes back
   without its counts is counted here instead, as litellm would have.
-- An Ollama model litellm's price map does not list gets a static entry before its
-  first call (`_describe_ollama`): otherwise litellm asks the server about it (`/api/show`,
-  synchronously, in a worker thread that holds the GIL) on every call. The entry is
-  what the server said, so nothing litellm decides about the model changes.
+- A model litellm's price map does not list gets a static entry before its first call
+  (`_describe`): otherwise every call walks the map and its fallbacks for the model's
+  price and capabilities (to find nothing) and, for Ollama, asks the server
+  (`/api/show`, synchronously, in a worker thread that holds the GIL). The entry holds
+  what litellm would have found (the server's answer for Ollama, the provider alone
+  otherwise), so the requests it sends, the tokens we count and the price we report
+  (`model_price`: still None for a model without one) stay what they were.
 """
 
 from __future__ import annotations
@@ -64,7 +67,8 @@ MAX_RETRY_AFTER_S = 60.0
 _counting = threading.Lock()
 _counts_open = 0  # counts in progress (any thread) that need litellm's counter on
 _describing = threading.Lock()
-_described: set[str] = set()  # Ollama routes litellm has a static entry for
+_described: set[str] = set()  # routes `_describe` has seen to
+_unpriced: set[str] = set()  # routes it wrote an entry for that has no price
 
 
 class _Transient(Exception):
@@ -102,10 +106,10 @@ class LiteLLMClient:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         route = _route(request.model)
-        if route.startswith("ollama_chat/") and route not in _described:
+        if route not in _described:
             # Once per model and process, before litellm's first call to it; in a thread:
-            # litellm asks the server.
-            await asyncio.to_thread(_describe_ollama, route)
+            # for Ollama, litellm asks the server.
+            await asyncio.to_thread(_describe, route)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._attempts),
             wait=self._wait,
@@ -236,33 +240,60 @@ def _filled_usage(
     return tokens_in, tokens_out
 
 
-def _describe_ollama(route: str) -> None:
-    """Give litellm a static entry for an Ollama model its price map does not list: what
-    it asks the server (`/api/show`) on every call, asked once, under both routes. Only
-    Ollama: an entry for a model litellm does not know at all would change more than its
-    lookups (an OpenAI-routed name in the map is counted with another tokenizer)."""
+def _describe(route: str) -> None:
+    """Give litellm a static entry for a model its price map does not list, once (see the
+    module docstring); a model it lists is left as it is."""
     with _describing:
         if route in _described:
             return
-        names = {route, "ollama/" + route[len("ollama_chat/") :]}
-        try:
-            info = None if names & litellm.model_cost.keys() else litellm.get_model_info(route)
-        except Exception:  # litellm could not describe it: it goes on asking per call
-            info = None
-        if info is not None:  # the server's answer, or litellm's default when unreachable
-            entry = {k: v for k, v in info.items() if k in _OLLAMA_FIELDS and v is not None}
-            litellm.register_model(
-                {name: {**entry, "litellm_provider": name.split("/", 1)[0]} for name in names}
-            )
+        if route.startswith("ollama_chat/"):
+            entries = _ollama_entries(route)
+        else:
+            entries = _unknown_entry(route)
+            _unpriced.update(entries)
+        if entries:
+            # Not added to litellm's per-provider model lists: a name there is taken for
+            # one of the provider's own models (an OpenAI one would be counted with
+            # another tokenizer, and the chunks planned would change).
+            litellm.register_model(entries, add_to_provider_model_sets=False)
         _described.add(route)
 
 
-# What litellm's Ollama adapter reads from /api/show (its `get_runtime_model_info`), under
-# each route's own provider name (litellm finds an entry only so); its prices are always
-# 0, which is also what litellm gives an entry without them.
+def _ollama_entries(route: str) -> dict[str, dict[str, Any]]:
+    """What litellm asks the server (`/api/show`), or its default when it cannot reach
+    it, under both routes and each route's own provider name (litellm finds it only so)."""
+    names = {route, "ollama/" + route[len("ollama_chat/") :]}
+    if names & litellm.model_cost.keys():
+        return {}
+    try:
+        info = litellm.get_model_info(route)
+    except Exception:  # litellm could not describe it: it goes on asking per call
+        return {}
+    entry = {k: v for k, v in info.items() if k in _OLLAMA_FIELDS and v is not None}
+    return {name: {**entry, "litellm_provider": name.split("/", 1)[0]} for name in names}
+
+
+# What litellm's Ollama adapter reads from /api/show (its `get_runtime_model_info`); its
+# prices are always 0, which is also what litellm gives an entry without them.
 _OLLAMA_FIELDS = frozenset(
     {"mode", "supports_function_calling", "max_tokens", "max_input_tokens", "max_output_tokens"}
 )
+
+
+def _unknown_entry(route: str) -> dict[str, dict[str, Any]]:
+    """For a model litellm knows nothing about, its provider alone: no price (litellm
+    prices its calls at 0, as it did when the lookup failed), no capability."""
+    try:
+        litellm.get_model_info(route)
+    except Exception:  # not in the map: describe it
+        pass
+    else:
+        return {}
+    try:
+        provider = str(litellm.get_llm_provider(route)[1])
+    except Exception:  # no provider litellm routes to: the call will say so
+        return {}
+    return {route: {"litellm_provider": provider, "mode": "chat"}}
 
 
 def _supports_schema(model: str) -> bool:
@@ -361,6 +392,8 @@ class LiteLLMTokenCounter:
 def model_price(model: str) -> ModelPrice | None:
     """US dollars per input and output token from litellm's price map (the copy installed
     with litellm, never the network); None for a model the map does not price."""
+    if _route(model) in _unpriced:  # the entry `_describe` wrote has no price
+        return None
     try:
         info = litellm.get_model_info(model)
     except Exception:  # unknown model: litellm raises instead of answering None
