@@ -94,6 +94,7 @@ class ProviderProcess:
     latency: float
     folder: Path
     port: int = 0  # 0: any free port
+    root: Path = ROOT  # the checkout whose fakes/provider_server.py runs
     url: str = ""
     process: subprocess.Popen[bytes] | None = None
 
@@ -108,7 +109,7 @@ class ProviderProcess:
                 *("--script", str(script), "--port-file", str(port_file)),
                 *("--latency", str(self.latency), "--log", str(self.log_path)),
             ],
-            cwd=ROOT,
+            cwd=self.root,
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 30

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import litellm
 import pytest
 import respx
+import tiktoken
 
 from consensus.adapters.llm import LiteLLMClient, model_price
 from consensus.model.base import FailureKind
-from consensus.ports import CompletionRequest, Message, ModelCallError
+from consensus.ports import CompletionRequest, Message, ModelCallError, ModelPrice
 
 OPENAI = "https://api.openai.com/v1/chat/completions"
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -252,3 +253,149 @@ def test_a_sampling_seed_goes_to_providers_that_honour_one_and_not_to_anthropic(
     assert "seed" not in json.loads(anthropic.calls.last.request.content)  # it would refuse it
     complete(client, request("openai/gpt-4o", "OPENAI_KEY"))
     assert "seed" not in json.loads(openai.calls.last.request.content)
+
+
+# ---------------------------------------------------------------- litellm's per-call work
+
+OLLAMA = "http://127.0.0.1:11434"
+
+
+def ollama_reply(counts: bool = True) -> httpx.Response:
+    body: dict[str, Any] = {
+        "model": "qwen2.5-coder:14b",
+        "created_at": "2026-11-30T10:00:00Z",
+        "message": {"role": "assistant", "content": '{"findings": []}'},
+        "done": True,
+    }
+    if counts:
+        body |= {"prompt_eval_count": 50, "eval_count": 5}
+    return httpx.Response(200, json=body)
+
+
+def ollama_request(model: str = "ollama/qwen2.5-coder:14b") -> CompletionRequest:
+    diff = "\n".join(f"+    total = compute_{i}(value, limit={i})" for i in range(400))
+    return CompletionRequest(
+        model=model,
+        messages=(
+            Message(role="system", content="You review code."),
+            Message(role="user", content=diff),
+        ),
+        api_base=OLLAMA,
+    )
+
+
+def test_litellms_own_token_counter_is_off_and_ours_still_counts() -> None:
+    from consensus.adapters.llm import LiteLLMTokenCounter
+
+    text = "def f(value):\n    return compute(value, limit=3)\n" * 20
+    assert litellm.disable_token_counter is True  # set when the adapter is imported
+    counted = LiteLLMTokenCounter().count("openai/gpt-4o", text)
+    assert counted == len(tiktoken.get_encoding("o200k_base").encode(text))
+    assert litellm.disable_token_counter is True  # switched back off after our count
+
+
+@respx.mock
+def test_an_ollama_reply_is_not_tokenized_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    respx.post(f"{OLLAMA}/api/chat").mock(return_value=ollama_reply())
+    encoded: list[int] = []
+    real_encode = tiktoken.Encoding.encode
+
+    def encode(self: tiktoken.Encoding, text: str, **kwargs: Any) -> list[int]:
+        encoded.append(len(text))
+        return real_encode(self, text, **kwargs)
+
+    monkeypatch.setattr(tiktoken.Encoding, "encode", encode)
+    done = complete(LiteLLMClient(ENV), ollama_request())
+    assert (done.tokens_in, done.tokens_out) == (50, 5)  # the server's own counts
+    assert encoded == []  # litellm did not count the 400-line prompt again
+
+
+@respx.mock
+def test_an_ollama_reply_without_counts_is_counted_as_litellm_would(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    respx.post(f"{OLLAMA}/api/chat").mock(return_value=ollama_reply(counts=False))
+    req = ollama_request()
+    done = complete(LiteLLMClient(ENV), req)
+    monkeypatch.setattr(litellm, "disable_token_counter", False)  # litellm's count, as it was
+    messages = [{"role": m.role, "content": m.content} for m in req.messages]
+    assert done.tokens_in == litellm.token_counter(messages=messages) > 400
+    assert done.tokens_out == litellm.token_counter(text='{"findings": []}') > 0
+
+
+@respx.mock
+def test_ollama_is_asked_about_a_model_once_not_on_every_call() -> None:
+    chat = respx.post(f"{OLLAMA}/api/chat").mock(return_value=ollama_reply())
+    # litellm asks the Ollama it finds by default (OLLAMA_API_BASE), not the configured one.
+    show = respx.post(url__regex=r"http://(localhost|127\.0\.0\.1):11434/api/show").mock(
+        return_value=httpx.Response(
+            200, json={"model_info": {"llama.context_length": 32768}, "template": "{{ .Tools }}"}
+        )
+    )
+    model = "ollama/qwen-once:7b"  # a name no other test has described
+    client = LiteLLMClient(ENV)
+    complete(client, ollama_request(model))
+    asked = show.call_count
+    for _ in range(3):
+        complete(client, ollama_request(model))
+    assert chat.call_count == 4
+    assert 1 <= asked <= 2 and show.call_count == asked  # at the first call, never again
+    # What litellm says about the model is what the server said then.
+    info = litellm.get_model_info(model)
+    assert info["max_input_tokens"] == 32768 and info["supports_function_calling"] is True
+    assert model_price(model) == ModelPrice(input_per_token=0.0, output_per_token=0.0)
+    assert show.call_count == asked
+
+
+@respx.mock
+@pytest.mark.parametrize("model", ["openai/self-hosted-review-model", "ollama/qwen-count:3b"])
+def test_calling_a_model_changes_nothing_litellm_says_about_it(model: str) -> None:
+    from consensus.adapters.llm import LiteLLMTokenCounter
+
+    name = model.split("/", 1)[1]
+    openai_body = json.loads(openai_reply().content) | {"model": name}
+    respx.post(OPENAI).mock(return_value=httpx.Response(200, json=openai_body))
+    respx.post(f"{OLLAMA}/api/chat").mock(return_value=ollama_reply())
+    respx.post(url__regex=r"http://(localhost|127\.0\.0\.1):11434/api/show").mock(
+        return_value=httpx.Response(200, json={"model_info": {}, "template": ""})
+    )
+    counter, text = LiteLLMTokenCounter(), "def f(value):\n    return g(value)  # → ü\n" * 40
+
+    def what_litellm_says() -> tuple[object, ...]:
+        return (counter.count(model, text), counter.context_window(model), model_price(model))
+
+    before = what_litellm_says()
+    req = request(model, "OPENAI_KEY") if model.startswith("openai/") else ollama_request(model)
+    done = [complete(LiteLLMClient(ENV), req) for _ in range(2)]
+    assert what_litellm_says() == before  # the same chunks are planned, at the same price
+    assert [d.cost_usd for d in done] == [0.0, 0.0]  # an unpriced or local model costs 0
+
+
+@respx.mock
+@pytest.mark.parametrize(
+    ("provider", "url", "reply"),
+    [("openai", OPENAI, openai_reply), ("anthropic", ANTHROPIC, anthropic_reply)],
+)
+def test_litellm_sends_the_same_request_for_a_model_once_described(
+    provider: str, url: str, reply: Callable[[], httpx.Response]
+) -> None:
+    route = respx.post(url).mock(side_effect=lambda _: reply())
+    messages = [
+        {"role": "system", "content": "You review code."},
+        {"role": "user", "content": [{"type": "text", "text": "<diff>+ x = 1</diff>"}]},
+    ]
+
+    def sent(model: str) -> dict[str, Any]:
+        asyncio.run(
+            litellm.acompletion(
+                model=model, messages=messages, api_key="sk-test", temperature=0, num_retries=0
+            )
+        )
+        body: dict[str, Any] = json.loads(route.calls.last.request.content)
+        return body | {"model": "?"}
+
+    never_described = sent(f"{provider}/review-model-a")
+    described = f"{provider}/review-model-b"
+    complete(LiteLLMClient(ENV), request(described, f"{provider.upper()}_KEY"))
+    assert litellm.get_model_info(described)["litellm_provider"] == provider  # it has an entry
+    assert sent(described) == never_described

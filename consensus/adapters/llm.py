@@ -8,15 +8,31 @@ everything else fails at once.
 
 Per call, the client adds as little as it can to what litellm does on the event loop:
 whether a model takes a response schema is asked of litellm once per model, and the
-price is the one litellm already computed for the response, not computed again.
+price is the one litellm already computed for the response, not computed again. Two
+things litellm would otherwise repeat on every call are done once per process:
+
+- litellm's own token counter is off. Its Ollama reply parser counts the whole prompt
+  again for every reply (the default for a missing `prompt_eval_count` is evaluated even
+  when the count is there): about 20 ms of the event loop for a 20k-token prompt. The
+  counts we ask for switch it on (`_litellm_counts`), and a reply that comes back
+  without its counts is counted here instead, as litellm would have.
+- A model litellm's price map does not list gets a static entry before its first call
+  (`_describe`): otherwise every call walks the map and its fallbacks for the model's
+  price and capabilities (to find nothing) and, for Ollama, asks the server
+  (`/api/show`, synchronously, in a worker thread that holds the GIL). The entry holds
+  what litellm would have found (the server's answer for Ollama, the provider alone
+  otherwise), so the requests it sends, the tokens we count and the price we report
+  (`model_price`: still None for a model without one) stay what they were.
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from tenacity import (
@@ -41,8 +57,18 @@ litellm.telemetry = False
 # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
 # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
 litellm.disable_hf_tokenizer_download = True
+# Off for the process; `_litellm_counts` switches it on for the counts we ask for.
+litellm.disable_token_counter = True
 
 MAX_RETRY_AFTER_S = 60.0
+
+# litellm's price map and its token-counter switch are process-wide, so what this module
+# did to them is recorded process-wide too.
+_counting = threading.Lock()
+_counts_open = 0  # counts in progress (any thread) that need litellm's counter on
+_describing = threading.Lock()
+_described: set[str] = set()  # routes `_describe` has seen to
+_unpriced: set[str] = set()  # routes it wrote an entry for that has no price
 
 
 class _Transient(Exception):
@@ -80,6 +106,11 @@ class LiteLLMClient:
         return float(self._jitter(state))
 
     async def complete(self, request: CompletionRequest) -> Completion:
+        route = _route(request.model)
+        if route not in _described:
+            # Once per model and process, before litellm's first call to it; in a thread:
+            # for Ollama, litellm asks the server.
+            await asyncio.to_thread(_describe, route)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._attempts),
             wait=self._wait,
@@ -108,10 +139,16 @@ class LiteLLMClient:
         latency = time.monotonic() - started
         text = _reply_text(response)
         usage = getattr(response, "usage", None)
+        tokens_in, tokens_out = _filled_usage(
+            kwargs["messages"],
+            text,
+            int(getattr(usage, "prompt_tokens", 0) or 0),
+            int(getattr(usage, "completion_tokens", 0) or 0),
+        )
         return Completion(
             text=text,
-            tokens_in=int(getattr(usage, "prompt_tokens", 0) or 0),
-            tokens_out=int(getattr(usage, "completion_tokens", 0) or 0),
+            tokens_in=tokens_in,
+            tokens_out=tokens_out,
             cost_usd=_cost(response),
             latency_s=latency,
         )
@@ -192,6 +229,90 @@ def _supports_seed(model: str) -> bool:
         return "seed" in (litellm.get_supported_openai_params(name, provider) or ())
     except Exception:  # an unknown route: send no seed rather than risk a refused request
         return False
+
+
+@contextmanager
+def _litellm_counts() -> Iterator[None]:
+    """litellm's token counter, switched on for the counts made inside this block."""
+    global _counts_open
+    with _counting:
+        _counts_open += 1
+        litellm.disable_token_counter = False
+    try:
+        yield
+    finally:
+        with _counting:
+            _counts_open -= 1
+            litellm.disable_token_counter = _counts_open == 0
+
+
+def _filled_usage(
+    messages: list[dict[str, Any]], text: str, tokens_in: int, tokens_out: int
+) -> tuple[int, int]:
+    """The reply's token counts, each one the provider left out counted as litellm counts
+    it then (a prompt is never 0 tokens; a non-empty reply is not either)."""
+    if tokens_in and (tokens_out or not text):
+        return tokens_in, tokens_out
+    with _litellm_counts():
+        tokens_in = tokens_in or int(litellm.token_counter(messages=messages))
+        tokens_out = tokens_out or (int(litellm.token_counter(text=text)) if text else 0)
+    return tokens_in, tokens_out
+
+
+def _describe(route: str) -> None:
+    """Give litellm a static entry for a model its price map does not list, once (see the
+    module docstring); a model it lists is left as it is."""
+    with _describing:
+        if route in _described:
+            return
+        if route.startswith("ollama_chat/"):
+            entries = _ollama_entries(route)
+        else:
+            entries = _unknown_entry(route)
+            _unpriced.update(entries)
+        if entries:
+            # Not added to litellm's per-provider model lists: a name there is taken for
+            # one of the provider's own models (an OpenAI one would be counted with
+            # another tokenizer, and the chunks planned would change).
+            litellm.register_model(entries, add_to_provider_model_sets=False)
+        _described.add(route)
+
+
+def _ollama_entries(route: str) -> dict[str, dict[str, Any]]:
+    """What litellm asks the server (`/api/show`), or its default when it cannot reach
+    it, under both routes and each route's own provider name (litellm finds it only so)."""
+    names = {route, "ollama/" + route[len("ollama_chat/") :]}
+    if names & litellm.model_cost.keys():
+        return {}
+    try:
+        info = litellm.get_model_info(route)
+    except Exception:  # litellm could not describe it: it goes on asking per call
+        return {}
+    entry = {k: v for k, v in info.items() if k in _OLLAMA_FIELDS and v is not None}
+    return {name: {**entry, "litellm_provider": name.split("/", 1)[0]} for name in names}
+
+
+# What litellm's Ollama adapter reads from /api/show (its `get_runtime_model_info`); its
+# prices are always 0, which is also what litellm gives an entry without them.
+_OLLAMA_FIELDS = frozenset(
+    {"mode", "supports_function_calling", "max_tokens", "max_input_tokens", "max_output_tokens"}
+)
+
+
+def _unknown_entry(route: str) -> dict[str, dict[str, Any]]:
+    """For a model litellm knows nothing about, its provider alone: no price (litellm
+    prices its calls at 0, as it did when the lookup failed), no capability."""
+    try:
+        litellm.get_model_info(route)
+    except Exception:  # not in the map: describe it
+        pass
+    else:
+        return {}
+    try:
+        provider = str(litellm.get_llm_provider(route)[1])
+    except Exception:  # no provider litellm routes to: the call will say so
+        return {}
+    return {route: {"litellm_provider": provider, "mode": "chat"}}
 
 
 def _supports_schema(model: str) -> bool:
@@ -275,7 +396,8 @@ class LiteLLMTokenCounter:
     """Counts tokens with the model's own tokenizer where litellm knows it."""
 
     def count(self, model: str, text: str) -> int:
-        return int(litellm.token_counter(model=model, text=text))
+        with _litellm_counts():
+            return int(litellm.token_counter(model=model, text=text))
 
     def context_window(self, model: str) -> int | None:
         try:
@@ -289,6 +411,8 @@ class LiteLLMTokenCounter:
 def model_price(model: str) -> ModelPrice | None:
     """US dollars per input and output token from litellm's price map (the copy installed
     with litellm, never the network); None for a model the map does not price."""
+    if _route(model) in _unpriced:  # the entry `_describe` wrote has no price
+        return None
     try:
         info = litellm.get_model_info(model)
     except Exception:  # unknown model: litellm raises instead of answering None
