@@ -222,12 +222,13 @@ def main() -> None:
             load = os.getloadavg()[0]
             print(f"  round {n + 1}: " + ", ".join(line) + f"  (load average {load:.1f})")
     print(f"\n  {'':<8} {'median':>8} {'best':>8} {'worst':>8} {'CPU/call':>10}   target")
+    goal = "" if target is None else f"<= {target:.2f}"
     for mode in modes:
         median = statistics.median(ratios[mode])
         verdict = "" if target is None else ("met" if median <= target else "NOT MET")
         print(
             f"  {mode:<8} {median:>8.3f} {min(ratios[mode]):>8.3f} {max(ratios[mode]):>8.3f}"
-            f" {statistics.median(cpu[mode]):>8.1f}ms   <= {target} {verdict}"
+            f" {statistics.median(cpu[mode]):>8.1f}ms   {goal} {verdict}"
         )
     same = reports["before"] == reports["after"] and len(reports["after"]) == 1
     print(f"  before and after: the same report (1 distinct JSON): {'yes' if same else 'NO'}")
