@@ -228,16 +228,6 @@ class HostReview(BaseModel):
     body: str = ""
 
 
-class Comparison(BaseModel):
-    """Two commits compared (`base...head`): GitHub's status and the files changed between."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    status: str  # ahead, behind, diverged, identical
-    files: tuple[PullFile, ...] = ()
-    truncated: bool = False  # GitHub lists at most 300 files of a comparison
-
-
 # --------------------------------------------------------------------------- GitHub, by role
 # One adapter (adapters/github.py) and one fake (testing.FakeGitHubHost) implement them all;
 # each function asks for the narrowest role it uses. Retries are the adapter's business:
@@ -260,8 +250,6 @@ class PullReader(Protocol):
         ...
 
     def list_dir(self, path: str, ref: str) -> list[str] | None: ...
-
-    def compare(self, base: str, head: str) -> Comparison: ...
 
     def default_branch(self) -> str: ...
 

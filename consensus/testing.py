@@ -28,7 +28,6 @@ from consensus.ingest.hunks import right_side_hunks
 from consensus.model.base import FailureKind
 from consensus.ports import (
     CommentEdit,
-    Comparison,
     Completion,
     CompletionRequest,
     HostComment,
@@ -136,7 +135,6 @@ class FakeGitHubHost:
     comment_pull: dict[int, int] = field(default_factory=dict)  # comment id → PR number
     reactions: list[tuple[int, str]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)
-    comparisons: dict[tuple[str, str], Comparison] = field(default_factory=dict)
     branch: str = "main"
     login: str | None = None  # viewer_login: None, as for a workflow's GITHUB_TOKEN
     writes: list[str] = field(default_factory=list)
@@ -237,11 +235,6 @@ class FakeGitHubHost:
             if name.startswith(prefix)
         }
         return sorted(names) or None
-
-    def compare(self, base: str, head: str) -> Comparison:
-        if (base, head) not in self.comparisons:
-            raise GitHubError(f"GitHub GET compare/{base}...{head} failed (HTTP 404)", status=404)
-        return self.comparisons[(base, head)]
 
     def default_branch(self) -> str:
         return self.branch

@@ -171,14 +171,3 @@ def test_labels_and_reactions(github: FakeGitHub) -> None:
     repo = github.repos[REPO]
     assert [r["content"] for r in repo.reactions] == ["eyes"]
     assert repo.labels[1] == ["consensus:ready"]
-
-
-def test_compare_two_commits(github: FakeGitHub) -> None:
-    repo = github.repos[REPO]
-    repo.snapshots["new"] = {**repo.snapshots["base"], "p/a.md": "x\nmore\n"}
-    repo.ancestors["new"] = {"new", "base"}
-    comparison = host(github).compare("base", "new")
-    assert comparison.status == "ahead" and not comparison.truncated
-    [changed] = comparison.files
-    assert changed.path == "p/a.md" and changed.patch is not None and "+more" in changed.patch
-    assert host(github).compare("new", "base").status == "diverged"

@@ -69,7 +69,6 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
     calls = {
         "pull_request": lambda: host.pull_request(1),
         "pull_files": lambda: host.pull_files(1),
-        "compare": lambda: host.compare("b" * 40, "h" * 40),
         "read_file": lambda: host.read_file(".consensus.yml", "b" * 40),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),

@@ -54,7 +54,6 @@ from consensus.adapters.github_wire import (
 from consensus.errors import GitHubError
 from consensus.ports import (
     CommentEdit,
-    Comparison,
     HostComment,
     HostReview,
     InlineComment,
@@ -69,7 +68,6 @@ T = TypeVar("T")
 
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
-MAX_COMPARE_FILES = 300  # … and of a comparison of two commits
 MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
@@ -243,15 +241,6 @@ class GitHubHost:
     def pull_files(self, number: int) -> list[PullFile]:
         raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
         return [pull_file(item) for item in raw]
-
-    def compare(self, base: str, head: str) -> Comparison:
-        _, data = self._request("GET", f"{self._base}/compare/{quote(base)}...{quote(head)}")
-        files = tuple(pull_file(item) for item in data.get("files") or [])
-        return Comparison(
-            status=str(data.get("status") or ""),
-            files=files,
-            truncated=len(files) >= MAX_COMPARE_FILES,
-        )
 
     def read_file(self, path: str, ref: str) -> str | None:
         return file_text(self._contents(path, ref), MAX_FILE_BYTES)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sys
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,6 +209,10 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
         view = workflow_view(page_thread.state, run.workflow.name)
         thread = page_thread.model_copy(update={"state": view})
     hunks = review_hunks(diff)
+    if not diff.files:  # the report and the summary still say what was skipped and why
+        reasons = Counter(item.reason for item in diff.skipped)
+        tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
+        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
     decided = _decide(run, diff, thread.state, carry=carry)
     report = decided.report.model_copy(update={"notes": [*decided.report.notes, *pull.notes]})
     server = (run.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
