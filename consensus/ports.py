@@ -151,8 +151,9 @@ class HostComment(BaseModel):
     author_is_bot: bool
     path: str | None = None
     line: int | None = None
-    in_reply_to: int | None = None
+    in_reply_to: int | None = None  # a review comment's thread: its first comment's id
     node_id: str = ""  # GraphQL's id, to ask who last edited it
+    commit_id: str = ""  # a review comment's commit: the code it was written about
 
 
 class CommentEdit(BaseModel):
@@ -270,6 +271,11 @@ class ReviewWriter(Protocol):
     ) -> int: ...
 
     def delete_review_comment(self, comment_id: int) -> None: ...
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        """A reply in the review thread of `comment_id` (its first comment: GitHub keeps
+        threads flat)."""
+        ...
 
     def review_threads(self, number: int) -> list[ReviewThread]:
         """Every review thread of the PR (GraphQL `reviewThreads`)."""

@@ -186,7 +186,8 @@ class FakeGitHubHost:
             author_is_bot=bot,
             path=parent.path,
             line=parent.line,
-            in_reply_to=comment_id,
+            in_reply_to=parent.in_reply_to or comment_id,  # GitHub keeps threads flat
+            commit_id=parent.commit_id,
         )
         self.review_comment_list.append(reply)
         self.comment_pull[reply.id] = self.comment_pull[comment_id]
@@ -282,6 +283,7 @@ class FakeGitHubHost:
                 author_is_bot=self.acting.endswith("[bot]"),
                 path=inline.path,
                 line=inline.line,
+                commit_id=commit_sha,
             )
             self.review_comment_list.append(comment)
             self.comment_pull[comment.id] = number
@@ -291,6 +293,25 @@ class FakeGitHubHost:
     def delete_review_comment(self, comment_id: int) -> None:
         self.review_comment_list = [c for c in self.review_comment_list if c.id != comment_id]
         self.writes.append(f"delete review comment {comment_id}")
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        parent = next((c for c in self.review_comments(number) if c.id == comment_id), None)
+        if parent is None or parent.in_reply_to is not None:  # GitHub: replies to a reply 404
+            raise GitHubError(f"GitHub POST comments/{comment_id}/replies (HTTP 404)", status=404)
+        reply = HostComment(
+            id=self._id(),
+            body=body,
+            author=self.acting,
+            author_is_bot=self.acting.endswith("[bot]"),
+            path=parent.path,
+            line=parent.line,
+            in_reply_to=comment_id,
+            commit_id=parent.commit_id,
+        )
+        self.review_comment_list.append(reply)
+        self.comment_pull[reply.id] = number
+        self.writes.append(f"reply to review comment {comment_id} on #{number}")
+        return reply
 
     def review_threads(self, number: int) -> list[ReviewThread]:
         """One thread per top-level review comment (`PRRT_<its id>`), its replies in order."""

@@ -609,6 +609,8 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
             return NOT_FOUND
         repo.review_comments.remove(found[0])
         return 204, None, {}
+    if m := re.match(r"^POST /pulls/(\d+)/comments/(\d+)/replies$", route):
+        return _review_reply(owner, repo, int(m.group(1)), int(m.group(2)), body)
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
         reaction = github_json.reaction(owner.next_id(), body["content"], owner.acting)
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
@@ -660,6 +662,26 @@ def _pull(
         status, payload = owner.create_review(repo, pull, body)
         return status, payload, {}
     return NOT_FOUND
+
+
+def _review_reply(owner: FakeGitHub, repo: Repo, number: int, ident: int, body: Any) -> Answer:
+    """A reply in a review thread: only to a thread's first comment, as GitHub allows."""
+    parent = next((c for c in repo.review_comments if c["id"] == ident), None)
+    if parent is None or parent.get("in_reply_to_id") or parent["_number"] != number:
+        return NOT_FOUND
+    reply = github_json.review_comment(
+        repo.full_name,
+        number,
+        owner.next_id(),
+        review_id=owner.next_id(),
+        comment={"path": parent["path"], "line": parent["line"], "body": body["body"]},
+        user=owner.acting,
+        commit=parent["commit_id"],
+        diff_hunk=parent["diff_hunk"],
+    )
+    reply.update({"in_reply_to_id": ident, "_number": number})
+    repo.review_comments.append(reply)
+    return 201, reply, {}
 
 
 def _issue_comment(owner: FakeGitHub, repo: Repo, method: str, ident: int, body: Any) -> Answer:

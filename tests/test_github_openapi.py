@@ -89,6 +89,9 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         # GraphQL (POST /graphql): checked against GitHub's GraphQL schema below.
         "review_threads": lambda: host.review_threads(1),
         "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(1)[0].id, True),
+        "reply_to_review_comment": lambda: host.reply_to_review_comment(
+            1, int(github.repos[REPO].review_comments[0]["id"]), "an answer"
+        ),
         "delete_review_comment": lambda: host.delete_review_comment(
             int(github.repos[REPO].review_comments[0]["id"])
         ),
@@ -191,7 +194,13 @@ def test_the_checker_finds_an_answer_github_would_not_give(
 
 # --------------------------------------------------------------------------- webhooks
 
-EVENTS = ("pull_request", "pull_request_target", "issue_comment", "pull_request_review")
+EVENTS = (
+    "pull_request",
+    "pull_request_target",
+    "issue_comment",
+    "pull_request_review",
+    "pull_request_review_comment",
+)
 # GitHub's documented payload of a scheduled run (the package has no `schedule` example).
 SCHEDULE = {"schedule": "17 */6 * * *", "workflow": ".github/workflows/consensus.yml"}
 
@@ -240,7 +249,7 @@ def test_the_action_accepts_every_webhook_example(
 def test_there_are_examples_of_every_event_the_action_handles() -> None:
     if not EXAMPLES.is_dir():
         pytest.skip(NOT_INSTALLED)
-    for event in ("pull_request", "issue_comment", "pull_request_review", "workflow_dispatch"):
+    for event in (*EVENTS[2:], "pull_request", "workflow_dispatch"):
         assert webhook_examples(event), event
     actions = {p.get("action") for _, p in webhook_examples("pull_request")}
     assert {"opened", "synchronize", "reopened", "ready_for_review", "closed"} <= actions

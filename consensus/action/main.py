@@ -2,7 +2,9 @@
 
 Dispatches on GITHUB_EVENT_NAME: `pull_request` (opened, synchronize, reopened,
 ready_for_review) is reviewed and published (app.pull_review), then agent PRs move in the
-queue; `issue_comment` runs slash commands (app.commands); `schedule`,
+queue, and replies on our inline comments not answered yet are answered
+(app.reply_event); `issue_comment` runs slash commands (app.commands);
+`pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
 (app.queue).
 
@@ -22,9 +24,15 @@ from pydantic import ValidationError
 from consensus.app.commands import handle_comment
 from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
+from consensus.app.reply_event import answer_on_pull, handle_review_comment
 from consensus.app.wiring import github_host
 from consensus.errors import ConsensusError, UsageError
-from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
+from consensus.model.events import (
+    IssueCommentEvent,
+    Payload,
+    PullRequestEvent,
+    ReviewCommentEvent,
+)
 from consensus.ports import GitHubPort, Log
 from consensus.settings.action_inputs import ActionInputs
 
@@ -34,6 +42,7 @@ REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_revi
 WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
+REPLY_EVENT = "pull_request_review_comment"
 P = TypeVar("P", bound=Payload)
 
 
@@ -41,7 +50,7 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     """Handle the event in `env`; the exit code. `host` is built from `env` when not given
     (and closed when the run is over)."""
     event = env.get("GITHUB_EVENT_NAME", "")
-    if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
+    if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment", REPLY_EVENT}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
@@ -60,6 +69,8 @@ def _handle(
 ) -> int:
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
+    if event == REPLY_EVENT:
+        return handle_review_comment(env, read_event(env, ReviewCommentEvent), host=host, log=log)
     if event in QUEUE_EVENTS:
         return run_in_action(env, host, log, why=event, identity=own_identity(host, inputs, log))
     pull = read_event(env, PullRequestEvent)
@@ -78,6 +89,10 @@ def _handle(
     code = review_pull_request(
         env, inputs, host, number, event=event, carry=carry, log=log, identity=identity
     )
+    try:  # replies a run missed (no review-comment workflow, a failed run) are read now
+        answer_on_pull(env, inputs, host, number, identity, log)
+    except ConsensusError as exc:
+        log(f"warning: replies on our inline comments were not answered: {exc.message}")
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:

@@ -351,6 +351,16 @@ class GitHubHost:
     def delete_review_comment(self, comment_id: int) -> None:
         self._delete(f"{self._base}/pulls/comments/{comment_id}")
 
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        url = f"{self._base}/pulls/{number}/comments/{comment_id}/replies"
+        marker = body.rstrip().rsplit("\n", 1)[-1]
+
+        def landed() -> HostComment | None:
+            return next((c for c in self.review_comments(number) if marker in c.body), None)
+
+        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        return host_comment(data) if data else (landed() or missing_comment(url))
+
     def _delete(self, url: str) -> None:
         try:
             self._request("DELETE", url)

@@ -104,6 +104,7 @@ def host_comment(data: dict[str, Any]) -> HostComment:
         line=int(line) if line else None,
         in_reply_to=data.get("in_reply_to_id"),
         node_id=str(data.get("node_id") or ""),
+        commit_id=str(data.get("commit_id") or ""),
     )
 
 

@@ -11,6 +11,7 @@ from consensus.app.wiring import model_client, no_provider_key, pull_source, una
 from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
+from consensus.ports import ModelClient
 from consensus.publish.replies import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.guard import GuardedClient
@@ -60,6 +61,17 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
     if any(m.provider == PROVIDER for m in record.members):
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
+    checked = verify_record(context, record, model_client(context.env))
+    updated = _updated(record, checked, context.login)
+    state = context.thread.state
+    records = tuple(updated if r.id == record.id else r for r in state.records)
+    context.save_state(state.model_copy(update={"records": records}))
+    return verified_section(updated)
+
+
+def verify_record(context: Context, record: FindingRecord, client: ModelClient) -> ScoredCluster:
+    """The finding of `record` verified on the PR's current head, through `client` behind the
+    budget of the base branch's settings (a ConsensusError when no provider can be called)."""
     settings = context.settings
     providers = resolve_providers(settings, context.env)
     unavailable = unavailable_providers(providers, context.env)
@@ -75,16 +87,12 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
             diff=diff,
             panel=panel,
             settings=settings,
-            client=GuardedClient(model_client(context.env), ledger),
+            client=GuardedClient(client, ledger),
             ledger=ledger,
             source=pull_source(context.host, context.info.head_sha, run.workspace),
         )
     )
-    updated = _updated(record, checked, context.login)
-    state = context.thread.state
-    records = tuple(updated if r.id == record.id else r for r in state.records)
-    context.save_state(state.model_copy(update={"records": records}))
-    return verified_section(updated)
+    return checked
 
 
 def _scored(record: FindingRecord) -> ScoredCluster:

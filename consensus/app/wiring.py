@@ -23,6 +23,7 @@ from types import ModuleType
 from consensus.adapters import git
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
+from consensus.adapters.recording import JournaledClient
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.errors import ConfigError, DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
@@ -85,6 +86,12 @@ def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> Mode
     else:
         client = _llm().LiteLLMClient(env, attempts=attempts)
     return client
+
+
+def journaled_client(env: Mapping[str, str], journal: Journal, run_id: str) -> ModelClient:
+    """litellm (as `model_client`) behind the run journal: a call already answered in
+    `run_id` is served from it, every other call's outcome is recorded."""
+    return JournaledClient(journal, run_id, model_client(env))
 
 
 def token_counter() -> TokenCounter:

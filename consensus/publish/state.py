@@ -134,6 +134,7 @@ class Dismissal(Frozen):
     title: str = Field(default="", max_length=MAX_TITLE)
     by: str = Field(pattern=LOGIN)
     reason: str = Field(default="", max_length=MAX_REASON)
+    via: Literal["command", "reply", "reaction"] = "command"  # v5: how it was decided
 
 
 class Pause(Frozen):

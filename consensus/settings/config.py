@@ -152,6 +152,15 @@ class CommandSettings(_Strict):
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
+class ConversationSettings(_Strict):
+    """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
+    (each costs at most one model call; a "fixed" check, a verification's calls)."""
+
+    enabled: bool = True
+    max_answers: int = Field(default=5, ge=0, le=100)
+    model: str | None = Field(default=None, min_length=1)  # who answers; the first provider
+
+
 class Settings(_Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     min_providers: int = Field(default=2, ge=1)
@@ -168,6 +177,7 @@ class Settings(_Strict):
     publish: PublishSettings = PublishSettings()
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
+    conversation: ConversationSettings = ConversationSettings()
     ignore: IgnoreSettings = IgnoreSettings()
     context: ContextSettings = ContextSettings()
     # .gitignore pattern → extra instructions for the files it matches, after the diff.

@@ -1,0 +1,97 @@
+"""`consensus action` on a `pull_request_review_comment` event, and after a push's review:
+the replies on our inline comments (app/conversation.py answers them).
+
+Only a reply just *created* in a thread counts: edits, deletions and new threads are left
+alone; so are replies by bots and by the identity consensus posts as. Configuration comes
+from the PR's base branch, as for reviews and slash commands. Model calls go through the
+run journal (a re-run of the same event pays nothing twice) and the base branch's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+
+from consensus.app.command_context import Context
+from consensus.app.conversation import Answered, Conversation, answer_replies
+from consensus.app.pull_inputs import base_settings
+from consensus.app.pull_review import own_identity
+from consensus.app.spend_commands import verify_record
+from consensus.app.wiring import journaled_client, open_journal, unavailable_providers
+from consensus.errors import ConfigError
+from consensus.model.events import ReviewCommentEvent
+from consensus.ports import GitHubPort, Log
+from consensus.publish.thread import Identity
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import ProviderSettings, resolve_providers
+
+
+def handle_review_comment(
+    env: Mapping[str, str], event: ReviewCommentEvent, *, host: GitHubPort, log: Log
+) -> int:
+    """Answer the reply in `event` when it is one of ours to answer; the exit code (0)."""
+    comment, login = event.comment, event.comment.user.login
+    if event.action != "created":
+        log(f"review comment {event.action}: only new replies are answered; nothing to do.")
+        return 0
+    if comment.user.is_bot or not login:
+        log(f"a review comment by a bot ({login or 'unknown'}): bots are never answered.")
+        return 0
+    if comment.in_reply_to_id is None:
+        log("a new review thread, not a reply to one of ours: nothing to do.")
+        return 0
+    inputs = ActionInputs.from_env(env)
+    identity = own_identity(host, inputs, log)
+    if identity.owns(login):
+        log(f"a review comment by {login}, the login consensus posts as: ignored.")
+        return 0
+    answer_on_pull(env, inputs, host, event.pull_request.number, identity, log, only=comment.id)
+    return 0
+
+
+def answer_on_pull(
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    host: GitHubPort,
+    number: int,
+    identity: Identity,
+    log: Log,
+    *,
+    only: int | None = None,
+) -> list[Answered]:
+    """The replies on PR `number` not answered yet (or the comment `only`), answered."""
+    info = host.pull_request(number)
+    settings = base_settings(host, info, inputs)
+    context = Context(env, inputs, host, info, settings, "", log, identity)
+    with _conversation(context) as conversation:
+        return answer_replies(context, conversation, only=only)
+
+
+@contextmanager
+def _conversation(context: Context) -> Iterator[Conversation]:
+    """The services a conversation needs: the journaled client (opened and finished here),
+    the providers that can be called, and the check of a "fixed" finding."""
+    env, info = context.env, context.info
+    journal = open_journal(env, warn=lambda line: context.log(f"warning: {line}"))
+    base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
+    run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
+    journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
+    client = journaled_client(env, journal, run_id)
+    try:
+        yield Conversation(
+            client=client,
+            providers=_callable(context),
+            check=lambda record: verify_record(context, record, client),
+        )
+    finally:
+        journal.finish_run(run_id, status="done", report="", cost_usd=0.0)
+        journal.close()
+
+
+def _callable(context: Context) -> tuple[ProviderSettings, ...]:
+    try:
+        providers = resolve_providers(context.settings, context.env)
+    except ConfigError:
+        return ()
+    unavailable = unavailable_providers(providers, context.env)
+    return tuple(p for p in providers if p.model not in unavailable)
