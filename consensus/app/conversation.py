@@ -23,22 +23,25 @@ from dataclasses import dataclass
 
 from consensus.app.command_context import Context
 from consensus.errors import ConsensusError, GitHubError
-from consensus.model.base import Status
+from consensus.ingest.redact import redact_text
 from consensus.model.findings import ScoredCluster
 from consensus.model.reply import ConverseReply
 from consensus.ports import HostComment, ModelClient
 from consensus.publish.conversation import (
+    FixCheck,
     Reply,
     ReplyKind,
     Step,
     classify_words,
     dismissed_answer,
     dismissed_state,
+    fix_outcome,
     fixed_answer,
     model_answer,
     pending_replies,
     plan_reply,
     reason_of,
+    scrubbed,
 )
 from consensus.publish.replies import WRITE_LEVELS
 from consensus.publish.state import FindingRecord, PublishState
@@ -47,6 +50,7 @@ from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.settings.config import ProviderSettings
 
+SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 Check = Callable[[FindingRecord], ScoredCluster]  # a finding verified on the current head
 
 
@@ -127,7 +131,8 @@ def _one(
     dismissed = conceded and _may_write(context, reply.comment.author)
     if dismissed:
         _save_dismissal(context, reply, finding_id, record)
-    body = model_answer(reply, finding_id, answer.answer, conceded=conceded, dismissed=dismissed)
+    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], _secrets(context))
+    body = model_answer(reply, finding_id, text, conceded=conceded, dismissed=dismissed)
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
 
@@ -198,9 +203,12 @@ def _check_fixed(
     except ConsensusError as exc:
         context.log(f"warning: the fixed finding was not checked: {exc.message}")
         checked = None
-    gone = checked is not None and checked.status is Status.REJECTED
-    still = checked is not None and checked.status is Status.VERIFIED
-    why = _still_failing(checked) if still and checked is not None else ""
+    if checked is not None:
+        context.log(f"{finding_id or record.id} checked on {head[:12]}: {checked.reason}")
+    counts = checked.verification if checked is not None else None
+    outcome = fix_outcome(counts.confirmed, counts.refuted, counts.uncertain) if counts else None
+    gone = outcome is FixCheck.GONE
+    why = _still_failing(checked) if outcome is FixCheck.STILL and checked else ""
     body = fixed_answer(reply, finding_id, head, gone=gone, why=why)
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     if gone:
@@ -262,6 +270,11 @@ def _may_write(context: Context, login: str) -> bool:
     except ConsensusError as exc:
         context.log(f"warning: cannot read {login}'s permission: {exc.message}")
         return False
+
+
+def _secrets(context: Context) -> list[str]:
+    """Values of the run's keys and tokens: never written, whatever a model answers."""
+    return [v for k, v in context.env.items() if k.endswith(SECRET_SUFFIXES) and v.strip()]
 
 
 def _record(state: PublishState, fingerprint: str) -> FindingRecord | None:

@@ -127,10 +127,12 @@ def classify_words(body: str) -> ReplyKind | None:
         return None
     if _FIXED.search(text) and not text.endswith("?"):
         return ReplyKind.FIXED
-    if text.endswith("?") or _QUESTION_START.match(text):
+    if text.endswith("?"):
         return ReplyKind.QUESTION
     if _ACK.match(text) and len(text.split()) <= 12:
         return ReplyKind.ACKNOWLEDGEMENT
+    if _QUESTION_START.match(text):
+        return ReplyKind.QUESTION
     return None
 
 
@@ -226,6 +228,22 @@ def plan_reply(
     return ReplyPlan(step=Step.IGNORE, why=f"an {kind.value}: nothing to answer")
 
 
+class FixCheck(str, Enum):
+    GONE = "gone"
+    STILL = "still"
+    UNSURE = "unsure"
+
+
+def fix_outcome(confirmed: int, refuted: int, uncertain: int) -> FixCheck:
+    """The verdict of a "fixed" check from the verification's votes on the current head: a
+    strict majority refuting it (gone) or confirming it (still); anything else is unsure."""
+    if refuted > confirmed + uncertain:
+        return FixCheck.GONE
+    if confirmed > refuted + uncertain:
+        return FixCheck.STILL
+    return FixCheck.UNSURE
+
+
 # --------------------------------------------------------------------------- what we say
 
 
@@ -239,6 +257,14 @@ def _footer(reply: Reply, finding_id: str) -> str:
         f"<sub>consensus, answering {person(reply.comment.author)}{about}</sub>\n"
         f"{answer_marker(reply.comment.id)}"
     )
+
+
+def scrubbed(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every occurrence of a known secret value replaced (what a model was
+    talked into writing never reaches the page: the keys the run holds are never shown)."""
+    for secret in sorted((s for s in secrets if len(s) >= 8), key=len, reverse=True):
+        text = text.replace(secret, "[redacted]")
+    return text
 
 
 def model_answer(
