@@ -166,6 +166,17 @@ class CommentEdit(BaseModel):
     edited_at: str = ""
 
 
+class HostReaction(BaseModel):
+    """A reaction on a comment: its content (+1, -1, laugh, …), who, and when."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: str
+    user: str
+    user_is_bot: bool = False
+    created_at: str = ""
+
+
 class InlineComment(BaseModel):
     """A review comment to post on the RIGHT side: `line`, or `start_line`..`line`."""
 
@@ -275,6 +286,10 @@ class ReviewWriter(Protocol):
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
         """A reply in the review thread of `comment_id` (its first comment: GitHub keeps
         threads flat)."""
+        ...
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        """The reactions on one review comment (👍 and 👎 on ours are labels)."""
         ...
 
     def review_threads(self, number: int) -> list[ReviewThread]:

@@ -31,6 +31,7 @@ from consensus.ports import (
     Completion,
     CompletionRequest,
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
     ModelCallError,
@@ -133,7 +134,8 @@ class FakeGitHubHost:
     issue_comment_list: list[HostComment] = field(default_factory=list)
     review_comment_list: list[HostComment] = field(default_factory=list)
     comment_pull: dict[int, int] = field(default_factory=dict)  # comment id → PR number
-    reactions: list[tuple[int, str]] = field(default_factory=list)
+    reactions: list[tuple[int, str]] = field(default_factory=list)  # ours, on comments
+    comment_reactions: dict[int, list[HostReaction]] = field(default_factory=dict)  # people's
     permissions: dict[str, str] = field(default_factory=dict)
     branch: str = "main"
     login: str | None = None  # viewer_login: None, as for a workflow's GITHUB_TOKEN
@@ -312,6 +314,9 @@ class FakeGitHubHost:
         self.comment_pull[reply.id] = number
         self.writes.append(f"reply to review comment {comment_id} on #{number}")
         return reply
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        return list(self.comment_reactions.get(comment_id, []))
 
     def review_threads(self, number: int) -> list[ReviewThread]:
         """One thread per top-level review comment (`PRRT_<its id>`), its replies in order."""

@@ -279,6 +279,13 @@ class FakeGitHub:
             self.repo(repo).review_comments.append(reply)
             return reply
 
+    def react(self, repo: str, comment_id: int, content: str, user: JsonObject) -> JsonObject:
+        """`user` reacts to a comment (an issue comment or a review comment) with `content`."""
+        with self.lock:
+            reaction = github_json.reaction(self.next_id(), content, account(user))
+            self.repo(repo).reactions.append({**reaction, "_comment": comment_id})
+            return reaction
+
     def resolve_thread_as(self, repo: str, first_comment_id: int, login: str) -> str:
         """A person resolves the thread of a review comment; its GraphQL id."""
         ident = github_graphql.thread_id(first_comment_id)
@@ -611,6 +618,9 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
         return 204, None, {}
     if m := re.match(r"^POST /pulls/(\d+)/comments/(\d+)/replies$", route):
         return _review_reply(owner, repo, int(m.group(1)), int(m.group(2)), body)
+    if m := re.match(r"^GET /pulls/comments/(\d+)/reactions$", route):
+        on = [r for r in repo.reactions if r["_comment"] == int(m.group(1))]
+        return _page(owner, path, query, on)
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
         reaction = github_json.reaction(owner.next_id(), body["content"], owner.acting)
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})

@@ -89,6 +89,9 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         # GraphQL (POST /graphql): checked against GitHub's GraphQL schema below.
         "review_threads": lambda: host.review_threads(1),
         "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(1)[0].id, True),
+        "review_comment_reactions": lambda: host.review_comment_reactions(
+            int(github.repos[REPO].review_comments[0]["id"])
+        ),
         "reply_to_review_comment": lambda: host.reply_to_review_comment(
             1, int(github.repos[REPO].review_comments[0]["id"]), "an answer"
         ),

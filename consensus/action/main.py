@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from consensus.app.commands import handle_comment
 from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
-from consensus.app.reply_event import answer_on_pull, handle_review_comment
+from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.wiring import github_host
 from consensus.errors import ConsensusError, UsageError
 from consensus.model.events import (
@@ -75,8 +75,14 @@ def _handle(
         return run_in_action(env, host, log, why=event, identity=own_identity(host, inputs, log))
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
-        why = f"#{pull.pull_request.number} closed"
-        return run_in_action(env, host, log, why=why, identity=own_identity(host, inputs, log))
+        number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"
+        identity = own_identity(host, inputs, log)
+        try:  # what people decided about our findings, for the learnings
+            merged = bool(pull.pull_request.merged)
+            close_on_pull(env, inputs, host, number, identity, log, merged=merged)
+        except ConsensusError as exc:
+            log(f"warning: the outcomes of our findings were not recorded: {exc.message}")
+        return run_in_action(env, host, log, why=why, identity=identity)
     reviewed_on = WORKFLOW_ACTIONS if inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
@@ -86,13 +92,24 @@ def _handle(
     carry = not inputs.full_review
     number = pull.pull_request.number
     identity = own_identity(host, inputs, log)  # once per run: the review and the queue
+
+    def replies() -> None:  # replies a run missed (no review-comment workflow, a failure)
+        try:
+            answer_on_pull(env, inputs, host, number, identity, log)
+        except ConsensusError as exc:
+            log(f"warning: replies on our inline comments were not answered: {exc.message}")
+
     code = review_pull_request(
-        env, inputs, host, number, event=event, carry=carry, log=log, identity=identity
+        env,
+        inputs,
+        host,
+        number,
+        event=event,
+        carry=carry,
+        log=log,
+        identity=identity,
+        after=replies,
     )
-    try:  # replies a run missed (no review-comment workflow, a failed run) are read now
-        answer_on_pull(env, inputs, host, number, identity, log)
-    except ConsensusError as exc:
-        log(f"warning: replies on our inline comments were not answered: {exc.message}")
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:

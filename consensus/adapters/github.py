@@ -40,6 +40,7 @@ from consensus.adapters.github_wire import (
     file_text,
     header_value,
     host_comment,
+    host_reaction,
     host_review,
     http_status,
     inline_json,
@@ -55,6 +56,7 @@ from consensus.errors import GitHubError
 from consensus.ports import (
     CommentEdit,
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
     OpenPull,
@@ -278,6 +280,10 @@ class GitHubHost:
 
     def review_comments(self, number: int) -> list[HostComment]:
         return [host_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        url = f"{self._base}/pulls/comments/{comment_id}/reactions"
+        return [host_reaction(r) for r in self._pages(url)]
 
     # ------------------------------------------------------------------ queue reads
 

@@ -12,6 +12,7 @@ from github import GithubException
 from consensus.errors import GitHubError
 from consensus.ports import (
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
     OpenPull,
@@ -105,6 +106,16 @@ def host_comment(data: dict[str, Any]) -> HostComment:
         in_reply_to=data.get("in_reply_to_id"),
         node_id=str(data.get("node_id") or ""),
         commit_id=str(data.get("commit_id") or ""),
+    )
+
+
+def host_reaction(data: dict[str, Any]) -> HostReaction:
+    user = data.get("user") or {}
+    return HostReaction(
+        content=str(data.get("content") or ""),
+        user=str(user.get("login") or ""),
+        user_is_bot=str(user.get("type") or "") == "Bot",
+        created_at=str(data.get("created_at") or ""),
     )
 
 

@@ -15,7 +15,7 @@ import asyncio
 import dataclasses
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -140,7 +140,10 @@ def review_pull_request(
     carry: bool,
     log: Log,
     identity: Identity,
+    after: Callable[[], None] | None = None,
 ) -> int:
+    """Review PR `number` and publish; then `after` (the replies on our threads), only when
+    the PR was reviewed (not a draft, paused, ignored or a fork without keys)."""
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
@@ -164,7 +167,10 @@ def review_pull_request(
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, carry=carry, thread=thread)
+    code = review_and_publish(run, carry=carry, thread=thread)
+    if after is not None:
+        after()
+    return code
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:

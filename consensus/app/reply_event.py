@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 from consensus.app.command_context import Context
 from consensus.app.conversation import Answered, Conversation, answer_replies
+from consensus.app.outcomes import record_labels, record_outcomes
 from consensus.app.pull_inputs import base_settings
 from consensus.app.pull_review import own_identity
 from consensus.app.spend_commands import verify_record
@@ -59,12 +60,42 @@ def answer_on_pull(
     *,
     only: int | None = None,
 ) -> list[Answered]:
-    """The replies on PR `number` not answered yet (or the comment `only`), answered."""
+    """The replies on PR `number` not answered yet (or the comment `only`), answered; after
+    a push's review (`only` None), the 👍/👎 on our inline comments recorded too."""
+    context = pull_context(env, inputs, host, number, identity, log)
+    with _conversation(context) as conversation:
+        answered = answer_replies(context, conversation, only=only)
+    if only is None:
+        record_labels(context)
+    return answered
+
+
+def close_on_pull(
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    host: GitHubPort,
+    number: int,
+    identity: Identity,
+    log: Log,
+    *,
+    merged: bool,
+) -> None:
+    """PR `number` closed: every finding we posted gets its outcome in the state."""
+    record_outcomes(pull_context(env, inputs, host, number, identity, log), merged=merged)
+
+
+def pull_context(
+    env: Mapping[str, str],
+    inputs: ActionInputs,
+    host: GitHubPort,
+    number: int,
+    identity: Identity,
+    log: Log,
+) -> Context:
+    """The PR as the conversation sees it: its settings from the base branch."""
     info = host.pull_request(number)
     settings = base_settings(host, info, inputs)
-    context = Context(env, inputs, host, info, settings, "", log, identity)
-    with _conversation(context) as conversation:
-        return answer_replies(context, conversation, only=only)
+    return Context(env, inputs, host, info, settings, "", log, identity)
 
 
 @contextmanager

@@ -33,6 +33,7 @@ class PullRequestRef(Payload):
     user: Account = Account()
     labels: tuple[Label, ...] = ()
     draft: bool = False
+    merged: bool | None = None
 
     @field_validator("user", mode="before")
     @classmethod

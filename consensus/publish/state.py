@@ -14,9 +14,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   the head it was decided on and how many records are its findings, with the digest of
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
-  voter's family and whether it judged its own claim, so a carried record reads as its run.
+  voter's family and whether it judged its own claim, so a carried record reads as its run;
+- v5 adds what people decided (publish/outcomes.py): `labels` (👍/👎 on our inline
+  comments: who, when), a dismissal's `via` (command, reply) and `outcomes`, set when the
+  PR closes: each finding we posted, fixed, dismissed or left, with who reported and judged it.
 
-A v1, v2 or v3 block reads as v4 with empty additions. A block that is unreadable, fails
+A v1 to v4 block reads as v5 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
 ever used to decide who may run a command.
 
@@ -44,8 +47,8 @@ from consensus.model.findings import Verification, Vote
 from consensus.model.report import ReportFinding
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 4
-READABLE_VERSIONS = frozenset({1, 2, 3, 4})
+STATE_VERSION = 5
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -62,6 +65,9 @@ MAX_PATH = 4_096
 MAX_TITLE = 300
 MAX_DECIDED_FILES = 300  # files whose decisions the state carries; more are decided again
 _DIGEST = r"^[0-9a-f]{32}$"
+_WHEN = r"^[0-9TZ:.+-]{0,40}$"  # ISO 8601 as GitHub writes it
+MAX_LABELS = 200
+OutcomeKind = Literal["fixed", "dismissed", "left"]
 
 
 class TrackedFinding(Frozen):
@@ -137,6 +143,38 @@ class Dismissal(Frozen):
     via: Literal["command", "reply", "reaction"] = "command"  # v5: how it was decided
 
 
+class Label(Frozen):
+    """A person's 👍 (+1) or 👎 (-1) on our inline comment of a finding, as read at a run."""
+
+    fingerprint: str = Field(pattern=_FINGERPRINT)
+    content: Literal["+1", "-1"]
+    by: str = Field(pattern=LOGIN)
+    at: str = Field(default="", pattern=_WHEN)
+
+
+class JudgeNote(Frozen):
+    family: str = Field(pattern=_NAME)
+    verdict: VerdictKind
+
+
+class FindingOutcome(Frozen):
+    """What became of a finding we posted, decided when the PR closed: fixed (no longer
+    reported where its lines changed), dismissed (by command, reply or a maintainer's 👎),
+    or left as it was; with who reported and who judged it, for the learnings."""
+
+    fingerprint: str = Field(pattern=_FINGERPRINT)
+    id: str = Field(pattern=_ID)
+    path: str = Field(max_length=MAX_PATH)
+    category: Category | None = None
+    title: str = Field(max_length=MAX_TITLE)
+    outcome: OutcomeKind
+    families: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
+    personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
+    judges: tuple[JudgeNote, ...] = ()
+    by: str = Field(default="", pattern=f"{LOGIN}|^$")
+    reason: str = Field(default="", max_length=MAX_REASON)
+
+
 class Pause(Frozen):
     by: str = Field(pattern=LOGIN)
 
@@ -186,6 +224,9 @@ class PublishState(Frozen):
     paused: Pause | None = None
     workflows: tuple[WorkflowState, ...] = ()
     decisions: Decisions | None = None
+    labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)
+    outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_RECORDS)
+    closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)
@@ -250,7 +291,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # older versions read as v4 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v5 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
