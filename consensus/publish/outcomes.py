@@ -84,7 +84,7 @@ def close_outcomes(state: PublishState, *, writers: frozenset[str]) -> tuple[Fin
         if dismissal is not None:
             outcome, by, reason = "dismissed", dismissal.by, dismissal.reason
         elif down is not None:
-            outcome, by, reason = "dismissed", down.by, "👎 on the inline comment"
+            outcome, by = "dismissed", down.by  # no reason given: never a suppression
         elif finding.resolved and finding.resolved_reason == "fixed":
             outcome = "fixed"
         else:
