@@ -1,0 +1,167 @@
+"""From closed PRs' outcomes to `.consensus/learned.yml`, and back to what a review does
+with it. Pure.
+
+- `learn`: the file with the outcomes of PRs closed after its `updated_through` added
+  (a run with nothing new changes nothing): each reporting family's and persona's finding
+  fixed / dismissed / left; each judge's verdict against the outcome (fixed = real,
+  dismissed = false); and each finding a maintainer dismissed *with a reason* as a
+  suppression (its directory and extension, its defect kind, its title, the reason);
+- `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
+  least half of the suppression's words), so it goes to the summary, never inline;
+- `calibration_counts`: the per-family counts the weighed votes' calibration reads
+  (reporter fixed → right, dismissed → wrong; judge counts as they are).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import PurePosixPath
+
+from consensus.decide.problem_kinds import kinds
+from consensus.ingest.pathfilter import PathRules
+from consensus.model.base import Category, Frozen, VerdictKind
+from consensus.publish.state import FindingOutcome
+from consensus.settings.learned import (
+    FamilyLearning,
+    JudgeCounts,
+    Learned,
+    ReporterCounts,
+    Suppression,
+)
+
+MAX_SUPPRESSIONS = 500
+_WORD = re.compile(r"[a-z0-9_]{3,}")
+
+
+class ClosedPull(Frozen):
+    """A closed PR's outcomes, as its summary's state recorded them at close."""
+
+    number: int
+    closed_at: str  # ISO 8601, as GitHub writes it
+    outcomes: tuple[FindingOutcome, ...] = ()
+
+
+class ReporterTally(Frozen):
+    right: int = 0
+    wrong: int = 0
+
+
+class FamilyCalibration(Frozen):
+    """One family's evidence for the weighed votes: as a judge, and as a reporter."""
+
+    judge: JudgeCounts
+    reporter: ReporterTally
+
+
+def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
+    """`learned` with the PRs closed after `updated_through` counted, oldest first."""
+    new = sorted(
+        (p for p in pulls if p.closed_at > learned.updated_through),
+        key=lambda p: (p.closed_at, p.number),
+    )
+    if not new:
+        return learned
+    families = {k: v.model_dump() for k, v in learned.families.items()}
+    personas = {k: v.model_dump() for k, v in learned.personas.items()}
+    suppressions = list(learned.suppressions)
+    known = {(s.path, s.kind, s.words) for s in suppressions}
+    for pull in new:
+        for outcome in pull.outcomes:
+            for family in outcome.families:
+                entry = families.setdefault(family, FamilyLearning().model_dump())
+                entry["reporter"][outcome.outcome] += 1
+            for persona in outcome.personas:
+                counts = personas.setdefault(persona, ReporterCounts().model_dump())
+                counts[outcome.outcome] += 1
+            if outcome.outcome != "left":
+                real = outcome.outcome == "fixed"
+                for judge in outcome.judges:
+                    verdict = _judge_key(judge.verdict, real=real)
+                    if verdict:
+                        entry = families.setdefault(judge.family, FamilyLearning().model_dump())
+                        entry["judge"][verdict] += 1
+            rule = _suppression(outcome, pull.number)
+            if rule is not None and (rule.path, rule.kind, rule.words) not in known:
+                known.add((rule.path, rule.kind, rule.words))
+                suppressions.append(rule)
+    return Learned.model_validate(
+        {
+            "version": 1,
+            "updated_through": new[-1].closed_at,
+            "families": families,
+            "personas": personas,
+            "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
+        }
+    )
+
+
+def _judge_key(verdict: VerdictKind, *, real: bool) -> str:
+    if verdict is VerdictKind.CONFIRMED:
+        return "confirmed_real" if real else "confirmed_false"
+    if verdict is VerdictKind.REFUTED:
+        return "missed_real" if real else "refuted_false"
+    return ""  # uncertain says nothing either way
+
+
+def path_pattern(path: str) -> str:
+    """The pattern a suppression covers: the finding's directory, any depth, same extension
+    (`src/app/db.py` → `src/app/**/*.py`); a person can widen or narrow it in the file."""
+    pure = PurePosixPath(path)
+    parent = "" if str(pure.parent) == "." else f"{pure.parent}/"
+    name = f"*{pure.suffix}" if pure.suffix else pure.name
+    return f"/{parent}**/{name}" if parent else f"/{name}"
+
+
+def finding_kind(title: str, body: str, category: Category | None) -> str:
+    """The defect kind a suppression is keyed on: the first its title names (else its body),
+    else the category."""
+    named = sorted(kinds(title.lower()) or kinds(body.lower()))
+    return named[0] if named else (category.value if category else "other")
+
+
+def _suppression(outcome: FindingOutcome, number: int) -> Suppression | None:
+    if outcome.outcome != "dismissed" or not outcome.reason.strip() or not outcome.by:
+        return None
+    return Suppression(
+        path=path_pattern(outcome.path),
+        kind=finding_kind(outcome.title, "", outcome.category),
+        words=" ".join(outcome.title.split())[:300],
+        reason=outcome.reason[:300],
+        pr=number,
+        by=outcome.by,
+    )
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def suppression_for(
+    learned: Learned, *, path: str, title: str, body: str, category: Category | None
+) -> Suppression | None:
+    """The first suppression a finding matches: its path, its kind, and at least half of the
+    suppression's words among the finding's title and body."""
+    named = kinds(f"{title}\n{body}".lower()) | ({category.value} if category else set())
+    said = _words(f"{title} {body}")
+    for rule in learned.suppressions:
+        if rule.kind != "other" and rule.kind not in named:
+            continue
+        if not PathRules([rule.path]).matches(path):
+            continue
+        wanted = _words(rule.words)
+        if wanted and len(wanted & said) * 2 >= len(wanted):
+            return rule
+    return None
+
+
+def calibration_counts(learned: Learned) -> dict[str, FamilyCalibration]:
+    """Per family, what the weighed votes' calibration reads: judge counts as they are, and
+    reporter fixed → right, dismissed → wrong (left is no evidence)."""
+    return {
+        family: FamilyCalibration(
+            judge=entry.judge,
+            reporter=ReporterTally(right=entry.reporter.fixed, wrong=entry.reporter.dismissed),
+        )
+        for family, entry in sorted(learned.families.items())
+    }
