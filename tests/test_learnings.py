@@ -16,12 +16,18 @@ from consensus.publish.learnings import (
     ClosedPull,
     calibration_counts,
     learn,
+    learned_notes,
     path_pattern,
     suppression_for,
 )
+from consensus.publish.plan import Placement, plan_publish
 from consensus.publish.state import FindingOutcome, JudgeNote
+from consensus.publish.summary import render_summary
+from consensus.publish.thread import PullRequestThread
 from consensus.render.learned import wilson
+from consensus.settings.config import PublishSettings
 from consensus.settings.learned import Learned, dump_learned, parse_learned
+from tests.test_publish import make, report
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 
@@ -207,3 +213,43 @@ def test_consensus_learned_prints_the_table(tmp_path: Path) -> None:
     assert "the caller holds the lock (#1, maria)" in done.output
     missing = CliRunner().invoke(cli, ["learned", "--file", str(tmp_path / "none.yml")])
     assert missing.exit_code == 2
+
+
+def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_back() -> None:
+    learned = learn(Learned(), FIVE)
+    lock = make(
+        1,
+        path="src/app/workers/counter.py",
+        title="Counter updated while the lock is not held",
+        body="`self.count += 1` runs without the lock held.",
+    )
+    loop = make(2, path="src/app/jobs.py", title="Off-by-one in the retry loop")
+    other = make(3, path="src/app/jobs.py", title="SQL injection in get_user")
+    suppressed, came_back = learned_notes(learned, [lock, loop, other])
+    assert suppressed == {
+        lock.fingerprint: "suppressed by a maintainer's decision in #1: the caller holds the lock"
+    }
+    assert came_back == {loop.fingerprint: "This came back after #3 fixed it."}
+    hunks = {
+        p: [frozenset(range(1, 30))] for p in ("src/app/workers/counter.py", "src/app/jobs.py")
+    }
+    planned = plan_publish(
+        report(lock, loop, other),
+        PullRequestThread(),
+        PublishSettings(),
+        head_sha="a" * 40,
+        hunks=hunks,
+        reviewed_paths=set(hunks),
+        diff_paths=set(hunks),
+        suppressed=suppressed,
+        came_back=came_back,
+    )
+    where = {p.finding.fingerprint: (p.placement, p.note) for p in planned.placed}
+    assert where[lock.fingerprint] == (Placement.SUPPRESSED, suppressed[lock.fingerprint])
+    assert planned.review is not None
+    bodies = {c.body.split("\n", 1)[0]: c.body for c in planned.review.comments}
+    assert "*This came back after #3 fixed it.*" in bodies[f"**high** · **{loop.title}**"]
+    assert "This came back" not in bodies[f"**high** · **{other.title}**"]
+    assert [c.path for c in planned.review.comments] == ["src/app/jobs.py"] * 2  # never inline
+    page = render_summary(report(lock, loop, other), planned, head_sha="a" * 40, links=[])
+    assert "suppressed by a maintainer" in page and "the caller holds the lock" in page

@@ -135,7 +135,7 @@ def write_outputs(
         with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
     if env.get("GITHUB_OUTPUT"):
-        kept_out = ("not_posted", "below_min_severity", "dismissed")
+        kept_out = ("not_posted", "below_min_severity", "dismissed", "suppressed")
         open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
         with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
             handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")
@@ -160,6 +160,7 @@ def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log)
     severities = [
         p.finding.severity
         for p in plan.placed
-        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+        if p.finding.status.posted
+        and p.placement not in (Placement.DISMISSED, Placement.SUPPRESSED)
     ]
     return 1 if any(severity.at_least(floor) for severity in severities) else 0

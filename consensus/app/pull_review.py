@@ -32,6 +32,7 @@ from consensus.app.publishing import (
 from consensus.app.pull_inputs import (
     BaseFiles,
     base_guidelines,
+    base_learned,
     base_settings,
     fork_setup_link,
     not_reviewed,
@@ -65,6 +66,7 @@ from consensus.publish.carry import (
     with_carried,
     without_paths,
 )
+from consensus.publish.learnings import learned_notes
 from consensus.publish.plan import PublishPlan, plan_publish
 from consensus.publish.state import Decisions, PublishState, with_workflow, workflow_view
 from consensus.publish.suggestion import head_lines
@@ -224,6 +226,7 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
     server = (run.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
     links = [f"{server}/{info.base_repo}/"]
     seen = {p for r in report.providers if r.status == "ok" for p in r.files_seen}
+    suppressed, came_back = learned_notes(base_learned(run.base_files(), log), report.findings)
     plan = plan_publish(
         report,
         thread,
@@ -235,6 +238,8 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
         rechecked_paths=decided.rechecked_paths,
         links=links,
         head=head_lines(diff),
+        suppressed=suppressed,
+        came_back=came_back,
     )
     state = plan.state.model_copy(update={"decisions": decided.decisions})
     plan = plan.model_copy(update={"state": state})

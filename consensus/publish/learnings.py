@@ -8,6 +8,8 @@ with it. Pure.
   suppression (its directory and extension, its defect kind, its title, the reason);
 - `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
   least half of the suppression's words), so it goes to the summary, never inline;
+  `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
+  posted with "this came back after #N fixed it";
 - `calibration_counts`: the per-family counts the weighed votes' calibration reads
   (reporter fixed → right, dismissed → wrong; judge counts as they are).
 """
@@ -21,9 +23,11 @@ from pathlib import PurePosixPath
 from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
 from consensus.model.base import Category, Frozen, VerdictKind
+from consensus.model.report import ReportFinding
 from consensus.publish.state import FindingOutcome
 from consensus.settings.learned import (
     FamilyLearning,
+    Fix,
     JudgeCounts,
     Learned,
     ReporterCounts,
@@ -31,6 +35,7 @@ from consensus.settings.learned import (
 )
 
 MAX_SUPPRESSIONS = 500
+MAX_FIXES = 300
 _WORD = re.compile(r"[a-z0-9_]{3,}")
 
 
@@ -66,6 +71,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
     personas = {k: v.model_dump() for k, v in learned.personas.items()}
     suppressions = list(learned.suppressions)
     known = {(s.path, s.kind, s.words) for s in suppressions}
+    fixes = {(f.path, f.kind, f.words): f for f in learned.fixes}
     for pull in new:
         for outcome in pull.outcomes:
             for family in outcome.families:
@@ -81,6 +87,13 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
                     if verdict:
                         entry = families.setdefault(judge.family, FamilyLearning().model_dump())
                         entry["judge"][verdict] += 1
+            if outcome.outcome == "fixed":
+                kind = finding_kind(outcome.title, "", outcome.category)
+                words = " ".join(outcome.title.split())[:300]
+                fixes.pop((outcome.path, kind, words), None)  # the newest PR last
+                fixes[(outcome.path, kind, words)] = Fix(
+                    path=outcome.path, kind=kind, words=words, pr=pull.number
+                )
             rule = _suppression(outcome, pull.number)
             if rule is not None and (rule.path, rule.kind, rule.words) not in known:
                 known.add((rule.path, rule.kind, rule.words))
@@ -92,6 +105,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
             "families": families,
             "personas": personas,
             "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
+            "fixes": [f.model_dump() for f in list(fixes.values())[-MAX_FIXES:]],
         }
     )
 
@@ -153,6 +167,46 @@ def suppression_for(
         if wanted and len(wanted & said) * 2 >= len(wanted):
             return rule
     return None
+
+
+def came_back_for(
+    learned: Learned, *, path: str, title: str, body: str, category: Category | None
+) -> Fix | None:
+    """The latest fix a finding repeats: the same file, kind and most of the words."""
+    named = kinds(f"{title}\n{body}".lower()) | ({category.value} if category else set())
+    said = _words(f"{title} {body}")
+    for fix in reversed(learned.fixes):
+        if fix.path != path or (fix.kind != "other" and fix.kind not in named):
+            continue
+        wanted = _words(fix.words)
+        if wanted and len(wanted & said) * 2 >= len(wanted):
+            return fix
+    return None
+
+
+def learned_notes(
+    learned: Learned, findings: Sequence[ReportFinding]
+) -> tuple[dict[str, str], dict[str, str]]:
+    """(suppressed, came back): fingerprint → what the summary or the inline comment says."""
+    suppressed: dict[str, str] = {}
+    came_back: dict[str, str] = {}
+    for finding in findings:
+        path, title, body, category = (
+            finding.path,
+            finding.title,
+            finding.body,
+            finding.category,
+        )
+        rule = suppression_for(learned, path=path, title=title, body=body, category=category)
+        if rule is not None:
+            why = f": {rule.reason}" if rule.reason else ""
+            origin = f" in #{rule.pr}" if rule.pr else ""
+            suppressed[finding.fingerprint] = f"suppressed by a maintainer's decision{origin}{why}"
+            continue
+        fix = came_back_for(learned, path=path, title=title, body=body, category=category)
+        if fix is not None:
+            came_back[finding.fingerprint] = f"This came back after #{fix.pr} fixed it."
+    return suppressed, came_back
 
 
 def calibration_counts(learned: Learned) -> dict[str, FamilyCalibration]:

@@ -59,6 +59,7 @@ class Placement(str, Enum):
     NO_QUORUM = "no_quorum"
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
     DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
+    SUPPRESSED = "suppressed"  # a suppression of .consensus/learned.yml: summary only
 
     @property
     def inline(self) -> bool:
@@ -104,6 +105,7 @@ def inline_body(
     links: Sequence[str] = (),
     suggestion: Suggestion | None = None,
     workflow: str = "",
+    note: str = "",
 ) -> str:
     """severity · title, the body, the suggested change (when given: see publish.suggestion),
     who agreed (and how verification went), the fingerprint. A saved workflow's finding
@@ -126,6 +128,8 @@ def inline_body(
             "",
         ]
     named = f"consensus {workflow} {finding.id}" if workflow else finding.id
+    if note:  # ours (publish/learnings.py), never model text
+        lines += [f"*{note}*", ""]
     lines += [
         f"<sub>{established(finding)} · {finding.category.value} · {named}</sub>",
         fingerprint_marker(finding.fingerprint),
@@ -182,9 +186,12 @@ def _place(
     hunks: Hunks,
     quorum: bool,
     dismissed: Mapping[str, str] | None = None,
+    suppressed: Mapping[str, str] | None = None,
 ) -> tuple[Placement, str, InlineComment | None]:
     if dismissed and finding.fingerprint in dismissed:
         return Placement.DISMISSED, dismissed[finding.fingerprint], None
+    if suppressed and finding.fingerprint in suppressed and finding.status.posted:
+        return Placement.SUPPRESSED, suppressed[finding.fingerprint], None
     if not finding.status.posted:
         return Placement.NOT_POSTED, finding.status.value, None
     if not finding.severity.at_least(settings.min_severity):
@@ -211,6 +218,8 @@ def plan_publish(
     rechecked_paths: Collection[str] = (),
     links: Sequence[str] = (),
     head: HeadLines | None = None,
+    suppressed: Mapping[str, str] | None = None,
+    came_back: Mapping[str, str] | None = None,
 ) -> PublishPlan:
     """Decide what this run posts.
 
@@ -218,7 +227,9 @@ def plan_publish(
     reviewed this run; `diff_paths`: every file of the PR diff, reviewed or not;
     `rechecked_paths`: files decided again on unchanged code (a fresh look), where a finding
     that is gone was not fixed; `head`: the new-side text of the diff's lines, which a
-    committable suggestion must apply to (none is posted without it).
+    committable suggestion must apply to (none is posted without it); `suppressed` and
+    `came_back` (fingerprint → note, from .consensus/learned.yml): findings that go to the
+    summary only, and inline ones that say an earlier PR fixed them.
     """
     posted_before = set(thread.inline_fingerprints) | {
         t.fingerprint for t in thread.state.findings if t.inline
@@ -231,7 +242,12 @@ def plan_publish(
         for d in thread.state.dismissed
     }
     decided = [
-        (finding, *_place(finding, settings, posted_before, hunks, report.quorum.met, dismissed))
+        (
+            finding,
+            *_place(
+                finding, settings, posted_before, hunks, report.quorum.met, dismissed, suppressed
+            ),
+        )
         for finding in report.findings
     ]
     # The limit holds for the PR, not each run: open inline comments count against it.
@@ -243,7 +259,8 @@ def plan_publish(
             note = f"over the limit of {settings.max_inline_comments} inline comments"
         if anchor is not None:
             offer = _applicable(finding, anchor, head)
-            body = inline_body(finding, links, offer, workflow=report.workflow or "")
+            note = (came_back or {}).get(finding.fingerprint, "")
+            body = inline_body(finding, links, offer, workflow=report.workflow or "", note=note)
             comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))

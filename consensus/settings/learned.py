@@ -13,6 +13,8 @@ personas:
 suppressions:
   - {path: "src/**/*.py", kind: "race", words: "lock not held when …",
      reason: "the caller holds the lock", pr: 123, by: "maintainer-login"}
+fixes:
+  - {path: "src/app/db.py", kind: "injection", words: "SQL injection in get_user", pr: 118}
 ```
 
 A finding is *real* when its author fixed it and *false* when a maintainer dismissed it;
@@ -80,12 +82,22 @@ class Suppression(_Strict):
         return check_path_patterns((value,))[0]
 
 
+class Fix(_Strict):
+    """A finding an author fixed: reported again in that file later, it says so."""
+
+    path: str = Field(min_length=1, max_length=4_096)
+    kind: str = Field(pattern=_NAME)
+    words: str = Field(min_length=1, max_length=300)
+    pr: int = Field(ge=1)
+
+
 class Learned(_Strict):
     version: Literal[1] = 1
     updated_through: str = Field(default="", pattern=_WHEN)
     families: dict[str, FamilyLearning] = Field(default_factory=dict)
     personas: dict[str, ReporterCounts] = Field(default_factory=dict)
     suppressions: tuple[Suppression, ...] = ()
+    fixes: tuple[Fix, ...] = ()
 
 
 def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
@@ -121,11 +133,12 @@ def dump_learned(learned: Learned) -> str:
     for key in ("families", "personas"):
         block = {key: dict(sorted(data[key].items()))} if data[key] else {key: {}}
         lines.append(yaml.safe_dump(block, sort_keys=False, width=100).rstrip())
-    if not data["suppressions"]:
-        lines.append("suppressions: []")
-    else:
-        lines.append("suppressions:")
-        for item in data["suppressions"]:
+    for key in ("suppressions", "fixes"):
+        if not data[key]:
+            lines.append(f"{key}: []")
+            continue
+        lines.append(f"{key}:")
+        for item in data[key]:
             flow = yaml.safe_dump(item, default_flow_style=True, sort_keys=False, width=10_000)
             lines.append(f"  - {flow.strip()}")
     return "\n".join(lines) + "\n"
