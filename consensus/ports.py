@@ -344,7 +344,52 @@ class QueueWriter(Protocol):
     ) -> None: ...
 
 
-class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, Protocol):
+class ClosedPullThread(BaseModel):
+    """A closed pull request and its conversation's first comments (our summary among them,
+    with who last edited each), as the scheduled learnings run reads them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    closed_at: str = ""  # ISO 8601
+    merged: bool = False
+    comments: tuple[HostComment, ...] = ()
+    edits: tuple[CommentEdit | None, ...] = ()  # one per comment: None when never edited
+
+
+class LearningsBranch(BaseModel):
+    """The branch the learnings run keeps `.consensus/learned.yml` on, and its pull request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    repository_id: str
+    default_branch: str
+    default_oid: str
+    ref_id: str | None = None  # None: the branch does not exist yet
+    head_oid: str | None = None
+    open_pull: int | None = None
+
+
+class LearningsWriter(Protocol):
+    """The scheduled learnings run: closed PRs' conversations, and one pull request that
+    changes the learnings file (GraphQL)."""
+
+    def closed_pulls(self, since: str) -> list[ClosedPullThread]:
+        """PRs closed or merged and updated after `since` (ISO 8601; "" for all), newest first."""
+        ...
+
+    def learnings_branch(self, name: str) -> LearningsBranch: ...
+
+    def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
+        """Put `branch` at the default branch's head plus one commit writing `path`; the
+        commit's id."""
+        ...
+
+    def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int: ...
+
+
+class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):
     """Every role at once: what a run holds, and hands out role by role."""
 
     def close(self) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from consensus.errors import GitHubError
+from consensus.fake_learnings import FakeLearnings
 from consensus.ingest.hunks import right_side_hunks
 from consensus.model.base import FailureKind
 from consensus.ports import (
@@ -124,10 +125,12 @@ class FakePull:
     requested_reviewers: list[str] = field(default_factory=list)
     requested_teams: list[str] = field(default_factory=list)
     created_at: str = "2026-01-01T00:00:00Z"
+    closed_at: str = ""  # set with info.state "closed"
+    merged: bool = False
 
 
 @dataclass
-class FakeGitHubHost:
+class FakeGitHubHost(FakeLearnings):
     """Every role of the GitHub port, in memory; `writes` logs each write in order."""
 
     pulls: dict[int, FakePull] = field(default_factory=dict)
@@ -143,6 +146,9 @@ class FakeGitHubHost:
     edits: dict[int, CommentEdit] = field(default_factory=dict)  # comment id → its last edit
     viewer_asked: int = 0  # viewer_login calls: the identity is looked up once per run
     resolved_threads: dict[str, str] = field(default_factory=dict)  # thread id → who resolved
+    branches: dict[str, str] = field(default_factory=dict)  # learnings: name → head commit
+    commit_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    learnings_pulls: dict[int, str] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup
@@ -216,6 +222,8 @@ class FakeGitHubHost:
         return list(self._pull(number).files)
 
     def read_file(self, path: str, ref: str) -> str | None:
+        if ref in self.commit_files or self.branches.get(ref) in self.commit_files:
+            return self.commit_files[self.branches.get(ref, ref)].get(path)
         for pull in self.pulls.values():
             at_base = ref in (pull.info.base_sha, pull.info.base_ref, self.branch)
             if at_base and path in pull.base_files:

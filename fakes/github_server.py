@@ -104,6 +104,7 @@ class PullRequest:
     state: str = "open"  # open, closed
     merged: bool = False
     created_at: str = "2026-01-01T00:00:00Z"
+    closed_at: str = ""  # set by close_pull
     requested_reviewers: list[str] = dataclasses.field(default_factory=list)  # logins
     requested_teams: list[str] = dataclasses.field(default_factory=list)  # slugs
 
@@ -123,6 +124,8 @@ class Repo:
     # review thread id → who resolved it (None: an app, which GraphQL does not name)
     thread_state: dict[str, str | None] = dataclasses.field(default_factory=dict)
     default_branch: str = "main"
+    branches: dict[str, str] = dataclasses.field(default_factory=dict)  # name → head commit
+    issue_bodies: dict[int, str] = dataclasses.field(default_factory=dict)  # PR descriptions
 
 
 def is_write(method: str, body: Any) -> bool:
@@ -293,10 +296,12 @@ class FakeGitHub:
             self.repo(repo).thread_state[ident] = login
         return ident
 
-    def close_pull(self, repo: str, number: int, *, merged: bool = False) -> None:
+    def close_pull(
+        self, repo: str, number: int, *, merged: bool = False, at: str = "2026-01-02T00:00:00Z"
+    ) -> None:
         with self.lock:
             pull = self.repo(repo).pulls[number]
-            pull.state, pull.merged = "closed", merged
+            pull.state, pull.merged, pull.closed_at = "closed", merged, at
 
     # ------------------------------------------------------------------ behaviour
 
@@ -321,7 +326,7 @@ class FakeGitHub:
         full, number = repo.full_name, pull.number
         api = f"{github_json.API}/repos/{full}"
         html = f"{github_json.WEB}/{full}/pull/{number}"
-        closed = None if pull.state == "open" else "2026-01-02T00:00:00Z"
+        closed = None if pull.state == "open" else pull.closed_at or "2026-01-02T00:00:00Z"
         additions = sum(int(f.get("additions") or 0) for f in pull.files)
         deletions = sum(int(f.get("deletions") or 0) for f in pull.files)
         user = account(pull.user)
@@ -556,7 +561,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
     if method == "POST" and path in ("/graphql", "/api/graphql") and _asks_editor(body):
         return _graphql(owner, body)
     if method == "POST" and path in ("/graphql", "/api/graphql"):
-        status, answer = github_graphql.answer(owner.repos, body)
+        status, answer = github_graphql.answer(owner.repos, body, make_pull=PullRequest)
         return status, answer, {}
     path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)

@@ -6,7 +6,9 @@ queue, and replies on our inline comments not answered yet are answered
 (app.reply_event); `issue_comment` runs slash commands (app.commands);
 `pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
-(app.queue).
+(app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
+`learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
+(app.learnings).
 
 Exit codes as the CLI: 0 done, 1 findings at or above fail-on, 2 configuration, 3 no
 review (no provider answered, quorum not met) unless on-no-review is "warn".
@@ -22,6 +24,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from consensus.app.commands import handle_comment
+from consensus.app.learnings import update_learnings
 from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
@@ -43,6 +46,7 @@ WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 REPLY_EVENT = "pull_request_review_comment"
+LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
 
 
@@ -72,7 +76,10 @@ def _handle(
     if event == REPLY_EVENT:
         return handle_review_comment(env, read_event(env, ReviewCommentEvent), host=host, log=log)
     if event in QUEUE_EVENTS:
-        return run_in_action(env, host, log, why=event, identity=own_identity(host, inputs, log))
+        identity = own_identity(host, inputs, log)
+        if inputs.learnings and event in LEARNINGS_EVENTS:
+            update_learnings(host, identity, log)
+        return run_in_action(env, host, log, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"

@@ -27,38 +27,49 @@ from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from consensus.adapters.github_graphql import (
+    COMMIT_FILE,
     EDIT_QUERY,
+    LEARNINGS_BRANCH,
+    OPEN_PULL,
     RESOLVE_THREAD,
     UNRESOLVE_THREAD,
     all_threads,
     blob_texts,
+    branch_at_default,
+    closed_since,
     comment_edit_of,
+    commit_variables,
     files_request,
     graphql_data,
+    learnings_branch_of,
 )
 from consensus.adapters.github_wire import (
     file_text,
+    github_error,
     header_value,
     host_comment,
     host_reaction,
     host_review,
-    http_status,
     inline_json,
     is_rate_limited,
     is_transient,
     message_of,
     missing_comment,
     open_pull,
+    permission_of,
     pull_file,
+    pull_info,
     retry_wait,
 )
 from consensus.errors import GitHubError
 from consensus.ports import (
+    ClosedPullThread,
     CommentEdit,
     HostComment,
     HostReaction,
     HostReview,
     InlineComment,
+    LearningsBranch,
     OpenPull,
     PullFile,
     PullRequestInfo,
@@ -141,7 +152,7 @@ class GitHubHost:
             failures.append(exc)
             seconds = retry_wait(exc, state.attempt_number, now=time.time(), base_s=self._backoff_s)
             if seconds > self._max_wait_s:
-                raise self._error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
+                raise github_error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
             self._log(f"GitHub {verb} {url}: {message_of(exc)}; retrying in {seconds:.0f}s")
             return seconds
 
@@ -165,24 +176,10 @@ class GitHubHost:
                         return {}, None
                     return send()
         except GithubException as exc:
-            raise self._error(verb, url, exc) from exc
+            raise github_error(verb, url, exc) from exc
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise self._error(verb, url, exc) from exc
+            raise github_error(verb, url, exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _error(self, verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
-        status = http_status(exc)
-        detail = why or message_of(exc)
-        fixes = {
-            401: "check the github-token input (the token is missing, expired or wrong)",
-            403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
-            404: "check GITHUB_REPOSITORY and that the token can see the repository",
-        }
-        fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
-        where = f"HTTP {status}" if status else "no answer"
-        return GitHubError(
-            f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix
-        )
 
     def _pages(
         self, url: str, *, limit: int | None = None, query: dict[str, str] | None = None
@@ -222,23 +219,7 @@ class GitHubHost:
     # ------------------------------------------------------------------ reads
 
     def pull_request(self, number: int) -> PullRequestInfo:
-        _, data = self._request("GET", f"{self._base}/pulls/{number}")
-        head_repo = (data.get("head") or {}).get("repo") or {}
-        return PullRequestInfo(
-            number=int(data["number"]),
-            title=str(data.get("title") or ""),
-            state=str(data.get("state") or "open"),
-            draft=bool(data.get("draft")),
-            author=str((data.get("user") or {}).get("login") or ""),
-            head_sha=str(data["head"]["sha"]),
-            base_sha=str(data["base"]["sha"]),
-            base_ref=str(data["base"].get("ref") or ""),
-            head_repo=head_repo.get("full_name"),
-            base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
-            changed_files=int(data.get("changed_files") or 0),
-            html_url=str(data.get("html_url") or ""),
-            labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
-        )
+        return pull_info(self._request("GET", f"{self._base}/pulls/{number}")[1], self.repo)
 
     def pull_files(self, number: int) -> list[PullFile]:
         raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
@@ -328,12 +309,7 @@ class GitHubHost:
             if exc.status == 404:
                 return "none"
             raise
-        data = data if isinstance(data, dict) else {}
-        # role_name tells maintain and triage apart; `permission` folds them into write/read.
-        role = str(data.get("role_name") or "").lower()
-        if role in ("admin", "maintain", "write", "triage", "read"):
-            return role
-        return str(data.get("permission") or "none").lower()  # a custom role: its base
+        return permission_of(data)
 
     # ------------------------------------------------------------------ writes
 
@@ -441,6 +417,27 @@ class GitHubHost:
 
     def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
         self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
+
+    # ------------------------------------------------------------------ learnings (GraphQL)
+
+    def closed_pulls(self, since: str) -> list[ClosedPullThread]:
+        return closed_since(self._graphql, self.repo, since)
+
+    def learnings_branch(self, name: str) -> LearningsBranch:
+        owner, repo = self.repo.split("/", 1)
+        asked = {"owner": owner, "name": repo, "ref": f"refs/heads/{name}", "branch": name}
+        return learnings_branch_of(self._graphql(LEARNINGS_BRANCH, asked), name)
+
+    def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
+        self._graphql(*branch_at_default(branch))  # created, or moved back to the default head
+        made = self._graphql(COMMIT_FILE, commit_variables(self.repo, branch, path, text, message))
+        return str(((made.get("createCommitOnBranch") or {}).get("commit") or {}).get("oid"))
+
+    def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int:
+        asked = {"repositoryId": branch.repository_id, "base": branch.default_branch}
+        asked |= {"head": branch.name, "title": title, "body": body}
+        made = self._graphql(OPEN_PULL, asked)
+        return int(((made.get("createPullRequest") or {}).get("pullRequest") or {})["number"])
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

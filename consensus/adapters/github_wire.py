@@ -17,6 +17,7 @@ from consensus.ports import (
     InlineComment,
     OpenPull,
     PullFile,
+    PullRequestInfo,
 )
 
 
@@ -80,6 +81,26 @@ def header_value(headers: dict[str, Any], name: str) -> Any:
 
 def missing_comment(url: str) -> HostComment:
     raise GitHubError(f"GitHub POST {url} answered without the created comment")
+
+
+def pull_info(data: dict[str, Any], repo: str) -> PullRequestInfo:
+    """`GET /pulls/{n}` as the port's PullRequestInfo (`repo`: the base when GitHub omits it)."""
+    head_repo = (data.get("head") or {}).get("repo") or {}
+    return PullRequestInfo(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        state=str(data.get("state") or "open"),
+        draft=bool(data.get("draft")),
+        author=str((data.get("user") or {}).get("login") or ""),
+        head_sha=str(data["head"]["sha"]),
+        base_sha=str(data["base"]["sha"]),
+        base_ref=str(data["base"].get("ref") or ""),
+        head_repo=head_repo.get("full_name"),
+        base_repo=str((data["base"].get("repo") or {}).get("full_name") or repo),
+        changed_files=int(data.get("changed_files") or 0),
+        html_url=str(data.get("html_url") or ""),
+        labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
+    )
 
 
 def pull_file(item: dict[str, Any]) -> PullFile:
@@ -175,3 +196,27 @@ def file_text(data: Any, max_bytes: int) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return raw.decode("utf-8", "replace")
+
+
+def github_error(verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
+    """What is left of a request after the retries, with its HTTP status and a fix."""
+    status = http_status(exc)
+    detail = why or message_of(exc)
+    fixes = {
+        401: "check the github-token input (the token is missing, expired or wrong)",
+        403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
+        404: "check GITHUB_REPOSITORY and that the token can see the repository",
+    }
+    fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
+    where = f"HTTP {status}" if status else "no answer"
+    return GitHubError(f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix)
+
+
+def permission_of(data: Any) -> str:
+    """The collaborators API's answer as admin, maintain, write, triage, read or none:
+    role_name tells maintain and triage apart; `permission` folds them into write/read."""
+    data = data if isinstance(data, dict) else {}
+    role = str(data.get("role_name") or "").lower()
+    if role in ("admin", "maintain", "write", "triage", "read"):
+        return role
+    return str(data.get("permission") or "none").lower()  # a custom role: its base
