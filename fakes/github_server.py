@@ -719,7 +719,7 @@ def _edited(comment: JsonObject, body: str, user: JsonObject) -> None:
 
 def _asks_editor(body: Any) -> bool:
     query = str((body or {}).get("query") or "") if isinstance(body, dict) else ""
-    return "lastEditedAt" in query and "editor" in query
+    return "lastEditedAt" in query and "editor" in query and "node(id:" in query
 
 
 def _graphql(owner: FakeGitHub, body: Any) -> Answer:
