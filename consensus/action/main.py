@@ -77,8 +77,9 @@ def _handle(
         return handle_review_comment(env, read_event(env, ReviewCommentEvent), host=host, log=log)
     if event in QUEUE_EVENTS:
         identity = own_identity(host, inputs, log)
-        if inputs.learnings and event in LEARNINGS_EVENTS:
+        if inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
             update_learnings(host, identity, log)
+            return 0
         return run_in_action(env, host, log, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":

@@ -6,8 +6,9 @@ The flow (`answer_replies`) takes its services as parameters: the PR's conversat
 client (journaled by the face) and the check of a "fixed" finding. What to do with each
 reply is publish/conversation.py's pure decision; this module reads, asks and writes:
 
-- the replier's permission is asked of the collaborators API only for a disagreement, or
-  a concession (only write, maintain or admin dismisses by reply); an error there denies;
+- who may dismiss by reply is who may run `/consensus dismiss` (commands/dismiss.md: write,
+  maintain or admin): asked of the collaborators API only for a disagreement or a
+  concession, an error there denies; anyone may ask a question or say "fixed" (the cap);
 - one model call at most per reply (review/converse.py), through the run's budget;
 - a "fixed" reply verifies the finding on the current head (publish/state's record, never
   a carried decision) and resolves the thread when it is gone;
@@ -44,10 +45,12 @@ from consensus.publish.conversation import (
     scrubbed,
 )
 from consensus.publish.replies import WRITE_LEVELS
+from consensus.publish.slash import GRAMMARS
 from consensus.publish.state import FindingRecord, PublishState
 from consensus.review.converse import Topic, converse, converse_request
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
+from consensus.settings.commands import load_commands
 from consensus.settings.config import ProviderSettings
 
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
@@ -264,7 +267,10 @@ def _resolve(context: Context, first: HostComment) -> None:
 
 
 def _may_write(context: Context, login: str) -> bool:
-    """Asked of the collaborators API once per reply; an error denies (fails closed)."""
+    """Whether `login` may dismiss, as `/consensus dismiss` says (commands/dismiss.md): asked
+    of the collaborators API when it needs write access; an error denies (fails closed)."""
+    if not load_commands(handlers=GRAMMARS)["dismiss"].needs_write:
+        return True
     try:
         return context.host.collaborator_permission(login) in WRITE_LEVELS
     except ConsensusError as exc:
