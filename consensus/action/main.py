@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from consensus.app.commands import handle_comment
 from consensus.app.learnings import update_learnings
-from consensus.app.pull_review import own_identity, review_pull_request
+from consensus.app.pull_review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.wiring import github_host
@@ -101,9 +101,9 @@ def _handle(
     number = pull.pull_request.number
     identity = own_identity(host, inputs, log)  # once per run: the review and the queue
 
-    def replies() -> None:  # replies a run missed (no review-comment workflow, a failure)
+    def replies(run: PullRun) -> None:  # replies a run missed (no reply workflow, a failure)
         try:
-            answer_on_pull(env, inputs, host, number, identity, log)
+            answer_on_pull(env, inputs, host, number, identity, log, known=(run.info, run.settings))
         except ConsensusError as exc:
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 

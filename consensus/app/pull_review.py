@@ -142,7 +142,7 @@ def review_pull_request(
     carry: bool,
     log: Log,
     identity: Identity,
-    after: Callable[[], None] | None = None,
+    after: Callable[[PullRun], None] | None = None,
 ) -> int:
     """Review PR `number` and publish; then `after` (the replies on our threads), only when
     the PR was reviewed (not a draft, paused, ignored or a fork without keys)."""
@@ -171,7 +171,7 @@ def review_pull_request(
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
     code = review_and_publish(run, carry=carry, thread=thread)
     if after is not None:
-        after()
+        after(run)
     return code
 
 

@@ -21,10 +21,10 @@ from consensus.app.spend_commands import verify_record
 from consensus.app.wiring import journaled_client, open_journal, unavailable_providers
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
-from consensus.ports import GitHubPort, Log
+from consensus.ports import GitHubPort, Log, PullRequestInfo
 from consensus.publish.thread import Identity
 from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.config import ProviderSettings, resolve_providers
+from consensus.settings.config import ProviderSettings, Settings, resolve_providers
 
 
 def handle_review_comment(
@@ -59,10 +59,15 @@ def answer_on_pull(
     log: Log,
     *,
     only: int | None = None,
+    known: tuple[PullRequestInfo, Settings] | None = None,
 ) -> list[Answered]:
     """The replies on PR `number` not answered yet (or the comment `only`), answered; after
-    a push's review (`only` None), the 👍/👎 on our inline comments recorded too."""
-    context = pull_context(env, inputs, host, number, identity, log)
+    a push's review (`only` None), the 👍/👎 on our inline comments recorded too. `known`:
+    the PR and its base settings, as the review just read them."""
+    if known is not None:
+        context = Context(env, inputs, host, *known, "", log, identity)
+    else:
+        context = pull_context(env, inputs, host, number, identity, log)
     with _conversation(context) as conversation:
         answered = answer_replies(context, conversation, only=only)
     if only is None:

@@ -1,4 +1,4 @@
-"""The learnings run's part of `FakeGitHubHost` (consensus/testing.py), in memory: closed
+"""The learnings run's part of `FakeGitHubHost` (consensus/testing), in memory: closed
 PRs with their comments, one branch per name holding commits of whole files, and the pull
 requests opened from those branches. Strict where GitHub is: a commit whose expected head
 is not the branch's head fails, and a second open PR from one branch is refused."""

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from consensus.errors import GitHubError
-from consensus.fake_learnings import FakeLearnings
 from consensus.ingest.hunks import right_side_hunks
 from consensus.model.base import FailureKind
 from consensus.ports import (
@@ -42,6 +41,7 @@ from consensus.ports import (
     ReviewRejected,
     ReviewThread,
 )
+from consensus.testing.learnings import FakeLearnings
 
 Answer = str | ModelCallError
 BOT_LOGIN = "github-actions[bot]"
