@@ -33,6 +33,7 @@ from consensus.publish.conversation import (
     Reply,
     ReplyKind,
     Step,
+    Threads,
     classify_words,
     dismissed_answer,
     dismissed_state,
@@ -73,17 +74,20 @@ class Answered:
     why: str
 
 
-def answer_replies(
-    context: Context, conversation: Conversation, *, only: int | None = None
-) -> list[Answered]:
-    """Answer the replies in our threads not answered yet (or only the comment `only`)."""
-    settings = context.settings.conversation
-    if not settings.enabled:
+def waiting(context: Context, *, only: int | None = None) -> Threads:
+    """Our threads' replies waiting for an answer (or only the comment `only`); none when
+    the conversation is off."""
+    if not context.settings.conversation.enabled:
         context.log("conversation is off (conversation.enabled in .consensus.yml)")
-        return []
-    threads = pending_replies(
-        context.host.review_comments(context.info.number), context.identity, only=only
-    )
+        return Threads()
+    comments = context.host.review_comments(context.info.number)
+    return pending_replies(comments, context.identity, only=only)
+
+
+def answer_replies(
+    context: Context, conversation: Conversation, threads: Threads
+) -> list[Answered]:
+    """Answer the replies `threads` holds waiting (see `waiting`)."""
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
     ledger = Ledger(context.settings.budget)

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
 from consensus.app.command_context import Context
-from consensus.app.conversation import Answered, Conversation, answer_replies
+from consensus.app.conversation import Answered, Conversation, answer_replies, waiting
 from consensus.app.outcomes import record_labels, record_outcomes
 from consensus.app.pull_inputs import base_settings
 from consensus.app.pull_review import own_identity
@@ -22,6 +22,7 @@ from consensus.app.wiring import journaled_client, open_journal, unavailable_pro
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
 from consensus.ports import GitHubPort, Log, PullRequestInfo
+from consensus.publish.conversation import Step
 from consensus.publish.thread import Identity
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
@@ -68,8 +69,14 @@ def answer_on_pull(
         context = Context(env, inputs, host, *known, "", log, identity)
     else:
         context = pull_context(env, inputs, host, number, identity, log)
-    with _conversation(context) as conversation:
-        answered = answer_replies(context, conversation, only=only)
+    threads = waiting(context, only=only)
+    answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
+    if threads.pending:  # the journal and a client only when someone waits for an answer
+        with _conversation(context) as conversation:
+            answered = answer_replies(context, conversation, threads)
+    else:
+        for item in answered:
+            log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     if only is None:
         record_labels(context)
     return answered
