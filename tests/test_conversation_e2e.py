@@ -189,3 +189,23 @@ def test_a_hostile_reply_gains_nothing(world: World) -> None:
     assert world.github.repos[REPO].labels.get(NUMBER, []) == []
     say(world, sql, HOSTILE, human(READER))
     assert len(answers(world)) == 1
+
+
+def test_thumbs_are_labels_and_a_maintainer_s_thumbs_down_dismisses_at_close(
+    world: World,
+) -> None:
+    sql, loop = inline(world, "SQL injection"), inline(world, "Off-by-one")
+    world.github.react(REPO, int(sql["id"]), "-1", human(MAINTAINER))
+    world.github.react(REPO, int(loop["id"]), "+1", human(READER))
+    world.github.react(REPO, int(loop["id"]), "-1", app_bot("renovate"))
+    assert world.pull_event("synchronize").code == 0
+    labels = {(x.content, x.by) for x in state(world).labels}
+    assert labels == {("-1", MAINTAINER), ("+1", READER)}
+    assert all(x.at for x in state(world).labels)  # when
+    world.github.close_pull(REPO, NUMBER, at="2026-11-01T12:00:00Z")
+    assert world.pull_event("closed").code == 0
+    outcomes = {o.title.split(" (")[0]: (o.outcome, o.by) for o in state(world).outcomes}
+    assert outcomes == {
+        "SQL injection": ("dismissed", MAINTAINER),
+        "Off-by-one in loop": ("left", ""),
+    }

@@ -57,6 +57,10 @@ def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> Conve
     return Conversation(client=client, providers=(ProviderSettings(model=MODEL),), check=check)
 
 
+def pending(host: FakeGitHubHost, context: Context):  # type: ignore[no-untyped-def]
+    return waiting(context, host.review_comments(7))
+
+
 def answers(host: FakeGitHubHost) -> list[str]:
     return [c.body for c in host.review_comment_list if "consensus:answer to=" in c.body]
 
@@ -64,7 +68,7 @@ def answers(host: FakeGitHubHost) -> list[str]:
 def test_a_maintainer_disagreement_dismisses_without_a_model_call() -> None:
     host, context, _ = world(("maria", "Intentional: user_id is an int from the router."))
     client = FakeModelClient()
-    done = answer_replies(context, conversation(client, []), waiting(context))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.DISMISS]
     assert client.calls == []
     context.refresh_thread()
@@ -77,13 +81,13 @@ def test_a_question_is_answered_once_from_the_code_at_the_comment_s_commit() -> 
     host, context, _ = world(("randall", "Why is this a problem?"))
     reply = {"kind": "question", "stands": True, "answer": f"`user_id` reaches SQL. {KEY}"}
     client = FakeModelClient(default=json.dumps(reply))
-    done = answer_replies(context, conversation(client, []), waiting(context))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.ANSWER]
     [answer] = answers(host)
     assert KEY not in answer and "reaches SQL" in answer
     [call] = client.calls
     assert 'query = f"SELECT' in call.messages[-1].content
-    again = answer_replies(context, conversation(client, []), waiting(context))
+    again = answer_replies(context, conversation(client, []), pending(host, context))
     assert [(d.step, d.why) for d in again] == [(Step.IGNORE, "already answered")]
     assert len(client.calls) == 1 and len(answers(host)) == 1  # never answered twice
 
@@ -91,7 +95,7 @@ def test_a_question_is_answered_once_from_the_code_at_the_comment_s_commit() -> 
 def test_a_failed_model_call_posts_nothing() -> None:
     host, context, lines = world(("randall", "Hmm, let me look at the retry loop first."))
     client = FakeModelClient(default=timed_out())
-    done = answer_replies(context, conversation(client, []), waiting(context))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.IGNORE] and answers(host) == []
     assert any("no usable answer" in line for line in lines)
 
@@ -100,7 +104,9 @@ def test_a_read_only_concession_does_not_dismiss() -> None:
     host, context, _ = world(("randall", "This is a false positive, user_id is an int."))
     reply = {"kind": "disagreement", "stands": False, "answer": "You are right."}
     answer_replies(
-        context, conversation(FakeModelClient(default=json.dumps(reply)), []), waiting(context)
+        context,
+        conversation(FakeModelClient(default=json.dumps(reply)), []),
+        pending(host, context),
     )
     [answer] = answers(host)
     assert "Conceded. A person with write access can dismiss it" in answer

@@ -19,7 +19,7 @@ reply is publish/conversation.py's pure decision; this module reads, asks and wr
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from consensus.app.command_context import Context
@@ -74,13 +74,14 @@ class Answered:
     why: str
 
 
-def waiting(context: Context, *, only: int | None = None) -> Threads:
-    """Our threads' replies waiting for an answer (or only the comment `only`); none when
-    the conversation is off."""
+def waiting(
+    context: Context, comments: Sequence[HostComment], *, only: int | None = None
+) -> Threads:
+    """Our threads' replies among the PR's review `comments` waiting for an answer (or only
+    the comment `only`); none when the conversation is off."""
     if not context.settings.conversation.enabled:
         context.log("conversation is off (conversation.enabled in .consensus.yml)")
         return Threads()
-    comments = context.host.review_comments(context.info.number)
     return pending_replies(comments, context.identity, only=only)
 
 

@@ -4,24 +4,33 @@ An edge over the GitHub port: the flow takes the PR's `Context` (host, state, lo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from consensus.app.command_context import Context
 from consensus.errors import ConsensusError
+from consensus.ports import HostComment
 from consensus.publish.conversation import thread_fingerprint
-from consensus.publish.outcomes import close_outcomes, downvoters, labels_from
+from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from
 from consensus.publish.replies import WRITE_LEVELS
 
 
-def record_labels(context: Context) -> None:
-    """Read the reactions on our inline comments; save the labels when they changed."""
-    thread = context.refresh_thread()
-    if thread.summary_id is None:
-        return
+def record_labels(context: Context, comments: Sequence[HostComment] | None = None) -> None:
+    """Read the reactions on our inline comments (among the PR's review `comments`, read
+    when not given); save the labels when they changed. The summary is read only when
+    someone gave a 👍 or 👎."""
+    if comments is None:
+        comments = context.host.review_comments(context.info.number)
     ours = {
         fingerprint: comment.id
-        for comment in context.host.review_comments(context.info.number)
+        for comment in comments
         if (fingerprint := thread_fingerprint(comment, context.identity)) is not None
     }
     reactions = {fp: context.host.review_comment_reactions(ident) for fp, ident in ours.items()}
+    if not any(r.content in LABELS for found in reactions.values() for r in found):
+        return
+    thread = context.refresh_thread()
+    if thread.summary_id is None:
+        return
     labels = labels_from(thread.state, reactions, context.identity.logins)
     if labels != thread.state.labels:
         context.save_state(thread.state.model_copy(update={"labels": labels}))
@@ -31,6 +40,7 @@ def record_labels(context: Context) -> None:
 def record_outcomes(context: Context, *, merged: bool) -> None:
     """At close: labels read once more, then each posted finding's outcome saved."""
     record_labels(context)
+    context.refresh_thread()
     state = context.thread.state
     if context.thread.summary_id is None or not (state.findings or state.workflows):
         context.log(f"PR #{context.info.number} closed: no finding of ours to record")

@@ -69,7 +69,8 @@ def answer_on_pull(
         context = Context(env, inputs, host, *known, "", log, identity)
     else:
         context = pull_context(env, inputs, host, number, identity, log)
-    threads = waiting(context, only=only)
+    comments = host.review_comments(number)  # read once: the replies, then the reactions
+    threads = waiting(context, comments, only=only)
     answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     if threads.pending:  # the journal and a client only when someone waits for an answer
         with _conversation(context) as conversation:
@@ -78,7 +79,7 @@ def answer_on_pull(
         for item in answered:
             log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     if only is None:
-        record_labels(context)
+        record_labels(context, comments)
     return answered
 
 
