@@ -15,6 +15,7 @@ from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
     Settings,
+    layered,
     parse_settings,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
@@ -63,8 +64,7 @@ def base_settings(
         update["min_severity"] = inputs.min_severity
     if inputs.max_inline_comments is not None:
         update["max_inline_comments"] = inputs.max_inline_comments
-    publish = settings.publish.model_copy(update=update)
-    return settings.model_copy(update={"publish": publish})
+    return layered(settings, {"publish": update}, source="the action's inputs")
 
 
 def not_reviewed(

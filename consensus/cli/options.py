@@ -92,14 +92,17 @@ def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
 def override(
     settings: Settings, persona_ids: str | None, threshold: float | None, max_cost: float | None
 ) -> Settings:
+    """The settings with the command line's flags on top, validated as a whole."""
+    from consensus.settings.config import layered
+
     update: dict[str, Any] = {}
     if persona_ids:
         update["personas"] = tuple(split_list(persona_ids))
     if threshold is not None:
         update["threshold"] = threshold
     if max_cost is not None:
-        update["budget"] = settings.budget.model_copy(update={"max_cost_usd": max_cost})
-    return settings.model_copy(update=update)
+        update["budget"] = {"max_cost_usd": max_cost}
+    return layered(settings, update, source="the command line")
 
 
 def providers_for(settings: Settings, models: str | None) -> tuple[ProviderSettings, ...]:
