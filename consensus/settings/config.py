@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -31,7 +31,7 @@ CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """Refused with an update: it would accept a misspelt key or a wrong type silently.
         Settings are layered by `layered`, which validates the merged whole."""
         if update:
@@ -289,7 +289,9 @@ def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any
     merged = dict(data)
     for key, value in overrides.items():
         below = merged.get(key)
-        nested = isinstance(value, Mapping) and isinstance(below, dict) and key != "path_instructions"
+        nested = (
+            isinstance(value, Mapping) and isinstance(below, dict) and key != "path_instructions"
+        )
         merged[key] = _merged(below, value) if nested else value  # type: ignore[arg-type]
     return merged
 
