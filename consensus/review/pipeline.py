@@ -19,7 +19,7 @@ from typing import Protocol
 
 from consensus.decide.align import SameProblemQuestion, align, open_questions
 from consensus.decide.fingerprint import namespaced
-from consensus.decide.report import VerificationState, build_report
+from consensus.decide.report import ReportParts, VerificationState, build_report
 from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
@@ -239,19 +239,21 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     else:
         state = "skipped"
     return build_report(
-        run_id=run_id,
-        workflow=namespace or None,
-        diff=diff,
-        scored=scored,
-        results=results,
-        models=[(p.model, p.voter) for p in job.providers],
-        threshold=settings.threshold,
-        min_providers=settings.min_providers,
-        wall_s=services.clock() - started,
-        notes=[*_notes(results), *asked, *job.guidelines.notes],
-        verification=state,
-        verification_usage=run.ledger.verification,
-        budget_exhausted=_budget_stopped(results, scored),
+        ReportParts(
+            run_id=run_id,
+            workflow=namespace or None,
+            diff=diff,
+            scored=scored,
+            results=results,
+            models=[(p.model, p.voter) for p in job.providers],
+            threshold=settings.threshold,
+            min_providers=settings.min_providers,
+            wall_s=services.clock() - started,
+            notes=[*_notes(results), *asked, *job.guidelines.notes],
+            verification=state,
+            verification_usage=run.ledger.verification,
+            budget_exhausted=_budget_stopped(results, scored),
+        )
     )
 
 
@@ -276,21 +278,23 @@ def nothing_to_review(
     )
     skipped = len(diff.skipped)
     return build_report(
-        run_id=run_id,
-        diff=diff,
-        scored=settle(scored),
-        results=[],
-        models=[],
-        threshold=settings.threshold,
-        min_providers=settings.min_providers,
-        wall_s=0.0,
-        notes=[
-            f"nothing to review: {skipped} changed file{'s' if skipped != 1 else ''} skipped, "
-            "no model was called"
-        ],
-        verification="not_needed",
-        reviewed=False,
-        workflow=namespace or None,
+        ReportParts(
+            run_id=run_id,
+            diff=diff,
+            scored=settle(scored),
+            results=[],
+            models=[],
+            threshold=settings.threshold,
+            min_providers=settings.min_providers,
+            wall_s=0.0,
+            notes=[
+                f"nothing to review: {skipped} changed file{'s' if skipped != 1 else ''} skipped, "
+                "no model was called"
+            ],
+            verification="not_needed",
+            reviewed=False,
+            workflow=namespace or None,
+        )
     )
 
 
