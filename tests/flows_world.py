@@ -10,7 +10,14 @@ from pathlib import Path
 
 from consensus.adapters.journal import Journal
 from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
-from consensus.ports import CompletionRequest, PullFile, PullRequestInfo
+from consensus.ingest.pull_diff import ContentsSource
+from consensus.ports import (
+    CompletionRequest,
+    PullFile,
+    PullReader,
+    PullRequestInfo,
+    SourceReader,
+)
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.settings.action_inputs import ActionInputs
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull
@@ -61,6 +68,16 @@ def panel(*, finds: bool = True, verdict: str = "confirmed") -> FakeModelClient:
     return FakeModelClient(by_request=answer)
 
 
+class NoCheckout:
+    """A run without a git checkout: the head's files come from the contents API."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        return ContentsSource(host, head_sha)
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        return None
+
+
 class Counter:
     def count(self, model: str, text: str) -> int:
         return len(text) // 4
@@ -108,6 +125,7 @@ class World:
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
             log=self.lines.append,
+            checkout=NoCheckout(),
             clock=lambda: 0.0,
             github=self.host,
         )

@@ -39,7 +39,6 @@ from consensus.app.pull_inputs import (
 from consensus.app.runner import run_review
 from consensus.app.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
-from consensus.app.wiring import pull_source, workspace_sections
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
 from consensus.ingest.review_diff import ingest
@@ -162,11 +161,11 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     under the base branch's settings; with the files GitHub listed."""
     info, settings = run.info, run.settings
     files = run.host.pull_files(info.number)
-    workspace = run.step.runner.workspace
+    workspace, checkout = run.step.runner.workspace, run.services.checkout
     pull = build_pull_diff(
         files,
         changed_files=info.changed_files,
-        fallback=lambda: workspace_sections(workspace, info.base_sha, info.head_sha),
+        fallback=lambda: checkout.sections(workspace, info.base_sha, info.head_sha),
     )
     diff = ingest(
         pull.text,
@@ -254,7 +253,8 @@ def _run(run: PullRun, job: ReviewJob, carried: Carried) -> Report | None:
             f"{len(carried.carry.files)} of {len(carried.digests)} files are unchanged since "
             f"{heads}: their decisions are carried"
         )
-    source = pull_source(run.host, run.info.head_sha, run.step.runner.workspace)
+    checkout = run.services.checkout
+    source = checkout.head_source(run.host, run.info.head_sha, run.step.runner.workspace)
     rest = job.with_diff(split_large_hunks(carried.rest))
     return asyncio.run(run_review(rest, run.services, source=source))
 

@@ -12,10 +12,11 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from consensus.adapters.journal import Journal
 from consensus.errors import ConfigError, UsageError
-from consensus.ports import GitHubPort, Log, ModelClient, TokenCounter
+from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
 from consensus.review.pipeline import ReviewObserver
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
@@ -49,6 +50,18 @@ class ProviderKeys:
         return len(self.unavailable(providers)) == len(providers)
 
 
+class Checkout(Protocol):
+    """The Action's checkout of the repository, read through git (app/wiring.py)."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        """The PR head's files: from the checkout when it holds the head, else the API."""
+        ...
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        """Per-file sections of the checkout's diff, for files whose patch GitHub omitted."""
+        ...
+
+
 @dataclass(frozen=True)
 class Runner:
     """Where an Action step runs (GitHub's variables, read once): the checkout, the server
@@ -74,13 +87,15 @@ class ActionStep:
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
     a flow that calls no model costs no import; `journal()` opens the run journal (the
-    caller closes it); `github` is absent on faces that never reach GitHub."""
+    caller closes it); `checkout` reads the Action's git checkout; `github` is absent on
+    faces that never reach GitHub."""
 
     models: ModelClient
     counter: TokenCounter
     keys: ProviderKeys
     journal: Callable[[], Journal]
     log: Log
+    checkout: Checkout
     clock: Callable[[], float] = time.monotonic
     github: GitHubPort | None = None
     observers: tuple[ReviewObserver, ...] = field(default=())

@@ -7,7 +7,6 @@ import asyncio
 
 from consensus.app.command_context import Context
 from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
-from consensus.app.wiring import pull_source
 from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
@@ -75,7 +74,9 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
             settings=settings,
             client=GuardedClient(context.services.models, ledger),
             ledger=ledger,
-            source=pull_source(context.host, context.info.head_sha, run.step.runner.workspace),
+            source=context.services.checkout.head_source(
+                context.host, context.info.head_sha, run.step.runner.workspace
+            ),
         )
     )
     updated = _updated(record, checked, context.login)

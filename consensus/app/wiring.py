@@ -27,7 +27,7 @@ from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
-from consensus.errors import ConfigError, DiffError
+from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
     Completion,
@@ -43,7 +43,6 @@ from consensus.ports import (
 from consensus.review.pipeline import ReviewObserver
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
-from consensus.settings.config import unavailable_providers as _unavailable
 
 DEFAULT_MAX_AGE_DAYS = 30.0
 DEFAULT_MAX_MB = 500.0
@@ -136,6 +135,7 @@ def services(
         keys=ProviderKeys(dict(env), _needed_keys),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
+        checkout=GitCheckout(),
         github=github,
         observers=tuple(observers),
     )
@@ -178,22 +178,6 @@ def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
     price: ModelPrice | None = _llm().model_price(model)
     return price
-
-
-def unavailable_providers(
-    providers: Sequence[ProviderSettings], env: Mapping[str, str]
-) -> dict[str, str]:
-    """model → why it will not be called (its key is missing from `env`)."""
-    return _unavailable(providers, env, _llm().needed_keys)
-
-
-def no_provider_key(settings: Settings, env: Mapping[str, str]) -> bool:
-    """True when not one configured provider could be called with the keys in `env`."""
-    try:
-        providers = resolve_providers(settings, env)
-    except ConfigError:
-        return True
-    return len(unavailable_providers(providers, env)) == len(providers)
 
 
 def local_providers(settings: Settings, env: Mapping[str, str]) -> tuple[ProviderSettings, ...]:
@@ -260,6 +244,16 @@ def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> 
         return GitRevision(root, base or git.default_base(root))
     except DiffError:
         return WorkingTree(root)
+
+
+class GitCheckout:
+    """The Action's checkout, read with git."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        return pull_source(host, head_sha, workspace)
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        return workspace_sections(workspace, base_sha, head_sha)
 
 
 def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
