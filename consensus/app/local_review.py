@@ -19,7 +19,6 @@ from consensus.app.wiring import (
     branch_diff,
     gitattributes,
     guidelines_source,
-    local_providers,
     local_source,
 )
 from consensus.errors import UsageError
@@ -133,7 +132,7 @@ def providers_for(
     """--models, else the configured providers, else every keyed one and a local Ollama."""
     if models:
         return tuple(ProviderSettings(model=m) for m in models)
-    return local_providers(settings, services.keys.env)
+    return services.keys.local_providers(settings)
 
 
 def _personas(root: Path, settings: Settings, source: str) -> list[Persona]:

@@ -28,14 +28,22 @@ class ProviderKeys:
     """The provider keys this run was given, and what they allow it to call.
 
     `env` is read for keys only; `needed_keys(model)` names the variables a model's route
-    needs (litellm knows: wiring passes its answer, tests a table)."""
+    needs (litellm knows: wiring passes its answer, tests a table); `local_models()` asks a
+    local Ollama what it serves (`consensus review` with no provider configured)."""
 
     env: Mapping[str, str]
     needed_keys: Callable[[str], Sequence[str]]
+    local_models: Callable[[], Sequence[str]] = lambda: ()  # a local Ollama's models
 
     def providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
         """The configured providers, else one per API key found."""
         return resolve_providers(settings, self.env)
+
+    def local_providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
+        """The configured providers, or with none configured every keyed one and the local
+        Ollama's models (asked only then)."""
+        local = () if settings.providers else self.local_models()
+        return resolve_providers(settings, self.env, ollama_models=local)
 
     def unavailable(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
         """model → why it will not be called (its key is missing)."""

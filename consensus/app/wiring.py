@@ -42,7 +42,6 @@ from consensus.ports import (
 )
 from consensus.review.pipeline import ReviewObserver
 from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.config import ProviderSettings, Settings, resolve_providers
 
 DEFAULT_MAX_AGE_DAYS = 30.0
 DEFAULT_MAX_MB = 500.0
@@ -132,7 +131,7 @@ def services(
     return Services(
         models=_LazyClient(env, attempts),
         counter=_LazyCounter(),
-        keys=ProviderKeys(dict(env), _needed_keys),
+        keys=ProviderKeys(dict(env), _needed_keys, lambda: ollama_models(env)),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
         checkout=GitCheckout(),
@@ -178,12 +177,6 @@ def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
     price: ModelPrice | None = _llm().model_price(model)
     return price
-
-
-def local_providers(settings: Settings, env: Mapping[str, str]) -> tuple[ProviderSettings, ...]:
-    """The configured providers, or with none configured every keyed one and a local Ollama."""
-    local = () if settings.providers else ollama_models(env)
-    return resolve_providers(settings, env, ollama_models=local)
 
 
 # --------------------------------------------------------------------------- journal
