@@ -53,8 +53,8 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     step = action_step(env)  # the inputs, parsed once
     built = host or github_host(env, log=log, write_interval_s=step.inputs.post_interval_s)
     try:
-        progress = LogProgress(sys.stderr)
-        outcome = _handle(env, services(env, log=log, github=built, observers=[progress]), step)
+        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(sys.stderr)])
+        outcome = _handle(env, wired, step)
     finally:
         if host is None:
             built.close()

@@ -87,7 +87,7 @@ async def _journaled(
     recorded = JournaledClient(
         journal, run_id, GuardedClient(services.models, ledger), on_served=ledger.credit
     )
-    everyone: list[ReviewObserver] = [*services.observers, _JournalPhase(journal, run_id)]
+    everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]
     if events is not None:
         everyone.append(events)
     redacted = RedactedSource(source, job.settings.redact) if source else None

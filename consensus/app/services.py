@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -106,7 +106,8 @@ class Services:
     checkout: Checkout
     clock: Callable[[], float] = time.monotonic
     github: GitHubPort | None = None
-    observers: tuple[ReviewObserver, ...] = field(default=())
+    # a new set of progress observers for each review run (their counts are per run)
+    progress: Callable[[], Sequence[ReviewObserver]] = lambda: ()
 
     @property
     def host(self) -> GitHubPort:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -124,7 +124,7 @@ def services(
     log: Log,
     github: GitHubPort | None = None,
     attempts: int | None = None,
-    observers: Sequence[ReviewObserver] = (),
+    progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
 ) -> Services:
     """A face's services, from its environment: the model client and token counter (litellm,
     loaded at the first call), the provider keys, the run journal, GitHub when reached."""
@@ -136,7 +136,7 @@ def services(
         log=log,
         checkout=GitCheckout(),
         github=github,
-        observers=tuple(observers),
+        progress=progress,
     )
 
 

@@ -80,6 +80,7 @@ def review(
     its budget continues where it stopped when run again, without paying twice.
     """
     import asyncio
+    import dataclasses
 
     from consensus.app.events import EventLog
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
@@ -99,8 +100,8 @@ def review(
         verify=not no_verify,
     )
     request = LocalRequest(repo_root(), config_path, diff_path, base, head, workflow_name, flags)
-    log, observer = logger(), progress_observer()
-    wired = services(os.environ, log=log, observers=[observer])
+    log = logger()
+    wired = services(os.environ, log=log)
     prepared = prepare_local(request, wired, always=dry_run)
     if prepared.job is None:
         diff, settings, workflow = prepared.diff, prepared.settings, prepared.workflow
@@ -116,11 +117,13 @@ def review(
     if job.diff.redactions:
         count = len(job.diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
+    observer = progress_observer()
+    shown = dataclasses.replace(wired, progress=lambda: [observer])
     events_file = events_path.open("a", encoding="utf-8") if events_path else None
     try:
         events = EventLog(events_file) if events_file else None
         run = run_review(
-            job, wired, source=request.source(), events=events, fresh=fresh, resume=resume_id
+            job, shown, source=request.source(), events=events, fresh=fresh, resume=resume_id
         )
         report = asyncio.run(run)
     finally:
