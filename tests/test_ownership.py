@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from consensus.action.main import run as run_action
-from consensus.adapters.github import GitHubHost
+from consensus.adapters.github import GitHubHost, Retries
 from consensus.app.commands import handle_comment
 from consensus.app.publishing import settle_concurrent_runs
 from consensus.app.wiring import action_step, services
@@ -276,5 +276,8 @@ def test_the_adapter_asks_who_it_is_and_who_edited_a_comment() -> None:
         server.fail_next("GET", r"^/user$", 500, times=5)
         with pytest.raises(GitHubError):  # not "nobody": that would disown our comments
             GitHubHost(
-                "acme/service", token="t", base_url=server.url, backoff_s=0, attempts=1
+                "acme/service",
+                token="t",
+                base_url=server.url,
+                retries=Retries(attempts=1, backoff_s=0),
             ).viewer_login()

@@ -1,7 +1,8 @@
 """What a flow works with besides its data: built once per face by app/wiring.py, handed down.
 
 A face (`consensus review`, `consensus action`, a slash command) asks wiring for its
-`Services` and passes them to the flow; no flow reads the environment or builds an adapter.
+`Services` and passes them to the flow; no flow reads the environment or builds a model
+client, a GitHub host or a journal.
 Tests build the same bundle around the fakes of consensus.testing (`FakeModelClient`,
 `FakeGitHubHost`) and an in-memory journal.
 """
