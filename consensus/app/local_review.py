@@ -25,9 +25,11 @@ from consensus.errors import UsageError
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
-from consensus.ports import SourceReader
+from consensus.model.report import Report
+from consensus.ports import Log, SourceReader
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
+from consensus.review.pipeline import nothing_to_review, run_id_for
 from consensus.settings.config import ProviderSettings, Settings, layered, load_config
 from consensus.settings.personas import Persona, load_personas, select_personas
 from consensus.settings.workflows import (
@@ -78,6 +80,14 @@ class Prepared:
     settings: Settings
     workflow: Workflow | None
     job: ReviewJob | None
+
+    def nothing_to_review(self, log: Log) -> Report:
+        """The report of a diff without a reviewable file: no model is called."""
+        diff, settings, workflow = self.diff, self.settings, self.workflow
+        count = len(diff.skipped)
+        log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
+        run_id = run_id_for(diff, settings, (), workflow)
+        return nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
 
 
 def prepare_local(request: LocalRequest, services: Services, *, always: bool = False) -> Prepared:

@@ -86,7 +86,6 @@ def review(
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.runner import run_review
     from consensus.app.wiring import services
-    from consensus.review.pipeline import nothing_to_review, run_id_for
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
@@ -103,14 +102,9 @@ def review(
     log = logger()
     wired = services(os.environ, log=log)
     prepared = prepare_local(request, wired, always=dry_run)
-    if prepared.job is None:
-        diff, settings, workflow = prepared.diff, prepared.settings, prepared.workflow
-        count = len(diff.skipped)
-        log(f"Nothing to review: no changed file can be sent to a model ({count} skipped).")
-        run_id = run_id_for(diff, settings, (), workflow)
-        done = nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
-        _finish(done, fmt, output, fail_on)
     job = prepared.job
+    if job is None:  # no file can be reviewed: the report says what was skipped and why
+        _finish(prepared.nothing_to_review(log), fmt, output, fail_on)
     if dry_run:
         _dry_run(job, wired.counter, fmt, output, log)
         return
