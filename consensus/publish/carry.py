@@ -327,14 +327,14 @@ def decision_text(
     )
 
 
-def decision_changes(report: Report, carry: Carry) -> list[DecisionChange]:
+def decision_changes(findings: Sequence[ReportFinding], carry: Carry) -> list[DecisionChange]:
     """Each decision of this run on unchanged code that differs from the earlier one: a
     different status, a finding no longer reported, or one reported only now."""
     heads = {f.path: f.head_sha for f in carry.rechecked}
     before = {e.record.fingerprint: e for e in carry.earlier}
     changes: list[DecisionChange] = []
     now = set()
-    for finding in report.findings:
+    for finding in findings:
         if finding.path not in heads:
             continue
         now.add(finding.fingerprint)
@@ -408,17 +408,24 @@ class Carried:
         """The run's report, built once: this run's findings (`fresh`; None when it asked no
         model, then named `run_id`) with the carried ones, each decision that differs from
         the earlier one on the same code, what was carried, and the diff's `notes`."""
+        carry = self.carry
         if fresh is None:
-            merged = carried_report(
-                self.carry, diff, run_id=run_id, threshold=threshold, workflow=workflow
+            base = carried_report(
+                carry, diff, run_id=run_id, threshold=threshold, workflow=workflow
             )
+            findings, stats = base.findings, base.stats
         else:
-            merged = with_carried(fresh, self.carry)
-        return merged.model_copy(
+            base, findings, stats = fresh, fresh.findings, fresh.stats
+            if carry.findings or carry.files:
+                findings = merged_findings(fresh.findings, carry.findings)
+                stats = _stats(findings, fresh.stats, fresh.stats.clusters + len(carry.findings))
+        return base.model_copy(
             update={
-                "decision_changes": decision_changes(merged, self.carry),
-                "carried": carried_files(self.carry, len(self.digests)),
-                "notes": [*merged.notes, *notes],
+                "findings": findings,
+                "stats": stats,
+                "decision_changes": decision_changes(findings, carry),
+                "carried": carried_files(carry, len(self.digests)),
+                "notes": [*base.notes, *notes],
             }
         )
 
