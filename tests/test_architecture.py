@@ -275,3 +275,23 @@ def test_the_settings_copy_rule_catches_one() -> None:
         "settings.publish"
     ]
     assert settings_copies("plan = plan.model_copy(update={'state': s})") == []
+
+
+# --------------------------------------------------------------------------- the hallway
+
+# The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
+# and `consensus review`'s preparation for its git readers.
+ASKS_WIRING = {"consensus.app.local_review"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))
+def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> None:
+    if module in {"consensus.app.wiring", "consensus.app"}:
+        return
+    source = MODULES[module].read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert not names & {"environ", "getenv", "from_env"}, "the face reads the environment"
+    wired = any(target == "consensus.app.wiring" for target, _, _ in imports(MODULES[module]))
+    assert not wired or module in ASKS_WIRING, "take Services from the face instead"
