@@ -4,9 +4,13 @@ saved, what is asked, in milliseconds (the loopback tests run the same through t
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 
+from consensus.adapters.journal import Journal
 from consensus.app.command_context import Context
 from consensus.app.conversation import Conversation, answer_replies, waiting
+from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.model.findings import ScoredCluster
 from consensus.ports import PullFile, PullRequestInfo
 from consensus.publish.conversation import Step
@@ -16,6 +20,7 @@ from consensus.publish.thread import ACTIONS, fingerprint_marker
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull, timed_out
+from tests.flows_world import Counter, NoCheckout
 from tests.test_commands_e2e import seeded_state
 
 MODEL = "openai/gpt-test"
@@ -44,8 +49,16 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
         host.seed_reply(ours, text, author=author)
     settings = Settings(providers=(ProviderSettings(model=MODEL),))
     lines: list[str] = []
-    env = {"OPENAI_API_KEY": KEY}
-    context = Context(env, ActionInputs(), host, info, settings, "", lines.append, ACTIONS)
+    services = Services(
+        models=FakeModelClient(),  # the flow is handed its client in Conversation
+        counter=Counter(),
+        keys=ProviderKeys({"OPENAI_API_KEY": KEY}, needed_keys=lambda model: ()),
+        journal=lambda: Journal(Path(tempfile.mkdtemp()) / "journal.db"),
+        log=lines.append,
+        checkout=NoCheckout(),
+        github=host,
+    )
+    context = Context(services, ActionStep(ActionInputs()), info, settings, "", ACTIONS)
     return host, context, lines
 
 
@@ -54,7 +67,8 @@ def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> Conve
         checked.append(record)
         raise AssertionError("no check expected")
 
-    return Conversation(client=client, providers=(ProviderSettings(model=MODEL),), check=check)
+    provider = ProviderSettings(model=MODEL)
+    return Conversation(client=client, providers=(provider,), check=check, secrets=(KEY,))
 
 
 def pending(host: FakeGitHubHost, context: Context):  # type: ignore[no-untyped-def]

@@ -16,11 +16,11 @@ from consensus.publish.learnings import (
     ClosedPull,
     calibration_counts,
     learn,
-    learned_notes,
+    learned_marks,
     path_pattern,
     suppression_for,
 )
-from consensus.publish.plan import Placement, plan_publish
+from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.state import FindingOutcome, JudgeNote
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
@@ -225,7 +225,8 @@ def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_b
     )
     loop = make(2, path="src/app/jobs.py", title="Off-by-one in the retry loop")
     other = make(3, path="src/app/jobs.py", title="SQL injection in get_user")
-    suppressed, came_back = learned_notes(learned, [lock, loop, other])
+    marks = learned_marks(learned, [lock, loop, other])
+    suppressed, came_back = marks.suppressed, marks.came_back
     assert suppressed == {
         lock.fingerprint: "suppressed by a maintainer's decision in #1: the caller holds the lock"
     }
@@ -237,12 +238,9 @@ def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_b
         report(lock, loop, other),
         PullRequestThread(),
         PublishSettings(),
-        head_sha="a" * 40,
+        scope=Scope(head_sha="a" * 40, reviewed=set(hunks), in_diff=set(hunks)),
         hunks=hunks,
-        reviewed_paths=set(hunks),
-        diff_paths=set(hunks),
-        suppressed=suppressed,
-        came_back=came_back,
+        marks=marks,
     )
     where = {p.finding.fingerprint: (p.placement, p.note) for p in planned.placed}
     assert where[lock.fingerprint] == (Placement.SUPPRESSED, suppressed[lock.fingerprint])

@@ -8,15 +8,17 @@ queue, and replies on our inline comments not answered yet are answered
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
 (app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
-(app.learnings).
+(app.learnings) and do nothing else.
 
-Exit codes as the CLI: 0 done, 1 findings at or above fail-on, 2 configuration, 3 no
-review (no provider answered, quorum not met) unless on-no-review is "warn".
+Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for the CLI:
+0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
+(no provider answered, quorum not met, budget reached) unless on-no-review is "warn".
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -25,10 +27,13 @@ from pydantic import ValidationError
 
 from consensus.app.commands import handle_comment
 from consensus.app.learnings import update_learnings
+from consensus.app.outcome import exit_code
+from consensus.app.progress import LogProgress
 from consensus.app.pull_review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
-from consensus.app.wiring import github_host
+from consensus.app.services import ActionStep, Services
+from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
 from consensus.model.events import (
     IssueCommentEvent,
@@ -36,8 +41,8 @@ from consensus.model.events import (
     PullRequestEvent,
     ReviewCommentEvent,
 )
+from consensus.model.outcome import Outcome, OutcomeKind
 from consensus.ports import GitHubPort, Log
-from consensus.settings.action_inputs import ActionInputs
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 # A saved workflow (the `workflow` input) also runs when a label is added: "audit PRs
@@ -58,71 +63,64 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
-    inputs = ActionInputs.from_env(env)
-    if host is not None:
-        return _handle(env, inputs, host, event, log)
-    built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
+    step = action_step(env)  # the inputs, parsed once
+    built = host or github_host(env, log=log, write_interval_s=step.inputs.post_interval_s)
     try:
-        return _handle(env, inputs, built, event, log)
+        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(sys.stderr)])
+        outcome = _handle(env, wired, step)
     finally:
-        built.close()
+        if host is None:
+            built.close()
+    inputs = step.inputs
+    return exit_code(outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review)
 
 
-def _handle(
-    env: Mapping[str, str], inputs: ActionInputs, host: GitHubPort, event: str, log: Log
-) -> int:
+def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Outcome:
+    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
-        return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
+        return handle_comment(services, step, read_event(env, IssueCommentEvent))
     if event == REPLY_EVENT:
-        return handle_review_comment(env, read_event(env, ReviewCommentEvent), host=host, log=log)
+        return handle_review_comment(services, step, read_event(env, ReviewCommentEvent))
     if event in QUEUE_EVENTS:
-        identity = own_identity(host, inputs, log)
-        if inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
+        identity = own_identity(host, step.inputs, log)
+        if step.inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
             update_learnings(host, identity, log)
-            return 0
-        return run_in_action(env, host, log, why=event, identity=identity)
+            return Outcome(kind=OutcomeKind.DONE, reason="the learnings were counted")
+        return run_in_action(services, step, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"
-        identity = own_identity(host, inputs, log)
+        identity = own_identity(host, step.inputs, log)
         try:  # what people decided about our findings, for the learnings
             merged = bool(pull.pull_request.merged)
-            close_on_pull(env, inputs, host, number, identity, log, merged=merged)
+            close_on_pull(services, step, number, identity, merged=merged)
         except ConsensusError as exc:
             log(f"warning: the outcomes of our findings were not recorded: {exc.message}")
-        return run_in_action(env, host, log, why=why, identity=identity)
-    reviewed_on = WORKFLOW_ACTIONS if inputs.workflow else REVIEW_ACTIONS
+        return run_in_action(services, step, why=why, identity=identity)
+    reviewed_on = WORKFLOW_ACTIONS if step.inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
-        return 0
+        return Outcome.skipped(f"{event} '{pull.action}'")
     # Every pull_request run carries the decisions of unchanged files (a re-run, `reopened`,
     # a push that changes one file); `full-review: true` decides every file afresh.
-    carry = not inputs.full_review
+    carry = not step.inputs.full_review
     number = pull.pull_request.number
-    identity = own_identity(host, inputs, log)  # once per run: the review and the queue
+    identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
 
     def replies(run: PullRun) -> None:  # replies a run missed (no reply workflow, a failure)
         try:
-            answer_on_pull(env, inputs, host, number, identity, log, known=(run.info, run.settings))
+            answer_on_pull(services, step, number, identity, known=(run.info, run.settings))
         except ConsensusError as exc:
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 
-    code = review_pull_request(
-        env,
-        inputs,
-        host,
-        number,
-        event=event,
-        carry=carry,
-        log=log,
-        identity=identity,
-        after=replies,
+    outcome = review_pull_request(
+        services, step, number, event=event, carry=carry, identity=identity, after=replies
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
-        run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)
+        run_in_action(services, step, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:
         log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
-    return code
+    return outcome
 
 
 def read_event(env: Mapping[str, str], model: type[P]) -> P:

@@ -44,6 +44,7 @@ from consensus.adapters.github_graphql import (
     learnings_branch_of,
 )
 from consensus.adapters.github_wire import (
+    DEFAULT_RETRIES,
     file_text,
     github_error,
     header_value,
@@ -61,6 +62,7 @@ from consensus.adapters.github_wire import (
     pull_info,
     retry_wait,
 )
+from consensus.adapters.github_wire import Retries as Retries  # where callers import it
 from consensus.errors import GitHubError
 from consensus.ports import (
     ClosedPullThread,
@@ -95,11 +97,8 @@ class GitHubHost:
         token: str,
         base_url: str = "https://api.github.com",
         write_interval_s: float = 1.0,
-        attempts: int = 5,
-        backoff_s: float = 1.0,
-        max_wait_s: float = 120.0,
+        retries: Retries = DEFAULT_RETRIES,
         timeout_s: int = 30,
-        sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] = lambda line: None,
         conditional: bool = False,
     ) -> None:
@@ -120,10 +119,10 @@ class GitHubHost:
             seconds_between_writes=write_interval_s or None,
             user_agent="consensus-review",
         )
-        self._attempts = attempts
-        self._backoff_s = backoff_s
-        self._max_wait_s = max_wait_s
-        self._sleep = sleep
+        self._attempts = retries.attempts
+        self._backoff_s = retries.backoff_s
+        self._max_wait_s = retries.max_wait_s
+        self._sleep = retries.sleep
         self._log = log
 
     def close(self) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -220,3 +223,17 @@ def permission_of(data: Any) -> str:
     if role in ("admin", "maintain", "write", "triage", "read"):
         return role
     return str(data.get("permission") or "none").lower()  # a custom role: its base
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How a failed request is retried: at most `attempts` tries, backing off from
+    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
+
+    attempts: int = 5
+    backoff_s: float = 1.0
+    max_wait_s: float = 120.0
+    sleep: Callable[[float], None] = time.sleep
+
+
+DEFAULT_RETRIES = Retries()

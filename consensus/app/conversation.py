@@ -65,6 +65,7 @@ class Conversation:
     client: ModelClient  # journaled by the face; budgeted here
     providers: tuple[ProviderSettings, ...]  # callable ones; the first answers
     check: Check
+    secrets: tuple[str, ...] = ()  # the run's key and token values: never written
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ def _one(
     dismissed = conceded and _may_write(context, reply.comment.author)
     if dismissed:
         _save_dismissal(context, reply, finding_id, record)
-    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], _secrets(context))
+    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], conversation.secrets)
     body = model_answer(reply, finding_id, text, conceded=conceded, dismissed=dismissed)
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
@@ -281,11 +282,6 @@ def _may_write(context: Context, login: str) -> bool:
     except ConsensusError as exc:
         context.log(f"warning: cannot read {login}'s permission: {exc.message}")
         return False
-
-
-def _secrets(context: Context) -> list[str]:
-    """Values of the run's keys and tokens: never written, whatever a model answers."""
-    return [v for k, v in context.env.items() if k.endswith(SECRET_SUFFIXES) and v.strip()]
 
 
 def _record(state: PublishState, fingerprint: str) -> FindingRecord | None:

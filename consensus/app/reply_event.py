@@ -1,5 +1,6 @@
-"""`consensus action` on a `pull_request_review_comment` event, and after a push's review:
-the replies on our inline comments (app/conversation.py answers them).
+"""`consensus action` on a `pull_request_review_comment` event, after a push's review, and
+when a PR closes: the replies on our inline comments (app/conversation.py answers them),
+the 👍/👎 on them, and the outcomes (app/outcomes.py).
 
 Only a reply just *created* in a thread counts: edits, deletions and new threads are left
 alone; so are replies by bots and by the identity consensus posts as. Configuration comes
@@ -9,55 +10,60 @@ run journal (a re-run of the same event pays nothing twice) and the base branch'
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 
+from consensus.adapters.recording import JournaledClient
 from consensus.app.command_context import Context
-from consensus.app.conversation import Answered, Conversation, answer_replies, waiting
+from consensus.app.conversation import (
+    SECRET_SUFFIXES,
+    Answered,
+    Conversation,
+    answer_replies,
+    waiting,
+)
 from consensus.app.outcomes import record_labels, record_outcomes
 from consensus.app.pull_inputs import base_settings
 from consensus.app.pull_review import own_identity
+from consensus.app.services import ActionStep, Services
 from consensus.app.spend_commands import verify_record
-from consensus.app.wiring import journaled_client, open_journal, unavailable_providers
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
-from consensus.ports import GitHubPort, Log, PullRequestInfo
+from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.ports import PullRequestInfo
 from consensus.publish.conversation import Step
 from consensus.publish.thread import Identity
-from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.config import ProviderSettings, Settings, resolve_providers
+from consensus.settings.config import ProviderSettings, Settings
 
 
 def handle_review_comment(
-    env: Mapping[str, str], event: ReviewCommentEvent, *, host: GitHubPort, log: Log
-) -> int:
-    """Answer the reply in `event` when it is one of ours to answer; the exit code (0)."""
-    comment, login = event.comment, event.comment.user.login
+    services: Services, step: ActionStep, event: ReviewCommentEvent
+) -> Outcome:
+    """Answer the reply in `event` when it is one of ours to answer."""
+    comment, login, log = event.comment, event.comment.user.login, services.log
+    why = ""
     if event.action != "created":
-        log(f"review comment {event.action}: only new replies are answered; nothing to do.")
-        return 0
-    if comment.user.is_bot or not login:
-        log(f"a review comment by a bot ({login or 'unknown'}): bots are never answered.")
-        return 0
-    if comment.in_reply_to_id is None:
-        log("a new review thread, not a reply to one of ours: nothing to do.")
-        return 0
-    inputs = ActionInputs.from_env(env)
-    identity = own_identity(host, inputs, log)
+        why = f"review comment {event.action}: only new replies are answered; nothing to do."
+    elif comment.user.is_bot or not login:
+        why = f"a review comment by a bot ({login or 'unknown'}): bots are never answered."
+    elif comment.in_reply_to_id is None:
+        why = "a new review thread, not a reply to one of ours: nothing to do."
+    if why:
+        log(why)
+        return Outcome.skipped(why)
+    identity = own_identity(services.host, step.inputs, log)
     if identity.owns(login):
         log(f"a review comment by {login}, the login consensus posts as: ignored.")
-        return 0
-    answer_on_pull(env, inputs, host, event.pull_request.number, identity, log, only=comment.id)
-    return 0
+        return Outcome.skipped("a comment of consensus's own")
+    answer_on_pull(services, step, event.pull_request.number, identity, only=comment.id)
+    return Outcome(kind=OutcomeKind.DONE, reason="the reply was read")
 
 
 def answer_on_pull(
-    env: Mapping[str, str],
-    inputs: ActionInputs,
-    host: GitHubPort,
+    services: Services,
+    step: ActionStep,
     number: int,
     identity: Identity,
-    log: Log,
     *,
     only: int | None = None,
     known: tuple[PullRequestInfo, Settings] | None = None,
@@ -66,10 +72,10 @@ def answer_on_pull(
     a push's review (`only` None), the 👍/👎 on our inline comments recorded too. `known`:
     the PR and its base settings, as the review just read them."""
     if known is not None:
-        context = Context(env, inputs, host, *known, "", log, identity)
+        context = Context(services, step, *known, "", identity)
     else:
-        context = pull_context(env, inputs, host, number, identity, log)
-    comments = host.review_comments(number)  # read once: the replies, then the reactions
+        context = pull_context(services, step, number, identity)
+    comments = services.host.review_comments(number)  # read once: replies, then reactions
     threads = waiting(context, comments, only=only)
     answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     if threads.pending:  # the journal and a client only when someone waits for an answer
@@ -77,55 +83,44 @@ def answer_on_pull(
             answered = answer_replies(context, conversation, threads)
     else:
         for item in answered:
-            log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
+            services.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     if only is None:
         record_labels(context, comments)
     return answered
 
 
 def close_on_pull(
-    env: Mapping[str, str],
-    inputs: ActionInputs,
-    host: GitHubPort,
-    number: int,
-    identity: Identity,
-    log: Log,
-    *,
-    merged: bool,
+    services: Services, step: ActionStep, number: int, identity: Identity, *, merged: bool
 ) -> None:
     """PR `number` closed: every finding we posted gets its outcome in the state."""
-    record_outcomes(pull_context(env, inputs, host, number, identity, log), merged=merged)
+    record_outcomes(pull_context(services, step, number, identity), merged=merged)
 
 
-def pull_context(
-    env: Mapping[str, str],
-    inputs: ActionInputs,
-    host: GitHubPort,
-    number: int,
-    identity: Identity,
-    log: Log,
-) -> Context:
+def pull_context(services: Services, step: ActionStep, number: int, identity: Identity) -> Context:
     """The PR as the conversation sees it: its settings from the base branch."""
-    info = host.pull_request(number)
-    settings = base_settings(host, info, inputs)
-    return Context(env, inputs, host, info, settings, "", log, identity)
+    info = services.host.pull_request(number)
+    settings = base_settings(services.host, info, step.inputs)
+    return Context(services, step, info, settings, "", identity)
 
 
 @contextmanager
 def _conversation(context: Context) -> Iterator[Conversation]:
-    """The services a conversation needs: the journaled client (opened and finished here),
-    the providers that can be called, and the check of a "fixed" finding."""
-    env, info = context.env, context.info
-    journal = open_journal(env, warn=lambda line: context.log(f"warning: {line}"))
+    """What answering needs: the services' model client behind a run of the journal
+    (opened and finished here), the providers that can be called, the "fixed" check."""
+    info, services = context.info, context.services
+    journal = services.journal()
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
-    client = journaled_client(env, journal, run_id)
+    client = JournaledClient(journal, run_id, services.models)
     try:
         yield Conversation(
             client=client,
             providers=_callable(context),
             check=lambda record: verify_record(context, record, client),
+            secrets=tuple(
+                v for k, v in services.keys.env.items() if k.endswith(SECRET_SUFFIXES) and v
+            ),
         )
     finally:
         journal.finish_run(run_id, status="done", report="", cost_usd=0.0)
@@ -133,9 +128,10 @@ def _conversation(context: Context) -> Iterator[Conversation]:
 
 
 def _callable(context: Context) -> tuple[ProviderSettings, ...]:
+    keys = context.services.keys
     try:
-        providers = resolve_providers(context.settings, context.env)
+        providers = keys.providers(context.settings)
     except ConfigError:
         return ()
-    unavailable = unavailable_providers(providers, context.env)
+    unavailable = keys.unavailable(providers)
     return tuple(p for p in providers if p.model not in unavailable)

@@ -24,6 +24,7 @@ from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
 from consensus.model.base import Category, Frozen, VerdictKind
 from consensus.model.report import ReportFinding
+from consensus.publish.plan import Marks
 from consensus.publish.state import FindingOutcome
 from consensus.settings.learned import (
     FamilyLearning,
@@ -184,10 +185,8 @@ def came_back_for(
     return None
 
 
-def learned_notes(
-    learned: Learned, findings: Sequence[ReportFinding]
-) -> tuple[dict[str, str], dict[str, str]]:
-    """(suppressed, came back): fingerprint → what the summary or the inline comment says."""
+def learned_marks(learned: Learned, findings: Sequence[ReportFinding]) -> Marks:
+    """What the summary (suppressed) or the inline comment (came back) says of a finding."""
     suppressed: dict[str, str] = {}
     came_back: dict[str, str] = {}
     for finding in findings:
@@ -206,7 +205,7 @@ def learned_notes(
         fix = came_back_for(learned, path=path, title=title, body=body, category=category)
         if fix is not None:
             came_back[finding.fingerprint] = f"This came back after #{fix.pr} fixed it."
-    return suppressed, came_back
+    return Marks(suppressed=suppressed, came_back=came_back)
 
 
 def calibration_counts(learned: Learned) -> dict[str, FamilyCalibration]:
