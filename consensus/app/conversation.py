@@ -111,11 +111,11 @@ def _one(
     disagrees = kind is ReplyKind.DISAGREEMENT
     may_write = _may_write(context, reply.comment.author) if disagrees else None
     plan = plan_reply(reply, kind, may_write=may_write, answers=answers, cap=cap)
+    if plan.step is Step.IGNORE:  # nothing read, nothing written
+        return plan.step, plan.why
     state = context.refresh_thread().state
     record = _record(state, reply.fingerprint)
     finding_id = record.id if record else _tracked_id(state, reply.fingerprint)
-    if plan.step is Step.IGNORE:
-        return plan.step, plan.why
     if plan.step is Step.DISMISS:
         _dismiss(context, reply, finding_id, record)
         return plan.step, plan.why
