@@ -126,3 +126,12 @@ def test_a_read_only_concession_does_not_dismiss() -> None:
     assert "Conceded. A person with write access can dismiss it" in answer
     context.refresh_thread()
     assert context.thread.state.dismissed == ()
+
+
+def test_a_dismissal_reason_keeps_no_secret() -> None:
+    leaked = "sk-proj-AbCdEf0123456789AbCdEf0123456789"
+    _, context, _ = world(("maria", f"Intentional: {leaked} is a test key."))
+    answer_replies(context, conversation(FakeModelClient(), []), pending(context.host, context))
+    context.refresh_thread()
+    [dismissal] = context.thread.state.dismissed
+    assert leaked not in dismissal.reason and "redacted" in dismissal.reason

@@ -249,7 +249,7 @@ def _dismiss(context: Context, reply: Reply, finding_id: str, record: FindingRec
 def _save_dismissal(
     context: Context, reply: Reply, finding_id: str, record: FindingRecord | None
 ) -> str:
-    reason = reason_of(reply.comment.body)
+    reason = redact_text(reason_of(reply.comment.body), context.settings.redact)[0]
     title = record.title if record else reply.thread.body.split("\n", 1)[0]
     state = dismissed_state(
         context.thread.state,
