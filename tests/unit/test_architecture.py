@@ -1,0 +1,202 @@
+"""The package's shape, held by tests (as click tests what its package imports).
+
+Parts are folders; imports run one way: faces (cli, action) → app → the core parts →
+model. Adapters implement ports and only app/ imports them. Every import counts here:
+top-level, inside functions, and under TYPE_CHECKING.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "consensus"
+ROOT_MODULES = {"__init__", "__main__", "errors", "ports", "testing"}
+CORE = ["model", "settings", "ingest", "decide", "review", "render", "publish", "queue"]
+# Each part, and the parts it may import besides itself. The core is a ladder: a part
+# may import the parts before it in CORE.
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "model": set(),
+    "ports": {"model"},
+    "adapters": {"model", "errors", "ports", "settings", "ingest"},
+    "testing": {"model", "errors", "ports", "settings", "ingest", "publish"},
+    "app": {*CORE, "errors", "ports", "adapters", "__init__"},
+    # `consensus action` is the command line's door to the Action face.
+    "cli": {*CORE, "errors", "ports", "app", "action", "__init__"},
+    "action": {*CORE, "errors", "ports", "app", "__init__"},
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+for index, part in enumerate(CORE):
+    ALLOWED[part] = {*CORE[:index], "errors", "ports"}
+ALLOWED["render"].add("__init__")  # the version string in reports
+ALLOWED["publish"].add("__init__")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def part_of(module: str) -> str:
+    pieces = module.split(".")
+    if len(pieces) == 1:
+        return "__init__"
+    return pieces[1]
+
+
+def _imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, [], node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module, [a.name for a in node.names], node.lineno
+
+
+# Parsed once, at collection: CPython 3.11's ast.parse can fail with "recursion depth
+# mismatch" after another test has hit a RecursionError in the same process.
+_IMPORTS = {path: list(_imports(path)) for path in MODULES.values()}
+
+
+def imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(module, names, line) for every import in the file, at any depth."""
+    return _IMPORTS[path]
+
+
+def internal_targets(module: str, names: list[str]) -> list[str]:
+    """The consensus modules an import reaches (`from pkg import submodule` included)."""
+    if not module.startswith("consensus"):
+        return []
+    found = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+    return found if found and len(found) == len(names) else [module]
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for name, path in MODULES.items():
+        for module, names, _ in imports(path):
+            for target in internal_targets(module, names):
+                if target != name and target in MODULES:
+                    edges[name].add(target)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_there_is_no_import_cycle_counting_function_level_and_type_checking_imports() -> None:
+    assert cycles(graph()) == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_run_one_way_faces_app_core_model(module: str) -> None:
+    part = part_of(module)
+    wrong = sorted(
+        f"{target} (line {line})"
+        for imported, names, line in imports(MODULES[module])
+        for target in internal_targets(imported, names)
+        if part_of(target) != part and part_of(target) not in ALLOWED[part]
+    )
+    assert wrong == [], f"{module} ({part}/) may import only {sorted(ALLOWED[part])}"
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    borrowed = sorted(
+        f"{name}: {module}.{n} (line {line})"
+        for name, path in MODULES.items()
+        for module, names, line in imports(path)
+        for n in names
+        if module.startswith("consensus") and n.startswith("_") and n != "__version__"
+    )
+    assert borrowed == []
+
+
+@pytest.mark.parametrize(
+    ("library", "owners"),
+    [
+        ("litellm", {"consensus.adapters.llm"}),
+        ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("requests", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("sqlite3", {"consensus.adapters.journal"}),
+    ],
+)
+def test_one_module_imports_each_outside_world_library(library: str, owners: set[str]) -> None:
+    importers = {
+        name
+        for name, path in MODULES.items()
+        for module, _, _ in imports(path)
+        if module == library or module.startswith(f"{library}.")
+    }
+    assert importers <= owners
+
+
+def test_the_package_root_holds_at_most_ten_modules() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 10, root
+    assert {Path(n).stem for n in root} <= ROOT_MODULES
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_over_450_lines(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= 450, f"{module}: {lines} lines"
+
+
+def test_a_forbidden_import_is_caught() -> None:
+    """The checker itself can fail: an adapter imported by the core is reported."""
+    part = part_of("consensus.decide.align")
+    assert part_of("consensus.adapters.llm") not in ALLOWED[part]
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
+
+
+@pytest.mark.parametrize(("tree", "other"), [("tests", "benchmarks"), ("benchmarks", "tests")])
+def test_tests_and_benchmarks_share_fakes_and_never_import_each_other(
+    tree: str, other: str
+) -> None:
+    crossing = sorted(
+        f"{path.name}: {module} (line {line})"
+        for path in (PACKAGE.parent / tree).rglob("*.py")
+        for module, _, line in _imports(path)
+        if module == other or module.startswith(f"{other}.")
+    )
+    assert crossing == []
