@@ -1,4 +1,4 @@
-"""Re-runs on the same head (issue 19): decisions that flip, and what a re-run costs.
+"""Re-runs on the same head: decisions that flip, and what a re-run costs.
 
     python benchmarks/rerun_bench.py [--prs 300]
 

@@ -1,4 +1,4 @@
-"""Re-runs on the same head (issue 19): do decisions flip, and what does a re-run cost?
+"""Re-runs on the same head: do decisions flip, and what does a re-run cost?
 
 The PRs and the panel are the quality simulation's (fakes/quality_world.py). Its verifiers
 answer as a function of the request; here they also *sample*: a call is answered afresh on
@@ -6,8 +6,8 @@ every run unless it carries a seed its provider honours (OpenAI, Gemini and Olla
 Anthropic does not), as real models at temperature > 0 do. Each PR is decided once, then
 again three ways:
 
-- **re-sampled** (before issue 19): every verification and "same problem?" call asked again
-  without a seed, as each run used to;
+- **re-sampled**: every verification and "same problem?" call asked again without a seed
+  and nothing carried (the baseline: what a reviewer without seeds or carry does);
 - **fresh look**: asked again with the seeds the product now sends (what `/consensus
   review` and `full-review` do); providers without seeds still re-sample;
 - **carried**: the first run's decisions go through the summary state (encoded, decoded)
@@ -127,7 +127,7 @@ class Tally:
 
 
 WAYS: dict[str, Callable[[SimParams, SimPR], FakeModelClient]] = {
-    "re-sampled (before issue 19)": lambda p, pr: sampling(pr, p, "2", seeds=False),
+    "re-sampled, no seeds, nothing carried": lambda p, pr: sampling(pr, p, "2", seeds=False),
     "fresh look, with seeds (/consensus review)": lambda p, pr: sampling(pr, p, "2", seeds=True),
 }
 CARRIED = "carried from the summary state (every automatic re-run)"

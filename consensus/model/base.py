@@ -48,7 +48,7 @@ class Category(str, Enum):
 
 
 class Status(str, Enum):
-    """What became of a cluster (PRODUCT.md §5)."""
+    """What became of a cluster: consensus, verified, disputed, unverified or refuted."""
 
     CONSENSUS = "consensus"  # posted inline
     VERIFIED = "verified"  # posted inline, marked verified

@@ -31,8 +31,8 @@ class Usage(Frozen):
 
 
 class Suggestion(Frozen):
-    """A model's replacement text for the new-side lines `line`..`end_line` (PRODUCT.md §4),
-    as that model wrote it: never merged with another's."""
+    """A model's replacement text for the new-side lines `line`..`end_line` (the reply's
+    `suggestion`), as that model wrote it: never merged with another's."""
 
     line: int
     end_line: int
@@ -152,7 +152,7 @@ class Vote(Frozen):
 
 
 class Verification(Frozen):
-    """How a finding was verified (PRODUCT.md §5 `verification`, plus the record behind it).
+    """How a finding was verified (the report's `verification`, plus the record behind it).
 
     `confirmed`/`refuted`/`uncertain` count every counted vote, the inspector's included;
     failed calls count as uncertain: a verifier error never confirms anything.

@@ -1,4 +1,4 @@
-"""The report of PRODUCT.md §5: what a run found, who agreed, and what it cost."""
+"""The report: what a run found, who agreed, and what it cost."""
 
 from __future__ import annotations
 
@@ -113,7 +113,8 @@ class CarriedFiles(Frozen):
 
 
 class Report(Frozen):
-    """The JSON report of PRODUCT.md §5, plus the audit trail a user needs to trust it."""
+    """The JSON report (findings, providers, stats), plus the audit trail a user needs to
+    trust it."""
 
     version: int = 1
     run_id: str

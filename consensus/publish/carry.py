@@ -1,4 +1,4 @@
-"""Decisions carried between runs: the same code gets the same answer (issue 19). Pure.
+"""Decisions carried between runs: the same code gets the same answer. Pure.
 
 A run records in the summary state, for each file it decided (state.py `Decisions`): a
 digest of what the models saw of it (its hunks after redaction and path filters, its old

@@ -2,7 +2,7 @@ r"""The summary comment's hidden state: what any runner needs to answer for this
 
 The last line of the summary comment carries it, versioned, compressed, base64:
 
-- v1 (issue 5): the reviewed head and the findings earlier runs published
+- v1: the reviewed head and the findings earlier runs published
   (`TrackedFinding`: fingerprint ↔ id, place, whether it went inline, resolved or not);
 - v2 adds what slash commands need: `records` (every finding of the latest run, with
   the votes, providers, personas, members and verifier reasons behind it, for
@@ -10,7 +10,7 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 - v3 adds `workflows`: each saved review workflow's own head, tracked findings and
   records (`WorkflowState`), apart from the default review's, so that no run resolves
   another's findings. Dismissals stay shared: fingerprints have a namespace per workflow;
-- v4 adds `decisions` (issue 19): per reviewed file, a digest of the diff the models saw,
+- v4 adds `decisions`: per reviewed file, a digest of the diff the models saw,
   the head it was decided on and how many records are its findings, with the digest of
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the

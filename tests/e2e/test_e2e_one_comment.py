@@ -2,10 +2,11 @@
 GitHub and loopback fake providers, on a PR where four models paraphrase one real problem,
 three of them agree on a wrong severe one, and one alone reports a real leak.
 
-Issue 11: the paraphrased problem is one inline comment; the wrong claim, consensus but not
-unanimous at high severity, is checked, refuted by the verifiers, and never posted.
-Issue 16: counted from the fake providers' logs, no verifier call judges a claim its own
-family made, even when the configured inspector and voters are the reporters."""
+One problem, one comment: the paraphrased problem is one inline comment; the wrong claim,
+consensus but not unanimous at high severity, is checked, refuted by the verifiers, and
+never posted. Independent judges: counted from the fake providers' logs, no verifier call
+judges a claim its own family made, even when the configured inspector and voters are the
+reporters."""
 
 from __future__ import annotations
 

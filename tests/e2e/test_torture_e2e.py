@@ -1,4 +1,4 @@
-"""Every shape of tests/e2e/torture_repos.py end to end (issue 12), in process, against the
+"""Every shape of tests/e2e/torture_repos.py end to end, in process, against the
 loopback provider and GitHub servers: through `consensus review` (git's own diff) and
 through the Action (GitHub's files list, with the checkout's git for what it omits).
 

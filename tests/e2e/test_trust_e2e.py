@@ -1,7 +1,7 @@
-"""Issue 18 end to end: the real `consensus action` (in process) against the loopback GitHub,
+"""Trust end to end: the real `consensus action` (in process) against the loopback GitHub,
 tried as an attacker with no rights, as a user with write access, and as another bot.
 
-One test per hole, each written against the behaviour the issue reported:
+One test per hole an attacker could use:
 
 1. command arguments came back live in replies (mentions, images, links, HTML);
 2. any bot's imitation of our summary was believed, edited, or deleted as a duplicate;

@@ -548,7 +548,7 @@ def test_code_context_numbers_lines_as_git_does() -> None:
     assert shown.split("\n") == ["3  line_3 = 3", "4> line_4 = 4"]
 
 
-# --------------------------------------------------------------------------- issue 11, pattern 3
+# --------------------------------------------------------------------------- severe consensus
 # Three families agreeing on a severe claim is evidence, not proof: a consensus finding that
 # score marked (severe, not unanimous) is posted only when verification confirms it.
 

@@ -200,7 +200,7 @@ def test_identical_reports_at_the_same_line_are_one_finding_each() -> None:
 
 
 def test_paraphrased_reports_at_the_same_line_are_one_finding_each() -> None:
-    # PRODUCT.md §1: one problem reported in other words by four models is one finding.
+    # One problem reported in other words by four models is one finding.
     perfect = tuple(
         Reviewer(r.model, r.family, recall=1.0, fp_per_pr=0.0, noise=0) for r in DEFAULT.reviewers
     )

@@ -364,7 +364,7 @@ def test_no_chaining_through_a_finding_that_resembles_both() -> None:
         assert not {a, c} <= set(cluster.members)
 
 
-# --------------------------------------------------------------------------- issue 11, pattern 1
+# ------------------------------------------------------------------------ one problem, one cluster
 # One problem reported by disjoint families at one place in other words is one cluster (one
 # inline comment), unless their text clearly names different defects; one family reporting
 # two things at one place means two.

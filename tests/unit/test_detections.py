@@ -150,7 +150,7 @@ def test_a_link_out_of_the_repository_is_a_finding_of_our_own_scan(
         assert cluster.status is Status.CONSENSUS
 
 
-# --------------------------------------------------------------------------- issue 11, pattern 2
+# --------------------------------------------------------------------------- scan joins one cluster
 # consensus's own credential scan joins exactly one cluster at its place: a key id and its
 # secret on adjacent lines are one scan finding, and the models' findings about them join it.
 

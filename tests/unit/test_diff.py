@@ -513,7 +513,7 @@ def test_render_pure_rename_says_there_is_no_content() -> None:
     )
 
 
-# --------------------------------------------------------------------------- issue 12
+# --------------------------------------------------------------------------- hostile repositories
 
 
 def _modified(a: str, b: str, *, extra: str = "") -> str:

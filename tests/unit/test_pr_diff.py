@@ -97,7 +97,7 @@ def test_more_files_than_github_lists_is_said() -> None:
     assert any("3002 more changed files were not reviewed" in note for note in pull.notes)
 
 
-# Names git quotes ("\303\251", "\"", "\\") and names holding " b/" (issue 12, items 1 and 5).
+# Names git quotes ("\303\251", "\"", "\\") and names holding " b/" .
 ODD_NAMES = [
     "plan b/notes.py",
     "docs/café menu.md",

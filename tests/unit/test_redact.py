@@ -82,7 +82,7 @@ SECRETS = [
         "Zq8vLm3Rt9xK",
     ),
     ("custom", "X-Internal: internal-token-q8z7x6w5", "internal-token-q8z7x6w5"),
-    # Vendor formats (issue 12): each value assembled from pieces, each one judged whole.
+    # Vendor formats: each value assembled from pieces, each one judged whole.
     ("openai-key", f'OPENAI = "sk-proj-{RANDOM_48}"', f"sk-proj-{RANDOM_48}"),
     ("openai-key", f"key: sk-svcacct-{RANDOM_48}", f"sk-svcacct-{RANDOM_48}"),
     ("openai-key", f"client = OpenAI(api_key='sk-{RANDOM_48}')", f"sk-{RANDOM_48}"),

@@ -1,4 +1,4 @@
-"""Renderers: JSON keeps §5's names, text reads like a linter, Markdown is safe to post,
+"""Renderers: JSON keeps the report's names, text reads like a linter, Markdown is safe to post,
 SARIF validates against the official 2.1.0 schema."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from consensus.render.markdown import ZWJ, escape_markdown_text
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json"
 ANSI = re.compile(r"\x1b\[")
 
-# PRODUCT.md §5, verbatim, plus the extras models.py documents for the audit trail.
+# The report's own keys, plus the extras model/report.py documents for the audit trail.
 SPEC_TOP = {"version", "run_id", "findings", "providers", "stats"}
 EXTRA_TOP = {
     "workflow",

@@ -252,7 +252,7 @@ def test_unanimous_consensus_never_needs_verification_even_when_critical() -> No
     assert score_one(c)[4:6] == (Status.CONSENSUS, False)
 
 
-# Issue 11, pattern 3: three of four families agreeing on a severe claim is evidence, not
+# Three of four families agreeing on a severe claim is evidence, not
 # proof. Consensus at or above check_consensus_min_severity that not every family reviewing
 # the file reported goes to verification; unanimous, or below the setting, it is posted.
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def test_what_is_a_command(body: str, expected: list[tuple[str, tuple[str, ...]]
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        # Issue 18, hole 4: raw HTML leaves a comment open; a browser hides all after it.
+        # Raw HTML leaves a comment open; a browser hides all after it.
         ("<!-- a --> <!--\n/consensus review", []),
         ("<!-- a --> <!--\n\n/consensus review\n\nmore", []),
         ("<div><!--\n\n/consensus review", []),
