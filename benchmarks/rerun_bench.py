@@ -3,7 +3,7 @@
     python benchmarks/rerun_bench.py [--prs 300]
 
 The quality simulation's PRs and panel, with verifiers that sample afresh on each run
-unless a seed their provider honours fixes the sample (fakes/rerun_world.py).
+unless a seed their provider honours fixes the sample (benchmarks/sim/rerun_world.py).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from fakes.quality_world import DEFAULT  # noqa: E402
-from fakes.rerun_world import simulate, table  # noqa: E402
+from benchmarks.sim.quality_world import DEFAULT  # noqa: E402
+from benchmarks.sim.rerun_world import simulate, table  # noqa: E402
 
 
 def main() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from fakes.fault_matrix import run_matrix
+from benchmarks.sim.fault_matrix import run_matrix
 
 pytestmark = pytest.mark.e2e  # also end to end: it runs the CLI against the loopback servers
 

@@ -11,15 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from consensus.decide.align import align
-from consensus.decide.score import score
-from consensus.model.base import Severity, Status
-from consensus.model.findings import ModelReview, ScoredCluster
-from consensus.review.ledger import Ledger
-from consensus.review.pipeline import coverage
-from consensus.review.verify import ahead_by_for, lead_for, verify
-from consensus.settings.config import ProviderSettings
-from fakes.quality_world import (
+from benchmarks.sim.quality_world import (
     DEFAULT,
     MAJORITY,
     UNION,
@@ -37,7 +29,15 @@ from fakes.quality_world import (
     verifier,
     with_voting,
 )
-from fakes.quality_world import simulate as run_simulation
+from benchmarks.sim.quality_world import simulate as run_simulation
+from consensus.decide.align import align
+from consensus.decide.score import score
+from consensus.model.base import Severity, Status
+from consensus.model.findings import ModelReview, ScoredCluster
+from consensus.review.ledger import Ledger
+from consensus.review.pipeline import coverage
+from consensus.review.verify import ahead_by_for, lead_for, verify
+from consensus.settings.config import ProviderSettings
 
 SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
 

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.sim.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
 from fakes.github_server import FakeGitHub, human
-from fakes.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 
 pytestmark = pytest.mark.e2e  # also end to end: it runs the queue against the loopback GitHub
 
@@ -170,7 +170,7 @@ def test_pagination_and_conditional_requests(github: FakeGitHub) -> None:
 
 
 def human_spec(number: int) -> object:
-    from fakes.queue_world import Spec
+    from benchmarks.sim.queue_world import Spec
 
     return Spec(number, f"dev{number}", 9, f"docs/{number}.md")
 

@@ -1,4 +1,4 @@
-"""The re-run simulation (fakes/rerun_world.py) on a few PRs: sampling verifiers flip
+"""The re-run simulation (benchmarks/sim/rerun_world.py) on a few PRs: sampling verifiers flip
 decisions when asked again, seeds halve that, and carrying the state's decisions flips
 nothing and asks nothing."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from fakes.quality_world import DEFAULT
-from fakes.rerun_world import CARRIED, WAYS, simulate
+from benchmarks.sim.quality_world import DEFAULT
+from benchmarks.sim.rerun_world import CARRIED, WAYS, simulate
 
 
 def test_a_carried_rerun_flips_nothing_and_asks_no_model_where_resampling_flips() -> None:

@@ -189,14 +189,28 @@ def test_a_forbidden_import_is_caught() -> None:
     assert cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
 
 
-@pytest.mark.parametrize(("tree", "other"), [("tests", "benchmarks"), ("benchmarks", "tests")])
-def test_tests_and_benchmarks_share_fakes_and_never_import_each_other(
-    tree: str, other: str
-) -> None:
-    crossing = sorted(
-        f"{path.name}: {module} (line {line})"
-        for path in (PACKAGE.parent / tree).rglob("*.py")
+def _crossings(tree: str, other: str) -> list[str]:
+    """Imports of the `other` tree from any module under `tree`, as `path: module (line)`."""
+    root = PACKAGE.parent
+    return sorted(
+        f"{path.relative_to(root)}: {module} (line {line})"
+        for path in (root / tree).rglob("*.py")
         for module, _, line in _imports(path)
         if module == other or module.startswith(f"{other}.")
     )
-    assert crossing == []
+
+
+def test_fakes_and_benchmarks_never_import_the_tests() -> None:
+    assert _crossings("benchmarks", "tests") == [] and _crossings("fakes", "tests") == []
+
+
+def test_the_fakes_never_import_the_benchmarks() -> None:
+    assert _crossings("fakes", "benchmarks") == []
+
+
+def test_only_the_simulation_tests_import_the_benchmarks_simulations() -> None:
+    """tests/sim runs reduced benchmark simulations; no other test imports benchmarks/."""
+    outside = [c for c in _crossings("tests", "benchmarks") if not c.startswith("tests/sim/")]
+    inside = _crossings("tests/sim", "benchmarks")
+    assert outside == []
+    assert inside and all(": benchmarks.sim." in c for c in inside)

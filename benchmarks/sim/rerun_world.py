@@ -1,6 +1,6 @@
 """Re-runs on the same head: do decisions flip, and what does a re-run cost?
 
-The PRs and the panel are the quality simulation's (fakes/quality_world.py). Its verifiers
+The PRs and the panel are the quality simulation's (benchmarks/sim/quality_world.py). Its verifiers
 answer as a function of the request; here they also *sample*: a call is answered afresh on
 every run unless it carries a seed its provider honours (OpenAI, Gemini and Ollama do,
 Anthropic does not), as real models at temperature > 0 do. Each PR is decided once, then
@@ -23,13 +23,13 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from benchmarks.sim.quality_world import DEFAULT, SimParams, SimPR, decide, make_pr, now, verifier
 from consensus.decide.report import report_findings
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding
 from consensus.ports import CompletionRequest, Message
 from consensus.publish.carry import Carry, diff_digests, next_decisions, plan_carry
 from consensus.publish.state import PublishState, decode_state, encode_state, finding_records
 from consensus.testing import FakeModelClient
-from fakes.quality_world import DEFAULT, SimParams, SimPR, decide, make_pr, now, verifier
 
 SEEDED_FAMILIES = frozenset({"openai", "google", "qwen"})  # Anthropic takes no seed
 THRESHOLD, K = 0.75, 2

@@ -29,7 +29,7 @@ from types import ModuleType
 
 import jinja2
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ Everything between the reviews and the posted findings is the product's REAL cod
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
 "Today" is the same simulation through the code as it was before issues 11 and 16, and
 "after round 1" through issue 11's code as its first round left it, both loaded from git
-(fakes/baseline.py), in the same run.
+(benchmarks/sim/baseline.py), in the same run.
 
     python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--accuracy 0.85] [--no-sweep]
 
@@ -47,10 +47,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim import merge_corpus  # noqa: E402
+from benchmarks.sim.baseline import ROUND_ONE, Baseline, load  # noqa: E402
+from benchmarks.sim.baseline import TODAY as TODAY_VERSION  # noqa: E402
+from benchmarks.sim.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
 from consensus.decide.align import align, open_questions  # noqa: E402
 from consensus.decide.score import score  # noqa: E402
 from consensus.decide.wording import similarity  # noqa: E402
@@ -73,10 +77,6 @@ from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.review.verify import verify  # noqa: E402
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
-from fakes import merge_corpus  # noqa: E402
-from fakes.baseline import ROUND_ONE, Baseline, load  # noqa: E402
-from fakes.baseline import TODAY as TODAY_VERSION  # noqa: E402
-from fakes.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
 BUG_SPACING = 10  # true bugs of one file are at least this far apart
@@ -509,7 +509,7 @@ BEFORE = "issue 11 after its first round"
 
 
 def before(baseline: Baseline) -> Decisions:
-    """The code this round of issue 11 started from (fakes.baseline.ROUND_ONE)."""
+    """The code this round of issue 11 started from (benchmarks.sim.baseline.ROUND_ONE)."""
     assert baseline.sameness is not None
     return Decisions(
         name=BEFORE,
@@ -881,7 +881,7 @@ class SimResult:
 
 
 def simulate(params: SimParams, *, with_today: bool = True) -> SimResult:
-    """`with_today`: also run the earlier versions of the code (fakes.baseline)."""
+    """`with_today`: also run the earlier versions of the code (benchmarks.sim.baseline)."""
     started = time.perf_counter()
     loaded = load(TODAY_VERSION) if with_today else "not asked for"
     first = load(ROUND_ONE) if with_today else "not asked for"

@@ -35,10 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim import baseline  # noqa: E402
 from consensus.decide.align import SameProblemQuestion, align, open_questions  # noqa: E402
 from consensus.model.base import Category, Severity  # noqa: E402
 from consensus.model.diff import ReviewDiff  # noqa: E402
@@ -48,7 +49,6 @@ from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.settings.config import BudgetSettings, ProviderSettings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
-from fakes import baseline  # noqa: E402
 
 CORPUS = ROOT / "benchmarks" / "data" / "merge_corpus.json"
 
@@ -147,7 +147,7 @@ NOW = Code()
 
 
 def before() -> Code | str:
-    """Issue 11's code after its first round (fakes.baseline.ROUND_ONE), or why not."""
+    """Issue 11's code after its first round (benchmarks.sim.baseline.ROUND_ONE), or why not."""
     loaded = baseline.load(baseline.ROUND_ONE)
     if isinstance(loaded, str):
         return loaded
