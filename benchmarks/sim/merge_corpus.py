@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.sim import baseline  # noqa: E402
+from benchmarks.sim import recorded  # noqa: E402
 from consensus.decide.align import SameProblemQuestion, align, open_questions  # noqa: E402
 from consensus.model.base import Category, Severity  # noqa: E402
 from consensus.model.diff import ReviewDiff  # noqa: E402
@@ -58,7 +58,7 @@ class Pair:
     id: str
     same: bool
     split: str
-    round: int  # 1: written for issue 11's first rule; 2: before its second; 3: after round 2
+    round: int  # 1: written after the first rule; 2: before the second; 3: after round 2
     style: str
     a: Finding
     b: Finding
@@ -146,15 +146,6 @@ class Code:
 NOW = Code()
 
 
-def before() -> Code | str:
-    """Issue 11's code after its first round (benchmarks.sim.baseline.ROUND_ONE), or why not."""
-    loaded = baseline.load(baseline.ROUND_ONE)
-    if isinstance(loaded, str):
-        return loaded
-    assert loaded.sameness is not None
-    return Code(loaded.align.align, loaded.align.open_questions, loaded.sameness.ask_same_problem)
-
-
 def merged(pair: Pair, accuracy: float | None = None, code: Code = NOW) -> tuple[bool, int]:
     """Does align put the pair in one cluster (in either order), and how many "same
     problem?" calls were made? `accuracy` None: nobody is asked."""
@@ -226,8 +217,8 @@ def table(
 ) -> list[str]:
     """Merge precision / recall per split, for each version of the code and each way of
     settling open questions; the "same problem?" calls over all pairs. `codes` defaults to
-    today's and the first round's (loaded from git)."""
-    codes = codes if codes is not None else {"now": NOW, "after round 1": before()}
+    this checkout's."""
+    codes = codes if codes is not None else {"now": NOW}
     chosen = {split: [p for p in pairs if _in(p, split)] for split in SPLITS}
     counts = " · ".join(
         f"{split} {sum(p.same for p in c)}/{sum(not p.same for p in c)}"
@@ -250,12 +241,24 @@ def table(
     return rows
 
 
+def recorded_table(pairs: Sequence[Pair]) -> str:
+    """This checkout's figures with a 9-in-10 verifier beside those recorded at earlier
+    commits (benchmarks/results/recorded.json)."""
+    now: dict[str, float] = {}
+    for split in ("holdout", "holdout, round 3", "all"):
+        chosen = score([p for p in pairs if _in(p, split)], 0.9)
+        now[f"{split} precision"], now[f"{split} recall"] = chosen.precision, chosen.recall
+    now['"same problem?" calls'] = score(pairs, 0.9).questions
+    return recorded.compare(recorded.load("merge_corpus"), now, {'"same problem?" calls': 0})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Merge precision and recall on the corpus.")
     parser.add_argument("--wrong", action="store_true", help="list the pairs align gets wrong now")
     args = parser.parse_args(argv)
     pairs = load()
     print("\n".join(table(pairs)))
+    print("", recorded_table(pairs), sep="\n")
     if args.wrong:
         for name, accuracy in MODES.items():
             print(f"\nWrong now, open questions settled by {name}:")
