@@ -3,7 +3,7 @@ backtracking matcher blow up. The path rules run on re2 and the redaction patter
 written not to backtrack, so each input stays in milliseconds; the tests check the results,
 this measures the time. Figures, not assertions.
 
-    python benchmarks/hostile_bench.py [--repeat 5]
+    python benchmarks/hostile_bench.py [--repeat 5] [--markdown benchmarks/results/hostile.md]
 """
 
 from __future__ import annotations
@@ -46,18 +46,44 @@ def slowest_ms(work: Callable[[], object], repeat: int) -> float:
     return max(times) * 1000
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    repeat = parser.parse_args().repeat
-    print(f"path rules on {BACKEND}; slowest of {repeat} runs")
+def section(repeat: int) -> str:
+    """The BENCHMARKS.md section of one run (benchmarks/report.py assembles the document)."""
+    rows = [
+        "| input | size | glob (ms) | path rules (ms) | redaction (ms) |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, (pattern, path) in GLOBS.items():
         glob_ms = slowest_ms(lambda p=pattern, q=path: Glob(p).matches(q), repeat)
         rules_ms = slowest_ms(lambda p=pattern, q=path: PathRules([p]).matches(q), repeat)
-        print(f"  glob {name:<28} {glob_ms:8.1f} ms   path rules {rules_ms:8.1f} ms")
+        rows.append(f"| glob: {name} | {len(path):,} | {glob_ms:.1f} | {rules_ms:.1f} | |")
     for name, line in LINES.items():
         ms = slowest_ms(lambda text=line: redact_text(text, CUSTOM), repeat)
-        print(f"  redact {name:<26} {ms:8.1f} ms   ({len(line):,} characters)")
+        rows.append(f"| line: {name} | {len(line):,} | | | {ms:.1f} |")
+    return "\n".join(
+        [
+            "## Hostile input",
+            "",
+            "`python benchmarks/hostile_bench.py --markdown benchmarks/results/hostile.md`",
+            "times the path rules and the redaction on inputs built to make a backtracking",
+            f"matcher blow up (the slowest of {repeat} runs each; path rules on {BACKEND}). The",
+            "tests check what these inputs give; this measures how long they take. Sizes are",
+            "characters.",
+            "",
+            *rows,
+            "",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--markdown", type=Path, help="also write the BENCHMARKS.md section here")
+    args = parser.parse_args()
+    text = section(args.repeat)
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text, encoding="utf-8")
 
 
 if __name__ == "__main__":
