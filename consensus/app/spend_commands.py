@@ -9,7 +9,6 @@ from consensus.app.command_context import Context
 from consensus.app.pull_review import for_workflow, pull_review_diff, review_and_publish
 from consensus.app.wiring import model_client, no_provider_key, pull_source, unavailable_providers
 from consensus.errors import ConsensusError
-from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
 from consensus.publish.replies import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
@@ -58,7 +57,7 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
 
 def verify_now(context: Context, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
-    if any(m.provider == PROVIDER for m in record.members):
+    if record.found_by_scan:
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
     settings = context.settings
     providers = resolve_providers(settings, context.env)

@@ -95,6 +95,7 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
                     persona=m.persona,
                     line=m.line,
                     title=m.title,
+                    source=m.source,
                 )
                 for m in item.cluster.members
             ),

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from consensus.model.base import Category, FailureKind, Frozen, Severity, Status, VerdictKind
+from consensus.model.base import (
+    Category,
+    FailureKind,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    VerdictKind,
+)
 
 # Findings within this many lines of each other are at one place: where align looks for
 # paraphrases of one problem, and where consensus's own scan groups adjacent credentials.
@@ -57,6 +65,7 @@ class Finding(Frozen):
     evidence: str | None = None
     confidence: float | None = None
     suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
+    source: FindingSource = FindingSource.MODEL
 
 
 class DroppedFinding(Frozen):
@@ -113,6 +122,15 @@ class Cluster(Frozen):
     @property
     def families(self) -> frozenset[str]:
         return frozenset(member.family for member in self.members)
+
+    @property
+    def model_families(self) -> frozenset[str]:
+        """The families of the models that reported it: the votes (the scan has none)."""
+        return frozenset(m.family for m in self.members if m.source is FindingSource.MODEL)
+
+    @property
+    def from_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
 
     @property
     def providers(self) -> tuple[str, ...]:

@@ -37,11 +37,19 @@ import zlib
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
-from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.base import (
+    Category,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    VerdictKind,
+    source_by_name,
+)
 from consensus.model.findings import Verification, Vote
-from consensus.model.report import ReportFinding
+from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 4
@@ -85,6 +93,13 @@ class MemberNote(Frozen):
     family: str = Field(pattern=_NAME)
     persona: str = Field(pattern=_NAME)
     title: str = Field(max_length=MAX_TITLE)
+    # Not written: the state lists the scan by name and reads it back (`source_by_name`).
+    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scan_by_name(cls, data: object) -> object:
+        return source_by_name(data)
 
 
 class VoteNote(Frozen):
@@ -126,6 +141,10 @@ class FindingRecord(Frozen):
     personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
     members: tuple[MemberNote, ...] = ()
     verification: VerificationNote | None = None
+
+    @property
+    def found_by_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
 
 
 class Dismissal(Frozen):
@@ -278,7 +297,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
     )
 
 
-def verification_of(note: VerificationNote) -> Verification:
+def _verification(note: VerificationNote) -> Verification:
     """A verification as its run made it, read back from the state."""
     return Verification(
         confirmed=note.confirmed,
@@ -300,8 +319,12 @@ def verification_of(note: VerificationNote) -> Verification:
     )
 
 
+# --------------------------------------------------------------------------- finding ↔ record
+# The one conversion each way between a report's finding and the state's record of it.
+
+
 def finding_record(finding: ReportFinding) -> FindingRecord:
-    """What the state keeps of one finding of this run."""
+    """What the state keeps of one finding of this run (texts cut to the state's limits)."""
     checked = finding.verification
     verification = verification_note(checked) if checked is not None else None
     return FindingRecord(
@@ -322,11 +345,51 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
         personas=tuple(finding.personas),
         members=tuple(
             MemberNote(
-                provider=m.provider, family=m.family, persona=m.persona, title=_cut(m.title, 200)
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                title=_cut(m.title, 200),
+                source=m.source,
             )
             for m in finding.members
         ),
         verification=verification,
+    )
+
+
+def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
+    """A finding as the run that decided it reported it, read back from its record; the
+    members' own lines are not kept, so each reads as the finding's line."""
+    note = record.verification
+    return ReportFinding(
+        id=record.id,
+        fingerprint=record.fingerprint,
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        severity=record.severity,
+        category=record.category,
+        title=record.title,
+        body=record.body,
+        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
+        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
+        providers=list(record.providers),
+        personas=list(record.personas),
+        status=record.status,
+        verification=_verification(note) if note is not None else None,
+        reason=record.reason,
+        members=tuple(
+            FindingMember(
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                line=record.line,
+                title=m.title,
+                source=m.source,
+            )
+            for m in record.members
+        ),
+        carried_from=carried_from,
     )
 
 

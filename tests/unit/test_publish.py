@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from consensus.ingest.hunks import right_side_hunks
-from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
-from consensus.model.report import Quorum, Report, ReportFinding, Votes
+from consensus.model.report import FindingMember, Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
 from consensus.publish.plan import (
     Placement,
@@ -360,8 +360,19 @@ C, R = VerdictKind.CONFIRMED, VerdictKind.REFUTED
 def test_the_comment_says_in_one_line_how_the_finding_was_established(
     status: Status, providers: list[str], verification: Verification | None, footer: str
 ) -> None:
+    members = tuple(
+        FindingMember(
+            provider=name,
+            family=name.split("/")[0],
+            persona="security",
+            line=12,
+            title="A problem",
+            source=FindingSource.SCAN if name == SCAN_NAME else FindingSource.MODEL,
+        )
+        for name in providers
+    )
     finding = make(status=status, verification=verification).model_copy(
-        update={"providers": providers}
+        update={"providers": providers, "members": members}
     )
     body = inline_body(finding)
     assert body.startswith("**high** · **A problem**")
