@@ -29,7 +29,7 @@ from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.ports import GitHubPort, Log
-from consensus.publish.replies import (
+from consensus.publish.answers import (
     WRITE_LEVELS,
     Section,
     config_section,
@@ -37,7 +37,7 @@ from consensus.publish.replies import (
     explain_section,
     help_section,
     personas_section,
-    render_reply,
+    render_answer,
     workflows_section,
 )
 from consensus.publish.slash import (
@@ -147,7 +147,7 @@ def _answer(
             why = f"Failed: {escape_line(exc.message)}"
             sections.append(Section(f"/consensus {spec.name}", why, ok=False))
     context.host.create_issue_comment(
-        context.info.number, render_reply(comment_id, context.login, sections)
+        context.info.number, render_answer(comment_id, context.login, sections)
     )
     if plan:
         failed = any(not s.ok for s in sections)

@@ -10,7 +10,7 @@ from consensus.app.pull_review import for_workflow, pull_review_diff, review_and
 from consensus.app.wiring import model_client, no_provider_key, pull_source, unavailable_providers
 from consensus.errors import ConsensusError
 from consensus.model.findings import Cluster, Finding, ScoredCluster
-from consensus.publish.replies import Section, verified_section
+from consensus.publish.answers import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.adapters.git import default_base, git_diff, read_gitattributes, repo_root
+from consensus.adapters.git import default_base, git_diff, read_gitattributes, toplevel
 from consensus.errors import DiffError
 from consensus.ingest.parse import parse_diff
 from consensus.model.base import FileStatus
@@ -152,10 +152,10 @@ def test_outside_a_repository_says_to_run_inside_one(tmp_path: Path) -> None:
 
 
 def test_repo_root_from_a_subdirectory(repo: Path, tmp_path: Path) -> None:
-    assert repo_root(repo / "app") == repo.resolve()
+    assert toplevel(repo / "app") == repo.resolve()
     outside = tmp_path / "outside"
     outside.mkdir()
-    assert repo_root(outside) is None
+    assert toplevel(outside) is None
 
 
 def test_read_gitattributes(repo: Path) -> None:

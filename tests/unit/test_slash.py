@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.errors import ConfigError
-from consensus.publish.replies import safe_url
+from consensus.publish.answers import safe_url
 from consensus.publish.slash import (
     GRAMMARS,
     MAX_COMMANDS,

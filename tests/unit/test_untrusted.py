@@ -32,14 +32,14 @@ from consensus.model.report import (
     Votes,
 )
 from consensus.ports import PullFile, PullRequestInfo
-from consensus.publish.plan import inline_body, plan_publish
-from consensus.publish.replies import (
+from consensus.publish.answers import (
     Section,
     explain_section,
     help_section,
-    render_reply,
+    render_answer,
     verified_section,
 )
+from consensus.publish.plan import inline_body, plan_publish
 from consensus.publish.state import (
     Dismissal,
     FindingRecord,
@@ -205,7 +205,7 @@ def reply_page(text: str) -> str:
         help_section(specs, unknown=text),
         Section("/consensus dismiss F1", f"Dismissed F1 ({escape_line(text)})"),
     ]
-    return render_reply(7, "maria", sections)
+    return render_answer(7, "maria", sections)
 
 
 def queue_pages(text: str) -> str:

@@ -3,7 +3,7 @@
 Every text a model or a commenter wrote, and every field read back from the summary's
 state, passes through the sanitiser (render/untrusted.py: no HTML, no pings, no images,
 no links, nothing invisible). Only the commenter is mentioned live (`mention`), in
-answer to their own comment; anyone else is named without a ping (`person`). A reply is
+answer to their own comment; anyone else is named without a ping (`person`). An answer is
 one comment per command comment; a long section collapses into `<details>`.
 """
 
@@ -19,7 +19,7 @@ import yaml
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
 from consensus.render.untrusted import code, escape_line, mention, person
-from consensus.settings.commands import CommandSpec, command_table, did_you_mean
+from consensus.settings.commands import CommandSpec, closest_command, command_table
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
 
@@ -29,19 +29,19 @@ WRITE_LEVELS = frozenset({"admin", "maintain", "write"})
 
 @dataclass(frozen=True)
 class Section:
-    """One command's part of the reply. `ok` False is a failure (😕, reason in `body`)."""
+    """One command's part of the answer. `ok` False is a failure (😕, reason in `body`)."""
 
     title: str
     body: str
     ok: bool = True
 
 
-def reply_marker(comment_id: int) -> str:
+def answer_marker(comment_id: int) -> str:
     return f"<!-- consensus:reply to={comment_id} -->"
 
 
-def render_reply(comment_id: int, login: str, sections: Sequence[Section]) -> str:
-    lines = [reply_marker(comment_id)]
+def render_answer(comment_id: int, login: str, sections: Sequence[Section]) -> str:
+    lines = [answer_marker(comment_id)]
     for section in sections:
         mark = "" if section.ok else "😕 "
         body = section.body.strip()
@@ -84,7 +84,7 @@ def help_section(
         "Commands go at the start of a line; code and quotes are never commands.",
     ]
     if unknown:
-        guess = did_you_mean(unknown, {**specs, **{w.name: w for w in workflows}})
+        guess = closest_command(unknown, {**specs, **{w.name: w for w in workflows}})
         hint = f" Did you mean `/consensus {guess}`?" if guess else ""
         head = f"There is no command {code(unknown[:40])}.{hint}"
         return Section("Unknown command", "\n".join([head, "", *lines]))
