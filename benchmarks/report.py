@@ -1,10 +1,12 @@
 """Assemble BENCHMARKS.md from the sections the benchmarks wrote in benchmarks/results/.
 
 Each section is one file, `benchmarks/results/<name>.md`, beginning with its own `##`
-heading and naming the command that measures it; a benchmark run with `--markdown` writes
-its section there (as `benchmarks/fault_matrix.py --markdown RELIABILITY.md` writes
-RELIABILITY.md). This script only joins them in SECTIONS order under a short header, so
-BENCHMARKS.md is always the latest figures, in the present tense; their history is in git.
+heading and naming the command that measures it. People write the prose; a benchmark run
+with `--markdown <section>` writes its figures there: the whole section (hostile_bench), or
+each block between `<!-- figures: NAME -->` and `<!-- /figures -->` (`write_figures`), so the
+prose around a table stays as written. This script only joins the sections in SECTIONS
+order under a short header, so BENCHMARKS.md is always the latest figures, in the present
+tense; their history is in git.
 
     python benchmarks/report.py            # write BENCHMARKS.md
     python benchmarks/report.py --check    # exit 1 if BENCHMARKS.md is not the assembly
@@ -38,6 +40,19 @@ section per benchmark, each naming the command that measures it; comparisons wit
 versions of the code use the figures recorded at named commits in
 `benchmarks/results/recorded.json`. Re-run a benchmark, then the assembly.
 """
+
+
+def write_figures(section: Path, blocks: dict[str, str]) -> None:
+    """Replace each named figures block of a section file with this run's text; a block
+    the file does not have is an error (the prose decides where figures go)."""
+    text = section.read_text(encoding="utf-8")
+    for name, figures in blocks.items():
+        start, end = f"<!-- figures: {name} -->\n", "<!-- /figures -->"
+        head, found, rest = text.partition(start)
+        if not found or end not in rest:
+            raise ValueError(f"{section.name} has no figures block {name!r}")
+        text = head + start + figures.strip() + "\n" + end + rest.split(end, 1)[1]
+    section.write_text(text, encoding="utf-8")
 
 
 def assemble(results: Path = RESULTS) -> str:

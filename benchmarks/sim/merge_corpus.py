@@ -20,7 +20,7 @@ defect) by the words. With a verifier, the product's own `consensus.sameness` as
 a simulated panel whose every answer is right with probability `accuracy` (deterministic
 per request): what asking "same problem?" gives, and how many calls it costs.
 
-    python benchmarks/merge_corpus.py [--wrong]
+    python benchmarks/merge_corpus.py [--wrong] [--markdown benchmarks/results/merge_corpus.md]
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from benchmarks.report import write_figures  # noqa: E402
 from benchmarks.sim import recorded  # noqa: E402
 from consensus.decide.align import SameProblemQuestion, align, open_questions  # noqa: E402
 from consensus.model.base import Category, Severity  # noqa: E402
@@ -255,10 +256,16 @@ def recorded_table(pairs: Sequence[Pair]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Merge precision and recall on the corpus.")
     parser.add_argument("--wrong", action="store_true", help="list the pairs align gets wrong now")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args(argv)
     pairs = load()
-    print("\n".join(table(pairs)))
-    print("", recorded_table(pairs), sep="\n")
+    figures = {
+        "merge-corpus": "\n".join(table(pairs)),
+        "merge-corpus-recorded": recorded_table(pairs),
+    }
+    print(*figures.values(), sep="\n\n")
+    if args.markdown:
+        write_figures(args.markdown, figures)
     if args.wrong:
         for name, accuracy in MODES.items():
             print(f"\nWrong now, open questions settled by {name}:")
