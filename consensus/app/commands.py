@@ -10,11 +10,11 @@ Safe by default, in this order, before anything is spent:
    repository permission, asked of the collaborators API, is write, maintain or admin;
    the comment's `author_association` is never trusted. Others get a polite answer, and
    it comes before the arguments are looked at, so nothing they wrote is echoed;
-4. arguments are parsed strictly by the command's grammar; what the reply quotes of a
+4. arguments are parsed strictly by the command's grammar; what the answer quotes of a
    comment (a bad argument, a reason) passes through the sanitiser (render/untrusted.py).
 
 Accepted commands get 👀, then 🚀 when all went well or 😕 when one failed; all of a
-comment's commands are answered in one reply. State (finding ids, fingerprints,
+comment's commands are answered in one comment. State (finding ids, fingerprints,
 dismissals, pause) lives in the summary comment's hidden block, so any runner can answer.
 """
 
