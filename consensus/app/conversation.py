@@ -28,6 +28,7 @@ from consensus.ingest.redact import redact_text
 from consensus.model.findings import ScoredCluster
 from consensus.model.reply import ConverseReply
 from consensus.ports import HostComment, ModelClient
+from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.conversation import (
     FixCheck,
     Reply,
@@ -45,7 +46,6 @@ from consensus.publish.conversation import (
     reason_of,
     scrubbed,
 )
-from consensus.publish.replies import WRITE_LEVELS
 from consensus.publish.slash import GRAMMARS
 from consensus.publish.state import FindingRecord, PublishState
 from consensus.review.converse import Topic, converse, converse_request

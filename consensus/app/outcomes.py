@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from consensus.app.command_context import Context
 from consensus.errors import ConsensusError
 from consensus.ports import HostComment
+from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.conversation import thread_fingerprint
 from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from
-from consensus.publish.replies import WRITE_LEVELS
 
 
 def record_labels(context: Context, comments: Sequence[HostComment] | None = None) -> None:

@@ -24,8 +24,8 @@ from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
 from consensus.model.base import Category, Frozen, VerdictKind
 from consensus.model.report import ReportFinding
+from consensus.publish.decided import FindingOutcome
 from consensus.publish.plan import Marks
-from consensus.publish.state import FindingOutcome
 from consensus.settings.learned import (
     FamilyLearning,
     Fix,

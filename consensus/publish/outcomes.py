@@ -15,15 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from consensus.ports import HostReaction
-from consensus.publish.state import (
-    MAX_LABELS,
-    MAX_RECORDS,
-    FindingOutcome,
-    JudgeNote,
-    Label,
-    OutcomeKind,
-    PublishState,
-)
+from consensus.publish.decided import MAX_LABELS, FindingOutcome, JudgeNote, Label, OutcomeKind
+from consensus.publish.state import MAX_RECORDS, PublishState
 from consensus.render.untrusted import is_login
 
 LABELS = {"+1": "+1", "-1": "-1"}  # GitHub's reaction contents for 👍 and 👎

@@ -2,7 +2,7 @@ r"""The summary comment's hidden state: what any runner needs to answer for this
 
 The last line of the summary comment carries it, versioned, compressed, base64:
 
-- v1 (issue 5): the reviewed head and the findings earlier runs published
+- v1: the reviewed head and the findings earlier runs published
   (`TrackedFinding`: fingerprint ↔ id, place, whether it went inline, resolved or not);
 - v2 adds what slash commands need: `records` (every finding of the latest run, with
   the votes, providers, personas, members and verifier reasons behind it, for
@@ -10,14 +10,15 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 - v3 adds `workflows`: each saved review workflow's own head, tracked findings and
   records (`WorkflowState`), apart from the default review's, so that no run resolves
   another's findings. Dismissals stay shared: fingerprints have a namespace per workflow;
-- v4 adds `decisions` (issue 19): per reviewed file, a digest of the diff the models saw,
+- v4 adds `decisions`: per reviewed file, a digest of the diff the models saw,
   the head it was decided on and how many records are its findings, with the digest of
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
   voter's family and whether it judged its own claim, so a carried record reads as its run;
-- v5 adds what people decided (publish/outcomes.py): `labels` (👍/👎 on our inline
+- v5 adds what people decided (publish/decided.py): `labels` (👍/👎 on our inline
   comments: who, when), a dismissal's `via` (command, reply) and `outcomes`, set when the
-  PR closes: each finding we posted, fixed, dismissed or left, with who reported and judged it.
+  PR closes: each finding we posted, fixed, dismissed or left, with who reported and
+  judged it (publish/outcomes.py decides them).
 
 A v1 to v4 block reads as v5 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
@@ -40,11 +41,20 @@ import zlib
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
-from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.base import (
+    Category,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    VerdictKind,
+    source_by_name,
+)
 from consensus.model.findings import Verification, Vote
-from consensus.model.report import ReportFinding
+from consensus.model.report import FindingMember, ReportFinding, Votes
+from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, Label
 from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 5
@@ -65,9 +75,6 @@ MAX_PATH = 4_096
 MAX_TITLE = 300
 MAX_DECIDED_FILES = 300  # files whose decisions the state carries; more are decided again
 _DIGEST = r"^[0-9a-f]{32}$"
-_WHEN = r"^[0-9TZ:.+-]{0,40}$"  # ISO 8601 as GitHub writes it
-MAX_LABELS = 200
-OutcomeKind = Literal["fixed", "dismissed", "left"]
 
 
 class TrackedFinding(Frozen):
@@ -91,6 +98,13 @@ class MemberNote(Frozen):
     family: str = Field(pattern=_NAME)
     persona: str = Field(pattern=_NAME)
     title: str = Field(max_length=MAX_TITLE)
+    # Not written: the state lists the scan by name and reads it back (`source_by_name`).
+    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scan_by_name(cls, data: object) -> object:
+        return source_by_name(data)
 
 
 class VoteNote(Frozen):
@@ -133,6 +147,10 @@ class FindingRecord(Frozen):
     members: tuple[MemberNote, ...] = ()
     verification: VerificationNote | None = None
 
+    @property
+    def found_by_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
+
 
 class Dismissal(Frozen):
     fingerprint: str = Field(pattern=_FINGERPRINT)
@@ -141,38 +159,6 @@ class Dismissal(Frozen):
     by: str = Field(pattern=LOGIN)
     reason: str = Field(default="", max_length=MAX_REASON)
     via: Literal["command", "reply", "reaction"] = "command"  # v5: how it was decided
-
-
-class Label(Frozen):
-    """A person's 👍 (+1) or 👎 (-1) on our inline comment of a finding, as read at a run."""
-
-    fingerprint: str = Field(pattern=_FINGERPRINT)
-    content: Literal["+1", "-1"]
-    by: str = Field(pattern=LOGIN)
-    at: str = Field(default="", pattern=_WHEN)
-
-
-class JudgeNote(Frozen):
-    family: str = Field(pattern=_NAME)
-    verdict: VerdictKind
-
-
-class FindingOutcome(Frozen):
-    """What became of a finding we posted, decided when the PR closed: fixed (no longer
-    reported where its lines changed), dismissed (by command, reply or a maintainer's 👎),
-    or left as it was; with who reported and who judged it, for the learnings."""
-
-    fingerprint: str = Field(pattern=_FINGERPRINT)
-    id: str = Field(pattern=_ID)
-    path: str = Field(max_length=MAX_PATH)
-    category: Category | None = None
-    title: str = Field(max_length=MAX_TITLE)
-    outcome: OutcomeKind
-    families: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
-    personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
-    judges: tuple[JudgeNote, ...] = ()
-    by: str = Field(default="", pattern=f"{LOGIN}|^$")
-    reason: str = Field(default="", max_length=MAX_REASON)
 
 
 class Pause(Frozen):
@@ -224,8 +210,8 @@ class PublishState(Frozen):
     paused: Pause | None = None
     workflows: tuple[WorkflowState, ...] = ()
     decisions: Decisions | None = None
-    labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)
-    outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_RECORDS)
+    labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)  # publish/decided.py
+    outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_OUTCOMES)
     closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed
 
     def workflow(self, name: str) -> WorkflowState | None:
@@ -320,7 +306,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
     )
 
 
-def verification_of(note: VerificationNote) -> Verification:
+def _verification(note: VerificationNote) -> Verification:
     """A verification as its run made it, read back from the state."""
     return Verification(
         confirmed=note.confirmed,
@@ -342,8 +328,12 @@ def verification_of(note: VerificationNote) -> Verification:
     )
 
 
+# --------------------------------------------------------------------------- finding ↔ record
+# The one conversion each way between a report's finding and the state's record of it.
+
+
 def finding_record(finding: ReportFinding) -> FindingRecord:
-    """What the state keeps of one finding of this run."""
+    """What the state keeps of one finding of this run (texts cut to the state's limits)."""
     checked = finding.verification
     verification = verification_note(checked) if checked is not None else None
     return FindingRecord(
@@ -364,11 +354,51 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
         personas=tuple(finding.personas),
         members=tuple(
             MemberNote(
-                provider=m.provider, family=m.family, persona=m.persona, title=_cut(m.title, 200)
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                title=_cut(m.title, 200),
+                source=m.source,
             )
             for m in finding.members
         ),
         verification=verification,
+    )
+
+
+def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
+    """A finding as the run that decided it reported it, read back from its record; the
+    members' own lines are not kept, so each reads as the finding's line."""
+    note = record.verification
+    return ReportFinding(
+        id=record.id,
+        fingerprint=record.fingerprint,
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        severity=record.severity,
+        category=record.category,
+        title=record.title,
+        body=record.body,
+        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
+        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
+        providers=list(record.providers),
+        personas=list(record.personas),
+        status=record.status,
+        verification=_verification(note) if note is not None else None,
+        reason=record.reason,
+        members=tuple(
+            FindingMember(
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                line=record.line,
+                title=m.title,
+                source=m.source,
+            )
+            for m in record.members
+        ),
+        carried_from=carried_from,
     )
 
 
