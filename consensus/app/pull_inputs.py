@@ -16,6 +16,7 @@ from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
     Settings,
     parse_settings,
+    with_calibration_file,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
 from consensus.settings.scope import DEPENDENCY_BOTS, GUIDELINE_FILES
@@ -58,6 +59,7 @@ def base_settings(
     text = files.read(inputs.config)
     source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
     settings = parse_settings(text, source=source) if text is not None else Settings()
+    settings = with_calibration_file(settings, files.read, source)
     update: dict[str, Any] = {}
     if inputs.min_severity is not None:
         update["min_severity"] = inputs.min_severity

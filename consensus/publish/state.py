@@ -39,7 +39,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
+from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.claim import Check, Claim
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ReportFinding
 from consensus.render.untrusted import LOGIN
@@ -104,6 +106,7 @@ class VerificationNote(Frozen):
     votes: tuple[VoteNote, ...] = ()
     note: str = Field(default="", max_length=MAX_REASON + 10)
     requested_by: str = Field(default="", pattern=f"{LOGIN}|^$")  # who asked `/consensus verify`
+    belief: float | None = Field(default=None, ge=0, le=1)
 
 
 class FindingRecord(Frozen):
@@ -255,6 +258,31 @@ def decode_state(body: str) -> PublishState | None:
         return None
 
 
+def claim_of_record(record: FindingRecord) -> Claim:
+    """What the judges of a recorded finding are asked about (`/consensus verify`): the
+    same claim its run would have put to them, from what the state keeps (the state does
+    not keep a finding's quoted evidence)."""
+    models = [m for m in record.members if m.provider != SCAN_PROVIDER]
+    return Claim(
+        fingerprint=record.fingerprint,
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        title=record.title,
+        body=record.body,
+        category=record.category,
+        severity=record.severity,
+        families=frozenset(m.family for m in models),
+        providers=tuple(sorted({m.provider for m in models})),
+        scanned=len(models) < len(record.members),
+        reviewing=record.votes_of,
+    )
+
+
+def check_of_record(record: FindingRecord) -> Check:
+    return Check.VETO if record.status is Status.CONSENSUS else Check.DISPUTED
+
+
 def verification_note(counts: Verification, *, requested_by: str = "") -> VerificationNote:
     """What the state keeps of a finding's verification (reasons cut to `MAX_REASON`)."""
     return VerificationNote(
@@ -275,6 +303,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
         ),
         note=_cut(counts.note, MAX_REASON),
         requested_by=requested_by,
+        belief=counts.belief,
     )
 
 
@@ -297,6 +326,7 @@ def verification_of(note: VerificationNote) -> Verification:
             for v in note.votes
         ),
         note=note.note,
+        belief=note.belief,
     )
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.model.calibration import Calibration
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
     ContextSettings,
@@ -61,8 +62,15 @@ class InspectorSettings(_Strict):
     verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
-    every family reviewing its file reported is checked like a disputed one (posted only
-    when verified): agreement is evidence, not proof, where a wrong claim costs most.
+    every family reviewing its file reported is checked with a veto: one refutation by a
+    family that did not report it stops it (agreement is evidence, not proof, where a
+    wrong claim costs most).
+    `rule`: how votes decide. `weighed` (default): each verdict weighs by its judge
+    family's true-positive and true-negative rates (`calibration`, else agreeable
+    defaults) and a finding is verified when its probability of being real reaches
+    `target_precision` (decide/evidence.py). `ahead-by-k`: every vote counts the same,
+    first-to-ahead-by-`ahead_by`. `veto`: consensus findings are posted unless one
+    independent judge refutes them; disputed findings are not verified.
     """
 
     model: str | None = None
@@ -72,6 +80,8 @@ class InspectorSettings(_Strict):
     check_consensus: bool = False
     check_consensus_min_severity: Severity = Severity.HIGH
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
+    rule: Literal["weighed", "ahead-by-k", "veto"] = "weighed"
+    target_precision: float = Field(default=0.9, gt=0.5, lt=1)
 
 
 class BudgetSettings(_Strict):
@@ -179,6 +189,13 @@ class Settings(_Strict):
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
+    # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
+    # holding them (read with the configuration: `with_calibration_file`).
+    calibration: Calibration | str | None = None
+
+    def judged_by(self) -> Calibration:
+        """The calibration the verification weighs votes by (empty: agreeable defaults)."""
+        return self.calibration if isinstance(self.calibration, Calibration) else Calibration()
 
     @field_validator("paths", "exclude")
     @classmethod
@@ -241,7 +258,40 @@ def load_config(path: Path | None, *, root: Path) -> LoadedConfig:
     elif not path.is_file():
         raise ConfigError(str(path), None, "no such file", fix="pass an existing --config path")
     text = path.read_text(encoding="utf-8", errors="replace")
-    return LoadedConfig(settings=parse_settings(text, source=str(path)), source=str(path))
+    settings = parse_settings(text, source=str(path))
+    settings = with_calibration_file(settings, lambda name: _read_under(root, name), str(path))
+    return LoadedConfig(settings=settings, source=str(path))
+
+
+def _read_under(root: Path, name: str) -> str | None:
+    path = root / name
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def with_calibration_file(
+    settings: Settings, read: Callable[[str], str | None], source: str
+) -> Settings:
+    """`settings` with a `calibration: path` replaced by the calibration that file holds
+    (read by `read`, relative to the repository root); unchanged when it is not a path."""
+    name = settings.calibration
+    if not isinstance(name, str):
+        return settings
+    text = read(name)
+    if text is None:
+        raise ConfigError(
+            source, "calibration", f"names {name!r}, which is not in the repository",
+            fix="write it with `consensus calibrate --labels FILE`, or remove the key",
+        )  # fmt: skip
+    try:
+        data = yaml.safe_load(text)
+        calibration = Calibration.model_validate(data)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise ConfigError(
+            name, None, f"is not a calibration file ({str(exc).splitlines()[0]})",
+            fix="see README, \"Calibration\", for the format",
+        ) from exc  # fmt: skip
+    merged = settings.model_dump(mode="python", exclude_unset=True) | {"calibration": calibration}
+    return Settings.model_validate(merged)
 
 
 def parse_settings(text: str, *, source: str) -> Settings:
