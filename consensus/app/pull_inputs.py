@@ -13,10 +13,10 @@ from consensus.app.wiring import (
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.calibration_file import with_calibration_file
 from consensus.settings.config import (
     Settings,
     parse_settings,
-    with_calibration_file,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
 from consensus.settings.scope import DEPENDENCY_BOTS, GUIDELINE_FILES

@@ -6,16 +6,13 @@ must be settled is a `Check`: a disputed claim is posted only when verified; a c
 claim is posted unless a family that did not report it vetoes it.
 
 The default rule (`inspector.rule: weighed`, decide/evidence.py) weighs each verdict by
-its judge family's true-positive and true-negative rates, from a prior set by who
-reported the claim, and stops at a bound set by `inspector.target_precision`. Votes go
-out in parallel only as far as none of them can be wasted (`votes_that_cannot_decide`):
-one at a time when one refutation could reject. `ahead-by-k` (decide/ahead_by.py), the
-symmetric case the weighed rule generalises, is kept as a setting; `veto` asks one
-independent judge about each consensus finding and verifies nothing else.
+its judge family's TPR/TNR from a prior set by who reported the claim, and stops at a
+bound set by `inspector.target_precision`; votes go out in parallel only as far as none
+can be wasted. `ahead-by-k` (decide/ahead_by.py), its symmetric case, and `veto` (one
+independent judge per consensus finding, nothing else verified) are settings too.
 
-A failed call uses up a vote slot but counts for neither side, so an outage can only ever
-leave a finding undecided. A malformed or over-long verdict is discarded and asked again
-(red-flagging), at most `RESAMPLES` times per slot.
+A failed call uses a vote slot but counts for neither side: an outage can only leave a
+finding undecided. A malformed verdict is asked again, at most `RESAMPLES` times a slot.
 
 Who may judge (`judges`): votes must be independent for voting to mean
 anything, and a model asked about its own claim mostly confirms it. So the judges of a
@@ -168,7 +165,7 @@ class _Verifier:
             width = min(lead.reject, cap) if not tally.votes else 1
             asked = _asked(chosen, turn, width, first=not tally.votes)
             turn += sum(1 for _, role in asked if role == "voter")
-            if not await self._round(case, asked, tally):
+            if not await self.ask(case, asked, tally):
                 break
         confirmed, refuted, uncertain = tally_votes(tally.votes)
         score = f"{confirmed} confirmed, {refuted + uncertain} against"
@@ -198,7 +195,7 @@ class _Verifier:
             width = votes_that_cannot_decide(level, limits, rates, case.check)
             asked = _asked(chosen, turn, min(width, cap - len(tally.votes)), first=not tally.votes)
             turn += sum(1 for _, role in asked if role == "voter")
-            if not await self._round(case, asked, tally):
+            if not await self.ask(case, asked, tally):
                 break
         level = belief(start, tally.votes, calibration)
         words = in_words(case.claim, tally.votes, level)
@@ -210,7 +207,7 @@ class _Verifier:
         }[outcome]
         return _judgement(outcome, tally, 0, probability(level), reason)
 
-    async def _round(
+    async def ask(
         self, case: _Case, asked: Sequence[tuple[ProviderSettings, str]], tally: _Tally
     ) -> bool:
         """Ask `asked` at once; False when a note (the budget) stops verification."""
@@ -434,3 +431,20 @@ async def verify(
     checks = [(claim_of(item), check_of(item)) for item in wanted.values()]
     judged = dict(zip(wanted, await judge_claims(checks, bench), strict=True))
     return [_settle(item, judged[n]) if n in judged else item for n, item in enumerate(scored)]
+
+
+async def poll(claim: Claim, bench: Bench) -> tuple[list[Vote], str]:
+    """Each provider of the panel asked once about `claim`, with the voters' prompt and
+    schema (`consensus calibrate`); the votes, and the note that stopped them (the
+    budget), if any. The claim's code is the change in `bench.diff`."""
+    verifier = _Verifier(bench.client, bench.ledger, bench.panel, bench.settings, True)
+    case = _case(claim, Check.DISPUTED, bench.diff, None)
+    tally = _Tally([])
+    await verifier.ask(case, [(p, "voter") for p in bench.panel], tally)
+    return tally.votes, tally.note
+
+
+def verification_request(claim: Claim, diff: ReviewDiff, provider: ProviderSettings) -> str:
+    """The text of the question `poll` puts to `provider` (to count its tokens)."""
+    request = _request(_case(claim, Check.DISPUTED, diff, None), provider, "voter", 1, "en")
+    return "\n".join(m.content for m in request.messages)

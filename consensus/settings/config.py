@@ -259,39 +259,7 @@ def load_config(path: Path | None, *, root: Path) -> LoadedConfig:
         raise ConfigError(str(path), None, "no such file", fix="pass an existing --config path")
     text = path.read_text(encoding="utf-8", errors="replace")
     settings = parse_settings(text, source=str(path))
-    settings = with_calibration_file(settings, lambda name: _read_under(root, name), str(path))
     return LoadedConfig(settings=settings, source=str(path))
-
-
-def _read_under(root: Path, name: str) -> str | None:
-    path = root / name
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-
-
-def with_calibration_file(
-    settings: Settings, read: Callable[[str], str | None], source: str
-) -> Settings:
-    """`settings` with a `calibration: path` replaced by the calibration that file holds
-    (read by `read`, relative to the repository root); unchanged when it is not a path."""
-    name = settings.calibration
-    if not isinstance(name, str):
-        return settings
-    text = read(name)
-    if text is None:
-        raise ConfigError(
-            source, "calibration", f"names {name!r}, which is not in the repository",
-            fix="write it with `consensus calibrate --labels FILE`, or remove the key",
-        )  # fmt: skip
-    try:
-        data = yaml.safe_load(text)
-        calibration = Calibration.model_validate(data)
-    except (yaml.YAMLError, ValidationError) as exc:
-        raise ConfigError(
-            name, None, f"is not a calibration file ({str(exc).splitlines()[0]})",
-            fix="see README, \"Calibration\", for the format",
-        ) from exc  # fmt: skip
-    merged = settings.model_dump(mode="python", exclude_unset=True) | {"calibration": calibration}
-    return Settings.model_validate(merged)
 
 
 def parse_settings(text: str, *, source: str) -> Settings:
