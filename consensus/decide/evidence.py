@@ -147,7 +147,13 @@ def votes_that_cannot_decide(
 def in_words(claim: Claim, votes: Sequence[Vote], level: float | None) -> str:
     """The evidence as a reviewer reads it: "reported by 1 of 4 families · 6 independent
     judges confirmed, 0 refuted · 0.93"."""
-    text = f"reported by {claim.reported_by}"
+    chance = None if level is None else probability(level)
+    return evidence_words(f"reported by {claim.reported_by}", votes, chance)
+
+
+def evidence_words(reported: str, votes: Sequence[Vote], chance: float | None) -> str:
+    """`reported`, then what the judges said and the probability that the claim is real."""
+    text = reported
     counted = [v for v in votes if v.verdict is not None]
     if counted:
         independent = sum(not v.self_vote for v in counted)
@@ -161,6 +167,6 @@ def in_words(claim: Claim, votes: Sequence[Vote], level: float | None) -> str:
         if confirmed < len(counted):
             said = f"{confirmed} of {who} confirmed"
         text += f" · {said}, {refuted} refuted"
-    if level is not None:
-        text += f" · {probability(level):.2f}"
+    if chance is not None:
+        text += f" · {chance:.2f}"
     return text

@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 from enum import Enum
 from typing import Literal
 
+from consensus.decide.evidence import evidence_words
 from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen, Status
@@ -146,13 +147,23 @@ def _applicable(
 
 def established(finding: ReportFinding) -> str:
     """How a finding was established, in one readable line: who reported it, and who
-    verified it, e.g. "Verified 3–0 by 2 models that did not report it · reported by 1 of
-    4 providers (`openai/gamma`)"."""
+    verified it, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) · 6
+    independent judges confirmed, 0 refuted · 0.93" (weighed votes), or "Verified 3–0 by
+    2 models that did not report it · reported by 1 of 4 providers (`openai/gamma`)"
+    (ahead-by-k)."""
     names = [p for p in finding.providers if p != SCAN_PROVIDER]
     reported = f"{finding.votes.for_} of {finding.votes.of} providers"
     if names:
         reported += f" ({', '.join(code(p) for p in names)})"
     record = finding.verification
+    if record is not None and record.belief is not None and SCAN_PROVIDER not in finding.providers:
+        families = f"{finding.votes.for_} of {finding.votes.of} families"
+        if names:
+            families += f" ({', '.join(code(p) for p in names)})"
+        words = evidence_words(f"reported by {families}", record.votes, record.belief)
+        if finding.status is Status.VERIFIED:
+            return f"Verified · {words}"
+        return words[0].upper() + words[1:]
     checked = ""
     if record is not None and finding.status.posted and (record.votes or record.confirmed):
         checked = f"{record.confirmed}–{record.refuted + record.uncertain}"
