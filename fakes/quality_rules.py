@@ -118,20 +118,30 @@ def verdicts(preset: JudgePreset, t: Tally) -> str:
 
 
 def report(params: SimParams, presets: Sequence[JudgePreset]) -> str:
+    """The default rule under every preset (calibrated, and impartial judges uncalibrated),
+    then every rule under the first preset (the headline: agreeable)."""
     started = time.perf_counter()
-    results = {p.name: simulate_rules(replace(params, judges=p)) for p in presets}
+    default = [(WEIGHED, now(rule="weighed"))]
+    headline, *others = presets
+    results = {headline.name: simulate_rules(replace(params, judges=headline))}
+    for preset in others:
+        results[preset.name] = simulate_rules(replace(params, judges=preset), default)
+    uncalibrated = f"{IMPARTIAL.name}, not calibrated (judged by the agreeable defaults)"
+    results[uncalibrated] = simulate_rules(
+        replace(params, judges=IMPARTIAL, calibrated=False), default
+    )
     lines = [
         f"{params.prs} PRs, seed {params.seed}. The product's default rule (weighed votes, "
-        "target precision 0.9) under each judge preset:",
+        "target precision 0.9) under each judge preset, the product given the judges' "
+        "calibration:",
         "",
         HEAD.format(what="judges (preset)"),
     ]
-    lines += [row(p.name, results[p.name][WEIGHED]) for p in presets]
+    lines += [row(name, tallies[WEIGHED]) for name, tallies in results.items()]
     lines += ["", "Against the targets:", ""]
     lines += [f"- {p.name}: {verdicts(p, results[p.name][WEIGHED])}" for p in presets]
-    for preset in presets:
-        lines += ["", f"Every rule under {preset.name} judges ({preset.describe()}):", ""]
-        lines += [HEAD.format(what="rule")]
-        lines += [row(name, results[preset.name][name]) for name, _ in RULES]
+    lines += ["", f"Every rule under {headline.name} judges ({headline.describe()}):", ""]
+    lines += [HEAD.format(what="rule")]
+    lines += [row(name, results[headline.name][name]) for name, _ in RULES]
     lines += ["", f"({time.perf_counter() - started:.0f} s)"]
     return "\n".join(lines)
