@@ -12,12 +12,15 @@ from collections.abc import Iterable, Sequence
 import pytest
 
 from consensus.decide.ahead_by import Lead, ahead_by_for, decide, lead_for, max_votes_for
+from consensus.decide.judgement import check_of, claim_of
 from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
+from consensus.model.claim import Check
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
+from consensus.publish.state import FindingRecord, MemberNote, check_of_record, claim_of_record
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judges import judges
@@ -665,3 +668,33 @@ def test_the_veto_rule_asks_one_judge_per_consensus_and_verifies_nothing_else() 
     checked = run(client, [lone, agreed], rule="veto")
     assert [i.status for i in checked] == [Status.UNVERIFIED, Status.CONSENSUS]
     assert len(client.calls) == 1
+
+
+def test_a_recorded_finding_makes_the_same_claim_as_its_cluster() -> None:
+    # `/consensus verify F1` asks the judges what the run that found F1 would have asked.
+    item = severe_consensus(marked=True)
+    cluster = item.cluster
+    record = FindingRecord(
+        id="F1",
+        fingerprint=cluster.fingerprint,
+        path=cluster.path,
+        line=cluster.line,
+        end_line=cluster.end_line,
+        severity=cluster.severity,
+        category=cluster.category,
+        title=cluster.title,
+        body=cluster.body,
+        status=item.status,
+        reason=item.reason,
+        votes_for=item.votes_for,
+        votes_of=item.votes_of,
+        providers=cluster.providers,
+        personas=cluster.personas,
+        members=tuple(
+            MemberNote(provider=m.provider, family=m.family, persona=m.persona, title=m.title)
+            for m in cluster.members
+        ),
+    )
+    assert claim_of_record(record) == claim_of(item)
+    assert check_of_record(record) is check_of(item) is Check.VETO
+    assert claim_of(item).reported_by == "3 of 4 families"
