@@ -167,6 +167,6 @@ def evidence_words(reported: str, votes: Sequence[Vote], chance: float | None) -
         if confirmed < len(counted):
             said = f"{confirmed} of {who} confirmed"
         text += f" · {said}, {refuted} refuted"
-    if chance is not None:
-        text += f" · {chance:.2f}"
+    if chance is not None:  # cut, not rounded: 0.897 is not shown as the 0.90 it missed
+        text += f" · {math.floor(chance * 100) / 100:.2f}"
     return text
