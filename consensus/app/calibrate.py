@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient
+from consensus.app.services import Services
 from consensus.errors import ConfigError
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Frozen, VerdictKind
@@ -182,13 +183,26 @@ async def calibrate(
     labelled: Sequence[Labelled],
     providers: Sequence[ProviderSettings],
     settings: Settings,
-    *,
-    client: ModelClient,
-    journal: Journal,
+    services: Services,
     earlier: Calibration | None = None,
 ) -> CalibrationRun:
     """Ask every provider about every claim; the counts, and the calibration they make
     (reporter counts of `earlier` are kept: calibrating judges does not measure them)."""
+    journal = services.journal()
+    try:
+        return await _calibrate(labelled, providers, settings, services.models, journal, earlier)
+    finally:
+        journal.close()
+
+
+async def _calibrate(
+    labelled: Sequence[Labelled],
+    providers: Sequence[ProviderSettings],
+    settings: Settings,
+    client: ModelClient,
+    journal: Journal,
+    earlier: Calibration | None,
+) -> CalibrationRun:
     base_id = run_id_for(labelled, providers)
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, "calibrate", json.dumps({"labels": len(labelled)}))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from consensus.cli.options import handles_errors, load_config_at, logger, providers_for, repo_root
+from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
 from consensus.errors import ReviewImpossible, UsageError
 
 DEFAULT_OUTPUT = Path(".consensus") / "calibration.yml"
@@ -42,13 +42,8 @@ def calibrate(
 
     from consensus.app.calibrate import calibrate as run_calibration
     from consensus.app.calibrate import calibration_yaml, plan, prepared, read_labels
-    from consensus.app.wiring import (
-        model_client,
-        model_price,
-        open_journal,
-        token_counter,
-        unavailable_providers,
-    )
+    from consensus.app.local_review import providers_for
+    from consensus.app.wiring import model_price, services
     from consensus.model.calibration import Calibration
 
     if not labels_path.is_file():
@@ -58,16 +53,16 @@ def calibrate(
     source = str(labels_path)
     labelled = prepared(read_labels(labels_path.read_text("utf-8"), source=source), settings,
                         source)  # fmt: skip
-    providers = providers_for(settings, models)
-    unavailable = unavailable_providers(providers, os.environ)
     log = logger()
+    wired = services(os.environ, log=log)
+    providers = providers_for(settings, tuple(split_list(models)) if models else None, wired)
+    unavailable = wired.keys.unavailable(providers)
     for model, why in unavailable.items():
         log(f"warning: {model} will not be called: {why}")
     panel = [p for p in providers if p.model not in unavailable]
     if not panel:
         raise ReviewImpossible("no provider can be called", fix="set a provider's key")
-    counter = token_counter()
-    the_plan = plan(labelled, panel, counter, {p.model: model_price(p.model) for p in panel})
+    the_plan = plan(labelled, panel, wired.counter, {p.model: model_price(p.model) for p in panel})
     click.echo(
         f"{the_plan.claims} labelled claims ({the_plan.real} real, "
         f"{the_plan.claims - the_plan.real} false) × {len(panel)} providers = "
@@ -82,17 +77,7 @@ def calibrate(
     earlier = None
     if target.is_file():
         earlier = Calibration.model_validate(yaml.safe_load(target.read_text("utf-8")))
-    journal = open_journal(os.environ, log)
-    run = asyncio.run(
-        run_calibration(
-            labelled,
-            panel,
-            settings,
-            client=model_client(os.environ),
-            journal=journal,
-            earlier=earlier,
-        )
-    )
+    run = asyncio.run(run_calibration(labelled, panel, settings, wired, earlier))
     for result in run.results:
         c = result.counts
         failed = f", {result.failed} failed" if result.failed else ""

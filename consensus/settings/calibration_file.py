@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from consensus.errors import ConfigError
 from consensus.model.calibration import Calibration
-from consensus.settings.config import LoadedConfig, Settings
+from consensus.settings.config import LoadedConfig, Settings, layered
 
 
 def with_local_calibration(loaded: LoadedConfig, root: Path) -> LoadedConfig:
@@ -52,5 +52,4 @@ def with_calibration_file(
             name, None, f"is not a calibration file ({str(exc).splitlines()[0]})",
             fix="see README, \"Calibration\", for the format",
         ) from exc  # fmt: skip
-    merged = settings.model_dump(mode="python", exclude_unset=True) | {"calibration": calibration}
-    return Settings.model_validate(merged)
+    return layered(settings, {"calibration": calibration.model_dump()}, source=source)

@@ -32,6 +32,13 @@ CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """Refused with an update: it would accept a misspelt key or a wrong type silently.
+        Settings are layered by `layered`, which validates the merged whole."""
+        if update:
+            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
+        return super().model_copy(deep=deep)
+
 
 class ProviderSettings(_Strict):
     model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
@@ -58,19 +65,16 @@ class InspectorSettings(_Strict):
     `ahead_by`: k; security and critical findings use max(k, 3).
     `single_family_extra_lead`: a finding only one provider family reported is verified
     only when confirmations lead by k + this (it is rejected when they trail by k).
-    `max_votes`: the cap on votes, the inspector's included (default 2 × the lead to
-    verify + 3).
+    `max_votes`: the cap on votes, the inspector's included (default 12; ahead-by-k: 2 ×
+    the lead to verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
     every family reviewing its file reported is checked with a veto: one refutation by a
     family that did not report it stops it (agreement is evidence, not proof, where a
     wrong claim costs most).
-    `rule`: how votes decide. `weighed` (default): each verdict weighs by its judge
-    family's true-positive and true-negative rates (`calibration`, else agreeable
-    defaults) and a finding is verified when its probability of being real reaches
-    `target_precision` (decide/evidence.py). `ahead-by-k`: every vote counts the same,
-    first-to-ahead-by-`ahead_by`. `veto`: consensus findings are posted unless one
-    independent judge refutes them; disputed findings are not verified.
+    `rule`: `weighed` (default): verdicts weigh by their judge family's TPR/TNR and a
+    finding is verified at `target_precision` (decide/evidence.py); `ahead-by-k`: every
+    vote the same; `veto`: one independent judge per consensus finding, nothing else.
     """
 
     model: str | None = None
@@ -282,6 +286,29 @@ def parse_settings(text: str, *, source: str) -> Settings:
         return Settings.model_validate(data)
     except ValidationError as exc:
         raise _config_error(source, data, exc) from exc
+
+
+def layered(base: Settings, overrides: Mapping[str, Any], *, source: str) -> Settings:
+    """`base` with `overrides` on top, validated as a whole as a file is: a section (publish,
+    inspector, budget…) is overridden key by key with a mapping, and a misspelt key or a
+    wrong type is a ConfigError naming `source` and the key. The one way settings layer
+    (a workflow's narrowing, the Action's inputs, the command line's flags)."""
+    data = _merged(base.model_dump(), overrides)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(source, data, exc) from exc
+
+
+def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(data)
+    for key, value in overrides.items():
+        below = merged.get(key)
+        nested = (
+            isinstance(value, Mapping) and isinstance(below, dict) and key != "path_instructions"
+        )
+        merged[key] = _merged(below, value) if nested else value  # type: ignore[arg-type]
+    return merged
 
 
 def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
