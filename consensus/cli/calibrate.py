@@ -65,7 +65,8 @@ def calibrate(
     the_plan = plan(labelled, panel, wired.counter, {p.model: model_price(p.model) for p in panel})
     click.echo(
         f"{the_plan.claims} labelled claims ({the_plan.real} real, "
-        f"{the_plan.claims - the_plan.real} false) × {len(panel)} providers = "
+        f"{the_plan.claims - the_plan.real} false) × {len(panel)} "
+        f"provider{'s' if len(panel) != 1 else ''} = "
         f"{the_plan.calls} calls, about {_dollars(the_plan.cost_usd)}"
     )
     for p in the_plan.providers:
