@@ -20,7 +20,8 @@ from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
-from consensus.publish.state import FindingRecord, MemberNote, check_of_record, claim_of_record
+from consensus.publish.claims import check_of_record, claim_of_record
+from consensus.publish.state import FindingRecord, MemberNote
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judges import judges

@@ -11,13 +11,9 @@ from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
 from consensus.model.base import Status
+from consensus.publish.claims import check_of_record, claim_of_record
 from consensus.publish.replies import Section, verified_section
-from consensus.publish.state import (
-    FindingRecord,
-    check_of_record,
-    claim_of_record,
-    verification_note,
-)
+from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import Bench, judge_claims

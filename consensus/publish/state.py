@@ -39,9 +39,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError
 
-from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
-from consensus.model.claim import Check, Claim
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ReportFinding
 from consensus.render.untrusted import LOGIN
@@ -256,31 +254,6 @@ def decode_state(body: str) -> PublishState | None:
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
-
-
-def claim_of_record(record: FindingRecord) -> Claim:
-    """What the judges of a recorded finding are asked about (`/consensus verify`): the
-    same claim its run would have put to them, from what the state keeps (the state does
-    not keep a finding's quoted evidence)."""
-    models = [m for m in record.members if m.provider != SCAN_PROVIDER]
-    return Claim(
-        fingerprint=record.fingerprint,
-        path=record.path,
-        line=record.line,
-        end_line=record.end_line,
-        title=record.title,
-        body=record.body,
-        category=record.category,
-        severity=record.severity,
-        families=frozenset(m.family for m in models),
-        providers=tuple(sorted({m.provider for m in models})),
-        scanned=len(models) < len(record.members),
-        reviewing=record.votes_of,
-    )
-
-
-def check_of_record(record: FindingRecord) -> Check:
-    return Check.VETO if record.status is Status.CONSENSUS else Check.DISPUTED
 
 
 def verification_note(counts: Verification, *, requested_by: str = "") -> VerificationNote:
