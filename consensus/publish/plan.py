@@ -22,7 +22,6 @@ from enum import Enum
 from typing import Literal
 
 from consensus.decide.evidence import evidence_words
-from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
@@ -153,12 +152,12 @@ def established(finding: ReportFinding) -> str:
     independent judges confirmed, 0 refuted · 0.93" (weighed votes), or "Verified 3–0 by
     2 models that did not report it · reported by 1 of 4 providers (`openai/gamma`)"
     (ahead-by-k)."""
-    names = [p for p in finding.providers if p != SCAN_PROVIDER]
+    names = finding.model_providers
     reported = f"{finding.votes.for_} of {finding.votes.of} providers"
     if names:
         reported += f" ({', '.join(code(p) for p in names)})"
     record = finding.verification
-    if record is not None and record.belief is not None and SCAN_PROVIDER not in finding.providers:
+    if record is not None and record.belief is not None and not finding.found_by_scan:
         families = f"{finding.votes.for_} of {finding.votes.of} families"
         if names:
             families += f" ({', '.join(code(p) for p in names)})"
@@ -180,7 +179,7 @@ def established(finding: ReportFinding) -> str:
             else:
                 who += " that did not report it"
             checked += f" by {who}"
-    if SCAN_PROVIDER in finding.providers:
+    if finding.found_by_scan:
         also = f" · also reported by {reported}" if names else ""
         return f"Found by consensus's own scan of the diff{also}"
     if finding.status is Status.VERIFIED:
