@@ -3,8 +3,7 @@ finding (`settled`), whether it is a live cluster or a recorded one."""
 
 from __future__ import annotations
 
-from consensus.ingest.detections import PROVIDER as DETECTOR
-from consensus.model.base import Frozen, Status
+from consensus.model.base import FindingSource, Frozen, Status
 from consensus.model.claim import Check, Claim
 from consensus.model.findings import ScoredCluster, Verification
 
@@ -17,7 +16,7 @@ def check_of(item: ScoredCluster) -> Check:
 def claim_of(item: ScoredCluster) -> Claim:
     """What the judges of a live cluster are asked about."""
     cluster = item.cluster
-    models = [m for m in cluster.members if m.provider != DETECTOR]
+    models = [m for m in cluster.members if m.source is FindingSource.MODEL]
     evidence = next((m.evidence for m in models if m.evidence), None)
     return Claim(
         fingerprint=cluster.fingerprint,
@@ -31,7 +30,7 @@ def claim_of(item: ScoredCluster) -> Claim:
         severity=cluster.severity,
         families=frozenset(m.family for m in models),
         providers=tuple(sorted({m.provider for m in models})),
-        scanned=len(models) < len(cluster.members),
+        scanned=cluster.from_scan,
         reviewing=item.votes_of,
     )
 

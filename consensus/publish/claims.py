@@ -3,8 +3,7 @@ from the summary's state as `decide/judgement.claim_of` builds it from a live cl
 
 from __future__ import annotations
 
-from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
-from consensus.model.base import Status
+from consensus.model.base import FindingSource, Status
 from consensus.model.claim import Check, Claim
 from consensus.publish.state import FindingRecord
 
@@ -13,7 +12,7 @@ def claim_of_record(record: FindingRecord) -> Claim:
     """What the judges of a recorded finding are asked about (`/consensus verify`): the
     same claim its run would have put to them, from what the state keeps (the state does
     not keep a finding's quoted evidence)."""
-    models = [m for m in record.members if m.provider != SCAN_PROVIDER]
+    models = [m for m in record.members if m.source is FindingSource.MODEL]
     return Claim(
         fingerprint=record.fingerprint,
         path=record.path,
@@ -25,7 +24,7 @@ def claim_of_record(record: FindingRecord) -> Claim:
         severity=record.severity,
         families=frozenset(m.family for m in models),
         providers=tuple(sorted({m.provider for m in models})),
-        scanned=len(models) < len(record.members),
+        scanned=record.found_by_scan,
         reviewing=record.votes_of,
     )
 

@@ -18,7 +18,7 @@ from consensus.settings.config import load_config
 from fakes.inprocess import Ran, run_consensus
 from fakes.provider_server import FakeProviderServer, Script, judge
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LABELS = ROOT / "examples" / "calibration" / "labels.jsonl"
 TRUTH = {
     (claim := json.loads(line))["title"]: claim["real"]

@@ -2,8 +2,8 @@
 
     python benchmarks/quality_bench.py --presets [--prs 1000] [--seed 1]
 
-The same synthetic PRs and reviewers as fakes/quality_world.py; only the judges (the
-preset: fakes/judge_presets.py) and the verification rule change. For each preset, the
+The same synthetic PRs and reviewers as benchmarks/sim/quality_world.py; only the judges (the
+preset: benchmarks/sim/judge_presets.py) and the verification rule change. For each preset, the
 product's default (weighed votes, target precision 0.9) against the issue's targets; then,
 under each preset, every rule: consensus without verification, first-to-ahead-by-k (every
 vote counts the same, k = 2), veto only (one independent judge per consensus finding, no
@@ -17,8 +17,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from fakes.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING, JudgePreset
-from fakes.quality_world import (
+from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING, JudgePreset
+from benchmarks.sim.quality_world import (
     HEADLINE,
     Decisions,
     SimParams,
