@@ -23,9 +23,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from consensus.app.command_context import Context
+from consensus.decide.judgement import Judgement
 from consensus.errors import ConsensusError, GitHubError
 from consensus.ingest.redact import redact_text
-from consensus.model.findings import ScoredCluster
 from consensus.model.reply import ConverseReply
 from consensus.ports import HostComment, ModelClient
 from consensus.publish.answers import WRITE_LEVELS
@@ -55,7 +55,7 @@ from consensus.settings.commands import load_commands
 from consensus.settings.config import ProviderSettings
 
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-Check = Callable[[FindingRecord], ScoredCluster]  # a finding verified on the current head
+Check = Callable[[FindingRecord], Judgement]  # a finding judged on the current head
 
 
 @dataclass(frozen=True)
@@ -233,7 +233,7 @@ def _check_fixed(
     return Step.CHECK_FIXED
 
 
-def _still_failing(checked: ScoredCluster) -> str:
+def _still_failing(checked: Judgement) -> str:
     counts = checked.verification
     reasons = [v.reason for v in counts.votes if v.verdict == "confirmed"] if counts else []
     return reasons[0] if reasons else checked.reason

@@ -12,6 +12,7 @@ from consensus.errors import ConfigError
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.calibration_file import with_calibration_file, with_learned_calibration
 from consensus.settings.config import (
     Settings,
     layered,
@@ -60,6 +61,8 @@ def base_settings(
     text = files.read(inputs.config)
     source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
     settings = parse_settings(text, source=source) if text is not None else Settings()
+    settings = with_calibration_file(settings, files.read, source)
+    settings = with_learned_calibration(settings, files.read)  # when none is configured
     update: dict[str, Any] = {}
     if inputs.min_severity is not None:
         update["min_severity"] = inputs.min_severity

@@ -10,8 +10,9 @@ with it. Pure.
   least half of the suppression's words), so it goes to the summary, never inline;
   `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
   posted with "this came back after #N fixed it";
-- `calibration_counts`: the per-family counts the weighed votes' calibration reads
-  (reporter fixed → right, dismissed → wrong; judge counts as they are).
+
+The weighed votes read the file's family counts as their calibration
+(settings/learned.py, `learned_calibration`) when the configuration names none.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from consensus.publish.plan import Marks
 from consensus.settings.learned import (
     FamilyLearning,
     Fix,
-    JudgeCounts,
     Learned,
     ReporterCounts,
     Suppression,
@@ -46,18 +46,6 @@ class ClosedPull(Frozen):
     number: int
     closed_at: str  # ISO 8601, as GitHub writes it
     outcomes: tuple[FindingOutcome, ...] = ()
-
-
-class ReporterTally(Frozen):
-    right: int = 0
-    wrong: int = 0
-
-
-class FamilyCalibration(Frozen):
-    """One family's evidence for the weighed votes: as a judge, and as a reporter."""
-
-    judge: JudgeCounts
-    reporter: ReporterTally
 
 
 def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
@@ -206,15 +194,3 @@ def learned_marks(learned: Learned, findings: Sequence[ReportFinding]) -> Marks:
         if fix is not None:
             came_back[finding.fingerprint] = f"This came back after #{fix.pr} fixed it."
     return Marks(suppressed=suppressed, came_back=came_back)
-
-
-def calibration_counts(learned: Learned) -> dict[str, FamilyCalibration]:
-    """Per family, what the weighed votes' calibration reads: judge counts as they are, and
-    reporter fixed → right, dismissed → wrong (left is no evidence)."""
-    return {
-        family: FamilyCalibration(
-            judge=entry.judge,
-            reporter=ReporterTally(right=entry.reporter.fixed, wrong=entry.reporter.dismissed),
-        )
-        for family, entry in sorted(learned.families.items())
-    }

@@ -31,6 +31,9 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
+from consensus.model.calibration import Calibration, FamilyCalibration
+from consensus.model.calibration import JudgeCounts as JudgeTally
+from consensus.model.calibration import ReporterCounts as ReporterTally
 from consensus.settings.scope import check_path_patterns
 
 LEARNED_PATH = ".consensus/learned.yml"
@@ -142,3 +145,17 @@ def dump_learned(learned: Learned) -> str:
             flow = yaml.safe_dump(item, default_flow_style=True, sort_keys=False, width=10_000)
             lines.append(f"  - {flow.strip()}")
     return "\n".join(lines) + "\n"
+
+
+def learned_calibration(learned: Learned) -> Calibration:
+    """What the weighed votes read from the learnings: each family's judge counts as they
+    are, and as a reporter fixed → right, dismissed → wrong (left is no evidence)."""
+    return Calibration(
+        families={
+            family: FamilyCalibration(
+                judge=JudgeTally(**entry.judge.model_dump()),
+                reporter=ReporterTally(right=entry.reporter.fixed, wrong=entry.reporter.dismissed),
+            )
+            for family, entry in sorted(learned.families.items())
+        }
+    )

@@ -15,7 +15,6 @@ from consensus.model.base import Category, VerdictKind
 from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.learnings import (
     ClosedPull,
-    calibration_counts,
     learn,
     learned_marks,
     path_pattern,
@@ -25,8 +24,15 @@ from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
 from consensus.render.learned import wilson
-from consensus.settings.config import PublishSettings
-from consensus.settings.learned import Learned, dump_learned, parse_learned
+from consensus.settings.calibration_file import with_learned_calibration
+from consensus.settings.config import PublishSettings, Settings
+from consensus.settings.learned import (
+    LEARNED_PATH,
+    Learned,
+    dump_learned,
+    learned_calibration,
+    parse_learned,
+)
 from tests.unit.test_publish import make, report
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
@@ -191,11 +197,24 @@ def test_a_person_may_delete_any_line() -> None:
     assert learned.suppressions == ()
 
 
-def test_learned_maps_to_calibration_counts() -> None:
-    calibration = calibration_counts(learn(Learned(), FIVE))
-    openai = calibration["openai"]
+def test_learned_maps_to_the_weighed_votes_calibration() -> None:
+    calibration = learned_calibration(learn(Learned(), FIVE))
+    openai = calibration.families["openai"]
+    assert openai.reporter is not None and openai.judge is not None
     assert (openai.reporter.right, openai.reporter.wrong) == (1, 1)
     assert openai.judge.missed_real == 1 and openai.judge.refuted_false == 1
+    meta = calibration.judge("meta")  # confirmed one real, refuted one false: calibrated
+    assert meta.source == "calibrated" and meta.tpr == 0.99 and meta.tnr == 0.99
+
+
+def test_the_learnings_calibrate_a_review_unless_the_configuration_names_one() -> None:
+    text = dump_learned(learn(Learned(), FIVE))
+    calibrated = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
+    assert calibrated.judged_by().judge("meta").source == "calibrated"
+    named = Settings.model_validate({"calibration": {"version": 1, "families": {}}})
+    assert with_learned_calibration(named, {LEARNED_PATH: text}.get) == named
+    broken = with_learned_calibration(Settings(), {LEARNED_PATH: "version: 9\n"}.get)
+    assert broken == Settings()  # the review reports it where it reads the suppressions
 
 
 def test_wilson_intervals() -> None:
