@@ -234,9 +234,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class Marks:
-    """What .consensus/learned.yml says of this run's findings (fingerprint → our note):
-    `suppressed` go to the summary only; `came_back` are posted saying an earlier PR fixed
-    them (publish/learnings.py)."""
+    """What .consensus/learned.yml says of findings (publish/learnings.py), by fingerprint."""
 
     suppressed: Mapping[str, str] = field(default_factory=dict)
     came_back: Mapping[str, str] = field(default_factory=dict)
@@ -270,18 +268,11 @@ def plan_publish(
         d.fingerprint: f"dismissed by @{d.by}" + (f": {d.reason}" if d.reason else "")
         for d in thread.state.dismissed
     }
+    quorum = report.quorum.met
     decided = [
         (
             finding,
-            *_place(
-                finding,
-                settings,
-                posted_before,
-                hunks,
-                report.quorum.met,
-                dismissed,
-                marks.suppressed,
-            ),
+            *_place(finding, settings, posted_before, hunks, quorum, dismissed, marks.suppressed),
         )
         for finding in report.findings
     ]

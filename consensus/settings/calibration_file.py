@@ -34,10 +34,10 @@ def with_learned_calibration(settings: Settings, read: Callable[[str], str | Non
         learned = parse_learned(text) if text is not None else None
     except ConfigError:
         return settings
-    if learned is None or not learned.families:
+    calibration = learned_calibration(learned) if learned is not None else None
+    if calibration is None or not calibration.families:
         return settings
-    calibration = learned_calibration(learned).model_dump()
-    return layered(settings, {"calibration": calibration}, source=LEARNED_PATH)
+    return layered(settings, {"calibration": calibration.model_dump()}, source=LEARNED_PATH)
 
 
 def read_under(root: Path, name: str) -> str | None:

@@ -20,6 +20,7 @@ from consensus.model.calibration import Calibration
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
     ContextSettings,
+    ConversationSettings,
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
@@ -166,15 +167,6 @@ class CommandSettings(_Strict):
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
-class ConversationSettings(_Strict):
-    """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
-    (each costs at most one model call; a "fixed" check, a verification's calls)."""
-
-    enabled: bool = True
-    max_answers: int = Field(default=5, ge=0, le=100)
-    model: str | None = Field(default=None, min_length=1)  # who answers; the first provider
-
-
 class Settings(_Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     min_providers: int = Field(default=2, ge=1)
@@ -200,8 +192,7 @@ class Settings(_Strict):
     response_language: str = Field(
         default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
     )
-    # Not in the file's documented surface but useful: fall back when litellm
-    # does not know a model's context window (OpenAI-compatible servers).
+    # Undocumented: the fallback when litellm does not know a model's context window.
     default_context_window: int = Field(default=32_000, ge=2_000)
     # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
     # holding them (read with the configuration: `with_calibration_file`).

@@ -37,6 +37,7 @@ from consensus.model.calibration import ReporterCounts as ReporterTally
 from consensus.settings.scope import check_path_patterns
 
 LEARNED_PATH = ".consensus/learned.yml"
+MIN_EVIDENCE = 10  # decided findings a rate rests on before the weighed votes use it
 _WHEN = r"^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)?$"
 _LOGIN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?)?$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
@@ -148,14 +149,24 @@ def dump_learned(learned: Learned) -> str:
 
 
 def learned_calibration(learned: Learned) -> Calibration:
-    """What the weighed votes read from the learnings: each family's judge counts as they
-    are, and as a reporter fixed → right, dismissed → wrong (left is no evidence)."""
-    return Calibration(
-        families={
-            family: FamilyCalibration(
-                judge=JudgeTally(**entry.judge.model_dump()),
-                reporter=ReporterTally(right=entry.reporter.fixed, wrong=entry.reporter.dismissed),
-            )
-            for family, entry in sorted(learned.families.items())
-        }
-    )
+    """What the weighed votes read from the learnings: each family's judge counts, and as a
+    reporter fixed → right, dismissed → wrong (left is no evidence); each only once it rests
+    on `MIN_EVIDENCE` decided findings (the votes weigh by the rate itself, and one
+    dismissal must not make a family's every report worthless)."""
+    families = {}
+    for family, entry in sorted(learned.families.items()):
+        judge, reporter = entry.judge, entry.reporter
+        real = judge.confirmed_real + judge.missed_real
+        false = judge.refuted_false + judge.confirmed_false
+        decided = reporter.fixed + reporter.dismissed
+        calibrated = FamilyCalibration(
+            judge=JudgeTally(**judge.model_dump()) if min(real, false) >= MIN_EVIDENCE else None,
+            reporter=(
+                ReporterTally(right=reporter.fixed, wrong=reporter.dismissed)
+                if decided >= MIN_EVIDENCE
+                else None
+            ),
+        )
+        if calibrated.judge is not None or calibrated.reporter is not None:
+            families[family] = calibrated
+    return Calibration(families=families)

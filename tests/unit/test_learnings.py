@@ -197,20 +197,42 @@ def test_a_person_may_delete_any_line() -> None:
     assert learned.suppressions == ()
 
 
-def test_learned_maps_to_the_weighed_votes_calibration() -> None:
-    calibration = learned_calibration(learn(Learned(), FIVE))
+def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() -> None:
+    learned = Learned.model_validate(
+        {
+            "families": {
+                "openai": {
+                    "reporter": {"fixed": 12, "dismissed": 3, "left": 5},
+                    "judge": {
+                        "confirmed_real": 10,
+                        "missed_real": 1,
+                        "refuted_false": 2,
+                        "confirmed_false": 8,
+                    },
+                },
+                "meta": {"reporter": {"dismissed": 1}, "judge": {"confirmed_false": 1}},
+            }
+        }
+    )
+    calibration = learned_calibration(learned)
     openai = calibration.families["openai"]
     assert openai.reporter is not None and openai.judge is not None
-    assert (openai.reporter.right, openai.reporter.wrong) == (1, 1)
-    assert openai.judge.missed_real == 1 and openai.judge.refuted_false == 1
-    meta = calibration.judge("meta")  # confirmed one real, refuted one false: calibrated
-    assert meta.source == "calibrated" and meta.tpr == 0.99 and meta.tnr == 0.99
+    assert (openai.reporter.right, openai.reporter.wrong) == (12, 3)
+    assert openai.judge.confirmed_false == 8
+    judge = calibration.judge("openai")
+    assert judge.source == "calibrated" and round(judge.tnr, 2) == 0.2
+    assert "meta" not in calibration.families  # one dismissal is no evidence yet
+    assert calibration.judge("meta").source == "default"
+    assert learned_calibration(learn(Learned(), FIVE)).families == {}  # five PRs: too few
 
 
 def test_the_learnings_calibrate_a_review_unless_the_configuration_names_one() -> None:
-    text = dump_learned(learn(Learned(), FIVE))
+    text = (
+        "version: 1\nfamilies:\n  openai:\n    judge: "
+        "{confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 8}\n"
+    )
     calibrated = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
-    assert calibrated.judged_by().judge("meta").source == "calibrated"
+    assert calibrated.judged_by().judge("openai").source == "calibrated"
     named = Settings.model_validate({"calibration": {"version": 1, "families": {}}})
     assert with_learned_calibration(named, {LEARNED_PATH: text}.get) == named
     broken = with_learned_calibration(Settings(), {LEARNED_PATH: "version: 9\n"}.get)
