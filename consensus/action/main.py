@@ -13,17 +13,20 @@ review (no provider answered, quorum not met) unless on-no-review is "warn".
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
 
+from consensus.action.log import ActionLog, credential_values
 from consensus.app.commands import handle_comment
 from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.wiring import github_host
 from consensus.errors import ConsensusError, UsageError
+from consensus.ingest.redact import redact_text
 from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
 from consensus.ports import GitHubPort, Log
 from consensus.settings.action_inputs import ActionInputs
@@ -35,28 +38,60 @@ WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 P = TypeVar("P", bound=Payload)
+# `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
+# that a key under a name of the user's choosing is masked too.
+API_KEY_ENV = re.compile(r"^[ \t-]*api_key_env:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
-def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> int:
+def main(env: Mapping[str, str], log: ActionLog) -> int:
+    """The step: mask every credential, then run with every line the step prints guarded;
+    an error is reported through the same log. The exit code."""
+    log.mask(action_secrets(env))
+    with log.guard():
+        try:
+            return run(env, log=log, warn=log.warning)
+        except ConsensusError as exc:
+            log(f"error: {exc}")
+            return exc.exit_code
+
+
+def action_secrets(env: Mapping[str, str]) -> list[str]:
+    """Every provider key and token the run could read: by their names, the names a
+    checked-out .consensus.yml gives as `api_key_env`, and any value that is a key by its
+    format (a provider key under a name of the user's choosing)."""
+    config = Path(env.get("GITHUB_WORKSPACE") or ".") / ".consensus.yml"
+    try:
+        named = API_KEY_ENV.findall(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        named = []
+    values = credential_values(env, named)
+    keyed = [v for v in env.values() if v not in values and redact_text(v)[1]]
+    return [*values, *keyed]
+
+
+def run(
+    env: Mapping[str, str], *, log: Log, warn: Log | None = None, host: GitHubPort | None = None
+) -> int:
     """Handle the event in `env`; the exit code. `host` is built from `env` when not given
-    (and closed when the run is over)."""
+    (and closed when the run is over); `warn` puts a warning annotation on the run."""
     event = env.get("GITHUB_EVENT_NAME", "")
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
     inputs = ActionInputs.from_env(env)
+    warn = warn or (lambda line: log(f"warning: {line}"))
     if host is not None:
-        return _handle(env, inputs, host, event, log)
+        return _handle(env, inputs, host, event, log, warn)
     built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
     try:
-        return _handle(env, inputs, built, event, log)
+        return _handle(env, inputs, built, event, log, warn)
     finally:
         built.close()
 
 
 def _handle(
-    env: Mapping[str, str], inputs: ActionInputs, host: GitHubPort, event: str, log: Log
+    env: Mapping[str, str], inputs: ActionInputs, host: GitHubPort, event: str, log: Log, warn: Log
 ) -> int:
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
@@ -76,7 +111,7 @@ def _handle(
     number = pull.pull_request.number
     identity = own_identity(host, inputs, log)  # once per run: the review and the queue
     code = review_pull_request(
-        env, inputs, host, number, event=event, carry=carry, log=log, identity=identity
+        env, inputs, host, number, event=event, carry=carry, log=log, warn=warn, identity=identity
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)

@@ -3,7 +3,6 @@ and outputs GitHub Actions reads, and the exit code. An edge over the GitHub por
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -142,7 +141,11 @@ def write_outputs(
             handle.write(f"report={report_path}\n")
 
 
-def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log) -> int:
+def exit_code(
+    report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log, warn: Log | None = None
+) -> int:
+    """The step's exit code; an advisory outcome is a warning (`warn`: the Action's
+    annotation on the run, else a log line)."""
     if not report.quorum.met:
         quorum = report.quorum
         why = (
@@ -150,7 +153,7 @@ def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log)
             f"{quorum.min_providers} needed; the summary is advisory"
         )
         if inputs.on_no_review == "warn":
-            print(f"::warning title=consensus::{why}", file=sys.stdout)
+            (warn or (lambda line: log(f"warning: {line}")))(why)
             return 0
         log(f"error: {why}")
         return ReviewImpossible.exit_code

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -140,7 +139,10 @@ def review_pull_request(
     carry: bool,
     log: Log,
     identity: Identity,
+    warn: Log | None = None,
 ) -> int:
+    """Review PR `number` and publish; the exit code. `warn` puts a warning on the run (the
+    Action's annotation) where the outcome is advisory."""
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
@@ -164,7 +166,7 @@ def review_pull_request(
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, carry=carry, thread=thread)
+    return review_and_publish(run, carry=carry, thread=thread, warn=warn)
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -195,7 +197,9 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> int:
+def review_and_publish(
+    run: PullRun, *, carry: bool, thread: PullRequestThread, warn: Log | None = None
+) -> int:
     """Review the PR head and publish: one review, the summary comment, the step outputs.
 
     `carry`: reuse the decisions the summary's state holds for files whose diff is unchanged
@@ -253,7 +257,7 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
     upsert_summary(host, info.number, page_thread, page(True), log)
     settle_concurrent_runs(host, info.number, run.identity, log)
     write_outputs(run.env, run.inputs, report, plan, page(False))
-    return exit_code(report, plan, run.inputs, log)
+    return exit_code(report, plan, run.inputs, log, warn)
 
 
 def _workflow_page(
@@ -390,7 +394,7 @@ def _run(run: PullRun, job: ReviewJob) -> Report:
                 client=model_client(env),
                 counter=token_counter(),
                 source=pull_source(run.host, info.head_sha, run.workspace),
-                observers=[LogProgress(sys.stderr)],
+                observers=[LogProgress(log)],
                 log=log,
             )
         )
