@@ -41,7 +41,7 @@ MIN_RANDOM_LENGTH = 24
 # 24-character base64 string scores about 4.3, hex about 3.6; English identifiers and
 # camelCase names about 3.5-4.0, so base64 needs digits and both cases as well).
 BASE64_ENTROPY = 4.2
-HEX_ENTROPY = 3.4
+HEX_ENTROPY = 3.0
 # A value that is mostly an ascending run (`abcdef…`, `0123456789`) is an alphabet.
 MAX_RUN_SHARE = 0.3
 
@@ -51,6 +51,11 @@ _ASSIGNED = re.compile(
     r"(?:(?<![\w.-])[A-Za-z_][\w.-]{0,80}[\"']?[ \t]{0,8}(?::=|=>|=|:)[ \t]{0,8}[\"'`]?"
     r"|[\"'`])"
     r"(?P<value>[A-Za-z0-9+/_-]{24,1000}={0,2})(?![A-Za-z0-9+/=_-])"
+)
+# A name that says the value is a checksum or a revision, not a credential (`sha256:`,
+# `rev: <commit>`, `integrity`, `etag`): public by nature.
+_DIGEST_NAME = re.compile(
+    r"(?i)sha\d*|md5|hash|digest|checksum|integrity|\brev\b|revision|commit|etag|uuid|guid"
 )
 _LONG_RUN = re.compile(r"[A-Za-z0-9+/_-]{24}")
 # detect-secrets' plugins, by module and class, with the kind our report names.
@@ -119,9 +124,7 @@ def vendor_secrets(line: str) -> list[tuple[str, str]]:
     found = []
     for kind, finder in _plugins():
         for match in finder.finditer(line):
-            groups = [group for group in match.groups() if group]
-            value = groups[-1] if groups and len(groups[-1]) >= 8 else match.group()
-            value = value.strip(_AROUND)
+            value = _value(match).strip(_AROUND)
             if _credential_like(value):
                 found.append((kind, value))
     return found
@@ -136,7 +139,17 @@ def random_values(line: str) -> list[tuple[int, int]]:
         match.span("value")
         for match in _ASSIGNED.finditer(line)
         if looks_random(match.group("value"))
+        and not _DIGEST_NAME.search(line, match.start(), match.start("value"))
     ]
+
+
+def _value(match: re.Match[str]) -> str:
+    """The match, or its last group that is not a prefix of it: `aws_secret = "(…)"` and
+    `://user:(…)@` give the group, `(ghp|gho)_…` the whole match."""
+    for index in range(len(match.groups()), 0, -1):
+        if match.group(index) and match.start(index) > match.start():
+            return match.group(index)
+    return match.group()
 
 
 def _credential_like(value: str) -> bool:

@@ -127,6 +127,37 @@ _RULES = (
         token=True,
         hints=("hf_",),
     ),
+    # Formats neither detect-secrets nor the rules above know, after gitleaks' public rules.
+    _Rule(
+        "vendor-token",
+        re.compile(
+            r"(?<![\w-])(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[por]_v1_[a-f0-9]{64}"
+            r"|dapi[a-f0-9]{32}(?:-\d)?|lin_api_[A-Za-z0-9]{40}|dp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,44}"
+            r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+            r"|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}|NRAK-[A-Z0-9]{27}"
+            r"|pul-[a-f0-9]{40}|hvs\.[\w-]{90,120}|key-[a-f0-9]{32}|sntrys_eyJ[\w=+/-]{80,}"
+            r"|xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}|ATATT3[\w=-]{186})(?![\w-])"
+        ),
+        token=True,
+        hints=(
+            "shp",
+            "_v1_",
+            "dapi",
+            "lin_api_",
+            "dp.",
+            "age-secret-key-",
+            "pmak-",
+            "gls",
+            "glc_",
+            "nrak-",
+            "pul-",
+            "hvs.",
+            "key-",
+            "sntrys_",
+            "xkeysib-",
+            "atatt3",
+        ),
+    ),  # fmt: skip
     _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])"), hints=("aiza",)),
     _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}"), hints=("gocspx-",)),
     _Rule(
@@ -333,6 +364,8 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     value = value.strip() if quoted else value.rstrip(":")  # `if token == other_token:`
     lowered = value.lower()
     if len(value) < MIN_SECRET_LENGTH or "«redacted:" in value or lowered in _SAMPLE_VALUES:
+        return False
+    if not quoted and value.startswith("\\"):  # the rest of a string: `"Password:\\n…"`
         return False
     if is_sample(lowered) or _TEMPLATE.search(value):
         return False
