@@ -104,9 +104,11 @@ def main() -> None:
             f"lines {r['redactions']:>4} redactions = {r['per_10k_changed_lines']:>6} per 10k  "
             f"{r['by_kind']}  ({r['redact_seconds']} s)"
         )
-    print(f"all: {total} redactions in {changed:,} changed lines = "
-          f"{total * PER / max(1, changed):.3f} per 10,000; false (all but private key "
-          f"blocks): {false} = {false * PER / max(1, changed):.3f} per 10,000 (target < 1)")  # fmt: skip
+    print(
+        f"all: {total} redactions in {changed:,} changed lines = "
+        f"{total * PER / max(1, changed):.3f} per 10,000; false (all but private key blocks): "
+        f"{false} = {false * PER / max(1, changed):.3f} per 10,000 (target < 1)"
+    )
     print(json.dumps(results))
 
 

@@ -42,6 +42,12 @@ _ASSIGNMENT = (
 )
 
 
+VENDOR_HINTS = (
+    "shp", "_v1_", "dapi", "lin_api_", "dp.", "age-secret-key-", "pmak-", "gls", "glc_",
+    "nrak-", "pul-", "hvs.", "key-", "sntrys_", "xkeysib-", "atatt3",
+)  # fmt: skip
+
+
 class _Rule(NamedTuple):
     kind: str
     regex: re.Pattern[str]
@@ -139,25 +145,8 @@ _RULES = (
             r"|xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}|ATATT3[\w=-]{186})(?![\w-])"
         ),
         token=True,
-        hints=(
-            "shp",
-            "_v1_",
-            "dapi",
-            "lin_api_",
-            "dp.",
-            "age-secret-key-",
-            "pmak-",
-            "gls",
-            "glc_",
-            "nrak-",
-            "pul-",
-            "hvs.",
-            "key-",
-            "sntrys_",
-            "xkeysib-",
-            "atatt3",
-        ),
-    ),  # fmt: skip
+        hints=VENDOR_HINTS,
+    ),
     _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])"), hints=("aiza",)),
     _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}"), hints=("gocspx-",)),
     _Rule(
