@@ -70,9 +70,8 @@ def measure(repo: Path, commits: int, show: bool) -> dict[str, object]:
             kind = redaction.kind.removesuffix(" (removed line)")
             kinds[kind] += 1
             if show:
-                print(
-                    f"  {name_of(repo)} {sha.decode()[:10]} {redaction.path}:{redaction.line} {kind}"
-                )
+                where = f"{redaction.path}:{redaction.line}"
+                print(f"  {name_of(repo)} {sha.decode()[:10]} {where} {kind}")
     total = sum(kinds.values())
     false = sum(n for kind, n in kinds.items() if kind not in TRUE_KINDS)
     return {
