@@ -1,0 +1,183 @@
+"""End to end: no credential reaches a provider, and no untrusted text becomes a workflow
+command in the Action's log.
+
+The credential corpus (tests/credentials.py, 56 kinds built at test time) is added by a
+branch and reviewed through the real CLI and the real `consensus action`, against the
+loopback providers and GitHub: the providers' request log must hold none of them. Then a
+PR whose title, a file name, a model's finding and a provider's error each carry a
+workflow command is reviewed by the Action: its stdout and stderr, read by a parser of
+workflow commands written from GitHub's documentation, hold no command but our masks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from consensus.ingest.parse import parse_diff
+from consensus.ingest.redact import redact_files
+from fakes.github_server import FakeGitHub
+from fakes.inprocess import run_consensus
+from fakes.provider_server import FakeProviderServer, Script, error, reply
+from tests.credentials import KINDS, Credential, corpus, leaked
+from tests.test_action_e2e import (
+    DB_AFTER,
+    DB_BEFORE,
+    MODELS,
+    ROOT,
+    SQL,
+    World,
+    commit,
+    config,
+    finding,
+    git,
+    line_of,
+)
+from tests.workflow_commands import commands
+
+NO_FINDINGS = json.dumps({"findings": []})
+
+
+def _corpus_files(credentials: list[Credential]) -> dict[str, str]:
+    files: dict[str, list[str]] = {}
+    for credential in credentials:
+        files.setdefault(credential.path, []).extend(credential.lines)
+    return {path: "\n".join(lines) + "\n" for path, lines in files.items()}
+
+
+def _keys() -> dict[str, str]:
+    """Provider keys as a runner holds them: random, in the vendors' formats."""
+    return {
+        "FAKE_OPENAI_KEY": "sk-proj-" + secrets.token_urlsafe(48),
+        "FAKE_ANTHROPIC_KEY": "sk-ant-api03-" + secrets.token_urlsafe(70),
+    }
+
+
+@pytest.fixture
+def credentials() -> list[Credential]:
+    return corpus(seed=int.from_bytes(secrets.token_bytes(4), "big"))
+
+
+def test_the_corpus_has_at_least_forty_kinds_and_the_redaction_catches_every_one(
+    credentials: list[Credential],
+) -> None:
+    assert len(KINDS) >= 40 and len(credentials) >= 40
+    diff = "".join(
+        f"diff --git a/{n}/{c.path} b/{n}/{c.path}\nnew file mode 100644\n--- /dev/null\n"
+        f"+++ b/{n}/{c.path}\n@@ -0,0 +1,{len(c.lines)} @@\n"
+        + "".join(f"+{line}\n" for line in c.lines)
+        for n, c in enumerate(credentials)
+    )
+    files, _ = parse_diff(diff)
+    redacted, redactions = redact_files(files)
+    sent = "\n".join(line.text for f in redacted for h in f.hunks for line in h.lines)
+    assert leaked(credentials, sent) == []
+    assert len({r.path for r in redactions}) == len(credentials)  # each found in its file
+
+
+@pytest.fixture
+def world(tmp_path: Path, credentials: list[Credential]) -> Iterator[World]:
+    script = Script()
+    for model in MODELS:
+        script.respond(model, lambda body: reply(NO_FINDINGS))
+    with FakeGitHub() as github, FakeProviderServer(script) as providers:
+        repo = tmp_path / "service"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        commit(repo, {"src/app/db.py": DB_BEFORE, ".consensus.yml": config(providers.url)}, "base")
+        git(repo, "checkout", "-q", "-b", "feature")
+        commit(repo, {"src/app/db.py": DB_AFTER, **_corpus_files(credentials)}, "settings")
+        yield World(tmp_path, repo, github, providers)
+
+
+def _reviewed_every_file(sent: str, credentials: list[Credential]) -> None:
+    """The test can fail: the files holding the credentials did reach the providers."""
+    assert all(c.path in sent for c in credentials)
+
+
+def test_no_credential_reaches_a_provider_through_the_cli(
+    world: World, credentials: list[Credential]
+) -> None:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(world.tmp),
+        "CONSENSUS_HOME": str(world.tmp / "home"),
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+        "PYTHONPATH": str(ROOT),
+        **_keys(),
+    }
+    done = run_consensus(["review", "--base", "main", "--format", "json"], cwd=world.repo, env=env)
+    assert done.returncode == 0, done.stderr
+    sent = world.providers.log.all_text()
+    _reviewed_every_file(sent, credentials)
+    assert leaked(credentials, sent) == []
+    assert leaked(credentials, done.stdout + done.stderr) == []
+
+
+def test_no_credential_reaches_a_provider_through_the_action(
+    world: World, credentials: list[Credential]
+) -> None:
+    world.open_pr()
+    run = world.run(keys=False, **_keys())
+    assert run.code == 0, run.stderr
+    sent = world.providers.log.all_text()
+    _reviewed_every_file(sent, credentials)
+    assert leaked(credentials, sent) == []
+    posted = json.dumps(world.github.repos["acme/service"].issue_comments)
+    assert leaked(credentials, posted + run.stdout + run.stderr) == []
+
+
+# ---------------------------------------------------------------- the Actions log
+
+FORGED = "::error file=app.py,line=1::Your session expired, re-authenticate at evil.example"
+HOSTILE_PATH = "src/::warning file=ci.yml::forged path.py"
+
+
+@pytest.fixture
+def hostile(tmp_path: Path) -> Iterator[World]:
+    def forged_finding(model: str) -> object:
+        def answer(body: dict[str, object]) -> object:
+            title = f"::warning::{model} forged title\n::error::second line"
+            line = line_of(DB_AFTER, SQL)
+            return reply(json.dumps({"findings": [finding("src/app/db.py", line, title)]}))
+
+        return answer
+
+    script = Script()
+    for model in ("gpt-test", "llama-test", "claude-test"):
+        script.respond(model, forged_finding(model))  # type: ignore[arg-type]
+    # The OpenAI client takes the error's message as it is; the runner would act on the
+    # legacy `##[…]` form even in the middle of our line.
+    provider_error = f"Bad request\n{FORGED}\n  ::add-mask::x\r::stop-commands::t ##[add-mask]y"
+    script.respond("qwen-test", lambda body: error(400, provider_error))
+    with FakeGitHub() as github, FakeProviderServer(script) as providers:
+        repo = tmp_path / "service"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        commit(repo, {"src/app/db.py": DB_BEFORE, ".consensus.yml": config(providers.url)}, "base")
+        git(repo, "checkout", "-q", "-b", "feature")
+        commit(repo, {"src/app/db.py": DB_AFTER, HOSTILE_PATH: "x = 1\n"}, FORGED)
+        yield World(tmp_path, repo, github, providers)
+
+
+def test_untrusted_text_never_becomes_a_workflow_command_and_keys_are_masked(
+    hostile: World,
+) -> None:
+    hostile.open_pr(title=FORGED, body=f"{FORGED}\n##[add-mask]legacy")
+    keys = _keys()
+    run = hostile.run(keys=False, **keys)
+    assert run.code == 0, run.stderr
+    # The hostile text did reach the log (the provider's error is reported)…
+    assert "Your session expired" in run.stderr
+    # …and the runner would act on nothing in it: our masks are the only commands.
+    found = commands(run.stdout + "\n" + run.stderr)
+    assert {c.name for c in found} == {"add-mask"}, found
+    masked = {c.data for c in found}
+    assert masked == {*keys.values(), "ghs_fake_token"}
+    # The review went on: the forged finding title was posted as text, not as a command.
+    assert hostile.github.repos["acme/service"].reviews or hostile.summaries()
