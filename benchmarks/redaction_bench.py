@@ -9,6 +9,7 @@ reader can judge). Target: under 1 per 10,000 changed lines. Figures, not assert
     git clone --bare https://github.com/pallets/click click.git
     git clone --bare https://github.com/psf/requests requests.git
     python benchmarks/redaction_bench.py click.git requests.git [--commits 200] [--show]
+        [--all-files]   # lockfiles and generated files too, which a review never sends
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def name_of(path: Path) -> str:
     return path.name.removesuffix(".git")
 
 
-def measure(repo: Path, commits: int, show: bool) -> dict[str, object]:
+def measure(repo: Path, commits: int, show: bool, all_files: bool) -> dict[str, object]:
     shas = git(repo, "rev-list", "--no-merges", f"--max-count={commits}", "HEAD").split()
     changed = 0
     kinds: Counter[str] = Counter()
@@ -61,7 +62,9 @@ def measure(repo: Path, commits: int, show: bool) -> dict[str, object]:
     for sha in shas:
         raw = git(repo, "show", "--format=", "--no-color", "--no-ext-diff", sha.decode())
         # As a review does: lockfiles, vendored and generated files are never sent.
-        files, _ = select_files(parse_diff(raw)[0])
+        files = parse_diff(raw)[0]
+        if not all_files:
+            files = select_files(files)[0]
         changed += sum(1 for f in files for h in f.hunks for line in h.lines if line.kind in "+-")
         started = time.perf_counter()
         _, redactions = redact_files(files)
@@ -92,8 +95,13 @@ def main() -> None:
     parser.add_argument("repos", nargs="+", type=Path, help="clones (bare or not) to measure")
     parser.add_argument("--commits", type=int, default=200)
     parser.add_argument("--show", action="store_true", help="list every redaction")
+    parser.add_argument(
+        "--all-files", action="store_true", help="lockfiles and generated files too"
+    )
     args = parser.parse_args()
-    results = [measure(git_dir(repo), args.commits, args.show) for repo in args.repos]
+    results = [
+        measure(git_dir(repo), args.commits, args.show, args.all_files) for repo in args.repos
+    ]
     changed = sum(int(str(r["changed_lines"])) for r in results)
     total = sum(int(str(r["redactions"])) for r in results)
     false = sum(int(str(r["false_redactions"])) for r in results)
