@@ -191,6 +191,30 @@ KINDS: dict[str, Make] = {
     "grafana": lambda r: ("grafana.ini", "sa = {s}", f"glsa_{_r(r, ALNUM, 32)}_{_r(r, HEX, 8)}"),
     "newrelic": lambda r: ("newrelic.yml", "  user: {s}", "NRAK-" + _r(r, UPPER_DIGITS, 27)),
     "mailgun": lambda r: ("mail.py", "MAILGUN = ('api', '{s}')", "key-" + _r(r, HEX, 32)),
+    "pulumi": lambda r: ("Pulumi.yaml", "  pulumi:accessToken: {s}", "pul-" + _r(r, HEX, 40)),
+    "vault": lambda r: (".vault-token", "{s}", "hvs." + _r(r, URLSAFE, 100)),
+    "brevo": lambda r: (
+        "mail.php",
+        "$brevo = '{s}';",
+        f"xkeysib-{_r(r, HEX, 64)}-{_r(r, ALNUM, 16)}",
+    ),
+    "sentry": lambda r: (
+        "sentry.properties",
+        "auth.token={s}",
+        "sntrys_"
+        + _b64url(
+            json.dumps(
+                {"iat": 1716239022, "org": _r(r, ALNUM, 8), "url": "https://sentry.io"}
+            ).encode()
+        )
+        + "_"
+        + _r(r, URLSAFE, 43),
+    ),
+    "atlassian": lambda r: (
+        "jira.py",
+        'JIRA(auth=("me@acme.io", "{s}"))',
+        "ATATT3" + _r(r, URLSAFE, 186),
+    ),
     "password-keyword": lambda r: ("db.py", 'DB_PASSWORD = "{s}"', _r(r, ALNUM + "!#%", 18)),
     "client-secret-yaml": lambda r: ("config.yml", "client_secret: {s}", _r(r, URLSAFE, 32)),
     "env-token": lambda r: (".env", "API_TOKEN={s}", _r(r, ALNUM, 32)),

@@ -1,7 +1,7 @@
 """End to end: no credential reaches a provider, and no untrusted text becomes a workflow
 command in the Action's log.
 
-The credential corpus (tests/credentials.py, 56 kinds built at test time) is added by a
+The credential corpus (tests/credentials.py, 61 kinds built at test time) is added by a
 branch and reviewed through the real CLI and the real `consensus action`, against the
 loopback providers and GitHub: the providers' request log must hold none of them. Then a
 PR whose title, a file name, a model's finding and a provider's error each carry a
