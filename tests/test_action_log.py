@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from consensus.action.log import ActionLog, credential_values, escape_data
-from consensus.action.main import action_secrets
+from consensus.action.main import action_secrets, guarded
 from tests.workflow_commands import Command, commands
 
 # What an attacker writes in a PR title, a file name, a model's finding or a provider error.
@@ -195,3 +195,13 @@ def test_credential_names_are_told_from_other_variables() -> None:
         "KEYBOARD": "us",
     }
     assert credential_values(env) == ["y" * 10, "x" * 10, "z" * 10]
+
+
+def test_a_crash_is_reported_through_the_guard() -> None:
+    def crash() -> int:
+        raise RuntimeError("model said\n::error file=x.py::forged")
+
+    log, out, err = _log()
+    assert guarded(log, crash) == 1
+    assert "RuntimeError" in err.getvalue()
+    assert commands(out.getvalue() + err.getvalue()) == []

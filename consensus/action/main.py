@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+import traceback
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TypeVar
 
@@ -38,6 +39,7 @@ WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 P = TypeVar("P", bound=Payload)
+CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
 API_KEY_ENV = re.compile(r"^[ \t-]*api_key_env:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
@@ -47,12 +49,20 @@ def main(env: Mapping[str, str], log: ActionLog) -> int:
     """The step: mask every credential, then run with every line the step prints guarded;
     an error is reported through the same log. The exit code."""
     log.mask(action_secrets(env))
+    return guarded(log, lambda: run(env, log=log, warn=log.warning))
+
+
+def guarded(log: ActionLog, step: Callable[[], int]) -> int:
+    """`step` with every line printed guarded; its error or crash reported the same way."""
     with log.guard():
         try:
-            return run(env, log=log, warn=log.warning)
+            return step()
         except ConsensusError as exc:
             log(f"error: {exc}")
             return exc.exit_code
+        except Exception:  # a crash's traceback quotes foreign text too: print it guarded
+            traceback.print_exc()
+            return CRASH_EXIT_CODE
 
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
