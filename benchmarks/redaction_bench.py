@@ -79,6 +79,7 @@ def measure(repo: Path, commits: int, show: bool, all_files: bool) -> dict[str, 
     false = sum(n for kind, n in kinds.items() if kind not in TRUE_KINDS)
     return {
         "repository": name_of(repo),
+        "head": git(repo, "rev-parse", "HEAD").decode().strip(),
         "commits": len(shas),
         "changed_lines": changed,
         "redactions": total,
