@@ -23,8 +23,7 @@ from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from itertools import pairwise
-from types import ModuleType
-from typing import Protocol
+from typing import Any, NamedTuple, Protocol
 
 # Values that hold one of these words are samples, unless enough randomness is left without
 # them: RANDOM_REST_LENGTH characters of RANDOM_REST_ENTROPY bits each (a random 20
@@ -83,36 +82,47 @@ _PLUGINS = (
 _AROUND = " \t\"'=:`"
 
 _INLINE_FLAGS = ((re.IGNORECASE, "i"), (re.MULTILINE, "m"), (re.DOTALL, "s"))
+_LOOKAROUND = re.compile(r"\(\?<?[=!]")
 
 
 class Finder(Protocol):
     def finditer(self, string: str) -> Iterator[re.Match[str]]: ...
 
 
+class _Plugins(NamedTuple):
+    patterns: tuple[tuple[str, Finder], ...]  # (kind, pattern)
+    screen: Any  # an RE2 set of the RE2 patterns: which of them match a line, in one pass
+    screened: tuple[int, ...]  # the pattern each member of the set is
+    always: tuple[int, ...]  # the patterns RE2 cannot run, tried on every line
+
+
 @cache
-def _plugins() -> tuple[tuple[str, Finder], ...]:
+def _plugins() -> _Plugins:
     """detect-secrets' plugins' patterns, imported on first use, each compiled for RE2
     (linear time: some of them are quadratic in Python's engine on a hostile line, e.g.
-    the JWT one on `eyJeyJeyJ…`); the few RE2 cannot run (lookbehinds) stay in `re`."""
+    the JWT one on `eyJeyJeyJ…`) and screened all at once by an RE2 set; the few RE2 cannot
+    run (lookarounds: the keyword ones for IBM, Cloudant, SoftLayer) stay in `re`."""
     import importlib
 
     re2 = importlib.import_module("re2")  # google-re2, a dependency
     patterns: list[tuple[str, Finder]] = []
+    always: list[int] = []
+    screened: list[int] = []
+    screen = re2.Set.SearchSet()
     for module, name, kind in _PLUGINS:
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)()
-        patterns.extend((kind, _linear(re2, regex)) for regex in plugin.denylist)
-    return tuple(patterns)
-
-
-def _linear(re2: ModuleType, regex: re.Pattern[str]) -> Finder:
-    if "(?<" in regex.pattern:
-        return regex
-    flags = "".join(letter for flag, letter in _INLINE_FLAGS if regex.flags & flag)
-    try:
-        compiled: Finder = re2.compile((f"(?{flags})" if flags else "") + regex.pattern)
-    except re2.error:
-        return regex
-    return compiled
+        for regex in plugin.denylist:
+            flags = "".join(letter for flag, letter in _INLINE_FLAGS if regex.flags & flag)
+            pattern = (f"(?{flags})" if flags else "") + regex.pattern
+            if _LOOKAROUND.search(pattern):  # RE2 has none: Python's engine, run on every line
+                always.append(len(patterns))
+                patterns.append((kind, regex))
+                continue
+            screened.append(len(patterns))  # the set numbers its patterns from 0
+            screen.Add(pattern)
+            patterns.append((kind, re2.compile(pattern)))
+    screen.Compile()
+    return _Plugins(tuple(patterns), screen, tuple(screened), tuple(always))
 
 
 def vendor_secrets(line: str) -> list[tuple[str, str]]:
@@ -121,8 +131,11 @@ def vendor_secrets(line: str) -> list[tuple[str, str]]:
     holds the value (`aws_secret = "(…)"`) rather than a prefix (`(ghp|gho)_…`)."""
     if not _LONG_RUN.search(line) and "://" not in line:  # every plugin needs one of these
         return []
+    plugins = _plugins()
     found = []
-    for kind, finder in _plugins():
+    hits = {plugins.screened[member] for member in plugins.screen.Match(line) or ()}
+    for index in sorted(hits.union(plugins.always)):
+        kind, finder = plugins.patterns[index]
         for match in finder.finditer(line):
             value = _value(match).strip(_AROUND)
             if _credential_like(value):
