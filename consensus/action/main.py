@@ -27,6 +27,7 @@ from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.wiring import github_host
 from consensus.errors import ConsensusError, UsageError
+from consensus.ingest.detector import looks_random
 from consensus.ingest.redact import redact_text
 from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
 from consensus.ports import GitHubPort, Log
@@ -39,6 +40,8 @@ WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 P = TypeVar("P", bound=Payload)
+RUNNER_VARIABLES = ("GITHUB_", "RUNNER_", "ACTIONS_", "CI_")
+KEY_ALPHABET = re.compile(r"[A-Za-z0-9+/=_.-]+")  # base64, base64url, hex, with separators
 CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
@@ -67,15 +70,29 @@ def guarded(log: ActionLog, step: Callable[[], int]) -> int:
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
     """Every provider key and token the run could read: by their names, the names a
-    checked-out .consensus.yml gives as `api_key_env`, and any value that is a key by its
-    format (a provider key under a name of the user's choosing)."""
+    checked-out .consensus.yml gives as `api_key_env`, any value that is a key by its
+    format, and any random-looking value of the step's own variables (a key under a name of
+    the user's choosing, named only in the base branch's config). The runner's variables
+    (`GITHUB_SHA`, `RUNNER_*`) are public but for their tokens, which go by name."""
     config = Path(env.get("GITHUB_WORKSPACE") or ".") / ".consensus.yml"
     try:
         named = API_KEY_ENV.findall(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         named = []
     values = credential_values(env, named)
-    keyed = [v for v in env.values() if v not in values and redact_text(v)[1]]
+    keyed = [
+        value
+        for name, value in sorted(env.items())
+        if value not in values
+        and (
+            redact_text(value)[1]
+            or (
+                not name.startswith(RUNNER_VARIABLES)
+                and KEY_ALPHABET.fullmatch(value.strip()) is not None
+                and looks_random(value.strip())
+            )
+        )
+    ]
     return [*values, *keyed]
 
 
