@@ -12,6 +12,8 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from consensus.action.log import ActionLog, credential_values, escape_data
 from consensus.action.main import action_secrets, guarded
@@ -82,6 +84,34 @@ def test_a_log_line_carrying_a_command_is_one_inert_line(text: str) -> None:
     assert commands(out.getvalue() + err.getvalue()) == []
     assert err.getvalue().count("\n") == 1 and out.getvalue() == ""
     assert err.getvalue().startswith("consensus: PR title: ")
+
+
+# Text built from the pieces a command is made of, so that hypothesis finds commands often.
+COMMAND_TEXT = st.lists(
+    st.sampled_from(["::", "##[", "]", " ", "\n", "\r", "%", "error", "add-mask", "x", "=", ","])
+    | st.text(max_size=5),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(COMMAND_TEXT)
+def test_no_text_through_the_writer_is_a_command(text: str) -> None:
+    log, out, err = _log()
+    log(text)
+    assert commands(out.getvalue() + err.getvalue()) == []
+    assert err.getvalue().count("\n") == 1
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(COMMAND_TEXT, max_size=5))
+def test_no_text_through_the_guard_is_a_command(writes: list[str]) -> None:
+    log, out, err = _log()
+    with log.guard():
+        for text in writes:
+            sys.stdout.write(text)
+            sys.stderr.write(text)
+    assert commands(out.getvalue()) == [] and commands(err.getvalue()) == []
 
 
 def test_data_is_escaped_by_githubs_rules() -> None:
