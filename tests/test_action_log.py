@@ -5,6 +5,7 @@ from GitHub's documentation (tests/workflow_commands.py)."""
 from __future__ import annotations
 
 import io
+import json
 import logging
 import secrets
 import sys
@@ -16,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.action.log import ActionLog, credential_values, escape_data
-from consensus.action.main import action_secrets, guarded
+from consensus.action.main import action_secrets, guarded, main
+from fakes.github_server import FakeGitHub, PullRequest
 from tests.workflow_commands import Command, commands
 
 # What an attacker writes in a PR title, a file name, a model's finding or a provider error.
@@ -235,3 +237,36 @@ def test_a_crash_is_reported_through_the_guard() -> None:
     assert guarded(log, crash) == 1
     assert "RuntimeError" in err.getvalue()
     assert commands(out.getvalue() + err.getvalue()) == []
+
+
+def test_a_slash_command_carrying_commands_puts_none_in_the_log(tmp_path: Path) -> None:
+    with FakeGitHub() as github:
+        github.repo("acme/service").pulls[3] = PullRequest(
+            number=3, head_sha="h" * 40, base_sha="b" * 40, files=[]
+        )
+        body = "/consensus explain ::error file=x.py::forged\n::add-mask::y ##[warning]z"
+        event = tmp_path / "event.json"
+        event.write_text(
+            json.dumps(
+                {
+                    "action": "created",
+                    "issue": {"number": 3, "pull_request": {"url": "…"}},
+                    "comment": {"id": 11, "body": body, "user": {"login": "al", "type": "User"}},
+                }
+            )
+        )
+        env = {
+            "GITHUB_EVENT_NAME": "issue_comment",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_REPOSITORY": "acme/service",
+            "GITHUB_API_URL": github.url,
+            "GITHUB_TOKEN": "ghs_" + secrets.token_hex(18),
+            "GITHUB_WORKSPACE": str(tmp_path),
+            "CONSENSUS_POST_INTERVAL": "0",
+        }
+        log, out, err = _log()
+        main(env, log)
+        answered = github.repos["acme/service"].issue_comments
+    assert answered, err.getvalue()  # the command was answered (and its words not run)
+    found = commands(out.getvalue() + err.getvalue())
+    assert [(c.name, c.data) for c in found] == [("add-mask", env["GITHUB_TOKEN"])]
