@@ -181,3 +181,32 @@ def test_untrusted_text_never_becomes_a_workflow_command_and_keys_are_masked(
     assert masked == {*keys.values(), "ghs_fake_token"}
     # The review went on: the forged finding title was posted as text, not as a command.
     assert hostile.github.repos["acme/service"].reviews or hostile.summaries()
+
+
+@pytest.fixture
+def renamed(tmp_path: Path) -> Iterator[World]:
+    """The base branch names its keys after no keyword; the PR's head names none."""
+    script = Script()
+    for model in MODELS:
+        script.respond(model, lambda body: reply(NO_FINDINGS))
+    with FakeGitHub() as github, FakeProviderServer(script) as providers:
+        base = config(providers.url).replace("FAKE_OPENAI_KEY", "OPENAI_PROD")
+        repo = tmp_path / "service"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        commit(repo, {"src/app/db.py": DB_BEFORE, ".consensus.yml": base}, "base")
+        git(repo, "checkout", "-q", "-b", "feature")
+        head = config(providers.url, evil=True)
+        commit(repo, {"src/app/db.py": DB_AFTER, ".consensus.yml": head}, "feature")
+        yield World(tmp_path, repo, github, providers)
+
+
+def test_a_key_named_only_by_the_base_branchs_config_is_masked(renamed: World) -> None:
+    renamed.open_pr()
+    # Neither its name nor its value says it is a key: only the configuration does.
+    prod = "sk-fake-openai-production"
+    run = renamed.run(keys=False, OPENAI_PROD=prod, FAKE_ANTHROPIC_KEY="sk-ant-fake")
+    assert run.code == 0, run.stderr
+    assert renamed.providers.log.requests_for("gpt-test")  # the key was used
+    masked = [c.data for c in commands(run.stdout) if c.name == "add-mask"]
+    assert prod in masked

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -56,7 +56,7 @@ def main(env: Mapping[str, str], log: ActionLog) -> int:
     """The step: mask every credential, then run with every line the step prints guarded;
     an error is reported through the same log. The exit code."""
     log.mask(action_secrets(env))
-    return guarded(log, lambda: run(env, log=log, warn=log.warning))
+    return guarded(log, lambda: run(env, log=log, warn=log.warning, mask=log.mask))
 
 
 def guarded(log: ActionLog, step: Callable[[], int]) -> int:
@@ -101,10 +101,16 @@ def action_secrets(env: Mapping[str, str]) -> list[str]:
 
 
 def run(
-    env: Mapping[str, str], *, log: Log, warn: Log | None = None, host: GitHubPort | None = None
+    env: Mapping[str, str],
+    *,
+    log: Log,
+    warn: Log | None = None,
+    mask: Callable[[Sequence[str]], object] = lambda values: None,
+    host: GitHubPort | None = None,
 ) -> int:
     """Handle the event in `env`; the exit code. `host` is built from `env` when not given
-    (and closed when the run is over); `warn` puts a warning annotation on the run."""
+    (and closed when the run is over); `warn` puts a warning annotation on the run, `mask`
+    hides the keys the base branch's configuration names."""
     event = env.get("GITHUB_EVENT_NAME", "")
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
@@ -114,7 +120,7 @@ def run(
     built = host or github_host(env, log=log, write_interval_s=step.inputs.post_interval_s)
     try:
         # Progress goes through the log: a provider's error in it is foreign text.
-        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(log)])
+        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(log)], mask=mask)
         outcome = _handle(env, wired, step)
     finally:
         if host is None:
