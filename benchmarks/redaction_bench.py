@@ -10,7 +10,7 @@ reader can judge). Target: under 1 per 10,000 changed lines. Figures, not assert
     git clone --bare https://github.com/psf/requests requests.git
     python benchmarks/redaction_bench.py click.git requests.git [--commits 200] [--show]
         [--all-files]   # lockfiles and generated files too, which a review never sends
-        [--markdown FILE]   # also write the BENCHMARKS.md section
+        [--markdown benchmarks/results/redaction.md]   # its figures, then benchmarks/report.py
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.report import write_figures  # noqa: E402
 from consensus.ingest.parse import parse_diff  # noqa: E402
 from consensus.ingest.pathfilter import select_files  # noqa: E402
 from consensus.ingest.redact import redact_files  # noqa: E402
@@ -107,8 +108,8 @@ def cold_start() -> float:
     return float(done.stdout.strip())
 
 
-def section(results: list[dict[str, object]], args: argparse.Namespace) -> str:
-    """The BENCHMARKS.md section for these results."""
+def figures(results: list[dict[str, object]]) -> str:
+    """The figures block of the section: the table, then the time and the cold start."""
     rows = []
     for r in results:
         by_kind = r["by_kind"]
@@ -123,18 +124,9 @@ def section(results: list[dict[str, object]], args: argparse.Namespace) -> str:
     total = sum(int(str(r["redactions"])) for r in results)
     false = sum(int(str(r["false_redactions"])) for r in results)
     seconds = sum(float(str(r["redact_seconds"])) for r in results)
-    files = " (`--all-files`: lockfiles and generated files too)" if args.all_files else ""
+    heads = ", ".join(f"{r['repository']} at {str(r['head'])[:10]}" for r in results)
     return "\n".join(
         [
-            "## Redaction on real code",
-            "",
-            f"`python benchmarks/redaction_bench.py REPO... --markdown FILE`{files} runs the",
-            f"redaction over the last {args.commits} non-merge commits of each clone, each diffed",
-            "against its parent, on the files a review would send. Real histories hold almost no",
-            "live secret, so a redaction there is nearly always a false one; a private key block",
-            "is a secret wherever it is committed and is not counted as false. Target: under 1",
-            "false redaction per 10,000 changed lines.",
-            "",
             "| repository | commits | changed lines | redactions | per 10k | false | false per 10k "
             "| kinds |",
             "|---|---:|---:|---:|---:|---:|---:|---|",
@@ -142,10 +134,10 @@ def section(results: list[dict[str, object]], args: argparse.Namespace) -> str:
             f"| all | | {changed:,} | {total} | {total * PER / max(1, changed):.2f} | {false} "
             f"| {false * PER / max(1, changed):.2f} | |",
             "",
+            f"Measured on {heads}.",
             f"Redaction took {seconds:.1f} s for the {changed:,} changed lines and their context;",
             f"the detector's cold start (import, first answer) is {cold_start():.2f} s, paid on",
             "the first line that could hold a key.",
-            "",
         ]
     )
 
@@ -158,7 +150,7 @@ def main() -> None:
     parser.add_argument(
         "--all-files", action="store_true", help="lockfiles and generated files too"
     )
-    parser.add_argument("--markdown", type=Path, help="also write the BENCHMARKS.md section here")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args()
     results = [
         measure(git_dir(repo), args.commits, args.show, args.all_files) for repo in args.repos
@@ -179,7 +171,7 @@ def main() -> None:
     )
     print(json.dumps(results))
     if args.markdown:
-        args.markdown.write_text(section(results, args), encoding="utf-8")
+        write_figures(args.markdown, {"redaction": figures(results)})
 
 
 if __name__ == "__main__":
