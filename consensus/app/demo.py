@@ -1,0 +1,143 @@
+"""`consensus demo`: a real review of a sample change by simulated providers.
+
+The flow: write a small git repository whose feature branch carries a realistic change
+(consensus/sim/demo_panel.py), start the loopback provider server that ships in the
+package, point four providers of four families at it, and run the real review (fan-out,
+align, score, verification, the report) with the real litellm client over HTTP on
+127.0.0.1. No key, no network. The journal and the HTML report are written beside the
+repository, so `consensus replay` and `consensus report` work on the run afterwards.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from consensus.adapters.git import git
+from consensus.app.runner import html_report, run_review
+from consensus.app.wiring import local_source, model_client, open_journal, token_counter
+from consensus.errors import UsageError
+from consensus.ingest.review_diff import ingest
+from consensus.model.report import Report
+from consensus.review.job import ReviewJob
+from consensus.review.pipeline import ReviewObserver
+from consensus.settings.config import Settings, parse_settings
+from consensus.settings.personas import builtin_persona_dir, load_personas, select_personas
+from consensus.sim import demo_panel
+from consensus.sim.provider_server import FakeProviderServer
+
+SIMULATED = "simulated providers"
+KEY_VARIABLE = "CONSENSUS_DEMO_KEY"
+# The loopback server checks no key; litellm's OpenAI and Anthropic clients want one.
+NOT_A_KEY = "sim-not-a-real-key"
+REPLY_DELAY_S = 0.1  # a little latency, so the report's timeline shows calls overlapping
+AUTHOR = ["-c", "user.name=Demo Dev", "-c", "user.email=dev@example.com"]
+
+
+@dataclass(frozen=True)
+class DemoPlaces:
+    """Where the demo writes: the repository, the journal's home, the HTML report."""
+
+    root: Path
+    repo: Path
+    home: Path
+    html: Path
+
+    @classmethod
+    def under(cls, root: Path) -> DemoPlaces:
+        return cls(root, root / demo_panel.REPOSITORY, root / "journal", root / "report.html")
+
+
+@dataclass(frozen=True)
+class DemoRun:
+    """What the demo produced."""
+
+    places: DemoPlaces
+    report: Report
+    label: str
+
+
+def prepare(root: Path) -> DemoPlaces:
+    """The demo's folder, which must be new or empty (nothing of the user's is touched)."""
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise UsageError(f"{root} is not an empty directory", fix="pass --into a new directory")
+    places = DemoPlaces.under(root)
+    places.repo.mkdir(parents=True)
+    _write_repository(places.repo)
+    return places
+
+
+def _write_repository(repo: Path) -> None:
+    git(repo, ["init", "-q", "-b", demo_panel.BASE_BRANCH])
+    _write(repo, demo_panel.FILES_BEFORE)
+    git(repo, ["add", "-A"])
+    git(repo, [*AUTHOR, "commit", "-q", "-m", "Orders: connect and total"])
+    git(repo, ["checkout", "-q", "-b", demo_panel.FEATURE_BRANCH])
+    _write(repo, demo_panel.FILES_AFTER)
+    git(repo, [*AUTHOR, "commit", "-q", "-am", demo_panel.COMMIT_MESSAGE])
+
+
+def _write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def demo_settings(url: str) -> Settings:
+    """The panel as a .consensus.yml would list it, every provider on the loopback server."""
+    lines = ["providers:"]
+    for model in demo_panel.MODELS:
+        base = url if model.startswith(("anthropic/", "ollama/")) else f"{url}/v1"
+        key = "" if model.startswith("ollama/") else f", api_key_env: {KEY_VARIABLE}"
+        lines.append(f"  - {{model: {model}, api_base: '{base}'{key}}}")
+    lines.append("personas: [correctness, security]")
+    return parse_settings("\n".join(lines) + "\n", source="the demo's settings")
+
+
+async def run_demo(
+    places: DemoPlaces,
+    *,
+    observers: Sequence[ReviewObserver] = (),
+    log: Callable[[str], None] = lambda line: None,
+) -> DemoRun:
+    """Review the demo repository's feature branch with the simulated panel."""
+    base, head = demo_panel.BASE_BRANCH, demo_panel.FEATURE_BRANCH
+    env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
+    with FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as server:
+        settings = demo_settings(server.url)
+        raw = git(places.repo, ["diff", f"{base}...{head}"])
+        diff = ingest(
+            raw, include=settings.paths, exclude=settings.exclude, redact_patterns=settings.redact
+        )
+        personas = select_personas(
+            load_personas([builtin_persona_dir()]), settings.personas, source="the demo"
+        )
+        label = f"{demo_panel.REPOSITORY}: {base}...{head} ({SIMULATED}, consensus demo)"
+        job = ReviewJob(
+            diff=diff,
+            settings=settings,
+            providers=settings.providers,
+            personas=tuple(personas),
+            unavailable={},
+            verify=True,
+            label=label,
+        )
+        journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
+        try:
+            report = await run_review(
+                job,
+                journal=journal,
+                client=model_client(env),
+                counter=token_counter(),
+                source=local_source(places.repo, head, from_diff_file=False),
+                observers=observers,
+                fresh=True,
+                log=log,
+            )
+            page = html_report(journal, report.run_id, warn=log)
+        finally:
+            journal.close()
+    places.html.write_text(page, encoding="utf-8")
+    return DemoRun(places, report, label)

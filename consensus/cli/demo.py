@@ -1,0 +1,54 @@
+"""`consensus demo`: see a whole review, with simulated providers, before adding a key."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+
+from consensus.cli.options import handles_errors, logger, progress_observer
+
+BANNER = (
+    "consensus demo: SIMULATED PROVIDERS. Four scripted model servers on 127.0.0.1 stand in "
+    "for OpenAI, Anthropic, Qwen and Llama; no key is used and nothing leaves this machine. "
+    "Everything else is the real review."
+)
+
+
+@click.command()
+@click.option(
+    "--into",
+    "into",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the sample repository, journal and report here (default: a new temp folder).",
+)
+@handles_errors
+def demo(into: Path | None) -> None:
+    """Review a sample change with simulated providers: no key, no network."""
+    import asyncio
+
+    from consensus.app.demo import prepare, run_demo
+    from consensus.render.text import render_text
+
+    log = logger()
+    root = into or Path(tempfile.mkdtemp(prefix="consensus-demo-"))
+    click.echo(BANNER, err=True)
+    places = prepare(root.resolve())
+    log(f"sample repository: {places.repo} (branch feature/order-search against main)")
+    observer = progress_observer()
+    try:
+        run = asyncio.run(run_demo(places, observers=[observer], log=log))
+    finally:
+        observer.close()
+    click.echo(f"[{run.label}]")
+    click.echo(render_text(run.report), nl=False)
+    click.echo("(findings above come from simulated providers: scripted replies, not models)")
+    log(f"HTML report (simulated providers): {places.html}")
+    log(
+        f"replay it without any model: CONSENSUS_HOME={places.home} consensus replay "
+        f"{run.report.run_id}"
+    )
+    log("review your own branch: set a provider key, then `consensus review --base main`")
+    sys.exit(0)
