@@ -19,6 +19,10 @@ class ProviderCheck:
     detail: str
 
 
+def key_missing(provider: ProviderSettings, why: str) -> ProviderCheck:
+    return ProviderCheck(provider.model, provider.voter, False, f"key missing: {why}")
+
+
 async def check_provider(
     provider: ProviderSettings, env: Mapping[str, str], client: ModelClient
 ) -> ProviderCheck:
@@ -27,7 +31,7 @@ async def check_provider(
 
     missing = unavailable_providers([provider], env).get(provider.model)
     if missing:
-        return result(False, f"key missing: {missing}")
+        return key_missing(provider, missing)
     request = CompletionRequest(
         model=provider.model,
         messages=(Message(role="user", content="Reply with the single word OK."),),
@@ -46,5 +50,10 @@ async def check_provider(
 async def check_providers(
     providers: Sequence[ProviderSettings], env: Mapping[str, str]
 ) -> list[ProviderCheck]:
+    """Each provider's check; without one key to call with, no client is built (litellm's
+    import is seconds, and every answer is already known)."""
+    unavailable = unavailable_providers(providers, env)
+    if len(unavailable) == len(providers):
+        return [key_missing(p, unavailable[p.model]) for p in providers]
     client = model_client(env, attempts=1)
     return list(await asyncio.gather(*(check_provider(p, env, client) for p in providers)))

@@ -20,7 +20,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from consensus.adapters import git
+from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
@@ -88,12 +88,22 @@ def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> Mode
 
 
 def token_counter() -> TokenCounter:
+    """litellm's own counter, for a review that is about to call models (litellm is loaded)."""
     counter: TokenCounter = _llm().LiteLLMTokenCounter()
     return counter
 
 
+def planning_counter(env: Mapping[str, str]) -> TokenCounter:
+    """The same counts and windows from litellm's data without importing litellm, for what
+    plans without calling a model (a dry run, a replay); litellm only where it would ask a
+    server (a local Ollama's window)."""
+    return model_map.MapTokenCounter(env, fallback=token_counter)
+
+
 def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
+    if model_map.answers_locally(model):
+        return model_map.model_price(model)
     price: ModelPrice | None = _llm().model_price(model)
     return price
 
@@ -101,8 +111,14 @@ def model_price(model: str) -> ModelPrice | None:
 def unavailable_providers(
     providers: Sequence[ProviderSettings], env: Mapping[str, str]
 ) -> dict[str, str]:
-    """model → why it will not be called (its key is missing from `env`)."""
-    return _unavailable(providers, env, _llm().needed_keys)
+    """model → why it will not be called (its key is missing from `env`); litellm is asked
+    only about a route whose keys model_map does not list."""
+
+    def needed(model: str) -> list[str]:
+        known = model_map.missing_keys(model, env)
+        return known if known is not None else list(_llm().needed_keys(model))
+
+    return _unavailable(providers, env, needed)
 
 
 def no_provider_key(settings: Settings, env: Mapping[str, str]) -> bool:

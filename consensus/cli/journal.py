@@ -20,12 +20,14 @@ def replay(run_id: str, fmt: str, output: Path | None) -> None:
     import asyncio
 
     from consensus.app.runner import replay_run
-    from consensus.app.wiring import open_journal, token_counter
+    from consensus.app.wiring import open_journal, planning_counter
 
     log = logger()
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     try:
-        report = asyncio.run(replay_run(run_id, journal=journal, counter=token_counter()))
+        report = asyncio.run(
+            replay_run(run_id, journal=journal, counter=planning_counter(os.environ))
+        )
     finally:
         journal.close()
     emit(report, fmt, output, log)

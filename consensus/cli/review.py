@@ -218,7 +218,7 @@ def _dry_run(
     log: Callable[[str], None],
 ) -> None:
     """Plan the review and print it with its cost: no provider is called."""
-    from consensus.app.wiring import model_price, token_counter
+    from consensus.app.wiring import model_price, planning_counter
     from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
     from consensus.review.dry_run import plan_dry_run
 
@@ -227,7 +227,7 @@ def _dry_run(
         providers=providers,
         personas=personas,
         unavailable=unavailable,
-        counter=token_counter(),
+        counter=planning_counter(os.environ),
         prices={p.model: model_price(p.model) for p in providers},
         default_window=settings.default_context_window,
     )

@@ -130,7 +130,10 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body, raw)
         path = self.path.split("?", 1)[0]
         if path == "/api/show":
-            self._send_json(200, OLLAMA_SHOW)
+            name = str((body or {}).get("name") or (body or {}).get("model") or "")
+            length = owner.show.get(name)
+            info: JsonObject = {"fake.context_length": length} if length else {}
+            self._send_json(200, {**OLLAMA_SHOW, "model_info": info})
             return
         api = ROUTES.get(path)
         if api is None:
@@ -237,8 +240,10 @@ class FakeProviderServer:
         latency_s: float = 0.0,
         port: int = 0,
         log_path: Path | None = None,
+        show: Mapping[str, int] | None = None,
     ) -> None:
         self.script = script if script is not None else Script()
+        self.show = dict(show or {})  # model → the context length Ollama's /api/show gives
         self.latency_s = latency_s
         self.log = RequestLog(log_path)
         self.max_in_flight = 0
