@@ -131,8 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path == "/api/show":
             name = str((body or {}).get("name") or (body or {}).get("model") or "")
-            length = owner.show.get(name)
-            info: JsonObject = {"fake.context_length": length} if length else {}
+            context = owner.show.get(name)
+            info: JsonObject = {"fake.context_length": context} if context else {}
             self._send_json(200, {**OLLAMA_SHOW, "model_info": info})
             return
         api = ROUTES.get(path)
