@@ -41,6 +41,11 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     """Handle the event in `env`; the exit code. `host` is built from `env` when not given
     (and closed when the run is over)."""
     event = env.get("GITHUB_EVENT_NAME", "")
+    if not event:
+        raise UsageError(
+            "not running in a GitHub Actions step (GITHUB_EVENT_NAME is not set)",
+            fix="`consensus action` is what action.yml runs; locally, use `consensus review`",
+        )
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
@@ -48,6 +53,11 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     inputs = ActionInputs.from_env(env)
     if host is not None:
         return _handle(env, inputs, host, event, log)
+    if not env.get("GITHUB_TOKEN", "").strip():
+        raise UsageError(
+            "GITHUB_TOKEN is not set",
+            fix="action.yml sets it from its github-token input (default: the job's token)",
+        )
     built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
     try:
         return _handle(env, inputs, built, event, log)

@@ -67,6 +67,8 @@ async def run_review(
     if resuming:
         answered = sum(1 for call in journal.calls(run_id) if call.ok)
         log(f"resuming run {run_id}: {answered} calls already answered are not paid again")
+    else:
+        log(f"run {run_id} (journal: {journal.path})")
     journal.start_run(run_id, base_id, job.label, job.to_json())
     if events is not None:
         events.run_created(run_id, resumed=resuming, label=job.label)

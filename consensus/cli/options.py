@@ -104,11 +104,21 @@ def override(
 
 def providers_for(settings: Settings, models: str | None) -> tuple[ProviderSettings, ...]:
     from consensus.app.wiring import local_providers
-    from consensus.settings.config import ProviderSettings
 
     if models:
-        return tuple(ProviderSettings(model=m) for m in split_list(models))
+        return tuple(p for m in split_list(models) for p in configured_as(settings, m))
     return local_providers(settings, os.environ)
+
+
+def configured_as(settings: Settings, name: str) -> tuple[ProviderSettings, ...]:
+    """The providers .consensus.yml configures as `name`, with their endpoint, key variable,
+    family and limits: by model string, else by the model's name without its route
+    (`gpt-test` for `openai/gpt-test`); a name it does not configure is a new provider."""
+    from consensus.settings.config import ProviderSettings
+
+    exact = tuple(p for p in settings.providers if p.model == name)
+    bare = tuple(p for p in settings.providers if p.model.split("/", 1)[-1] == name)
+    return exact or bare or (ProviderSettings(model=name),)
 
 
 def split_list(value: str) -> list[str]:

@@ -38,7 +38,11 @@ if TYPE_CHECKING:
 @click.option("--diff", "diff_path", help="Read a unified diff from a file, or '-' for stdin.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
 @report_options
-@click.option("--models", help="Comma-separated litellm models, replacing the configured ones.")
+@click.option(
+    "--models",
+    help="Comma-separated models to review with: configured ones (by model or name) keep "
+    "their endpoint and key; others are litellm model strings.",
+)
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids.")
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
 @click.option("--max-cost", type=click.FloatRange(0.0), help="Budget in US dollars.")
@@ -204,6 +208,10 @@ def review(
             f"incomplete. Run again with a higher --max-cost (or budget in .consensus.yml) "
             f"to continue run {report.run_id} without paying again for finished calls."
         )
+    log(
+        f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "
+        f"`consensus report {report.run_id}` shows how it decided"
+    )
     sys.exit(exit_code(report, fail_on))
 
 
