@@ -117,19 +117,6 @@ def test_action_outside_github_actions_is_a_usage_error(tmp_path: Path) -> None:
     assert "not running in a GitHub Actions step" in done.stderr and "fix:" in done.stderr
 
 
-def test_action_without_a_token_says_so_before_any_request(tmp_path: Path) -> None:
-    with FakeGitHub() as github:
-        env = bare_env(
-            tmp_path,
-            GITHUB_EVENT_NAME="schedule",
-            GITHUB_REPOSITORY="acme/x",
-            GITHUB_API_URL=github.url,
-        )
-        done = run_consensus(["action"], cwd=tmp_path, env=env)
-        assert github.requests == []
-    assert done.returncode == 2 and "GITHUB_TOKEN is not set" in done.stderr
-
-
 # --------------------------------------------------------------------------- journal commands
 
 

@@ -53,11 +53,6 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     inputs = ActionInputs.from_env(env)
     if host is not None:
         return _handle(env, inputs, host, event, log)
-    if not env.get("GITHUB_TOKEN", "").strip():
-        raise UsageError(
-            "GITHUB_TOKEN is not set",
-            fix="action.yml sets it from its github-token input (default: the job's token)",
-        )
     built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
     try:
         return _handle(env, inputs, built, event, log)
