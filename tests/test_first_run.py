@@ -128,9 +128,11 @@ def test_report_writes_a_named_html_file_without_being_told_where(
     run_id = str(run.report["run_id"])
     done = run_consensus(["report", run_id], cwd=repo, env=bare_env(repo.parent))
     assert done.returncode == 0, done.stderr
-    page = repo / f"consensus-report-{run_id}.html"
+    # beside the journal (under HOME here), not in the work tree a review would read
+    page = repo.parent / ".cache" / "consensus" / "reports" / f"{run_id}.html"
     assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
-    assert f"written to consensus-report-{run_id}.html" in done.stderr
+    assert f"written to {page}" in done.stderr
+    assert not list(repo.glob("*.html"))
 
 
 def test_replay_of_an_unknown_run_says_how_to_find_one(tmp_path: Path) -> None:

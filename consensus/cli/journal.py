@@ -66,13 +66,13 @@ def runs(limit: int) -> None:
     "--html",
     "html_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Where to write the page (default: consensus-report-RUN_ID.html here).",
+    help="Where to write the page (default: reports/RUN_ID.html beside the journal).",
 )
 @handles_errors
 def report(run_id: str, html_path: Path | None) -> None:
     """Show how a run decided: votes, verification, timeline, cost, as one HTML page."""
     from consensus.app.runner import html_report
-    from consensus.app.wiring import open_journal
+    from consensus.app.wiring import consensus_home, open_journal
 
     log = logger()
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
@@ -80,8 +80,10 @@ def report(run_id: str, html_path: Path | None) -> None:
         page = html_report(journal, run_id, warn=log)
     finally:
         journal.close()
-    path = html_path or Path(f"consensus-report-{run_id}.html")
+    # Not in the working directory by default: a review of the working tree would read it.
+    path = html_path or consensus_home(os.environ) / "reports" / f"{run_id}.html"
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
