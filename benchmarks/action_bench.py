@@ -58,7 +58,7 @@ from consensus.model.report import Report  # noqa: E402
 from consensus.render import render_json  # noqa: E402
 from consensus.settings.config import Settings  # noqa: E402
 from consensus.settings.personas import load_personas, select_personas  # noqa: E402
-from fakes.github_server import FakeGitHub, human, load_pull_from_git  # noqa: E402
+from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git  # noqa: E402
 
 REPO, NUMBER = "acme/service", 7
 MODELS = ("gpt-bench", "claude-bench", "llama-bench", "qwen-bench")

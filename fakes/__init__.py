@@ -1,7 +1,7 @@
-"""Loopback servers and simulated worlds shared by tests/ and benchmarks/.
+"""Simulated worlds shared by tests/ and benchmarks/.
 
-Neither of those trees imports the other: both import from here. Real HTTP servers on
-127.0.0.1 that speak the OpenAI, Anthropic and Ollama APIs (provider_server) and
-GitHub's REST API (github_server), and a repository of agent PRs (queue_world). The
-in-memory fakes of the ports ship with the package, in consensus/testing.py.
+Neither of those trees imports the other: both import from here, and from the package's
+own loopback servers (consensus/sim/: the OpenAI, Anthropic and Ollama provider server and
+the GitHub REST and GraphQL server, shipped because `consensus demo` runs on them). The
+in-memory fakes of the ports ship with the package too, in consensus/testing.py.
 """

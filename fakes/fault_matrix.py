@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus.publish.thread import SUMMARY_MARKER  # noqa: E402
+from consensus.sim.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
 from consensus.sim.provider_server import (  # noqa: E402
     FakeProviderServer,
     Script,
@@ -45,7 +46,6 @@ from consensus.sim.provider_server import (  # noqa: E402
     prompt_text,
     reply,
 )
-from fakes.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
 from fakes.inprocess import Ran, run_consensus  # noqa: E402
 
 CANARY = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"

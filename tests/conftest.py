@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from fakes.github_server import FakeGitHub
+from consensus.sim.github_server import FakeGitHub
 from tests.github_openapi import description, problems_of
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"

@@ -17,6 +17,7 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
+from consensus.sim.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
 from consensus.sim.provider_server import (
     FakeProviderServer,
     Script,
@@ -25,7 +26,6 @@ from consensus.sim.provider_server import (
     prompt_text,
     reply,
 )
-from fakes.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
 from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parent.parent

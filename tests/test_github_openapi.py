@@ -23,8 +23,8 @@ from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
 from consensus.adapters.github_graphql import RESOLVE_THREAD, REVIEW_THREADS, UNRESOLVE_THREAD
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
+from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost, FakePull
-from fakes.github_server import FakeGitHub, PullRequest, human
 from tests.github_openapi import (
     EXAMPLES,
     NOT_INSTALLED,

@@ -15,7 +15,7 @@ import pytest
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
-from fakes.github_server import FakeGitHub, human
+from consensus.sim.github_server import FakeGitHub, human
 from fakes.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from fakes.github_server import JsonObject, Repo
+    from consensus.sim.github_repo import JsonObject, Repo
 
 PAGE = 100
 _OPERATION = re.compile(r"\b(query|mutation)\s+(\w+)")
