@@ -108,3 +108,40 @@ def test_the_installed_command_runs_the_demo_in_a_fresh_process(tmp_path: Path) 
     assert "SQL injection" in done.stdout and "simulated providers" in done.stdout
     html = next(tmp_path.glob("consensus-demo-*/report.html"))
     assert html.stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def github_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One in-process run of `consensus demo --github --into DIR`."""
+    tmp = tmp_path_factory.mktemp("demo-github")
+    into = tmp / "tour"
+    done = run_consensus(["demo", "--github", "--into", str(into)], cwd=tmp, env=bare_env(tmp))
+    assert done.returncode == 0, done.stderr
+    return into, done.stdout, done.stderr
+
+
+def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
+    github_demo: tuple[Path, str, str],
+) -> None:
+    into, _, stderr = github_demo
+    assert "posted a review with 2 inline comment(s) (COMMENT)" in stderr
+    assert "the Action exited 0" in stderr
+    page = into / "github" / "pull-request.html"
+    assert f"as GitHub would show it (simulated GitHub): {page}" in stderr
+    text = page.read_text(encoding="utf-8")
+    assert "SIMULATED providers and a SIMULATED GitHub" in text
+    # the two posted findings inline, under their diff lines, and the summary comment
+    assert text.count("<section class='comment inline'>") == 2
+    assert "SQL injection: customer name interpolated into the query" in text
+    assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
+    assert "<section class='comment summary'>" in text and "<table>" in text
+    assert "<script" not in text
+
+
+def test_the_github_page_renders_in_chromium(
+    github_demo: tuple[Path, str, str], chromium: str, tmp_path: Path
+) -> None:
+    png, console = screenshot(chromium, github_demo[0] / "github" / "pull-request.html", tmp_path)
+    assert console == []
+    width, height, variety = png_facts(png)
+    assert (width, height) == (1400, 1000) and variety > 64

@@ -64,13 +64,15 @@ def prepare(root: Path) -> DemoPlaces:
         raise UsageError(f"{root} is not an empty directory", fix="pass --into a new directory")
     places = DemoPlaces.under(root)
     places.repo.mkdir(parents=True)
-    _write_repository(places.repo)
+    write_repository(places.repo)
     return places
 
 
-def _write_repository(repo: Path) -> None:
+def write_repository(repo: Path, base_extra: dict[str, str] | None = None) -> None:
+    """The sample repository: `main`, then the feature branch with the change; `base_extra`
+    adds files to main's commit (the GitHub stage's .consensus.yml)."""
     git(repo, ["init", "-q", "-b", demo_panel.BASE_BRANCH])
-    _write(repo, demo_panel.FILES_BEFORE)
+    _write(repo, {**demo_panel.FILES_BEFORE, **(base_extra or {})})
     git(repo, ["add", "-A"])
     git(repo, [*AUTHOR, "commit", "-q", "-m", "Orders: connect and total"])
     git(repo, ["checkout", "-q", "-b", demo_panel.FEATURE_BRANCH])
@@ -85,15 +87,19 @@ def _write(repo: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def demo_settings(url: str) -> Settings:
-    """The panel as a .consensus.yml would list it, every provider on the loopback server."""
+def demo_config(url: str) -> str:
+    """The panel as a .consensus.yml lists it, every provider on the loopback server."""
     lines = ["providers:"]
     for model in demo_panel.MODELS:
         base = url if model.startswith(("anthropic/", "ollama/")) else f"{url}/v1"
         key = "" if model.startswith("ollama/") else f", api_key_env: {KEY_VARIABLE}"
         lines.append(f"  - {{model: {model}, api_base: '{base}'{key}}}")
     lines.append("personas: [correctness, security]")
-    return parse_settings("\n".join(lines) + "\n", source="the demo's settings")
+    return "\n".join(lines) + "\n"
+
+
+def demo_settings(url: str) -> Settings:
+    return parse_settings(demo_config(url), source="the demo's settings")
 
 
 async def run_demo(
