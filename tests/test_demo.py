@@ -76,6 +76,7 @@ def test_the_demo_html_report_renders_in_chromium_and_says_simulated(
     page_path = demo[0] / "report.html"
     text = page_path.read_text(encoding="utf-8")
     assert "simulated providers, consensus demo" in text
+    assert "<p class='notice' role='note'>consensus demo: SIMULATED providers." in text
     page = Page(text)
     assert page.states()[0] == ["reported"] * 4  # the injection, by every provider
     assert "http://" not in text and "https://" not in text

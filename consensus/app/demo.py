@@ -28,6 +28,11 @@ from consensus.sim import demo_panel
 from consensus.sim.provider_server import FakeProviderServer
 
 SIMULATED = "simulated providers"
+NOTICE = (
+    "consensus demo: SIMULATED providers. Scripted model servers on this machine stood in "
+    "for OpenAI, Anthropic, Qwen and Llama; the review, the votes and the verification are "
+    "the real pipeline's."
+)
 KEY_VARIABLE = "CONSENSUS_DEMO_KEY"
 # The loopback server checks no key; litellm's OpenAI and Anthropic clients want one.
 NOT_A_KEY = "sim-not-a-real-key"
@@ -142,7 +147,7 @@ async def run_demo(
                 fresh=True,
                 log=log,
             )
-            page = html_report(journal, report.run_id, warn=log)
+            page = html_report(journal, report.run_id, warn=log, notice=NOTICE)
         finally:
             journal.close()
     places.html.write_text(page, encoding="utf-8")

@@ -129,7 +129,9 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
     )
 
 
-def html_report(journal: Journal, run_id: str, *, warn: Callable[[str], None]) -> str:
+def html_report(
+    journal: Journal, run_id: str, *, warn: Callable[[str], None], notice: str | None = None
+) -> str:
     """The HTML page of a finished run: votes, verification, timeline, cost (render/html.py)."""
     row = journal.run(run_id)
     if row is None:
@@ -147,4 +149,4 @@ def html_report(journal: Journal, run_id: str, *, warn: Callable[[str], None]) -
         warn(f"warning: the inputs of run {run_id} could not be read ({exc}); labels omitted")
         job = None
     report = Report.model_validate_json(final)
-    return render_html(report, journal.calls(run_id), journal.phases(run_id), job)
+    return render_html(report, journal.calls(run_id), journal.phases(run_id), job, notice)
