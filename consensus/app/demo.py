@@ -10,18 +10,18 @@ repository, so `consensus replay` and `consensus report` work on the run afterwa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from consensus.adapters.git import git
+from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.runner import html_report, run_review
-from consensus.app.wiring import local_source, model_client, open_journal, token_counter
+from consensus.app.services import Services
+from consensus.app.wiring import branch_diff, local_source
 from consensus.errors import UsageError
 from consensus.ingest.review_diff import ingest
 from consensus.model.report import Report
-from consensus.review.job import ReviewJob
-from consensus.review.pipeline import ReviewObserver
+from consensus.review.guidelines import Guidelines
 from consensus.settings.config import Settings, parse_settings
 from consensus.settings.personas import builtin_persona_dir, load_personas, select_personas
 from consensus.sim import demo_panel
@@ -107,48 +107,36 @@ def demo_settings(url: str) -> Settings:
     return parse_settings(demo_config(url), source="the demo's settings")
 
 
-async def run_demo(
-    places: DemoPlaces,
-    *,
-    observers: Sequence[ReviewObserver] = (),
-    log: Callable[[str], None] = lambda line: None,
-) -> DemoRun:
-    """Review the demo repository's feature branch with the simulated panel."""
+async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
+    """Review the demo repository's feature branch with the simulated panel: the same job
+    preparation, journal and pipeline as `consensus review`."""
     base, head = demo_panel.BASE_BRANCH, demo_panel.FEATURE_BRANCH
-    env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
     with FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as server:
         settings = demo_settings(server.url)
-        raw = git(places.repo, ["diff", f"{base}...{head}"])
         diff = ingest(
-            raw, include=settings.paths, exclude=settings.exclude, redact_patterns=settings.redact
-        )
-        personas = select_personas(
-            load_personas([builtin_persona_dir()]), settings.personas, source="the demo"
+            branch_diff(places.repo, base, head),
+            include=settings.paths,
+            exclude=settings.exclude,
+            redact_patterns=settings.redact,
         )
         label = f"{demo_panel.REPOSITORY}: {base}...{head} ({SIMULATED}, consensus demo)"
-        job = ReviewJob(
-            diff=diff,
+        request = JobRequest(
             settings=settings,
             providers=settings.providers,
-            personas=tuple(personas),
-            unavailable={},
-            verify=True,
+            personas=lambda chosen, source: select_personas(
+                load_personas([builtin_persona_dir()]), chosen.personas, source=source
+            ),
+            personas_from="the demo",
+            guidelines=lambda chosen: Guidelines(),
             label=label,
         )
-        journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
-        try:
-            report = await run_review(
-                job,
-                journal=journal,
-                client=model_client(env),
-                counter=token_counter(),
-                source=local_source(places.repo, head, from_diff_file=False),
-                observers=observers,
-                fresh=True,
-                log=log,
-            )
-            page = html_report(journal, report.run_id, warn=log, notice=NOTICE)
-        finally:
-            journal.close()
+        job = prepare_job(diff, request, services.keys, services.log)
+        source = local_source(places.repo, head, from_diff_file=False)
+        report = await run_review(job, services, source=source, fresh=True)
+    journal = services.journal()
+    try:
+        page = html_report(journal, report.run_id, warn=services.log, notice=NOTICE)
+    finally:
+        journal.close()
     places.html.write_text(page, encoding="utf-8")
     return DemoRun(places, report, label)

@@ -39,7 +39,8 @@ def demo(into: Path | None, github: bool) -> None:
     """Review a sample change with simulated providers: no key, no network."""
     import asyncio
 
-    from consensus.app.demo import prepare, run_demo
+    from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
+    from consensus.app.wiring import services
     from consensus.render.text import render_text
 
     log = logger()
@@ -48,8 +49,11 @@ def demo(into: Path | None, github: bool) -> None:
     places = prepare(root.resolve())
     log(f"sample repository: {places.repo} (branch feature/order-search against main)")
     observer = progress_observer()
+    # Only the demo's own key and journal: nothing of the user's environment is read.
+    env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
+    wired = services(env, log=log, progress=lambda: [observer])
     try:
-        run = asyncio.run(run_demo(places, observers=[observer], log=log))
+        run = asyncio.run(run_demo(places, wired))
     finally:
         observer.close()
     click.echo(f"[{run.label}]")
