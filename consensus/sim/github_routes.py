@@ -119,7 +119,19 @@ def route(owner: GitHubState, method: str, path: str, query: dict[str, str], bod
     repo = owner.repos.get(match.group(1))
     if repo is None:
         return NOT_FOUND
-    rest = match.group(2) or ""
+    return _repo_route(owner, repo, method, match.group(2) or "", path, query, body)
+
+
+def _repo_route(
+    owner: GitHubState,
+    repo: Repo,
+    method: str,
+    rest: str,
+    path: str,
+    query: dict[str, str],
+    body: Any,
+) -> Answer:
+    """The routes under /repos/OWNER/NAME: the repository, pulls, labels, reviewers, files."""
     route = f"{method} {rest}"
     if route == "GET ":
         return 200, github_json.repository(repo.full_name, default_branch=repo.default_branch), {}
@@ -158,6 +170,19 @@ def route(owner: GitHubState, method: str, path: str, query: dict[str, str], bod
         user = {**human(m.group(1)), "role_name": level}
         answer = {"permission": legacy, "role_name": level, "user": user}
         return 200, answer, {}
+    return _comment_route(owner, repo, method, route, path, query, body)
+
+
+def _comment_route(
+    owner: GitHubState,
+    repo: Repo,
+    method: str,
+    route: str,
+    path: str,
+    query: dict[str, str],
+    body: Any,
+) -> Answer:
+    """Comments, reactions and labels of a repository, and one pull request's routes."""
     if m := re.match(r"^(GET|PATCH|DELETE) /issues/comments/(\d+)$", route):
         return _issue_comment(owner, repo, method, int(m.group(2)), body)
     if m := re.match(r"^DELETE /pulls/comments/(\d+)$", route):
@@ -173,7 +198,7 @@ def route(owner: GitHubState, method: str, path: str, query: dict[str, str], bod
     if m := re.match(r"^(GET|POST) /issues/(\d+)/comments$", route):
         number = int(m.group(2))
         if method == "POST":
-            comment = owner._issue_comment(repo.full_name, number, body["body"], owner.acting)
+            comment = owner.issue_comment_json(repo.full_name, number, body["body"], owner.acting)
             repo.issue_comments.append(comment)
             return 201, comment, {}
         mine = [c for c in repo.issue_comments if c["_number"] == number]

@@ -78,7 +78,7 @@ class GitHubState:
 
     def add_issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
         with self.lock:
-            comment = self._issue_comment(repo, number, body, user)
+            comment = self.issue_comment_json(repo, number, body, user)
             self.repo(repo).issue_comments.append(comment)
             return comment
 
@@ -163,7 +163,7 @@ class GitHubState:
                     return fault
         return None
 
-    def _issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
+    def issue_comment_json(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
         comment = github_json.issue_comment(repo, number, self.next_id(), body, account(user))
         return {**comment, "_number": number}
 
