@@ -71,7 +71,7 @@ def runs(limit: int) -> None:
 @handles_errors
 def report(run_id: str, html_path: Path | None) -> None:
     """Show how a run decided: votes, verification, timeline, cost, as one HTML page."""
-    from consensus.app.runner import html_report
+    from consensus.app.run_page import html_report
     from consensus.app.wiring import consensus_home, open_journal
 
     log = logger()
