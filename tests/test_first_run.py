@@ -173,3 +173,10 @@ def test_models_picks_configured_providers_with_their_endpoint_and_key(
         ("ok  ", "openai/gpt-test"),
         ("ok  ", "anthropic/claude-test"),
     ]
+
+
+def test_a_review_without_any_provider_points_a_newcomer_to_the_demo(tmp_path: Path) -> None:
+    done = run_consensus(["doctor"], cwd=tmp_path, env=bare_env(tmp_path))
+    assert done.returncode == 2
+    assert "no provider configured and no API key" in done.stderr
+    assert "`consensus demo` shows a whole review" in done.stderr
