@@ -55,7 +55,8 @@ def test_gitattributes_decide_before_the_defaults(path: str, reason: str | None)
         ("src/types/globals.d.ts", r"(.*?)\.d\.ts$"),
         ("static/js/jquery-3.7.1.js", r"(^|/)jquery\-\d\.\d+(\.\d+)?\.js$"),
         ("docs/_build/html/index.html", r"(^|/)docs?/_?(build|themes?|templates?|static)/"),
-        ("external/zlib/inflate.c", r"extern(al)?/"),
+        ("external/zlib/inflate.c", r"(^|/)[Ee]xtern(als?)?/"),
+        ("src/ThirdParty/json.hpp", r"(3rd|[Tt]hird)[-_]?[Pp]arty/"),
         ("gradle/wrapper/gradle-wrapper.properties", r"(^|/)gradle/wrapper/"),
         ("tests/fixtures/sample.json", r"^[Tt]ests?/fixtures/"),
     ],
@@ -67,7 +68,9 @@ def test_linguists_vendor_patterns_skip_and_name_the_pattern(path: str, pattern:
     assert skipped[0].reason == f"vendored (Linguist's pattern {pattern})"
 
 
-@pytest.mark.parametrize("path", ["src/app/db.py", "distribution/notes.md", "README.md"])
+@pytest.mark.parametrize(
+    "path", ["src/app/db.py", "distribution/notes.md", "README.md", "src/myvendors/x.py"]
+)
 def test_ordinary_files_match_no_vendor_pattern(path: str) -> None:
     assert vendored_by_linguist(path) is None
 

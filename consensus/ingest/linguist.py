@@ -6,8 +6,9 @@ Two sources, as GitHub Linguist reads them (github-linguist/linguist, MIT licenc
   `=false`, `-attr`, `!attr`), per pattern, the last line that mentions the attribute for
   a file deciding (git's rule). `=false` takes a file back from a default below.
 - **Linguist's default vendor patterns** (`lib/linguist/vendor.yml`): regular expressions
-  searched in the file's path. They are data, kept here as Linguist writes them; a file one
-  matches is skipped as vendored, and the skip names the pattern.
+  searched in the file's path. They are data, kept here as Linguist writes them (the
+  vendored-directory ones in the anchored form GitHub's dependency-graph documentation
+  gives); a file one matches is skipped as vendored, and the skip names the pattern.
 
 Pure: text in, rules out. `pathfilter.select_files` applies them.
 """
@@ -37,8 +38,9 @@ VENDOR_PATTERNS: tuple[str, ...] = (
     r"(^|/)font-awesome\.(css|less|scss|styl)$", r"(^|/)foundation\.(css|less|scss|styl)$",
     r"(^|/)normalize\.(css|less|scss|styl)$", r"(^|/)[Bb]ourbon/.*\.(css|less|scss|styl)$",
     r"(^|/)animate\.(css|less|scss|styl)$",
-    # vendored dependencies
-    r"third[-_]?party/", r"3rd[-_]?party/", r"vendors?/", r"extern(al)?/", r"(^|/)[Vv]+endor/",
+    # vendored dependencies, as GitHub documents them today (anchored to a directory name)
+    r"(3rd|[Tt]hird)[-_]?[Pp]arty/", r"(^|/)vendors?/", r"(^|/)[Ee]xtern(als?)?/",
+    r"(^|/)[Vv]+endor/",
     # Debian packaging, Haxelib, Bootstrap Datepicker
     r"^debian/", r"run.n$", r"bootstrap-datepicker/",
     # commonly bundled JavaScript frameworks
