@@ -1,7 +1,8 @@
-"""Simulated worlds shared by tests/ and benchmarks/.
+"""What tests/ and benchmarks/ share besides the package: the CLI run in process against the
+loopback servers (inprocess).
 
-Neither of those trees imports the other: both import from here, and from the package's
-own loopback servers (consensus/sim/: the OpenAI, Anthropic and Ollama provider server and
-the GitHub REST and GraphQL server, shipped because `consensus demo` runs on them). The
-in-memory fakes of the ports ship with the package too, in consensus/testing.py.
+The loopback servers themselves ship in the package (consensus/sim/: the OpenAI, Anthropic
+and Ollama provider server, GitHub's REST and GraphQL server), because `consensus demo`
+runs on them; the in-memory fakes of the ports too, in consensus/testing.py; the simulated
+worlds the benchmarks measure live in benchmarks/sim.
 """
