@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from consensus import __version__
+from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
 from consensus.cli.demo import demo
 from consensus.cli.journal import replay, report, runs
@@ -182,7 +183,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config, demo):
+for command in (review, replay, runs, report, config, calibrate, demo):
     cli.add_command(command)
 
 

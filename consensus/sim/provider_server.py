@@ -25,8 +25,10 @@ Standalone, for tests that run the real CLI in a subprocess::
     python -m consensus.sim.provider_server --port 0 --script S.json --port-file P \\
         [--latency 0.3] [--log requests.jsonl]
 
-where ``S.json`` maps a model name to a list of steps (consumed in order) or to one
-step (answered every time), plus an optional ``"default"`` step for everything else::
+where ``S.json`` maps a model name to a list of steps (consumed in order), to one
+step (answered every time) or to ``{"judge": {"tpr", "tnr", "truth": {title: real},
+"uncertain"?, "seed"?}}`` (a judge: see `judge`), plus an optional ``"default"`` step
+for everything else::
 
     {"gpt-test": [{"status": 429, "headers": {"Retry-After": "1"}}, {"reply": "ok"}],
      "default": {"reply": "{\\"findings\\": []}"}}
@@ -62,6 +64,7 @@ from consensus.sim.script import (
     drop,
     error,
     hang,
+    judge,
     prompt_text,
     reply,
 )
@@ -76,6 +79,7 @@ __all__ = [
     "drop",
     "error",
     "hang",
+    "judge",
     "prompt_text",
     "reply",
 ]

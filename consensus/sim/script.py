@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -157,6 +159,13 @@ class Script:
                 script.default = Step.from_json(value)
             elif isinstance(value, list):
                 script.add(model, *(Step.from_json(item) for item in value))
+            elif isinstance(value, dict) and "judge" in value:
+                spec = value["judge"]
+                script.respond(model, judge(
+                    {str(t): bool(r) for t, r in spec["truth"].items()},
+                    tpr=float(spec["tpr"]), tnr=float(spec["tnr"]),
+                    uncertain=float(spec.get("uncertain", 0.1)), seed=str(spec.get("seed", "")),
+                ))  # fmt: skip
             else:
                 script.add(model, then=Step.from_json(value))
         return script
@@ -225,3 +234,45 @@ def prompt_text(body: JsonObject) -> str:
         if isinstance(message, dict):
             parts.append(content_text(message.get("content")))
     return "\n".join(part for part in parts if part)
+
+
+VERIFY_TITLE = re.compile(r"^Title: (?P<title>.*)$", re.M)
+
+
+def judge(
+    truth: Mapping[str, bool],
+    *,
+    tpr: float,
+    tnr: float,
+    uncertain: float = 0.1,
+    seed: str = "",
+    review: Step | None = None,
+) -> Responder:
+    """A model acting as a judge, as LLM judges are: asked whether a claim is real (the
+    verification prompt's ``Title:`` line, looked up in ``truth``), it confirms a real one
+    with probability ``tpr`` and refutes a false one with probability ``tnr``; a wrong
+    answer is ``uncertain`` with probability ``uncertain``, else the opposite verdict. Each
+    answer is drawn from a hash of the seed and the prompt: the same question gets the same
+    answer. A claim not in ``truth`` is answered ``uncertain``; a request that is not a
+    verification gets ``review`` (default: no findings)."""
+
+    def respond(body: JsonObject) -> Step:
+        text = prompt_text(body)
+        found = VERIFY_TITLE.search(text)
+        if found is None or "verdict" not in text:
+            return review or reply(json.dumps({"findings": []}))
+        real = truth.get(found["title"].strip())
+        if real is None:
+            return reply(json.dumps({"verdict": "uncertain", "reason": "not a claim I know"}))
+        digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+        draw = int.from_bytes(digest[:8], "big") / 2**64
+        right = tpr if real else tnr
+        if draw < right:
+            verdict = "confirmed" if real else "refuted"
+        elif draw < right + (1 - right) * (1 - uncertain):
+            verdict = "refuted" if real else "confirmed"
+        else:
+            verdict = "uncertain"
+        return reply(json.dumps({"verdict": verdict, "reason": "Checked against the change."}))
+
+    return respond
