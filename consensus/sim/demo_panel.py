@@ -205,6 +205,10 @@ REASONS = {
     ("discount", "confirmed"): "A rate above 1 would make the total negative.",
 }
 
+# How often the panel's judges were right on labelled claims (a calibration's counts):
+# TPR 0.90, TNR 0.80, the same for every family.
+JUDGE_COUNTS = "{confirmed_real: 45, missed_real: 5, refuted_false: 40, confirmed_false: 10}"
+
 VERIFIER = "You are an independent verifier"
 COMPARER = "comparing two findings"
 
