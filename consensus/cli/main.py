@@ -114,9 +114,10 @@ def doctor(config_path: Path | None, models: str | None) -> None:
 @handles_errors
 def action() -> None:
     """Review and publish a pull request from a GitHub Actions step (reads GITHUB_*)."""
-    from consensus.action.main import run
+    from consensus.action.log import ActionLog
+    from consensus.action.main import main
 
-    sys.exit(run(os.environ, log=logger()))
+    sys.exit(main(os.environ, ActionLog()))
 
 
 @cli.command()
