@@ -405,7 +405,8 @@ def resolve_providers(
             "providers",
             "no provider configured and no API key found in the environment",
             fix=f"export at least one of {keys}, start Ollama on localhost:11434, "
-            "or list models under 'providers:' in .consensus.yml",
+            "or list models under 'providers:' in .consensus.yml (`consensus demo` shows a "
+            "whole review with simulated providers first)",
         )
     return tuple(found)
 
