@@ -179,4 +179,4 @@ def test_a_review_without_any_provider_points_a_newcomer_to_the_demo(tmp_path: P
     done = run_consensus(["doctor"], cwd=tmp_path, env=bare_env(tmp_path))
     assert done.returncode == 2
     assert "no provider configured and no API key" in done.stderr
-    assert "`consensus demo` shows a whole review" in done.stderr
+    assert "`consensus demo` needs none of these" in done.stderr
