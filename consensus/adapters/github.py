@@ -69,6 +69,7 @@ T = TypeVar("T")
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_FILE_BYTES = 2_000_000
+MAX_DATA_BYTES = 50_000_000  # a benchmark's data files (read_data_file)
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
@@ -255,6 +256,19 @@ class GitHubHost:
             return {p: self.read_file(p, ref) for p in paths}
         texts = blob_texts(data, wanted, MAX_FILE_BYTES)
         return {p: texts.get(p) for p in paths}
+
+    def read_data_file(self, path: str, ref: str) -> str | None:
+        """A file of up to MAX_DATA_BYTES at `ref`: the contents API sends no content for a
+        file over 1 MB, so its blob is read through the Git database API."""
+        data = self._contents(path, ref)
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None
+        if data.get("encoding") == "base64" and data.get("content"):
+            return file_text(data, MAX_DATA_BYTES)
+        if int(data.get("size") or 0) > MAX_DATA_BYTES or not data.get("sha"):
+            return None
+        _, blob = self._get(f"{self._base}/git/blobs/{quote(str(data['sha']))}", None)
+        return file_text({**blob, "type": "file"}, MAX_DATA_BYTES)
 
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         data = self._contents(path, ref)

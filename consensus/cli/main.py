@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from consensus import __version__
+from consensus.cli.bench import bench
 from consensus.cli.config import config
 from consensus.cli.journal import replay, report, runs
 from consensus.cli.options import handles_errors, load_config_at, logger, providers_for, repo_root
@@ -167,7 +168,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config):
+for command in (review, replay, runs, report, config, bench):
     cli.add_command(command)
 
 
