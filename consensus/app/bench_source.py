@@ -85,7 +85,7 @@ def load_martian(
     goldens = {project: read(martian.golden_path(project)) for project in martian.PROJECTS}
     suite = martian.martian_suite(goldens, licence)
     log(f"benchmark: Martian's Code Review Bench, offline part, from {martian.source_line()}")
-    log(f"licence: {licence.strip().splitlines()[0]} (the benchmark's data is theirs)")
+    log(f"licence: {suite.licence} (the benchmark's data is theirs, downloaded, not ours)")
     log(f"cached in {cache}")
     judge_dir = martian.judge_dir_for(judge)
     if judge_dir is None:

@@ -63,6 +63,13 @@ def judge_dir_for(model: str) -> str | None:
     return None
 
 
+def licence_summary(text: str) -> str:
+    """The licence's name and its copyright line: "MIT License, Copyright (c) 2025 …"."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    copyright_line = next((line for line in lines if line.lower().startswith("copyright")), "")
+    return ", ".join(part for part in (lines[0] if lines else "", copyright_line) if part)
+
+
 def martian_suite(goldens: Mapping[str, str], licence: str) -> Suite:
     """The suite from the golden comment files (project → the file's text)."""
     prs: list[SuitePR] = []
@@ -76,7 +83,9 @@ def martian_suite(goldens: Mapping[str, str], licence: str) -> Suite:
             raise ConfigError(where, None, "not a list of pull requests", fix=REFETCH)
         for index, entry in enumerate(entries):
             prs.append(_pr(entry, project, f"{where}[{index}]"))
-    return suite_of(NAME, source_line(), prs, where=REPOSITORY, licence=licence)
+    return suite_of(
+        NAME, source_line(), prs, where=REPOSITORY, licence=licence_summary(licence)
+    )
 
 
 REFETCH = "delete the cached copy (its path is printed above) and run again"
