@@ -111,11 +111,11 @@ def evaluations() -> dict[str, object]:
     def result(tp: int, fp: int, fn: int) -> dict[str, object]:
         return {"skipped": False, "tp": tp, "fp": fp, "fn": fn, "precision": 0.0, "recall": 0.0}
 
+    pr = "https://github.com/acme/shop/pull/"
     return {
-        "https://github.com/acme/shop/pull/7": {"tool-a": result(1, 3, 1), "tool-b": result(2, 6, 0)},
-        "https://github.com/acme/shop/pull/9": {"tool-a": result(1, 1, 1), "tool-b": result(0, 2, 2),
-                                                "tool-c": {"skipped": True}},
-    }  # fmt: skip
+        f"{pr}7": {"tool-a": result(1, 3, 1), "tool-b": result(2, 6, 0)},
+        f"{pr}9": {"tool-a": result(1, 1, 1), "tool-b": result(0, 2, 2), "tool-c": {"skipped": True}},
+    }
 
 
 def benchmark_files() -> dict[str, str]:
