@@ -114,7 +114,11 @@ def evaluations() -> dict[str, object]:
     pr = "https://github.com/acme/shop/pull/"
     return {
         f"{pr}7": {"tool-a": result(1, 3, 1), "tool-b": result(2, 6, 0)},
-        f"{pr}9": {"tool-a": result(1, 1, 1), "tool-b": result(0, 2, 2), "tool-c": {"skipped": True}},
+        f"{pr}9": {
+            "tool-a": result(1, 1, 1),
+            "tool-b": result(0, 2, 2),
+            "tool-c": {"skipped": True},
+        },
     }
 
 

@@ -83,9 +83,7 @@ def martian_suite(goldens: Mapping[str, str], licence: str) -> Suite:
             raise ConfigError(where, None, "not a list of pull requests", fix=REFETCH)
         for index, entry in enumerate(entries):
             prs.append(_pr(entry, project, f"{where}[{index}]"))
-    return suite_of(
-        NAME, source_line(), prs, where=REPOSITORY, licence=licence_summary(licence)
-    )
+    return suite_of(NAME, source_line(), prs, where=REPOSITORY, licence=licence_summary(licence))
 
 
 REFETCH = "delete the cached copy (its path is printed above) and run again"
