@@ -62,6 +62,15 @@ def server() -> Iterator[FakeGitHub]:
         yield github
 
 
+def read_large_file(host: GitHubHost, github: FakeGitHub) -> str | None:
+    """A file over the contents API's limit (lowered here): its blob is read instead."""
+    github.repos[REPO].large_file_bytes = 1
+    try:
+        return host.read_data_file("p/a.md", "h" * 40)
+    finally:
+        github.repos[REPO].large_file_bytes = 1_000_000
+
+
 def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
     """Each public method of the adapter, once; the names called."""
     comment = github.add_issue_comment(REPO, 1, "/consensus help", human("alice"))
@@ -72,6 +81,7 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "read_file": lambda: host.read_file(".consensus.yml", "b" * 40),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),
+        "read_data_file": lambda: read_large_file(host, github),
         "issue_comments": lambda: host.issue_comments(1),
         "review_comments": lambda: host.review_comments(1),
         "comment_edit": lambda: host.comment_edit(host.issue_comments(1)[0]),

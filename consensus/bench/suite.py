@@ -112,7 +112,8 @@ def load_suite(text: str, *, source: str) -> Suite:
         except ValidationError as exc:
             first = exc.errors()[0]
             key = ".".join(str(p) for p in first["loc"]) or None
-            raise ConfigError(where, key, first["msg"], fix=SUITE_FIX) from None
+            problem = str(first["msg"]).removeprefix("Value error, ")
+            raise ConfigError(where, key, problem, fix=SUITE_FIX) from None
     return suite_of(source.rsplit("/", 1)[-1], source, prs, where=source)
 
 
