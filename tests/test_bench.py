@@ -285,3 +285,27 @@ def test_labels_carry_the_judges_verdict_and_the_votes_cast_on_each_claim() -> N
         ("L1", "inspector", "confirmed"),
         ("L1", "voter", None),
     ]
+
+
+# --------------------------------------------------------------------------- the page
+
+
+def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
+    from consensus.bench.page import render_bench_html
+    from consensus.bench.results import build_result
+    from consensus.bench.suite import Suite
+
+    hostile = found("<img src=x onerror=alert(1)> reads past the end")
+    answer = Judgement(pr=PR.key, finding=hostile, matched=True, golden=0,
+                       golden_comment="<script>alert(2)</script>", reason="<b>same</b>",
+                       judge="openai/gpt-5.2")  # fmt: skip
+    suite = Suite(name="mine", source="mine.jsonl", prs=(PR,))
+    result = build_result(
+        suite, judge="openai/gpt-5.2", runs=[], posted={"consensus": {PR.key: [hostile]}},
+        costs={}, judgements={(PR.key, hostile.key): answer}, published_judge=None, published=[],
+    )  # fmt: skip
+    page = render_bench_html(result)
+    assert "<img src=x" not in page and "<script>alert" not in page and "<b>same" not in page
+    assert "&lt;img src=x onerror=alert(1)&gt; reads past the end" in page
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page
+    assert result.variants[0].overall.tp == 1 and result.variants[0].overall.fn == 2

@@ -31,14 +31,12 @@ def plan_bench(
         known = prices[provider.model]
         pairs.append((known.input_per_token, known.output_per_token) if known else None)
     plans = []
-    unread = 0
     for pr in loaded.suite.prs:
         try:
             source = pull_source(pr, open_pulls=services.pulls, home=services.home, fetch=fetch)
         except GitHubError as exc:
-            unread += 1
-            if unread == 1:
-                services.log(f"{pr.key}: diff not read ({exc.message}); estimating instead")
+            services.log(f"{pr.key}: diff not read ({exc.message}); estimating the rest")
+            fetch = False  # GitHub is not answering: cached diffs and assumptions from here
             source = None
         if source is None:
             plans.append(
