@@ -216,6 +216,26 @@ def test_dry_run_prints_calls_and_cost_and_calls_no_model(
     assert model_calls(models) == 0 and not (tmp_path / "out").exists()
 
 
+def test_dry_run_of_the_default_panel_prices_every_call_before_any_key_is_used(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
+    """No providers configured: one per API key found (gpt-5.1, claude-sonnet-4-5,
+    gemini-2.5-pro), four personas, priced from litellm's map; the keys are never used."""
+    (tmp_path / "empty.yml").write_text("{}\n")
+    env = env_for(tmp_path / "home", github)
+    env.update(OPENAI_API_KEY="sk-unused", ANTHROPIC_API_KEY="sk-ant-unused",
+               GEMINI_API_KEY="unused", OLLAMA_HOST="127.0.0.1:9")  # fmt: skip
+    args = ["bench", "--suite", "martian-offline", "--judge", "openai/gpt-5.2", "--dry-run",
+            "--config", str(tmp_path / "empty.yml")]  # fmt: skip
+    done = run_consensus(args, cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert (
+        "panel: openai/gpt-5.1, anthropic/claude-sonnet-4-5, gemini/gemini-2.5-pro" in done.stdout
+    )
+    assert "review calls: 24 " in done.stdout  # 2 PRs × 3 providers × 4 personas
+    assert "estimated cost: $" in done.stdout and "unknown" not in done.stdout
+
+
 def test_a_broken_suite_line_is_named_with_its_key(
     tmp_path: Path, github: FakeGitHub, models: FakeProviderServer
 ) -> None:

@@ -62,6 +62,8 @@ def bench(
     to the PR's golden comments. Prints precision, recall and F1 with 95% intervals, and
     writes them with every judgement to --output. Every call is journaled: an interrupted
     bench continues where it stopped, and running it again re-scores without model calls.
+    Reads GITHUB_TOKEN (needed for GitHub's rate limits: about two requests per PR) and
+    GITHUB_API_URL.
     """
     import asyncio
 
