@@ -3,20 +3,24 @@ and its intervals, labels."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
 from consensus.bench import martian
-from consensus.bench.judge import BenchFinding, Judgement, parse_judgement
+from consensus.bench.judge import BenchFinding, Judgement, judge_finding, parse_judgement
 from consensus.bench.labels import jsonl, label_findings
 from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, wilson
 from consensus.bench.suite import Golden, SuitePR, load_suite
 from consensus.errors import ConfigError
-from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.base import Category, FailureKind, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ReportFinding, Votes
+from consensus.ports import ModelCallError
 from consensus.review.reply import ReplyError
+from consensus.settings.config import ProviderSettings
+from consensus.testing import FakeModelClient
 
 PR = SuitePR(
     repo="acme/shop",
@@ -309,3 +313,51 @@ def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
     assert "&lt;img src=x onerror=alert(1)&gt; reads past the end" in page
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page
     assert result.variants[0].overall.tp == 1 and result.variants[0].overall.fn == 2
+
+
+# --------------------------------------------------------------------------- asking the judge
+
+
+JUDGE = ProviderSettings(model="openai/gpt-5.2")
+
+
+def ask(client: FakeModelClient, finding: BenchFinding) -> Judgement:
+    return asyncio.run(judge_finding(finding, PR, judge=JUDGE, client=client, hunk=""))
+
+
+def test_the_judge_sees_every_golden_as_data_and_answers_first() -> None:
+    client = FakeModelClient().queue(
+        "openai/gpt-5.2", ['{"verdict": "match", "golden": 2, "reason": "both: empty cart"}']
+    )
+    answer = ask(client, found("Division by zero"))
+    assert (answer.matched, answer.golden, answer.golden_comment) == (True, 1, "divides by zero")
+    [request] = client.calls
+    system, user = request.messages
+    nonce = user.content.split(">", 1)[0].removeprefix("<data-")
+    assert f"<data-{nonce}>" in system.content  # the markers are announced as data
+    assert (
+        "1. [high] reads past the end\n2. [medium] divides by zero\n3. [low] typo" in user.content
+    )
+    assert request.temperature == 0.0 and request.response_schema is not None
+
+
+def test_a_reply_that_cannot_be_used_gets_one_repair_turn_quoting_the_problem() -> None:
+    client = FakeModelClient().queue(
+        "openai/gpt-5.2",
+        ['{"verdict": "match", "golden": 7}', '{"verdict": "no_match", "reason": "other"}'],
+    )
+    answer = ask(client, found("Style"))
+    assert answer.matched is False and answer.reason == "other"
+    repair = client.calls[1].messages
+    assert repair[-2].content == '{"verdict": "match", "golden": 7}'
+    assert '"golden" must be a number from 1 to 3' in repair[-1].content
+
+
+def test_a_judge_that_cannot_answer_leaves_a_failed_judgement_not_a_verdict() -> None:
+    broken = ModelCallError(FailureKind.TIMEOUT, "no answer in 120 s")
+    answer = ask(FakeModelClient().queue("openai/gpt-5.2", [broken]), found("Style"))
+    assert answer.matched is None and answer.golden is None
+    assert answer.reason == "the judge's call failed (timeout): no answer in 120 s"
+    still_bad = FakeModelClient().queue("openai/gpt-5.2", ["yes", "still yes"])
+    answer = ask(still_bad, found("Style"))
+    assert answer.matched is None and len(still_bad.calls) == 2

@@ -141,6 +141,10 @@ def build_result(
                 cost_usd=round(sum(r.cost_usd for r in rows), 6),
             )
         )
+    failed = sum(1 for j in judgements.values() if j.matched is None)
+    if failed:
+        notes = [*notes, f"{failed} judgement(s) failed and count as matching no golden "
+                 "(their reasons are in bench.json)"]  # fmt: skip
     return BenchResult(
         suite=suite.name,
         source=suite.source,
