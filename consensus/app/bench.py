@@ -169,7 +169,8 @@ async def _one_pr(
         into.judgements[(pr.key, judgement.finding.key)] = judgement
     calls = services.journal.calls(judge_run)
     judge_cost = round(sum(c.cost_usd for c in calls if c.ok), 6)
-    if services.journal.run(judge_run).status != "done":  # type: ignore[union-attr]
+    row = services.journal.run(judge_run)
+    if row is not None and row.status != "done":
         services.journal.finish_run(judge_run, status="done", report="", cost_usd=judge_cost)
     into.runs.append(
         PRRun(
