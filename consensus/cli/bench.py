@@ -125,7 +125,7 @@ def bench(
         loaded = load_suite_spec(
             suite_spec, open_data=hosts.data, home=home, judge=judge_model, log=log
         )
-        loaded = type(loaded)(loaded.suite.limited(limit), loaded.published_judge, loaded.published)
+        loaded = replace(loaded, suite=loaded.suite.limited(limit))
         panel = BenchPanel(
             settings=settings,
             providers=providers,
