@@ -214,6 +214,11 @@ def test_dry_run_prints_calls_and_cost_and_calls_no_model(
     assert "estimated cost:" in done.stdout
     assert "not at hand" not in done.stdout  # both diffs were read from GitHub
     assert model_calls(models) == 0 and not (tmp_path / "out").exists()
+    done = run_consensus(
+        [*args, "--limit", "1"], cwd=tmp_path, env=env_for(tmp_path / "home", github)
+    )
+    assert "bench martian-offline: 1 pull requests" in done.stdout
+    assert "review calls: 2 " in done.stdout
 
 
 def test_dry_run_of_the_default_panel_prices_every_call_before_any_key_is_used(
