@@ -217,7 +217,7 @@ def test_dry_run_prints_calls_and_cost_and_calls_no_model(
     done = run_consensus(
         [*args, "--limit", "1"], cwd=tmp_path, env=env_for(tmp_path / "home", github)
     )
-    assert "bench martian-offline: 1 pull requests" in done.stdout
+    assert "bench martian-offline: 1 pull request (dry run" in done.stdout
     assert "review calls: 2 " in done.stdout
 
 

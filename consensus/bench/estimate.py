@@ -113,7 +113,8 @@ def render_estimate(plan: BenchEstimate) -> str:
     reviews = sum(p.calls for p in plan.prs)
     cost, most = plan.cost(most=False), plan.cost(most=True)
     lines = [
-        f"bench {plan.suite}: {len(plan.prs)} pull requests (dry run: nothing is sent)",
+        f"bench {plan.suite}: {len(plan.prs)} pull request{'s' if len(plan.prs) != 1 else ''} "
+        "(dry run: nothing is sent)",
         f"panel: {', '.join(plan.providers)}; personas: {', '.join(plan.personas)}",
         *(f"  {model} will not be called: {why}" for model, why in plan.unavailable.items()),
         f"review calls: {reviews:,} ({sum(p.prompt_tokens for p in plan.prs):,} prompt tokens)",
