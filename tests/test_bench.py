@@ -296,7 +296,7 @@ def test_labels_carry_the_judges_verdict_and_the_votes_cast_on_each_claim() -> N
 
 def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
     from consensus.bench.page import render_bench_html
-    from consensus.bench.results import build_result
+    from consensus.bench.results import Tally, build_result
     from consensus.bench.suite import Suite
 
     hostile = found("<img src=x onerror=alert(1)> reads past the end")
@@ -304,10 +304,11 @@ def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
                        golden_comment="<script>alert(2)</script>", reason="<b>same</b>",
                        judge="openai/gpt-5.2")  # fmt: skip
     suite = Suite(name="mine", source="mine.jsonl", prs=(PR,))
+    tally = Tally(posted={"consensus": {PR.key: [hostile]}},
+                  judgements={(PR.key, hostile.key): answer})  # fmt: skip
     result = build_result(
-        suite, judge="openai/gpt-5.2", runs=[], posted={"consensus": {PR.key: [hostile]}},
-        costs={}, judgements={(PR.key, hostile.key): answer}, published_judge=None, published=[],
-    )  # fmt: skip
+        suite, judge="openai/gpt-5.2", tally=tally, published_judge=None, published=[]
+    )
     page = render_bench_html(result)
     assert "<img src=x" not in page and "<script>alert" not in page and "<b>same" not in page
     assert "&lt;img src=x onerror=alert(1)&gt; reads past the end" in page

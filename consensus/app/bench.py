@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,17 +21,24 @@ from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient
 from consensus.app.bench_runs import consensus_report, derived_report, variant_jobs
 from consensus.app.bench_source import LoadedSuite, pull_source
-from consensus.bench.judge import BenchFinding, Judgement, judge_all, nearby_hunks
+from consensus.bench.judge import BenchFinding, judge_all, nearby_hunks
 from consensus.bench.labels import Labelled, jsonl, label_findings
 from consensus.bench.page import render_bench_html
-from consensus.bench.results import CONSENSUS, NO_VERIFY, BenchResult, PRRun, build_result
+from consensus.bench.results import (
+    CONSENSUS,
+    NO_VERIFY,
+    BenchResult,
+    PRRun,
+    Tally,
+    build_result,
+)
 from consensus.bench.suite import SuitePR
 from consensus.bench.tables import render_markdown
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import git_sections
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Status
-from consensus.model.report import Report, ReportFinding
+from consensus.model.report import Report
 from consensus.ports import Log, ModelClient, PullReader, SourceReader, TokenCounter
 from consensus.review.job import ReviewJob
 from consensus.settings.config import ProviderSettings, Settings
@@ -94,41 +101,27 @@ def reported(report: Report) -> list[BenchFinding]:
     return [BenchFinding.of(f) for f in report.findings if f.status is not Status.REJECTED]
 
 
-@dataclass
-class _Collected:
-    runs: list[PRRun]
-    posted: dict[str, dict[str, list[BenchFinding]]]
-    costs: dict[str, dict[str, float]]
-    judgements: dict[tuple[str, str], Judgement]
-    judged_runs: list[tuple[str, str, Sequence[ReportFinding], Mapping[str, str]]]
-    notes: list[str]
-
-
 async def run_bench(
     loaded: LoadedSuite, panel: BenchPanel, services: BenchServices
 ) -> BenchOutcome:
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
-    collected = _Collected([], {CONSENSUS: {}, NO_VERIFY: {}}, {}, {}, [], [])
+    tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
     for n, pr in enumerate(suite.prs, 1):
         services.log(f"[{n}/{len(suite.prs)}] {pr.key}")
-        await _one_pr(pr, suite.name, panel, services, collected)
+        await _one_pr(pr, suite.name, panel, services, tally)
     result = build_result(
         suite,
         judge=panel.judge.model,
-        runs=collected.runs,
-        posted=collected.posted,
-        costs=collected.costs,
-        judgements=collected.judgements,
+        tally=tally,
         published_judge=loaded.published_judge,
         published=loaded.published,
-        notes=collected.notes,
     )
-    return BenchOutcome(result, label_findings(collected.judged_runs, collected.judgements))
+    return BenchOutcome(result, label_findings(tally.reviewed, tally.judgements))
 
 
 async def _one_pr(
-    pr: SuitePR, suite: str, panel: BenchPanel, services: BenchServices, into: _Collected
+    pr: SuitePR, suite: str, panel: BenchPanel, services: BenchServices, into: Tally
 ) -> None:
     started = time.monotonic()
     source = pull_source(pr, open_pulls=services.pulls, home=services.home)
@@ -186,7 +179,7 @@ async def _one_pr(
         )
     )
     origin = f"{suite}:{pr.key}"
-    into.judged_runs.append((pr.key, origin, report.findings, git_sections(source.diff)))
+    into.reviewed.append((pr.key, origin, report.findings, git_sections(source.diff)))
     tally = sum(1 for j in judged if j.hit)
     services.log(f"  {len(report.findings)} findings, {tally} of {len(judged)} judged a match")
 

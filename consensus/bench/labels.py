@@ -73,7 +73,7 @@ def label_findings(
             claims.append(
                 LabelledClaimRecord(
                     id=ident,
-                    diff=sections.get(finding.path, ""),
+                    diff=sections.get(finding.path) or "".join(sections.values()),
                     path=finding.path,
                     line=finding.line,
                     end_line=finding.end_line if finding.end_line > finding.line else None,

@@ -5,6 +5,7 @@ JSON file is its dump)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from consensus.bench.judge import BenchFinding, Judgement
 from consensus.bench.martian import PublishedFigures
@@ -18,6 +19,7 @@ from consensus.bench.score import (
 )
 from consensus.bench.suite import Suite
 from consensus.model.base import Frozen
+from consensus.model.report import ReportFinding
 
 CONSENSUS = "consensus"
 NO_VERIFY = "consensus-no-verify"
@@ -98,20 +100,32 @@ class BenchResult(Frozen):
         return sum(r.cost_usd + r.judge_cost_usd for r in self.runs)
 
 
+@dataclass
+class Tally:
+    """What a bench gathers, pull request by pull request, before it is scored."""
+
+    runs: list[PRRun] = field(default_factory=list)
+    # variant → PR key → the findings it posted; variant → PR key → its cost in USD
+    posted: dict[str, dict[str, list[BenchFinding]]] = field(default_factory=dict)
+    costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    judgements: dict[tuple[str, str], Judgement] = field(default_factory=dict)  # (PR, finding)
+    # (PR key, origin, the consensus run's findings, path → that file's diff), for labels
+    reviewed: list[tuple[str, str, Sequence[ReportFinding], Mapping[str, str]]] = field(
+        default_factory=list
+    )
+    notes: list[str] = field(default_factory=list)
+
+
 def build_result(
     suite: Suite,
     *,
     judge: str,
-    runs: Sequence[PRRun],
-    posted: Mapping[str, Mapping[str, Sequence[BenchFinding]]],
-    costs: Mapping[str, Mapping[str, float]],
-    judgements: Mapping[tuple[str, str], Judgement],
+    tally: Tally,
     published_judge: str | None,
     published: Sequence[PublishedFigures],
-    notes: Sequence[str] = (),
 ) -> BenchResult:
-    """`posted`: variant → PR key → the findings it posted; `costs`: variant → PR → USD;
-    `judgements`: (PR key, finding key) → the judge's answer."""
+    """The figures of every configuration, and every judgement, from what was gathered."""
+    posted, costs, judgements, notes = tally.posted, tally.costs, tally.judgements, tally.notes
     variants = []
     for name, by_pr in posted.items():
         counts = []
@@ -153,7 +167,7 @@ def build_result(
         prs=len(suite.prs),
         goldens=sum(len(pr.goldens) for pr in suite.prs),
         variants=variants,
-        runs=list(runs),
+        runs=list(tally.runs),
         judgements=_judged(judgements, posted),
         published_judge=published_judge,
         published=tuple(published),

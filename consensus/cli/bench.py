@@ -6,6 +6,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +19,9 @@ from consensus.cli.options import (
     repo_root,
 )
 from consensus.errors import UsageError
+
+if TYPE_CHECKING:
+    from consensus.app.bench import BenchPanel
 
 
 @click.command()
@@ -68,7 +72,7 @@ def bench(
     """
     import asyncio
 
-    from consensus.app.bench import BenchPanel, BenchServices, run_bench, write_outputs
+    from consensus.app.bench import BenchServices, run_bench, write_outputs
     from consensus.app.bench_plan import plan_bench
     from consensus.app.bench_source import load_suite_spec
     from consensus.app.wiring import (
@@ -82,30 +86,9 @@ def bench(
     )
     from consensus.bench.estimate import render_estimate
     from consensus.bench.tables import render_markdown
-    from consensus.settings.config import ProviderSettings
-    from consensus.settings.personas import load_personas, select_personas
 
-    root = repo_root()
-    loaded_config = load_config_at(config_path, root)
-    settings = override(loaded_config.settings, persona_ids, None, None)
-    providers = providers_for(settings, models)
-    unavailable = unavailable_providers(providers, os.environ)
-    personas = select_personas(
-        load_personas([root / d for d in settings.persona_dirs]),
-        settings.personas,
-        source="--personas" if persona_ids else loaded_config.source,
-    )
-    configured = {p.model: p for p in providers}
-    judge = configured.get(judge_model) or ProviderSettings(
-        model=judge_model, api_base=judge_api_base, api_key_env=judge_key_env
-    )
-    if judge_api_base or judge_key_env:
-        judge = ProviderSettings(
-            model=judge_model,
-            api_base=judge_api_base or judge.api_base,
-            api_key_env=judge_key_env or judge.api_key_env,
-        )
-    missing = unavailable_providers((judge,), os.environ)
+    panel = _panel(config_path, models, persona_ids, judge_model, judge_api_base, judge_key_env)
+    missing = unavailable_providers((panel.judge,), os.environ)
     if missing and not dry_run:
         raise UsageError(f"the judge {judge_model} cannot be called: {missing[judge_model]}")
     log = logger()
@@ -126,18 +109,12 @@ def bench(
             suite_spec, open_data=hosts.data, home=home, judge=judge_model, log=log
         )
         loaded = replace(loaded, suite=loaded.suite.limited(limit))
-        panel = BenchPanel(
-            settings=settings,
-            providers=providers,
-            personas=tuple(personas),
-            unavailable=unavailable,
-            judge=judge,
-        )
         if dry_run:
             estimate = plan_bench(loaded, panel, services, model_price, fetch=True)
             click.echo(render_estimate(estimate), nl=False)
             return
-        if len(unavailable) == len(providers):
+        reviewers = [p for p in panel.providers if p.model not in panel.unavailable]
+        if not reviewers:
             raise UsageError("no provider of the panel can be called", fix="set their API keys")
         outcome = asyncio.run(run_bench(loaded, panel, services))
     finally:
@@ -150,3 +127,44 @@ def bench(
     if incomplete:
         log(f"{len(incomplete)} review(s) incomplete (budget or quorum): {', '.join(incomplete)}")
     sys.exit(0)
+
+
+def _panel(
+    config_path: Path | None,
+    models: str | None,
+    persona_ids: str | None,
+    judge_model: str,
+    judge_api_base: str | None,
+    judge_key_env: str | None,
+) -> BenchPanel:
+    """The reviewers as configured (the file, then --models and --personas), and the judge:
+    a configured provider of that model, else the model with the endpoint and key given.
+    `unavailable` names each reviewer whose key is missing."""
+    from consensus.app.bench import BenchPanel
+    from consensus.app.wiring import unavailable_providers
+    from consensus.settings.config import ProviderSettings
+    from consensus.settings.personas import load_personas, select_personas
+
+    root = repo_root()
+    loaded_config = load_config_at(config_path, root)
+    settings = override(loaded_config.settings, persona_ids, None, None)
+    providers = providers_for(settings, models)
+    personas = select_personas(
+        load_personas([root / d for d in settings.persona_dirs]),
+        settings.personas,
+        source="--personas" if persona_ids else loaded_config.source,
+    )
+    configured = {p.model: p for p in providers}.get(judge_model)
+    judge = ProviderSettings(
+        model=judge_model,
+        api_base=judge_api_base or (configured.api_base if configured else None),
+        api_key_env=judge_key_env or (configured.api_key_env if configured else None),
+    )
+    unavailable = unavailable_providers(providers, os.environ)
+    return BenchPanel(
+        settings=settings,
+        providers=providers,
+        personas=tuple(personas),
+        unavailable=unavailable,
+        judge=configured if configured and not (judge_api_base or judge_key_env) else judge,
+    )
