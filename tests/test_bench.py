@@ -314,6 +314,9 @@ def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
     assert "&lt;img src=x onerror=alert(1)&gt; reads past the end" in page
     assert "&lt;script&gt;alert(2)&lt;/script&gt;" in page
     assert result.variants[0].overall.tp == 1 and result.variants[0].overall.fn == 2
+    # precision 1 (top), recall 1/3 (a third across the 420-unit plot, 48 in)
+    assert "<circle class='ours' cx='188.0' cy='48.0' r='6'>" in page
+    assert page.count("<line class='ci'") == 2  # its two 95% whiskers
 
 
 # --------------------------------------------------------------------------- asking the judge

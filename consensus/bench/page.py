@@ -31,6 +31,9 @@ class ChartPoint(Frozen):
     recall: float
     x: float
     y: float
+    # the 95% intervals as whiskers (ours only): recall across, precision up and down
+    x_span: tuple[float, float] | None = None
+    y_span: tuple[float, float] | None = None
 
 
 class Curve(Frozen):
@@ -48,8 +51,15 @@ def chart_points(result: BenchResult) -> list[ChartPoint]:
     for variant in result.variants:
         x, y = at(variant.overall.recall, variant.overall.precision)
         overall = variant.overall
-        points.append(ChartPoint(label=variant.label, ours=True, precision=overall.precision,
-                                 recall=overall.recall, x=x, y=y))  # fmt: skip
+        r_ci, p_ci = overall.recall_ci, overall.precision_ci
+        points.append(
+            ChartPoint(
+                label=variant.label, ours=True, precision=overall.precision,
+                recall=overall.recall, x=x, y=y,
+                x_span=(at(r_ci[0], 0)[0], at(r_ci[1], 0)[0]) if r_ci else None,
+                y_span=(at(0, p_ci[1])[1], at(0, p_ci[0])[1]) if p_ci else None,
+            )
+        )  # fmt: skip
     for tool in result.published:
         x, y = at(tool.recall, tool.precision)
         points.append(ChartPoint(label=tool.tool, ours=False, precision=tool.precision,
