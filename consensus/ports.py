@@ -254,12 +254,6 @@ class PullReader(Protocol):
     def default_branch(self) -> str: ...
 
 
-class RepositoryData(Protocol):
-    """Read a repository's data files at a commit, whatever their size (a benchmark's)."""
-
-    def read_data_file(self, path: str, ref: str) -> str | None: ...
-
-
 class ReviewWriter(Protocol):
     """Post a review with inline comments, and read or remove our inline comments."""
 

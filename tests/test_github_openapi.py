@@ -62,11 +62,11 @@ def server() -> Iterator[FakeGitHub]:
         yield github
 
 
-def read_large_file(host: GitHubHost, github: FakeGitHub) -> str | None:
+def read_large(host: GitHubHost, github: FakeGitHub) -> str | None:
     """A file over the contents API's limit (lowered here): its blob is read instead."""
     github.repos[REPO].large_file_bytes = 1
     try:
-        return host.read_data_file("p/a.md", "h" * 40)
+        return host.read_file("p/a.md", "h" * 40)
     finally:
         github.repos[REPO].large_file_bytes = 1_000_000
 
@@ -78,10 +78,12 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
     calls = {
         "pull_request": lambda: host.pull_request(1),
         "pull_files": lambda: host.pull_files(1),
-        "read_file": lambda: host.read_file(".consensus.yml", "b" * 40),
+        "read_file": lambda: (
+            host.read_file(".consensus.yml", "b" * 40),
+            read_large(host, github),
+        ),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),
-        "read_data_file": lambda: read_large_file(host, github),
         "issue_comments": lambda: host.issue_comments(1),
         "review_comments": lambda: host.review_comments(1),
         "comment_edit": lambda: host.comment_edit(host.issue_comments(1)[0]),

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -47,6 +48,7 @@ from consensus.adapters.github_wire import (
     is_transient,
     message_of,
     missing_comment,
+    omitted_blob,
     open_pull,
     pull_file,
     retry_wait,
@@ -69,8 +71,18 @@ T = TypeVar("T")
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_FILE_BYTES = 2_000_000
-MAX_DATA_BYTES = 50_000_000  # a benchmark's data files (read_data_file)
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How a failed request is retried: at most `attempts` tries, backing off from
+    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
+
+    attempts: int = 5
+    backoff_s: float = 1.0
+    max_wait_s: float = 120.0
+    sleep: Callable[[float], None] = time.sleep
 
 
 class GitHubHost:
@@ -83,11 +95,8 @@ class GitHubHost:
         token: str,
         base_url: str = "https://api.github.com",
         write_interval_s: float = 1.0,
-        attempts: int = 5,
-        backoff_s: float = 1.0,
-        max_wait_s: float = 120.0,
+        retries: Retries = Retries(),
         timeout_s: int = 30,
-        sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] = lambda line: None,
         conditional: bool = False,
     ) -> None:
@@ -108,10 +117,10 @@ class GitHubHost:
             seconds_between_writes=write_interval_s or None,
             user_agent="consensus-review",
         )
-        self._attempts = attempts
-        self._backoff_s = backoff_s
-        self._max_wait_s = max_wait_s
-        self._sleep = sleep
+        self._attempts = retries.attempts
+        self._backoff_s = retries.backoff_s
+        self._max_wait_s = retries.max_wait_s
+        self._sleep = retries.sleep
         self._log = log
 
     def close(self) -> None:
@@ -244,7 +253,12 @@ class GitHubHost:
         return [pull_file(item) for item in raw]
 
     def read_file(self, path: str, ref: str) -> str | None:
-        return file_text(self._contents(path, ref), MAX_FILE_BYTES)
+        data = self._contents(path, ref)
+        sha = omitted_blob(data, MAX_FILE_BYTES)  # the contents API sends none over 1 MB
+        if sha is not None:
+            _, blob = self._get(f"{self._base}/git/blobs/{quote(sha)}", None)
+            data = {**blob, "type": "file"}
+        return file_text(data, MAX_FILE_BYTES)
 
     def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
         """Several files at `ref` in one GraphQL request; file by file over REST if that fails."""
@@ -256,19 +270,6 @@ class GitHubHost:
             return {p: self.read_file(p, ref) for p in paths}
         texts = blob_texts(data, wanted, MAX_FILE_BYTES)
         return {p: texts.get(p) for p in paths}
-
-    def read_data_file(self, path: str, ref: str) -> str | None:
-        """A file of up to MAX_DATA_BYTES at `ref`: the contents API sends no content for a
-        file over 1 MB, so its blob is read through the Git database API."""
-        data = self._contents(path, ref)
-        if not isinstance(data, dict) or data.get("type") != "file":
-            return None
-        if data.get("encoding") == "base64" and data.get("content"):
-            return file_text(data, MAX_DATA_BYTES)
-        if int(data.get("size") or 0) > MAX_DATA_BYTES or not data.get("sha"):
-            return None
-        _, blob = self._get(f"{self._base}/git/blobs/{quote(str(data['sha']))}", None)
-        return file_text({**blob, "type": "file"}, MAX_DATA_BYTES)
 
     def list_dir(self, path: str, ref: str) -> list[str] | None:
         data = self._contents(path, ref)

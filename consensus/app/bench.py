@@ -21,6 +21,9 @@ from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient
 from consensus.app.bench_runs import consensus_report, derived_report, variant_jobs
 from consensus.app.bench_source import LoadedSuite, pull_source
+from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.local_review import Flags, providers_for, with_flags
+from consensus.app.services import Services
 from consensus.bench.judge import BenchFinding, judge_all, nearby_hunks
 from consensus.bench.labels import Labelled, jsonl, label_findings
 from consensus.bench.page import render_bench_html
@@ -39,34 +42,59 @@ from consensus.ingest.pull_diff import git_sections
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Status
 from consensus.model.report import Report
-from consensus.ports import Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.ports import Log, PullReader, SourceReader
+from consensus.review.guidelines import Guidelines
 from consensus.review.job import ReviewJob
-from consensus.settings.config import ProviderSettings, Settings
-from consensus.settings.personas import Persona
+from consensus.settings.config import (
+    ProviderSettings,
+    Settings,
+    duplicate_model_warnings,
+    load_config,
+)
+from consensus.settings.personas import Persona, load_personas, select_personas
 
 
 @dataclass(frozen=True)
 class BenchServices:
-    """What the bench reaches the world through, built once by the face."""
+    """What the bench reaches the world through, built once by the face: the face's
+    Services (models, token counter, keys, journal, log) and GitHub, repository by
+    repository (a bench reads many), and where downloads are cached."""
 
-    client: ModelClient
-    counter: TokenCounter
-    journal: Journal
+    core: Services
     pulls: Callable[[str], PullReader]  # OWNER/NAME → its pull requests
     sources: Callable[[str, str], SourceReader]  # (OWNER/NAME, head sha) → its files
     home: Path
-    log: Log
+
+    @property
+    def log(self) -> Log:
+        return self.core.log
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """Who reviews and who judges, as the command line asks."""
+
+    root: Path
+    config: Path | None
+    models: tuple[str, ...] | None
+    personas: tuple[str, ...] | None
+    judge: str
+    judge_api_base: str | None = None
+    judge_key_env: str | None = None
 
 
 @dataclass(frozen=True)
 class BenchPanel:
-    """Who reviews and who judges, as the user configured them."""
+    """Who reviews and who judges, resolved: the settings layered, the providers, the
+    personas, each provider's missing key (`unavailable`), the judge's own."""
 
     settings: Settings
     providers: tuple[ProviderSettings, ...]
     personas: tuple[Persona, ...]
-    unavailable: Mapping[str, str]
+    personas_from: str
+    unavailable: Mapping[str, str]  # reviewer → why it will not be called
     judge: ProviderSettings
+    judge_missing: str | None = None  # why the judge cannot be called
 
 
 @dataclass(frozen=True)
@@ -75,21 +103,50 @@ class BenchOutcome:
     labels: Labelled
 
 
-def review_job(pr: SuitePR, diff_text: str, panel: BenchPanel, suite: str) -> ReviewJob:
+def bench_panel(request: BenchRequest, services: Services) -> BenchPanel:
+    """The reviewers as configured (the file, then --models and --personas, layered as
+    `consensus review` layers them), and the judge: a configured provider of that model,
+    else the model with the endpoint and key given."""
+    loaded = load_config(request.config, root=request.root)
+    settings = with_flags(loaded.settings, Flags(personas=request.personas))
+    providers = providers_for(settings, request.models, services)
+    source = "--personas" if request.personas else loaded.source
+    available = load_personas([request.root / d for d in settings.persona_dirs])
+    personas = tuple(select_personas(available, settings.personas, source=source))
+    configured = {p.model: p for p in providers}.get(request.judge)
+    judge = configured or ProviderSettings(model=request.judge)
+    if request.judge_api_base or request.judge_key_env:
+        judge = ProviderSettings(
+            model=request.judge,
+            api_base=request.judge_api_base or judge.api_base,
+            api_key_env=request.judge_key_env or judge.api_key_env,
+        )
+    for warning in duplicate_model_warnings(providers):
+        services.warn(warning)
+    unavailable = services.keys.unavailable(providers)
+    for model, why in unavailable.items():
+        services.warn(f"{model} will not be called: {why}")
+    missing = services.keys.unavailable((judge,)).get(judge.model)
+    return BenchPanel(settings, providers, personas, source, unavailable, judge, missing)
+
+
+def review_job(pr: SuitePR, diff_text: str, panel: BenchPanel, services: Services) -> ReviewJob:
+    """The job `consensus review` would prepare for this diff (prepare_job), verified."""
     settings = panel.settings
     diff = split_large_hunks(
         ingest(diff_text, include=settings.paths, exclude=settings.exclude,
                redact_patterns=settings.redact)
     )  # fmt: skip
-    return ReviewJob(
-        diff=diff,
+    request = JobRequest(
         settings=settings,
         providers=panel.providers,
-        personas=panel.personas,
-        unavailable=panel.unavailable,
-        verify=True,
-        label=f"bench {suite}: {pr.key}",
+        personas=lambda chosen, source: panel.personas,
+        personas_from=panel.personas_from,
+        guidelines=lambda chosen: Guidelines(),  # the PR's repository is not checked out
+        label=f"bench: {pr.key}",
     )
+    # The panel's warnings (a missing key, one model twice) were said once, up front.
+    return prepare_job(diff, request, services.keys, log=lambda line: None)
 
 
 def posted(report: Report) -> list[BenchFinding]:
@@ -107,9 +164,13 @@ async def run_bench(
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
-    for n, pr in enumerate(suite.prs, 1):
-        services.log(f"[{n}/{len(suite.prs)}] {pr.key}")
-        await _one_pr(pr, suite.name, panel, services, tally)
+    journal = services.core.journal()
+    try:
+        for n, pr in enumerate(suite.prs, 1):
+            services.log(f"[{n}/{len(suite.prs)}] {pr.key}")
+            await _one_pr(pr, suite.name, panel, services, journal, tally)
+    finally:
+        journal.close()
     result = build_result(
         suite,
         judge=panel.judge.model,
@@ -121,25 +182,26 @@ async def run_bench(
 
 
 async def _one_pr(
-    pr: SuitePR, suite: str, panel: BenchPanel, services: BenchServices, into: Tally
+    pr: SuitePR,
+    suite: str,
+    panel: BenchPanel,
+    services: BenchServices,
+    journal: Journal,
+    into: Tally,
 ) -> None:
     started = time.monotonic()
     source = pull_source(pr, open_pulls=services.pulls, home=services.home)
     assert source is not None  # fetched when not cached
     into.notes.extend(f"{pr.key}: {note}" for note in source.notes)
-    job = review_job(pr, source.diff, panel, suite)
+    job = review_job(pr, source.diff, panel, services.core)
     files = services.sources(pr.repo, source.head_sha) if pr.repo and source.head_sha else None
-    report = await consensus_report(
-        job, journal=services.journal, client=services.client, counter=services.counter,
-        source=files,
-    )  # fmt: skip
+    report = await consensus_report(job, services.core, journal, source=files)
     wall = report.stats.wall_s or time.monotonic() - started
     variants = {CONSENSUS: report}
     for name, variant in variant_jobs(job).items():
         variants[name] = await derived_report(
-            name, variant, source_run=report.run_id, journal=services.journal,
-            client=services.client, counter=services.counter,
-        )  # fmt: skip
+            name, variant, services.core, journal, source_run=report.run_id
+        )
     for name, found in variants.items():
         chosen = reported(found) if name.startswith("solo:") else posted(found)
         into.posted.setdefault(name, {})[pr.key] = chosen
@@ -150,21 +212,21 @@ async def _one_pr(
     for by_pr in into.posted.values():
         for finding in by_pr.get(pr.key, []):
             asked.setdefault(finding.key, finding)
-    judge_run = _judge_run(services.journal, pr, panel.judge, report.run_id)
+    judge_run = _judge_run(journal, pr, panel.judge, report.run_id)
     judged = await judge_all(
         [(f, nearby_hunks(job.diff, f)) for f in asked.values()],
         pr,
         judge=panel.judge,
-        client=JournaledClient(services.journal, judge_run, services.client),
+        client=JournaledClient(journal, judge_run, services.core.models),
         concurrency=panel.settings.concurrency,
     )
     for judgement in judged:
         into.judgements[(pr.key, judgement.finding.key)] = judgement
-    calls = services.journal.calls(judge_run)
+    calls = journal.calls(judge_run)
     judge_cost = round(sum(c.cost_usd for c in calls if c.ok), 6)
-    row = services.journal.run(judge_run)
+    row = journal.run(judge_run)
     if row is not None and row.status != "done":
-        services.journal.finish_run(judge_run, status="done", report="", cost_usd=judge_cost)
+        journal.finish_run(judge_run, status="done", report="", cost_usd=judge_cost)
     into.runs.append(
         PRRun(
             pr=pr.key,

@@ -24,8 +24,9 @@ def plan_bench(
     fetch: bool,
 ) -> BenchEstimate:
     """What the bench will send and what it will cost; no model is called."""
+    unavailable = services.core.keys.unavailable(panel.providers)
     prices: Mapping[str, ModelPrice | None] = {p.model: price(p.model) for p in panel.providers}
-    planned = [p for p in panel.providers if p.model not in panel.unavailable]
+    planned = [p for p in panel.providers if p.model not in unavailable]
     pairs: list[tuple[float, float] | None] = []
     for provider in planned:
         known = prices[provider.model]
@@ -48,13 +49,13 @@ def plan_bench(
                 )
             )
             continue
-        job = review_job(pr, source.diff, panel, loaded.suite.name)
+        job = review_job(pr, source.diff, panel, services.core)
         plan = plan_dry_run(
             job.diff,
             providers=panel.providers,
             personas=panel.personas,
-            unavailable=panel.unavailable,
-            counter=services.counter,
+            unavailable=unavailable,
+            counter=services.core.counter,
             prices=prices,
             default_window=panel.settings.default_context_window,
         )
@@ -70,7 +71,7 @@ def plan_bench(
         )
     judge = panel.judge.model
     judge_price = price(judge)
-    count = services.counter.count
+    count = services.core.counter.count
     system = count(judge, template("bench/judge_system.j2").render(nonce="0" * 12))
     goldens = [count(judge, "\n".join(g.comment for g in pr.goldens)) for pr in loaded.suite.prs]
     return BenchEstimate(
@@ -84,5 +85,5 @@ def plan_bench(
         ),
         providers=[p.model for p in panel.providers],
         personas=[p.id for p in panel.personas],
-        unavailable=dict(panel.unavailable),
+        unavailable=dict(unavailable),
     )

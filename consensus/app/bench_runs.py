@@ -11,19 +11,19 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 
 from consensus.adapters.journal import Journal, call_digest
 from consensus.adapters.recording import JournaledClient, JournaledSource
 from consensus.app.runner import run_review
+from consensus.app.services import Services
 from consensus.model.report import Report
-from consensus.ports import Completion, CompletionRequest, ModelClient, SourceReader, TokenCounter
+from consensus.ports import Completion, CompletionRequest, ModelClient, SourceReader
 from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
-from consensus.review.pipeline import review, run_id_for
-from consensus.settings.config import ProviderSettings, Settings
+from consensus.review.pipeline import ReviewServices, review, run_id_for
+from consensus.settings.config import ProviderSettings, Settings, layered
 
 
 class SharedCalls:
@@ -52,23 +52,19 @@ def stored_report(journal: Journal, run_id: str) -> Report | None:
 
 
 async def consensus_report(
-    job: ReviewJob,
-    *,
-    journal: Journal,
-    client: ModelClient,
-    counter: TokenCounter,
-    source: SourceReader | None,
+    job: ReviewJob, services: Services, journal: Journal, *, source: SourceReader | None
 ) -> Report:
-    """The consensus review of `job`: read back when done, else run (or resumed)."""
+    """The consensus review of `job`: read back when done, else run (or resumed) as
+    `consensus review` runs it."""
     done = stored_report(journal, run_id_for(job.diff, job.settings, job.providers, job.workflow))
     if done is not None:
         return done
-    return await run_review(job, journal=journal, client=client, counter=counter, source=source)
+    return await run_review(job, services, source=source)
 
 
 def solo_settings(settings: Settings) -> Settings:
     """One provider reviews alone: its findings are not waiting for a quorum."""
-    return Settings.model_validate({**settings.model_dump(), "min_providers": 1})
+    return layered(settings, {"min_providers": 1}, source="consensus bench (one provider alone)")
 
 
 def variant_jobs(job: ReviewJob) -> dict[str, ReviewJob]:
@@ -96,13 +92,7 @@ def _job(job: ReviewJob, settings: Settings, providers: Sequence[ProviderSetting
 
 
 async def derived_report(
-    name: str,
-    job: ReviewJob,
-    *,
-    source_run: str,
-    journal: Journal,
-    client: ModelClient,
-    counter: TokenCounter,
+    name: str, job: ReviewJob, services: Services, journal: Journal, *, source_run: str
 ) -> Report:
     """The variant `name` of the run `source_run`, reviewing `job`: read back when done."""
     run_id = f"{source_run}~{name.replace(':', '-').replace('/', '-')}"
@@ -112,24 +102,16 @@ async def derived_report(
     if journal.run(run_id) is None:
         journal.start_run(run_id, run_id, job.label, job.to_json())
     ledger = Ledger(job.settings.budget)
-    recorded = JournaledClient(
-        journal, run_id, GuardedClient(client, ledger), on_served=ledger.credit
-    )
-    report = await review(
-        job.diff,
-        settings=job.settings,
-        providers=job.providers,
-        personas=job.personas,
+    guarded = GuardedClient(services.models, ledger)
+    recorded = JournaledClient(journal, run_id, guarded, on_served=ledger.credit)
+    tools = ReviewServices(
         client=SharedCalls(journal, source_run, recorded),
-        counter=counter,
-        clock=time.monotonic,
-        verify=False,
-        unavailable=job.unavailable,
+        counter=services.counter,
+        clock=services.clock,
         source=JournaledSource(journal, run_id, None),
         ledger=ledger,
-        run_id=run_id,
-        guidelines=job.guidelines,
     )
+    report = await review(job, tools, run_id=run_id)
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
         run_id, status=status, report=report.model_dump_json(), cost_usd=report.stats.cost_usd

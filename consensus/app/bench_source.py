@@ -20,7 +20,7 @@ from consensus.bench.martian import PublishedFigures
 from consensus.bench.suite import Suite, SuitePR, load_suite
 from consensus.errors import ConfigError, GitHubError, UsageError
 from consensus.ingest.pull_diff import build_pull_diff
-from consensus.ports import Log, PullReader, RepositoryData
+from consensus.ports import Log, PullReader
 
 TOKEN_NOTE = (
     "reading the benchmark and each PR's diff through the GitHub API: set GITHUB_TOKEN "
@@ -53,13 +53,13 @@ def _write(path: Path, text: str) -> None:
 
 
 def cached_file(
-    open_data: Callable[[str], RepositoryData], cache: Path, repo: str, ref: str, path: str
+    open_data: Callable[[str], PullReader], cache: Path, repo: str, ref: str, path: str
 ) -> str:
     """`path` of `repo` at `ref`: from the cache, else downloaded into it."""
     local = cache / path
     if local.is_file():
         return local.read_text(encoding="utf-8")
-    text = open_data(repo).read_data_file(path, ref)
+    text = open_data(repo).read_file(path, ref)
     if text is None:
         raise GitHubError(
             f"{repo} has no file {path} at {ref[:12]}",
@@ -70,7 +70,7 @@ def cached_file(
 
 
 def load_martian(
-    open_data: Callable[[str], RepositoryData], home: Path, judge: str, log: Log
+    open_data: Callable[[str], PullReader], home: Path, judge: str, log: Log
 ) -> LoadedSuite:
     """The benchmark's goldens (and the published figures of `judge`, if it is one of
     the benchmark's judges), downloaded once at the pinned commit."""
@@ -99,7 +99,7 @@ def load_martian(
 
 
 def load_suite_spec(
-    spec: str, *, open_data: Callable[[str], RepositoryData], home: Path, judge: str, log: Log
+    spec: str, *, open_data: Callable[[str], PullReader], home: Path, judge: str, log: Log
 ) -> LoadedSuite:
     """`martian-offline`, or the path of a JSONL suite."""
     if spec == martian.NAME:

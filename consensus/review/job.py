@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
+from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
@@ -16,20 +17,24 @@ from consensus.settings.workflows import Workflow
 INPUTS_VERSION = 1
 
 
-@dataclass(frozen=True)
-class ReviewJob:
-    """Everything a review decides from; stored in the journal so a replay can rerun it."""
+class ReviewJob(Frozen):
+    """Everything a review decides from; stored in the journal so a replay can rerun it.
+    Built by one function for every face (app/jobs.py `prepare_job`)."""
 
     diff: ReviewDiff
     settings: Settings
     providers: tuple[ProviderSettings, ...]
     personas: tuple[Persona, ...]
-    unavailable: Mapping[str, str]
-    verify: bool
-    label: str
+    unavailable: dict[str, str] = Field(default_factory=dict)  # model → why it is not called
+    verify: bool = True
+    label: str = ""
     workflow: Workflow | None = None  # a saved workflow: its instructions and its name
     # Read from the base branch, redacted, capped (review/guidelines.py).
-    guidelines: Guidelines = field(default_factory=Guidelines)
+    guidelines: Guidelines = Guidelines()
+
+    def with_diff(self, diff: ReviewDiff) -> ReviewJob:
+        """The same job on another diff (the files whose decisions are not carried)."""
+        return ReviewJob.model_validate({**dict(self), "diff": diff})
 
     def to_json(self) -> str:
         return json.dumps(
