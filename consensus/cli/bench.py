@@ -56,7 +56,7 @@ def bench(
     to the PR's golden comments. Prints precision, recall and F1 with 95% intervals, and
     writes them with every judgement to --output. Every call is journaled: an interrupted
     bench continues where it stopped, and running it again re-scores without model calls.
-    Reads GITHUB_TOKEN (for GitHub's rate limits: two requests a PR) and GITHUB_API_URL.
+    Reads GITHUB_TOKEN (for GitHub's rate limits: a few requests a PR) and GITHUB_API_URL.
     """
     import asyncio
 
