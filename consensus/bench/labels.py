@@ -10,7 +10,8 @@ JSON Lines format `consensus calibrate --labels` reads:
 `real` is the judge's verdict: the finding matches a known defect of the PR. Every
 verifier vote cast on those findings during the run goes to a second file, one line per
 vote naming its claim's id, so a judge's answers can be compared with the labels. A finding
-whose judgement failed gets no label. Pure.
+whose judgement failed gets no label. The claims are `consensus.model.labels.LabelledClaim`,
+the very model the calibration reads. Pure.
 """
 
 from __future__ import annotations
@@ -19,31 +20,15 @@ import json
 from collections.abc import Mapping, Sequence
 
 from consensus.bench.judge import BenchFinding, Judgement
-from consensus.model.base import Category, Frozen, Severity
+from consensus.model.base import Frozen
+from consensus.model.labels import LabelledClaim
 from consensus.model.report import ReportFinding
-
-
-class LabelledClaimRecord(Frozen):
-    """One line of the labels file (the keys `consensus calibrate --labels` reads)."""
-
-    id: str
-    diff: str
-    path: str
-    line: int
-    end_line: int | None = None
-    title: str
-    body: str | None = None
-    real: bool
-    severity: Severity | None = None
-    category: Category | None = None
-    evidence: str | None = None
-    origin: str | None = None
 
 
 class VoteRecord(Frozen):
     """One verifier vote cast during the run on a labelled claim."""
 
-    claim: str  # the LabelledClaimRecord's id
+    claim: str  # the LabelledClaim's id
     model: str
     family: str
     role: str
@@ -53,7 +38,7 @@ class VoteRecord(Frozen):
 
 
 class Labelled(Frozen):
-    claims: list[LabelledClaimRecord]
+    claims: list[LabelledClaim]
     votes: list[VoteRecord]
 
 
@@ -62,23 +47,24 @@ def label_findings(
     judgements: Mapping[tuple[str, str], Judgement],
 ) -> Labelled:
     """`judged`: (PR key, origin, the run's findings, path → that file's diff section)."""
-    claims: list[LabelledClaimRecord] = []
+    claims: list[LabelledClaim] = []
     votes: list[VoteRecord] = []
     for pr, origin, findings, sections in judged:
         for finding in findings:
             judgement = judgements.get((pr, BenchFinding.of(finding).key))
-            if judgement is None or judgement.matched is None:
+            diff = sections.get(finding.path) or "".join(sections.values())
+            if judgement is None or judgement.matched is None or not diff:
                 continue
             ident = f"L{len(claims) + 1}"
             claims.append(
-                LabelledClaimRecord(
+                LabelledClaim(
                     id=ident,
-                    diff=sections.get(finding.path) or "".join(sections.values()),
+                    diff=diff,
                     path=finding.path,
                     line=finding.line,
                     end_line=finding.end_line if finding.end_line > finding.line else None,
                     title=finding.title,
-                    body=finding.body or None,
+                    body=finding.body,
                     real=judgement.hit,
                     severity=finding.severity,
                     category=finding.category,

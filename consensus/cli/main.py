@@ -17,6 +17,7 @@ import click
 
 from consensus import __version__
 from consensus.cli.bench import bench
+from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
 from consensus.cli.journal import replay, report, runs
 from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
@@ -173,7 +174,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config, bench):
+for command in (review, replay, runs, report, config, bench, calibrate):
     cli.add_command(command)
 
 

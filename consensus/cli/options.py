@@ -70,9 +70,11 @@ def repo_root() -> Path:
 
 
 def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
+    """The configuration, its calibration file (when it names one) read from `root`."""
+    from consensus.settings.calibration_file import with_local_calibration
     from consensus.settings.config import load_config
 
-    return load_config(config_path, root=root)
+    return with_local_calibration(load_config(config_path, root=root), root)
 
 
 def split_list(value: str) -> list[str]:

@@ -119,6 +119,7 @@ class VerificationNote(Frozen):
     votes: tuple[VoteNote, ...] = ()
     note: str = Field(default="", max_length=MAX_REASON + 10)
     requested_by: str = Field(default="", pattern=f"{LOGIN}|^$")  # who asked `/consensus verify`
+    belief: float | None = Field(default=None, ge=0, le=1)
 
 
 class FindingRecord(Frozen):
@@ -294,6 +295,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
         ),
         note=_cut(counts.note, MAX_REASON),
         requested_by=requested_by,
+        belief=counts.belief,
     )
 
 
@@ -316,6 +318,7 @@ def _verification(note: VerificationNote) -> Verification:
             for v in note.votes
         ),
         note=note.note,
+        belief=note.belief,
     )
 
 

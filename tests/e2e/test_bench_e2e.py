@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from consensus.app.calibrate import read_labels
 from fakes.github_server import FakeGitHub
 from fakes.inprocess import Ran, run_consensus
 from fakes.provider_server import FakeProviderServer, Script
@@ -150,7 +151,10 @@ def test_labels_hold_each_judged_finding_and_the_votes_cast_on_it(
     tmp_path: Path, github: FakeGitHub, models: FakeProviderServer
 ) -> None:
     bench(tmp_path, github, models, tmp_path / "home")
-    claims = [json.loads(x) for x in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()]
+    text = (tmp_path / "out" / "labels.jsonl").read_text()
+    claims = [json.loads(x) for x in text.splitlines()]
+    # exactly what `consensus calibrate --labels` reads
+    assert [c.id for c in read_labels(text, source="labels.jsonl")] == [c["id"] for c in claims]
     by_title = {c["title"]: c for c in claims}
     zero = by_title["Division by zero for an empty cart"]
     assert set(zero) == {"id", "diff", "path", "line", "title", "body", "real", "severity",
