@@ -32,6 +32,7 @@ SECTIONS = (
     "journal",
     "overhead",
     "hostile",
+    "redaction",
 )
 HEADER = """# Benchmarks
 

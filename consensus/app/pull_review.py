@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from consensus import __version__
@@ -31,6 +32,7 @@ from consensus.app.publishing import (
 from consensus.app.pull_inputs import (
     BaseFiles,
     base_guidelines,
+    base_learned,
     base_settings,
     fork_setup_link,
     not_reviewed,
@@ -48,6 +50,7 @@ from consensus.model.outcome import Outcome
 from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
 from consensus.publish.carry import Carried, carry_forward, decision_basis
+from consensus.publish.learnings import learned_marks
 from consensus.publish.plan import Placement, PublishPlan, Scope, plan_publish
 from consensus.publish.state import with_workflow, workflow_view
 from consensus.publish.suggestion import head_lines
@@ -119,9 +122,11 @@ def review_pull_request(
     event: str,
     carry: bool,
     identity: Identity,
+    after: Callable[[PullRun], None] | None = None,
 ) -> Outcome:
     """Gates first (a draft, a pause, the base branch's rules, a fork without keys), then
-    the review of the PR head, published."""
+    the review of the PR head, published; then `after` (the replies on our threads), only
+    when the PR was reviewed."""
     host, log, inputs = services.host, services.log, step.inputs
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
@@ -132,6 +137,7 @@ def review_pull_request(
         return Outcome.skipped("automatic reviews are paused")
     base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
     settings = base_settings(host, info, inputs, base)
+    services.mask(services.keys.named_values(settings))
     if not_reviewed(settings, info, services.keys, event=event, log=log):
         return Outcome.skipped("not reviewed by the base branch's rules")
     fork = info.head_repo != info.base_repo
@@ -146,7 +152,10 @@ def review_pull_request(
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, carry=carry, thread=thread)
+    outcome = review_and_publish(run, carry=carry, thread=thread)
+    if after is not None:
+        after(run)
+    return outcome
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -286,6 +295,7 @@ def _publish(
         hunks=review_hunks(diff),
         links=links,
         head=head_lines(diff),
+        marks=learned_marks(base_learned(run.base_files(), log), report.findings),
     )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
     sync_review_threads(host, info.number, plan, own.state, run.identity, log)
@@ -315,7 +325,8 @@ def _posted(plan: PublishPlan) -> list[Severity]:
     return [
         p.finding.severity
         for p in plan.placed
-        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+        if p.finding.status.posted
+        and p.placement not in (Placement.DISMISSED, Placement.SUPPRESSED)
     ]
 
 

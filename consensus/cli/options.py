@@ -95,4 +95,4 @@ def logger() -> Callable[[str], None]:
 def progress_observer() -> Any:
     from consensus.app.progress import LogProgress, RichProgress
 
-    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(sys.stderr)
+    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(logger())
