@@ -56,6 +56,7 @@ from consensus.adapters.github_wire import (
     is_transient,
     message_of,
     missing_comment,
+    omitted_blob,
     open_pull,
     permission_of,
     pull_file,
@@ -225,7 +226,10 @@ class GitHubHost:
         return [pull_file(item) for item in raw]
 
     def read_file(self, path: str, ref: str) -> str | None:
-        return file_text(self._contents(path, ref), MAX_FILE_BYTES)
+        data = self._contents(path, ref)
+        if sha := omitted_blob(data, MAX_FILE_BYTES):  # the contents API sends none over 1 MB
+            data = {**self._get(f"{self._base}/git/blobs/{quote(sha)}", None)[1], "type": "file"}
+        return file_text(data, MAX_FILE_BYTES)
 
     def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
         """Several files at `ref` in one GraphQL request; file by file over REST if that fails."""

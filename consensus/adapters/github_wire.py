@@ -187,6 +187,18 @@ def inline_json(comment: InlineComment) -> dict[str, Any]:
     return payload
 
 
+def omitted_blob(data: Any, max_bytes: int) -> str | None:
+    """The blob sha of a file the contents API answered without its content (over 1 MB;
+    the Git database API serves it), when it is at most `max_bytes`; else None."""
+    if not isinstance(data, dict) or data.get("type") != "file":
+        return None
+    if data.get("encoding") != "none":  # GitHub's word for "content left out"
+        return None
+    if int(data.get("size") or 0) > max_bytes or not data.get("sha"):
+        return None
+    return str(data["sha"])
+
+
 def file_text(data: Any, max_bytes: int) -> str | None:
     """A file's text from the contents API's answer; None for a directory, a link, or a
     file over 1 MB (for which the API sends no content)."""

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
@@ -42,6 +43,9 @@ from consensus.ports import (
 )
 from consensus.review.pipeline import ReviewObserver
 from consensus.settings.action_inputs import ActionInputs
+
+if TYPE_CHECKING:
+    from consensus.adapters.github import GitHubHost as GitHubHostType
 
 DEFAULT_MAX_AGE_DAYS = 30.0
 DEFAULT_MAX_MB = 500.0
@@ -69,6 +73,38 @@ def github_host(
         log=log,
         conditional=True,
     )
+
+
+class BenchHosts:
+    """GitHub hosts for a bench, one per repository it reads, closed together."""
+
+    def __init__(self, env: Mapping[str, str], *, log: Log) -> None:
+        self._env = env
+        self._log = log
+        self._hosts: dict[str, GitHubHostType] = {}
+
+    def _host(self, repo: str) -> GitHubHostType:
+        if repo not in self._hosts:
+            from consensus.adapters.github import GitHubHost  # PyGithub: only when reached
+
+            self._hosts[repo] = GitHubHost(
+                repo,
+                token=self._env.get("GITHUB_TOKEN", ""),
+                base_url=self._env.get("GITHUB_API_URL") or GITHUB_API,
+                log=self._log,
+            )
+        return self._hosts[repo]
+
+    def pulls(self, repo: str) -> PullReader:
+        return self._host(repo)
+
+    def source(self, repo: str, head_sha: str) -> SourceReader:
+        return ContentsSource(self._host(repo), head_sha)
+
+    def close(self) -> None:
+        for host in self._hosts.values():
+            host.close()
+        self._hosts.clear()
 
 
 # --------------------------------------------------------------------------- models

@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from consensus import __version__
+from consensus.cli.bench import bench
 from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
 from consensus.cli.demo import demo
@@ -207,7 +208,7 @@ def learned(path: Path | None) -> None:
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config, calibrate, demo):
+for command in (review, replay, runs, report, config, bench, calibrate, demo):
     cli.add_command(command)
 
 

@@ -341,6 +341,18 @@ def content(full_name: str, ref: str, path: str, *, kind: str, size: int = 0) ->
     }
 
 
+def blob(full_name: str, sha: str, content: str) -> JsonObject:
+    """A blob of the Git database API (`size` added by the caller)."""
+    return {
+        "sha": sha,
+        "node_id": node_id("B", stable_id(sha)),
+        "url": f"{API}/repos/{full_name}/git/blobs/{sha}",
+        "content": content,
+        "encoding": "base64",
+        "size": 0,
+    }
+
+
 def commit(full_name: str, sha: str, message: str = "a commit") -> JsonObject:
     api = f"{API}/repos/{full_name}"
     person = {"name": "Dev", "email": "dev@example.com", "date": WHEN}

@@ -86,6 +86,9 @@ class Repo:
     reviews: list[JsonObject] = dataclasses.field(default_factory=list)
     labels: dict[int, list[str]] = dataclasses.field(default_factory=dict)
     reactions: list[JsonObject] = dataclasses.field(default_factory=list)
+    # The contents API sends no content for a file over 1 MB (encoding "none"); its blob
+    # comes from GET /git/blobs/{sha}. Tests lower this to exercise that path.
+    large_file_bytes: int = 1_000_000
     permissions: dict[str, str] = dataclasses.field(default_factory=dict)
     ancestors: dict[str, set[str]] = dataclasses.field(default_factory=dict)  # sha → history
     # review thread id → who resolved it (None: an app, which GraphQL does not name)

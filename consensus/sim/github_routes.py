@@ -160,6 +160,8 @@ def _repo_route(
         return 201, owner.pull_json(repo, pull), {}
     if m := re.match(r"^GET /compare/([^/.]+)\.\.\.([^/.]+)$", route):
         return _compare(repo, m.group(1), m.group(2))
+    if m := re.match(r"^GET /git/blobs/([0-9a-f]{40})$", route):
+        return _blob(repo, m.group(1))
     if m := re.match(r"^GET /contents/(.*)$", route):
         return _contents(repo, m.group(1), query.get("ref", ""))
     if m := re.match(r"^GET /collaborators/([^/]+)/permission$", route):
@@ -346,6 +348,8 @@ def _contents(repo: Repo, path: str, ref: str) -> Answer:
         data = files[path].encode()
         entry = github_json.content(repo.full_name, ref, path, kind="file", size=len(data))
         encoded = {"content": base64.encodebytes(data).decode(), "encoding": "base64"}
+        if len(data) > repo.large_file_bytes:
+            encoded = {"content": "", "encoding": "none"}
         return 200, {**entry, **encoded}, {}
     prefix = f"{path}/" if path else ""
     children = {p[len(prefix) :].split("/", 1)[0]: p for p in files if p.startswith(prefix)}
@@ -362,3 +366,14 @@ def _contents(repo: Repo, path: str, ref: str) -> Answer:
 
 
 # --------------------------------------------------------------------------- from git
+
+
+def _blob(repo: Repo, sha: str) -> Answer:
+    """A file's blob by the sha its contents entry gave (any size, base64)."""
+    for ref, files in repo.snapshots.items():
+        for path, text in files.items():
+            if github_json.content(repo.full_name, ref, path, kind="file")["sha"] == sha:
+                data = text.encode()
+                blob = github_json.blob(repo.full_name, sha, base64.encodebytes(data).decode())
+                return 200, {**blob, "size": len(data)}, {}
+    return NOT_FOUND

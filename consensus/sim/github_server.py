@@ -4,7 +4,8 @@ It serves what the Action uses, shaped as GitHub documents it (PyGithub talks to
 through `base_url`, as to GitHub Enterprise Server):
 
 - repositories, pull requests, their files with `patch` (paginated, `patch` omitted
-  for files marked so), file contents and directory listings at a commit;
+  for files marked so), file contents and directory listings at a commit (no content
+  for a file over `large_file_bytes`, 1 MB, as GitHub: its blob is `GET /git/blobs/{sha}`);
 - issue comments (list paginated with `Link` headers, create, edit, delete), reactions,
   labels, the collaborator permission endpoint;
 - reviews with inline comments, validated like GitHub: a comment whose `line` (or

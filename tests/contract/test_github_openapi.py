@@ -74,6 +74,15 @@ def server() -> Iterator[FakeGitHub]:
         yield github
 
 
+def read_large(host: GitHubHost, github: FakeGitHub) -> str | None:
+    """A file over the contents API's limit (lowered here): its blob is read instead."""
+    github.repos[REPO].large_file_bytes = 1
+    try:
+        return host.read_file("p/a.md", "h" * 40)
+    finally:
+        github.repos[REPO].large_file_bytes = 1_000_000
+
+
 def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
     """Each public method of the adapter, once; the names called."""
     comment = github.add_issue_comment(REPO, 1, "/consensus help", human("alice"))
@@ -81,7 +90,10 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
     calls = {
         "pull_request": lambda: host.pull_request(1),
         "pull_files": lambda: host.pull_files(1),
-        "read_file": lambda: host.read_file(".consensus.yml", "b" * 40),
+        "read_file": lambda: (
+            host.read_file(".consensus.yml", "b" * 40),
+            read_large(host, github),
+        ),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),
         "issue_comments": lambda: host.issue_comments(1),

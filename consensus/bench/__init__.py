@@ -1,0 +1,1 @@
+"""The benchmark: suites of PRs with known defects, the judge, and the figures (pure)."""

@@ -1,0 +1,106 @@
+"""The bench's figures as a Markdown document (also what the terminal shows). Pure."""
+
+from __future__ import annotations
+
+from consensus.bench.results import CONSENSUS, BenchResult, VariantResult
+from consensus.bench.score import Figure
+
+INTERVALS = (
+    "95% intervals: Wilson score intervals for precision and recall; for F1 a percentile "
+    "bootstrap over pull requests (2,000 resamples, seed 0)."
+)
+COUNTING = (
+    "Counted as the benchmark counts: a golden comment matched by a posted finding is a "
+    "true positive, an unmatched golden a false negative, a finding that matches no golden "
+    "a false positive."
+)
+
+
+def pct(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def interval(ci: tuple[float, float] | None) -> str:
+    return "—" if ci is None else f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
+
+
+def cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def figure_cells(f: Figure) -> list[str]:
+    return [
+        f"{pct(f.precision)} {interval(f.precision_ci)}",
+        f"{pct(f.recall)} {interval(f.recall_ci)}",
+        f"{pct(f.f1)} {interval(f.f1_ci)}",
+        f"{f.tp} / {f.fp} / {f.fn}",
+    ]
+
+
+def table(head: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def consensus_variant(result: BenchResult) -> VariantResult | None:
+    return next((v for v in result.variants if v.name == CONSENSUS), None)
+
+
+def render_markdown(result: BenchResult) -> str:
+    out = [f"# consensus bench: {cell(result.suite)}", ""]
+    out += [
+        f"- source: {result.source}",
+        *([f"- licence: {result.licence}"] if result.licence else []),
+        f"- judge: `{result.judge}`",
+        f"- {result.prs} pull requests, {result.goldens} golden comments",
+        f"- cost: ${result.total_cost_usd:.4f} (reviews and judge)",
+        "",
+        "## Overall",
+        "",
+    ]
+    head = ["configuration", "precision", "recall", "F1", "TP / FP / FN", "review cost"]
+    rows = [[v.label, *figure_cells(v.overall), f"${v.cost_usd:.4f}"] for v in result.variants]
+    out += [*table(head, rows), "", COUNTING, INTERVALS, ""]
+    if result.published:
+        out += [f"## Published figures (judge `{result.published_judge}`)", ""]
+        rows = [
+            [p.tool, pct(p.precision), pct(p.recall), pct(p.f1), f"{p.tp} / {p.fp} / {p.fn}"]
+            for p in sorted(result.published, key=lambda p: -p.f1)
+        ]
+        out += table(["tool", "precision", "recall", "F1", "TP / FP / FN"], rows)
+        out += ["", f"Read from {result.source}.", ""]
+    main = consensus_variant(result)
+    if main is not None:
+        out += ["## By repository (consensus)", ""]
+        rows = [[name, *figure_cells(f), str(f.prs)] for name, f in main.by_repository.items()]
+        out += [*table(["repository", *head[1:5], "PRs"], rows), ""]
+        out += ["## By severity (consensus)", ""]
+        rows = [
+            [
+                s.severity.value,
+                f"{s.found} of {s.goldens}",
+                f"{pct(s.recall)} {interval(s.recall_ci)}" if s.goldens else "—",
+                f"{s.matched} of {s.findings}",
+                f"{pct(s.precision)} {interval(s.precision_ci)}" if s.findings else "—",
+            ]
+            for s in main.by_severity
+        ]
+        head_sev = ["severity", "goldens found", "recall", "findings matched", "precision"]
+        out += [*table(head_sev, rows), "", "Recall by the golden's severity, precision by "
+                "the finding's own.", ""]  # fmt: skip
+    out += ["## Per pull request", ""]
+    per = {row.pr: row for row in main.per_pr} if main is not None else {}
+    rows = []
+    for run in result.runs:
+        mine = per.get(run.pr)
+        counts = f"{mine.tp} / {mine.fp} / {mine.fn}" if mine else "—"
+        rows.append(
+            [run.pr, run.group, counts, f"${run.cost_usd:.4f}", f"{run.wall_s:.1f}s",
+             f"${run.judge_cost_usd:.4f}", run.run_id + (" (incomplete)" if run.incomplete else "")]
+        )  # fmt: skip
+    head_pr = ["pull request", "repository", "TP / FP / FN", "review cost", "wall", "judge cost"]
+    out += [*table([*head_pr, "run"], rows), ""]
+    if result.notes:
+        out += ["## Notes", "", *[f"- {cell(n)}" for n in result.notes], ""]
+    return "\n".join(out)
