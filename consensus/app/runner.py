@@ -96,7 +96,10 @@ async def run_review(
     )
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
-        run_id, status=status, report=report.model_dump_json(), cost_usd=report.stats.cost_usd
+        run_id,
+        status=status,
+        report=report.model_dump_json(),
+        cost_usd=report.stats.cost_usd or 0.0,
     )
     if events is not None:
         events.run_ended(report, status=status)

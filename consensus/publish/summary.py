@@ -23,6 +23,7 @@ from consensus.render.markdown import (
     agreement,
     cell,
     findings_table,
+    incomplete_block,
     providers_table,
     row,
 )
@@ -117,14 +118,13 @@ def _headline(
         format_cost(report.stats.cost_usd),
         f"head {code(head_sha[:12])}",
     ]
-    out = ["## consensus review", "", " · ".join(parts), "", *_carried(report)]
+    out = ["## consensus review", "", *incomplete_block(report), " · ".join(parts), ""]
+    out += _carried(report)
     for notice in notices:
         out += ["> [!CAUTION]", f"> {escape_line(notice)}", ""]
     warning = quorum_warning(report)
     if warning:
         out += ["> [!WARNING]", f"> **{escape_line(warning)}**", ""]
-    if report.budget_exhausted:
-        out += ["> [!WARNING]", "> **The budget ran out: the review is incomplete.**", ""]
     return out
 
 

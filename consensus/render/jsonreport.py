@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from consensus.model.report import Report
 
 # The order PRODUCT.md §5 shows; anything else follows in model order.
-TOP_ORDER = ("version", "run_id", "findings", "providers", "stats")
+TOP_ORDER = ("version", "run_id", "incomplete", "findings", "providers", "stats")
 FINDING_ORDER = (
     "id",
     "fingerprint",

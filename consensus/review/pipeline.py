@@ -21,20 +21,29 @@ from consensus.decide.report import VerificationState, build_report
 from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
+from consensus.ingest.risk import risk_order
 from consensus.model.base import FailureKind
 from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
-from consensus.model.report import Report
+from consensus.model.report import BudgetReport, Report
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
+from consensus.review.budget import (
+    OUTPUT_TOKENS,
+    RunBudget,
+    plan_budget,
+    round_up_dollars,
+    round_up_tokens,
+    worst_case,
+)
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
 from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.sameness import ask_same_problem
-from consensus.review.verify import needs_check
+from consensus.review.verify import MAX_CALLS_PER_FINDING, needs_check
 from consensus.review.verify import verify as verify_clusters
-from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.config import BudgetSettings, ProviderSettings, Settings
 from consensus.settings.personas import Persona, render_persona
 from consensus.settings.workflows import Workflow
 
@@ -47,7 +56,7 @@ class ReviewObserver(FanoutObserver, Protocol):
     def planned(self, total: int) -> None: ...
 
 
-OUTPUT_RESERVE_TOKENS = 4_096  # room left for the model's answer
+OUTPUT_RESERVE_TOKENS = OUTPUT_TOKENS  # room left for the model's answer, its max_tokens
 PROMPT_RESERVE_TOKENS = 3_000  # system prompt, persona and schema around the diff
 WINDOW_SHARE = 0.8  # use at most this share of a window: tokenizers disagree a little
 
@@ -70,16 +79,18 @@ def plan_calls(
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
-    Chunk-major, then persona, then provider: each provider sees one chunk's personas in a
-    row (same prefix, cache hits), all providers progress together (a budget that runs out
-    leaves whole chunks unreviewed by everyone rather than one provider silent), and the
-    global concurrency is shared across providers from the first call.
+    Files are chunked riskiest first (ingest/risk.py), so that a budget stop leaves the
+    least important files unreviewed. Chunk-major, then persona, then provider: each
+    provider sees one chunk's personas in a row (same prefix, cache hits), all providers
+    progress together (a budget that runs out leaves whole chunks unreviewed by everyone
+    rather than one provider silent), and the global concurrency is shared across
+    providers from the first call.
     """
     context = context or PromptContext()
     calls = []
     for provider in providers:
         chunks = plan_chunks(
-            diff.files,
+            risk_order(diff.files, {r.path for r in diff.redactions}),
             budget_tokens=context_budget(provider, counter, default_window),
             count=partial(counter.count, provider.model),
         )
@@ -119,6 +130,7 @@ def _call(
         api_key_env=provider.api_key_env,
         timeout_s=provider.timeout_s,
         temperature=0.0,
+        max_tokens=OUTPUT_TOKENS,  # the answer's bound: what the budget reserves for it
     )
     return ReviewCall(provider=provider, persona=persona.id, chunk=chunk, request=request)
 
@@ -216,7 +228,7 @@ async def review(
         return nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
     if ledger is None:
         ledger = Ledger(settings.budget)
-        client = GuardedClient(client, ledger)
+        client = GuardedClient(client, ledger, counter)
     namespace = workflow.name if workflow else ""
     run = _Run(diff, settings, providers, client, ledger, observer, namespace)
     calls = plan_calls(
@@ -232,6 +244,13 @@ async def review(
             path_instructions=settings.path_instructions,
         ),
     )
+    budget = plan_run_budget(
+        ledger.budget,
+        [c for c in calls if c.provider.model not in (unavailable or {})],
+        counter,
+        diff,
+    )
+    ledger.hold_to(budget.limits())
     results = await _fan_out(run, calls, unavailable or {}, len(personas))
     scored, asked = await _align_and_score(run, results, ask=verify)
     scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
@@ -245,10 +264,57 @@ async def review(
         threshold=settings.threshold,
         min_providers=settings.min_providers,
         wall_s=clock() - started,
-        notes=[*_notes(results), *asked, *(guidelines.notes if guidelines else ())],
+        notes=[
+            *_notes(results),
+            *asked,
+            *(guidelines.notes if guidelines else ()),
+            *budget.notes(),
+        ],
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),
+        budget=budget_report(budget, ledger, scored),
+    )
+
+
+def plan_run_budget(
+    settings: BudgetSettings, calls: Sequence[ReviewCall], counter: TokenCounter, diff: ReviewDiff
+) -> RunBudget:
+    """The run's caps, from `settings` and the worst case of the review calls it will send."""
+    models = dict.fromkeys(c.provider.model for c in calls)
+    return plan_budget(
+        settings,
+        [worst_case(c.request, counter) for c in calls],
+        unpriced=[m for m in models if counter.price(m) is None],
+        changed_lines=sum(f.added + f.removed for f in diff.files),
+    )
+
+
+def budget_report(
+    budget: RunBudget, ledger: Ledger, scored: Sequence[ScoredCluster]
+) -> BudgetReport:
+    """The caps, the one that stopped the run, and what finishes the review: the plan's
+    worst case, or for a stop during verification what was spent plus each unfinished
+    finding's verification at its longest (the per-finding call cap), rounded up."""
+    unfinished = sum(1 for s in scored if s.verification and s.verification.budget_stopped)
+    largest = ledger.largest_refused if ledger.largest_refused else None
+    tokens = budget.needed_tokens
+    cost = budget.needed_cost_usd
+    if unfinished and largest is not None:
+        tokens = max(tokens, ledger.tokens + unfinished * MAX_CALLS_PER_FINDING * largest.tokens)
+        if cost is not None and largest.cost_usd is not None:
+            cost = max(
+                cost, ledger.cost_usd + unfinished * MAX_CALLS_PER_FINDING * largest.cost_usd
+            )
+    return BudgetReport(
+        max_tokens=budget.max_tokens,
+        max_cost_usd=budget.max_cost_usd,
+        tokens_source=budget.tokens_source,
+        cost_source=budget.cost_source,
+        needed_tokens=round_up_tokens(tokens),
+        needed_cost_usd=None if cost is None else round_up_dollars(cost),
+        stopped_by=sorted(limit.value for limit in ledger.stopped_by),
+        unpriced=list(budget.unpriced),
     )
 
 

@@ -17,7 +17,9 @@ verifier accuracy 0.85; three, to about 1 in 2,000. The cap is 2 × the lead to 
 
 A failed call uses up a vote slot but counts for neither side, so an outage can only ever
 leave a finding undecided. A malformed or over-long verdict is discarded and asked again
-(red-flagging), at most `RESAMPLES` times per slot.
+(red-flagging), at most `RESAMPLES` times per slot; all of a finding's calls, resamples
+included, stay within its vote cap + `EXTRA_CALLS_PER_FINDING`, and a finding whose calls
+ran out on malformed verdicts is undecided with "verdicts malformed" as its reason.
 
 Who may judge (`judges`): votes must be independent for first-to-ahead-by-k to mean
 anything, and a model asked about its own claim mostly confirms it. So the judges of a
@@ -59,6 +61,10 @@ from consensus.review.reply import ReplyError, parse_verdict
 from consensus.settings.config import InspectorSettings, ProviderSettings, Settings
 
 RESAMPLES = 2
+# Calls one finding's verification may make, resamples included: its vote cap plus this.
+EXTRA_CALLS_PER_FINDING = RESAMPLES
+# At the default settings' widest lead (3 for security and critical, +1 for one family).
+MAX_CALLS_PER_FINDING = 2 * 4 + 3 + EXTRA_CALLS_PER_FINDING
 STRICT_K = 3  # security and critical findings need a wider lead
 VOTER_TEMPERATURE = 0.3
 
@@ -180,7 +186,11 @@ class _Verifier:
         discarded = 0
         note = ""
         turn = 0
+        calls_left = [cap + EXTRA_CALLS_PER_FINDING]
         while (outcome := decide(votes, lead, cap)) is None:
+            if calls_left[0] <= 0:
+                outcome = Status.UNDECIDED
+                break
             if not votes:  # first the inspector, with k-1 voters beside it
                 asked = [(inspector, "inspector")]
                 width = min(lead.reject, cap) - 1
@@ -190,7 +200,10 @@ class _Verifier:
             turn += sum(1 for _, role in asked if role == "voter")
             first = len(votes) + 1
             answers = await asyncio.gather(
-                *(self._vote(case, p, role, first + n) for n, (p, role) in enumerate(asked))
+                *(
+                    self._vote(case, p, role, first + n, calls_left)
+                    for n, (p, role) in enumerate(asked)
+                )
             )
             for answer, dropped in answers:
                 discarded += dropped
@@ -203,13 +216,16 @@ class _Verifier:
         return _settle(case.item, votes, outcome, lead, discarded, note)
 
     async def _vote(
-        self, case: _Case, provider: ProviderSettings, role: str, check: int
+        self, case: _Case, provider: ProviderSettings, role: str, check: int, calls_left: list[int]
     ) -> tuple[Vote | str, int]:
         """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
         times. A budget refusal comes back as the note that stops verification."""
         request = _request(case, provider, role, check, self._language)
         discarded = 0
         for resample in range(RESAMPLES + 1):
+            if calls_left[0] <= 0:
+                break
+            calls_left[0] -= 1
             slot = self._per_provider.setdefault(
                 provider.model, asyncio.Semaphore(provider.max_concurrency)
             )
@@ -233,7 +249,8 @@ class _Verifier:
             return _vote(
                 case, provider, role, VerdictKind(verdict.verdict), verdict.reason
             ), discarded
-        return _vote(case, provider, role, None, "every verdict was malformed"), discarded
+        why = "every verdict was malformed" if discarded else "not asked: calls ran out"
+        return _vote(case, provider, role, None, why), discarded
 
 
 def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
@@ -312,7 +329,11 @@ def _settle(
     if outcome is None:  # stopped by the budget or by failing voters
         status, reason = Status.UNVERIFIED, f"{note} ({score})"
     elif outcome is Status.UNDECIDED:
-        status, reason = Status.UNDECIDED, f"undecided: {score} after {len(votes)} votes (cap)"
+        malformed = f"; verdicts malformed ({discarded} discarded)" if discarded else ""
+        status, reason = (
+            Status.UNDECIDED,
+            f"undecided: {score} after {len(votes)} votes (cap){malformed}",
+        )
     elif outcome is Status.VERIFIED:
         status, reason = Status.VERIFIED, f"verified: {score} (ahead by {lead.verify})"
     else:

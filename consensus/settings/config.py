@@ -9,7 +9,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -74,9 +74,21 @@ class InspectorSettings(_Strict):
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
 
 
+Auto = Literal["auto"]
+
+
 class BudgetSettings(_Strict):
-    max_cost_usd: float | None = Field(default=2.00, ge=0)
-    max_tokens: int | None = Field(default=600_000, ge=0)
+    """What one run may spend, and what automatic runs on one pull request may spend.
+
+    `auto` (the default): derived from the review's plan (review/budget.py): the worst case
+    of the planned calls, for a change of up to 2,000 changed lines, so that the default
+    panel finishes such a review; `max_cost_usd_per_pr` auto is 5 × the run's cost cap.
+    A number is a hard cap; null is no limit.
+    """
+
+    max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
+    max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
 
 
 class PublishSettings(_Strict):
