@@ -36,6 +36,9 @@ EXTRA_TOP = {
     "budget_exhausted",
     "decision_changes",
     "carried",
+    "incomplete",
+    "coverage",
+    "budget",
 }
 SPEC_FINDING = [
     "id",
@@ -287,7 +290,8 @@ def test_unknown_format_is_a_usage_error() -> None:
 def test_json_uses_spec_field_names_in_spec_order() -> None:
     data = json.loads(render(make_report(), "json"))
     assert set(data) == SPEC_TOP | EXTRA_TOP
-    assert list(data)[:5] == ["version", "run_id", "findings", "providers", "stats"]
+    # What makes a review incomplete comes first, before what it found.
+    assert list(data)[:6] == ["version", "run_id", "incomplete", "findings", "providers", "stats"]
     for item in data["findings"]:
         assert set(item) == set(SPEC_FINDING) | EXTRA_FINDING
         assert list(item)[: len(SPEC_FINDING)] == SPEC_FINDING

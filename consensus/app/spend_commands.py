@@ -14,6 +14,7 @@ from consensus.model.findings import Cluster, Finding, ScoredCluster
 from consensus.publish.replies import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.guard import GuardedClient
+from consensus.review.budget import plan_budget
 from consensus.review.ledger import Ledger
 from consensus.review.verify import verify
 from consensus.settings.config import resolve_providers
@@ -69,6 +70,8 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     run = context.pull_run()
     diff, _, _ = pull_review_diff(run)
     ledger = Ledger(settings.budget)
+    # No review calls are planned: an `auto` cap is the verification share alone.
+    ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
     [checked] = asyncio.run(
         verify(
             [_scored(record)],

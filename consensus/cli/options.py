@@ -68,7 +68,7 @@ def exit_code(report: Report, fail_on: str) -> int:
     incomplete: it must not look like a clean one)."""
     from consensus.model.base import Severity
 
-    if not report.quorum.met or report.budget_exhausted:
+    if not report.quorum.met or report.budget_exhausted or report.incomplete is not None:
         return ReviewImpossible.exit_code
     if fail_on == "none":
         return 0
@@ -90,16 +90,29 @@ def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
 
 
 def override(
-    settings: Settings, persona_ids: str | None, threshold: float | None, max_cost: float | None
+    settings: Settings,
+    persona_ids: str | None,
+    threshold: float | None,
+    max_cost: float | None,
+    max_tokens: int | None = None,
 ) -> Settings:
+    from consensus.settings.config import Settings
+
     update: dict[str, Any] = {}
     if persona_ids:
         update["personas"] = tuple(split_list(persona_ids))
     if threshold is not None:
         update["threshold"] = threshold
+    budget: dict[str, Any] = {}
     if max_cost is not None:
-        update["budget"] = settings.budget.model_copy(update={"max_cost_usd": max_cost})
-    return settings.model_copy(update=update)
+        budget["max_cost_usd"] = max_cost
+    if max_tokens is not None:
+        budget["max_tokens"] = max_tokens
+    if budget:
+        update["budget"] = settings.budget.model_dump() | budget
+    if not update:
+        return settings
+    return Settings.model_validate(settings.model_dump() | update)
 
 
 def providers_for(settings: Settings, models: str | None) -> tuple[ProviderSettings, ...]:

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 @click.option("--models", help="Comma-separated litellm models, replacing the configured ones.")
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids.")
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
-@click.option("--max-cost", type=click.FloatRange(0.0), help="Budget in US dollars.")
+@click.option("--max-cost", type=click.FloatRange(0.0), help="Cost cap of the run, US dollars.")
+@click.option("--max-tokens", type=click.IntRange(0), help="Token cap of the run.")
 @click.option("--no-verify", is_flag=True, help="Skip verification of disputed findings.")
 @click.option(
     "--workflow",
@@ -71,6 +72,7 @@ def review(
     persona_ids: str | None,
     threshold: float | None,
     max_cost: float | None,
+    max_tokens: int | None,
     no_verify: bool,
     workflow_name: str | None,
     fail_on: str,
@@ -115,7 +117,7 @@ def review(
     loaded = load_config_at(config_path, root)
     workflow = load_workflow_at(root, workflow_name) if workflow_name else None
     settings = narrow_settings(workflow, loaded.settings) if workflow else loaded.settings
-    settings = override(settings, persona_ids, threshold, max_cost)
+    settings = override(settings, persona_ids, threshold, max_cost, max_tokens)
     raw = _read_diff(root, diff_path, base, head)
     diff = split_large_hunks(
         ingest(
@@ -197,13 +199,12 @@ def review(
         if events_file is not None:
             events_file.close()
     emit(report, fmt, output, log)
-    if report.budget_exhausted:
-        log(
-            f"budget reached: spent ${report.stats.cost_usd:.4f} and "
-            f"{report.stats.tokens_in + report.stats.tokens_out:,} tokens; the review is "
-            f"incomplete. Run again with a higher --max-cost (or budget in .consensus.yml) "
-            f"to continue run {report.run_id} without paying again for finished calls."
-        )
+    if report.incomplete is not None:
+        from consensus.render.text import format_cost
+
+        spent = report.stats.tokens_in + report.stats.tokens_out
+        log(f"{report.incomplete.headline} {report.incomplete.fix}")
+        log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     sys.exit(exit_code(report, fail_on))
 
 
@@ -230,6 +231,7 @@ def _dry_run(
         counter=token_counter(),
         prices={p.model: model_price(p.model) for p in providers},
         default_window=settings.default_context_window,
+        budget=settings.budget,
     )
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:
