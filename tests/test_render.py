@@ -68,7 +68,7 @@ SPEC_PROVIDER = [
     "cost_usd",
     "latency_s",
 ]
-EXTRA_PROVIDER = {"family", "failed_calls", "files_seen", "chunks"}
+EXTRA_PROVIDER = {"family", "failed_calls", "not_sent", "files_seen", "chunks"}
 SPEC_STATS = [
     "calls",
     "tokens_in",
