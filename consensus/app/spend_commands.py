@@ -13,8 +13,8 @@ from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
 from consensus.publish.replies import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
-from consensus.review.guard import GuardedClient
 from consensus.review.budget import plan_budget
+from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import verify
 from consensus.settings.config import resolve_providers
