@@ -174,23 +174,7 @@ def sarif_log(report: Report) -> dict[str, object]:
     ]
     stats = report.stats
     run: dict[str, object] = {
-        "tool": {
-            "driver": {
-                "name": "consensus",
-                "informationUri": INFORMATION_URI,
-                "version": __version__,
-                "semanticVersion": __version__,
-                "rules": [_rule(category) for category in categories],
-            }
-        },
-        "invocations": [
-            {
-                "executionSuccessful": report.quorum.met and report.incomplete is None,
-                "toolExecutionNotifications": _notifications(report),
-            }
-        ],
-        "columnKind": "unicodeCodePoints",
-        "results": results,
+        # First, so that an incomplete review says so in the log's opening lines.
         "properties": {
             **(
                 {"incomplete": report.incomplete.model_dump(mode="json")}
@@ -208,6 +192,23 @@ def sarif_log(report: Report) -> dict[str, object]:
             "cost_usd": stats.cost_usd,
             "coverage": {c.path: c.providers for c in report.coverage},
         },
+        "tool": {
+            "driver": {
+                "name": "consensus",
+                "informationUri": INFORMATION_URI,
+                "version": __version__,
+                "semanticVersion": __version__,
+                "rules": [_rule(category) for category in categories],
+            }
+        },
+        "invocations": [
+            {
+                "executionSuccessful": report.quorum.met and report.incomplete is None,
+                "toolExecutionNotifications": _notifications(report),
+            }
+        ],
+        "columnKind": "unicodeCodePoints",
+        "results": results,
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
