@@ -32,7 +32,7 @@ VERIFY_SHARE = 0.25  # of the review calls' worst case, for calls the plan canno
 VERIFY_FLOOR = 50_000
 PER_PR_RUNS = 5  # max_cost_usd_per_pr auto: this many runs' cost caps
 
-Source = Literal["set", "auto", "none"]
+Source = Literal["set", "auto", "none", "unknown"]  # unknown: auto, but a model has no price
 
 
 class Reservation(Frozen):
@@ -96,6 +96,12 @@ class RunBudget(Frozen):
     def notes(self) -> list[str]:
         """What a reader needs to know about the caps: where they come from, what cannot hold."""
         out = []
+        if self.cost_source == "unknown":
+            out.append(
+                f"no cost cap: no known price for {', '.join(self.unpriced)}, so the cost "
+                "cannot be derived or enforced in money; the token cap holds"
+                + (f" ({self.max_tokens:,} tokens)" if self.max_tokens is not None else "")
+            )
         if self.max_cost_usd is not None and self.unpriced:
             out.append(
                 f"the cost cap ({dollars(self.max_cost_usd)}) cannot be enforced in money: no "
@@ -130,7 +136,7 @@ def plan_budget(
         tokens_source = "set" if max_tokens is not None else "none"
     if settings.max_cost_usd == "auto":
         max_cost = None if needed_cost is None else round_up_dollars(needed_cost * scale)
-        cost_source: Source = "auto" if max_cost is not None else "none"
+        cost_source: Source = "auto" if max_cost is not None else "unknown"
     else:
         max_cost = settings.max_cost_usd
         cost_source = "set" if max_cost is not None else "none"

@@ -158,7 +158,11 @@ def _check(budget: RunBudget) -> BudgetCheck:
         caps.append(f"{budget.max_tokens:,} tokens ({budget.tokens_source})")
     if budget.max_cost_usd is not None:
         caps.append(f"{dollars(budget.max_cost_usd)} ({budget.cost_source})")
-    worst = f"{budget.needed_tokens:,} tokens and {dollars(budget.needed_cost_usd)}"
+    worst = f"{budget.needed_tokens:,} tokens" + (
+        f" and {dollars(budget.needed_cost_usd)}"
+        if budget.needed_cost_usd is not None
+        else " (cost unknown: no known price for " + ", ".join(budget.unpriced) + ")"
+    )
     if budget.fits:
         advice = (
             f"fits: at its worst (every answer at its longest, verification included) the "
