@@ -21,7 +21,6 @@ from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
 from consensus.review.pipeline import ReviewObserver, review, run_id_for
-from consensus.settings.config import BudgetSettings
 
 
 class _JournalPhase:
@@ -109,7 +108,9 @@ async def run_review(
 async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
     """Derive every decision of `run_id` again from its journal, calling no model."""
     job = ReviewJob.from_json(journal.inputs(run_id))
-    unlimited = Ledger(BudgetSettings(max_cost_usd=None, max_tokens=None))
+    # No guard: every outcome, refusals included, comes from the journal; the caps are
+    # the run's own, for the report.
+    ledger = Ledger(job.settings.budget)
     return await review(
         job.diff,
         settings=job.settings,
@@ -121,7 +122,7 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         verify=job.verify,
         unavailable=job.unavailable,
         source=JournaledSource(journal, run_id, None),
-        ledger=unlimited,
+        ledger=ledger,
         run_id=run_id,
         workflow=job.workflow,
         guidelines=job.guidelines,

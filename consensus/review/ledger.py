@@ -27,6 +27,16 @@ class Limit(str, Enum):
     COST = "max_cost_usd"
 
 
+# How a refusal names each cap (`refusal`); read back from recorded refusals by
+# `limits_named`, so that a replay, which refuses nothing itself, names the same caps.
+_WORDS = {Limit.TOKENS: "token budget reached", Limit.COST: "cost budget reached"}
+
+
+def limits_named(message: str) -> set[Limit]:
+    """The caps a recorded budget refusal names."""
+    return {limit for limit, words in _WORDS.items() if words in message}
+
+
 class Verdict(str, Enum):
     """What `reserve` says of a call: go, wait for calls in flight, or refused."""
 
@@ -109,9 +119,10 @@ class Ledger:
         """Why calls are refused, naming each cap that refused one."""
         parts = []
         if Limit.TOKENS in self.stopped_by and self.max_tokens is not None:
-            parts.append(f"token budget reached ({self.tokens:,} of {self.max_tokens:,})")
+            parts.append(f"{_WORDS[Limit.TOKENS]} ({self.tokens:,} of {self.max_tokens:,})")
         if Limit.COST in self.stopped_by and self.max_cost_usd is not None:
-            parts.append(f"cost budget reached (${self.cost_usd:.2f} of ${self.max_cost_usd:.2f})")
+            spent, cap = self.cost_usd, self.max_cost_usd
+            parts.append(f"{_WORDS[Limit.COST]} (${spent:.2f} of ${cap:.2f})")
         return "; ".join(parts) or "budget reached"
 
     def _over(self, worst: Reservation, *, in_flight: bool) -> set[Limit]:

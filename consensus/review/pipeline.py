@@ -38,7 +38,7 @@ from consensus.review.budget import (
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
 from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
-from consensus.review.ledger import Ledger
+from consensus.review.ledger import Ledger, Limit, limits_named
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.sameness import ask_same_problem
 from consensus.review.verify import MAX_CALLS_PER_FINDING, needs_check
@@ -273,7 +273,7 @@ async def review(
         verification=state,
         verification_usage=run.ledger.verification,
         budget_exhausted=_budget_stopped(results, scored),
-        budget=budget_report(budget, ledger, scored),
+        budget=budget_report(budget, ledger, results, scored),
     )
 
 
@@ -291,7 +291,10 @@ def plan_run_budget(
 
 
 def budget_report(
-    budget: RunBudget, ledger: Ledger, scored: Sequence[ScoredCluster]
+    budget: RunBudget,
+    ledger: Ledger,
+    results: Sequence[CallResult],
+    scored: Sequence[ScoredCluster],
 ) -> BudgetReport:
     """The caps, the one that stopped the run, and what finishes the review: the plan's
     worst case, or for a stop during verification what was spent plus each unfinished
@@ -313,9 +316,20 @@ def budget_report(
         cost_source=budget.cost_source,
         needed_tokens=round_up_tokens(tokens),
         needed_cost_usd=None if cost is None else round_up_dollars(cost),
-        stopped_by=sorted(limit.value for limit in ledger.stopped_by),
+        stopped_by=sorted(limit.value for limit in _stopped_by(results, scored)),
         unpriced=list(budget.unpriced),
     )
+
+
+def _stopped_by(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> set[Limit]:
+    """The caps that refused a call, read from the outcomes (so a replay agrees)."""
+    named = [
+        r.message for r in results if isinstance(r, ModelFailure) and r.kind is FailureKind.BUDGET
+    ]
+    named += [
+        s.verification.note for s in scored if s.verification and s.verification.budget_stopped
+    ]
+    return {limit for message in named for limit in limits_named(message)}
 
 
 def nothing_to_review(
