@@ -14,7 +14,9 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   the head it was decided on and how many records are its findings, with the digest of
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
-  voter's family and whether it judged its own claim, so a carried record reads as its run.
+  voter's family and whether it judged its own claim, so a carried record reads as its run;
+- `spent` (v4, optional): what every run on this PR has spent together, for the per-PR
+  budget (publish/spend.py).
 
 A v1, v2 or v3 block reads as v4 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
@@ -140,6 +142,16 @@ class Pause(Frozen):
     by: str = Field(pattern=LOGIN)
 
 
+class Spent(Frozen):
+    """What every run on this PR spent together: dollars where priced, tokens always, and
+    how many runs called a model whose price is unknown (their dollars are not in `cost_usd`)."""
+
+    cost_usd: float = Field(default=0.0, ge=0)
+    tokens: int = Field(default=0, ge=0)
+    runs: int = Field(default=0, ge=0)
+    unpriced_runs: int = Field(default=0, ge=0)
+
+
 class DecidedFile(Frozen):
     """One file whose findings a run decided: the digest of the diff the models saw of it,
     the head it was decided on, and how many of the state's records are its findings (a
@@ -185,6 +197,7 @@ class PublishState(Frozen):
     paused: Pause | None = None
     workflows: tuple[WorkflowState, ...] = ()
     decisions: Decisions | None = None
+    spent: Spent | None = None
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)

@@ -16,7 +16,8 @@ from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff, SkippedFile
 from consensus.ports import CompletionRequest, ModelPrice, TokenCounter
 from consensus.review.budget import RunBudget, dollars, round_up_dollars, round_up_tokens
-from consensus.review.pipeline import plan_calls, plan_run_budget
+from consensus.review.budget_plan import plan_run_budget
+from consensus.review.pipeline import plan_calls
 from consensus.settings.config import BudgetSettings, ProviderSettings
 from consensus.settings.personas import Persona
 
