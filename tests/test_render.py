@@ -633,3 +633,21 @@ def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None
         in text
     )
     assert "    votes: openai/gpt-5.1 confirmed" in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_undecided_reason_does_not_repeat_its_status(fmt: str) -> None:
+    reason = (
+        "undecided: 0 confirmed, 0 against after 7 votes (cap); verdicts malformed (14 discarded)"
+    )
+    report = make_report([finding(1, Status.UNDECIDED, reason=reason)])
+    rendered = render(report, fmt)
+    assert "undecided: undecided:" not in rendered
+    assert "undecided: 0 confirmed, 0 against after 7 votes (cap); verdicts malformed" in rendered
+
+
+def test_an_unknown_cost_is_unknown_never_zero() -> None:
+    report = make_report(stats=Stats(calls=3, cost_usd=None))
+    for fmt in ("text", "markdown"):
+        headline = "\n".join(render(report, fmt).splitlines()[:4])
+        assert "cost unknown" in headline and "$0" not in headline

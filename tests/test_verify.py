@@ -405,7 +405,7 @@ def test_the_budget_stops_verification_and_says_which_finding_stayed_unverified(
     assert item.status is Status.UNVERIFIED
     # Each call reserves its worst case (its prompt and a 600-token verdict) first: the
     # calls that fit were sent, and what they spent stays within the cap.
-    assert 1 <= len(client.calls) and len(client.calls) * 600 <= 4_000
+    assert len(client.calls) >= 1 and len(client.calls) * 600 <= 4_000
     assert item.verification is not None
     assert "verification stopped: token budget reached" in item.verification.note
 
@@ -606,3 +606,31 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
     )
     assert item.status is Status.UNVERIFIED and not item.status.posted
     assert item.verification is not None and item.verification.budget_stopped
+
+
+def test_malformed_verdicts_stop_at_the_findings_call_cap_and_say_so() -> None:
+    # Every verdict malformed: without a cap per finding each of the 7 vote slots would be
+    # asked 3 times (21 calls); the finding's calls stop at its vote cap + 2.
+    client = FakeModelClient(default="I cannot answer in JSON today.")
+    [item] = run(client, [disputed(families=TWO)])
+    assert len(client.calls) == 7 + 2
+    assert item.status is Status.UNDECIDED
+    assert "verdicts malformed" in item.reason
+    assert not item.reason.startswith("undecided: undecided:")
+
+
+def test_the_call_cap_holds_across_findings_checked_together() -> None:
+    client = FakeModelClient(default="no json")
+    items = [
+        disputed(families=TWO),
+        disputed(families=TWO).model_copy(
+            update={
+                "cluster": disputed(families=TWO).cluster.model_copy(
+                    update={"fingerprint": "fedcba9876543210", "line": 5}
+                )
+            }
+        ),
+    ]
+    checked = run(client, items)
+    assert len(client.calls) == 2 * (7 + 2)
+    assert all("verdicts malformed" in item.reason for item in checked)
