@@ -110,6 +110,12 @@ def completion_fix(budget: BudgetReport | None) -> str:
     if not flags:  # the stop came from the verification share: give it room
         flags.append(f"--max-tokens {budget.needed_tokens}")
         settings.append(f"max_tokens: {budget.needed_tokens}")
+    if "pr" in (budget.tokens_source, budget.cost_source):
+        return (
+            "Stopped by what is left of this pull request's budget. A maintainer can run the "
+            "review with `/consensus review`, or raise budget.max_cost_usd_per_pr in "
+            ".consensus.yml on the base branch."
+        )
     stopped = " and ".join(
         {"max_tokens": "the token cap", "max_cost_usd": "the cost cap"}[s]
         for s in budget.stopped_by

@@ -132,8 +132,8 @@ class BudgetReport(Frozen):
 
     max_tokens: int | None
     max_cost_usd: float | None
-    tokens_source: Literal["set", "auto", "none", "unknown"]
-    cost_source: Literal["set", "auto", "none", "unknown"]
+    tokens_source: Literal["set", "auto", "none", "unknown", "pr"]
+    cost_source: Literal["set", "auto", "none", "unknown", "pr"]
     needed_tokens: int
     needed_cost_usd: float | None
     stopped_by: list[Literal["max_tokens", "max_cost_usd"]] = []

@@ -1,36 +1,78 @@
 """Money per pull request: what all runs on one PR spent, and when automatic reviews stop.
 
 Pure. The summary comment's state keeps the cumulative spend of every run on the PR
-(`Spent`); `budget.max_cost_usd_per_pr` (default: 5 × the run's cost cap) stops further
-automatic reviews (`pull_request` events) once reached, with one comment that says so and
-what a maintainer can do; `/consensus review` still runs, on purpose.
+(`Spent`). `budget.max_cost_usd_per_pr` (default `auto`: 5 × the run's cost cap) is a hard
+cap on what automatic reviews (`pull_request` events) spend there together: a run may
+spend at most what is left of it (`PrAllowance`), and once it is reached further automatic
+reviews stop, with one comment that says so; `/consensus review` still runs, on purpose.
+Where a model has no known price the dollars cannot be counted, and the cap falls back to
+tokens: 5 × the run's token cap.
 """
 
 from __future__ import annotations
 
+from consensus.model.base import Frozen
 from consensus.model.report import Report
 from consensus.publish.state import Spent
+from consensus.settings.config import BudgetSettings
 
 SPEND_MARKER = "<!-- consensus:pr-budget -->"
+PER_PR_RUNS = 5  # max_cost_usd_per_pr auto: this many runs' caps
+
+
+class PrAllowance(Frozen):
+    """What automatic reviews may still spend on this PR (None: no limit that way)."""
+
+    cost_usd: float | None
+    tokens: int | None
+    cap_usd: float | None
+    cap_tokens: int | None
+
+    @property
+    def exhausted(self) -> bool:
+        return (self.cost_usd is not None and self.cost_usd <= 0) or (
+            self.tokens is not None and self.tokens <= 0
+        )
+
+
+def allowance(settings: BudgetSettings, spent: Spent | None) -> PrAllowance:
+    """The per-PR caps and what is left of them, from the setting and the state's spend."""
+    spent = spent or Spent()
+    setting = settings.max_cost_usd_per_pr
+    if setting == "auto":
+        cap_usd = None if spent.run_cap_usd is None else spent.run_cap_usd * PER_PR_RUNS
+    else:
+        cap_usd = setting
+    # Unpriced runs spend dollars nobody can count: tokens hold the line for them.
+    cap_tokens = None
+    if spent.unpriced_runs and spent.run_cap_tokens is not None and setting is not None:
+        cap_tokens = spent.run_cap_tokens * PER_PR_RUNS
+    return PrAllowance(
+        cost_usd=None if cap_usd is None else round(cap_usd - spent.cost_usd, 6),
+        tokens=None if cap_tokens is None else cap_tokens - spent.tokens,
+        cap_usd=cap_usd,
+        cap_tokens=cap_tokens,
+    )
 
 
 def spent_after(spent: Spent | None, report: Report) -> Spent:
-    """The PR's spend with this run's added (a run whose cost is unknown adds its tokens)."""
+    """The PR's spend with this run's added (a run whose cost is unknown adds its tokens),
+    and this run's caps, which the per-PR default is a multiple of."""
     before = spent or Spent()
-    stats = report.stats
+    stats, budget = report.stats, report.budget
+    caps = {
+        "run_cap_usd": budget.max_cost_usd if budget else before.run_cap_usd,
+        "run_cap_tokens": budget.max_tokens if budget else before.run_cap_tokens,
+    }
     if not stats.calls:
-        return before
+        return Spent.model_validate(before.model_dump() | caps)
     return Spent(
         cost_usd=round(before.cost_usd + (stats.cost_usd or 0.0), 6),
         tokens=before.tokens + stats.tokens_in + stats.tokens_out,
         runs=before.runs + 1,
         unpriced_runs=before.unpriced_runs + (stats.cost_usd is None),
+        **caps,
     )
-
-
-def over_pr_cap(spent: Spent | None, cap: float | None) -> bool:
-    """Whether automatic reviews of this PR must stop: its runs reached the per-PR cap."""
-    return cap is not None and spent is not None and spent.cost_usd >= cap
 
 
 def spend_text(spent: Spent | None) -> str:
@@ -38,23 +80,23 @@ def spend_text(spent: Spent | None) -> str:
     if spent is None or not spent.runs:
         return "nothing spent on this PR yet"
     runs = f"{spent.runs} run{'s' if spent.runs != 1 else ''}"
-    unknown = (
-        f" (+ unknown for {spent.unpriced_runs} run{'s' if spent.unpriced_runs != 1 else ''}"
-        " with unpriced models)"
-        if spent.unpriced_runs
-        else ""
-    )
+    unknown = f" + {spent.tokens:,} tokens at unknown prices" if spent.unpriced_runs else ""
     return f"${spent.cost_usd:.2f}{unknown} on this PR over {runs}"
 
 
-def cap_comment(spent: Spent, cap: float, head_sha: str) -> str:
+def cap_comment(spent: Spent, left: PrAllowance, head_sha: str) -> str:
     """The one comment that says automatic reviews of this PR stopped, and what to do."""
+    caps = []
+    if left.cap_usd is not None:
+        caps.append(f"${left.cap_usd:.2f}")
+    if left.cap_tokens is not None:
+        caps.append(f"{left.cap_tokens:,} tokens (prices unknown)")
     return "\n".join(
         [
             SPEND_MARKER,
             "**consensus: automatic reviews of this pull request are stopped.** Its runs have "
             f"spent {spend_text(spent)}, which reached the per-PR budget "
-            f"(`budget.max_cost_usd_per_pr`: ${cap:.2f}).",
+            f"(`budget.max_cost_usd_per_pr`: {' / '.join(caps)}).",
             "",
             f"Head `{head_sha[:12]}` was not reviewed. A maintainer can run one review now "
             "with `/consensus review`, or raise `budget.max_cost_usd_per_pr` in "

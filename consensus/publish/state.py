@@ -150,6 +150,9 @@ class Spent(Frozen):
     tokens: int = Field(default=0, ge=0)
     runs: int = Field(default=0, ge=0)
     unpriced_runs: int = Field(default=0, ge=0)
+    # The latest run's caps: the per-PR cap's default is a multiple of them.
+    run_cap_usd: float | None = Field(default=None, ge=0)
+    run_cap_tokens: int | None = Field(default=None, ge=0)
 
 
 class DecidedFile(Frozen):

@@ -30,9 +30,15 @@ MESSAGE_OVERHEAD = 8  # tokens a chat format adds around each message
 REFERENCE_LINES = 2_000  # the default budget finishes a review of a change up to this size
 VERIFY_SHARE = 0.25  # of the review calls' worst case, for calls the plan cannot count
 VERIFY_FLOOR = 50_000
-PER_PR_RUNS = 5  # max_cost_usd_per_pr auto: this many runs' cost caps
+# unknown: auto, but a model has no price; pr: what is left of the pull request's budget
+Source = Literal["set", "auto", "none", "unknown", "pr"]
 
-Source = Literal["set", "auto", "none", "unknown"]  # unknown: auto, but a model has no price
+
+class Ceiling(Frozen):
+    """What a run may spend at most whatever its own caps say (the PR's allowance left)."""
+
+    tokens: int | None = None
+    cost_usd: float | None = None
 
 
 class Reservation(Frozen):
@@ -117,8 +123,10 @@ def plan_budget(
     *,
     unpriced: Sequence[str],
     changed_lines: int,
+    ceiling: Ceiling | None = None,
 ) -> RunBudget:
-    """The run's caps: the user's where set, else derived from the plan's worst case."""
+    """The run's caps: the user's where set, else derived from the plan's worst case; never
+    above `ceiling` (what is left of the pull request's budget)."""
     tokens = sum(r.tokens for r in planned)
     needed_tokens = tokens + max(VERIFY_FLOOR, math.ceil(tokens * VERIFY_SHARE))
     needed_cost: float | None = None
@@ -140,6 +148,11 @@ def plan_budget(
     else:
         max_cost = settings.max_cost_usd
         cost_source = "set" if max_cost is not None else "none"
+    cap = ceiling or Ceiling()
+    if cap.tokens is not None and (max_tokens is None or cap.tokens < max_tokens):
+        max_tokens, tokens_source = max(0, cap.tokens), "pr"
+    if cap.cost_usd is not None and not unpriced and (max_cost is None or cap.cost_usd < max_cost):
+        max_cost, cost_source = max(0.0, cap.cost_usd), "pr"
     return RunBudget(
         max_tokens=max_tokens,
         max_cost_usd=max_cost,
@@ -150,13 +163,6 @@ def plan_budget(
         unpriced=tuple(sorted(set(unpriced))),
         changed_lines=changed_lines,
     )
-
-
-def per_pr_cap(settings: BudgetSettings, run_cap: float | None) -> float | None:
-    """The cost all automatic runs on one pull request may reach: set, or 5 runs' caps."""
-    if settings.max_cost_usd_per_pr == "auto":
-        return None if run_cap is None else round(run_cap * PER_PR_RUNS, 2)
-    return settings.max_cost_usd_per_pr
 
 
 def unpriced_models(models: Sequence[str], prices: Mapping[str, ModelPrice | None]) -> list[str]:
