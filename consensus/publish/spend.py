@@ -14,6 +14,7 @@ from __future__ import annotations
 from consensus.model.base import Frozen
 from consensus.model.report import Report
 from consensus.publish.state import Spent
+from consensus.review.budget import Ceiling
 from consensus.settings.config import BudgetSettings
 
 SPEND_MARKER = "<!-- consensus:pr-budget -->"
@@ -27,12 +28,19 @@ class PrAllowance(Frozen):
     tokens: int | None
     cap_usd: float | None
     cap_tokens: int | None
+    stopped: bool = False  # a run was stopped by this very cap: what is left pays no call
 
     @property
     def exhausted(self) -> bool:
-        return (self.cost_usd is not None and self.cost_usd <= 0) or (
-            self.tokens is not None and self.tokens <= 0
+        return (
+            self.stopped
+            or (self.cost_usd is not None and self.cost_usd <= 0)
+            or (self.tokens is not None and self.tokens <= 0)
         )
+
+    def ceiling(self) -> Ceiling:
+        """What the next run may spend at most."""
+        return Ceiling(tokens=self.tokens, cost_usd=self.cost_usd)
 
 
 def allowance(settings: BudgetSettings, spent: Spent | None) -> PrAllowance:
@@ -52,17 +60,26 @@ def allowance(settings: BudgetSettings, spent: Spent | None) -> PrAllowance:
         tokens=None if cap_tokens is None else cap_tokens - spent.tokens,
         cap_usd=cap_usd,
         cap_tokens=cap_tokens,
+        stopped=cap_usd is not None and spent.stopped_at_usd == cap_usd,
     )
 
 
-def spent_after(spent: Spent | None, report: Report) -> Spent:
+def spent_after(spent: Spent | None, report: Report, left: PrAllowance | None = None) -> Spent:
     """The PR's spend with this run's added (a run whose cost is unknown adds its tokens),
-    and this run's caps, which the per-PR default is a multiple of."""
+    this run's caps (the per-PR default is a multiple of them), and whether what was `left`
+    of the per-PR cap stopped it."""
     before = spent or Spent()
     stats, budget = report.stats, report.budget
+    pr_stopped = (
+        budget is not None
+        and bool(budget.stopped_by)
+        and "pr" in (budget.tokens_source, budget.cost_source)
+    )
+    own = budget is not None and budget.cost_source != "pr"
     caps = {
-        "run_cap_usd": budget.max_cost_usd if budget else before.run_cap_usd,
-        "run_cap_tokens": budget.max_tokens if budget else before.run_cap_tokens,
+        "run_cap_usd": budget.max_cost_usd if own and budget else before.run_cap_usd,
+        "run_cap_tokens": budget.max_tokens if own and budget else before.run_cap_tokens,
+        "stopped_at_usd": left.cap_usd if pr_stopped and left else before.stopped_at_usd,
     }
     if not stats.calls:
         return Spent.model_validate(before.model_dump() | caps)

@@ -153,6 +153,9 @@ class Spent(Frozen):
     # The latest run's caps: the per-PR cap's default is a multiple of them.
     run_cap_usd: float | None = Field(default=None, ge=0)
     run_cap_tokens: int | None = Field(default=None, ge=0)
+    # The per-PR cap that stopped a run (what was left of it could not pay a call); until
+    # it is raised, automatic reviews stay stopped.
+    stopped_at_usd: float | None = Field(default=None, ge=0)
 
 
 class DecidedFile(Frozen):
