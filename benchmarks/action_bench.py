@@ -239,7 +239,8 @@ class PhaseRun:
 
 def model_phase(provider: ProviderProcess, files: int, runs: int) -> tuple[float, list[PhaseRun]]:
     from consensus.app.wiring import model_client, token_counter
-    from consensus.review.pipeline import review
+    from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import ReviewServices, review
 
     os.environ["BENCH_KEY"] = "sk-bench"
     diff = split_large_hunks(ingest(synthetic_diff(files), include=("**",), exclude=()))
@@ -254,14 +255,13 @@ def model_phase(provider: ProviderProcess, files: int, runs: int) -> tuple[float
         cpu_before = time.process_time()
         report = asyncio.run(
             review(
-                diff,
-                settings=settings,
-                providers=providers,
-                personas=personas,
-                client=client,
-                counter=counter,
-                clock=time.perf_counter,
-                observer=clock,  # type: ignore[arg-type]
+                ReviewJob(
+                    diff=diff,
+                    settings=settings,
+                    providers=tuple(providers),
+                    personas=tuple(personas),
+                ),
+                ReviewServices(client, counter, clock=time.perf_counter, observer=clock),  # type: ignore[arg-type]
             )
         )
         cpu = time.process_time() - cpu_before

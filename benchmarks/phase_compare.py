@@ -79,7 +79,8 @@ def floor_phase(provider: Any, files: int, runs: int) -> tuple[float, list[Any]]
     from consensus.app.wiring import token_counter
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
-    from consensus.review.pipeline import review
+    from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import ReviewServices, review
     from consensus.settings.config import Settings
     from consensus.settings.personas import load_personas, select_personas
 
@@ -94,14 +95,13 @@ def floor_phase(provider: Any, files: int, runs: int) -> tuple[float, list[Any]]
         async def one(clock: PhaseClock) -> Any:
             async with BareClient() as client:
                 return await review(
-                    diff,
-                    settings=settings,
-                    providers=providers,
-                    personas=personas,
-                    client=client,
-                    counter=counter,
-                    clock=time.perf_counter,
-                    observer=clock,
+                    ReviewJob(
+                        diff=diff,
+                        settings=settings,
+                        providers=tuple(providers),
+                        personas=tuple(personas),
+                    ),
+                    ReviewServices(client, counter, clock=time.perf_counter, observer=clock),
                 )
 
         report = asyncio.run(one(clock))

@@ -32,7 +32,8 @@ from consensus.ingest.view import render_file  # noqa: E402
 from consensus.model.base import Category, Severity  # noqa: E402
 from consensus.model.findings import Finding  # noqa: E402
 from consensus.ports import CompletionRequest, Message  # noqa: E402
-from consensus.review.pipeline import review  # noqa: E402
+from consensus.review.job import ReviewJob  # noqa: E402
+from consensus.review.pipeline import ReviewServices, review  # noqa: E402
 from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.settings.personas import load_personas, select_personas  # noqa: E402
 from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
@@ -195,14 +196,13 @@ def main() -> None:
         started = time.perf_counter()
         report = asyncio.run(
             review(
-                diff,
-                settings=settings,
-                providers=providers,
-                personas=personas,
-                client=client,
-                counter=counter,
-                clock=time.perf_counter,
-                observer=phases,  # type: ignore[arg-type]
+                ReviewJob(
+                    diff=diff,
+                    settings=settings,
+                    providers=tuple(providers),
+                    personas=tuple(personas),
+                ),
+                ReviewServices(client, counter, clock=time.perf_counter, observer=phases),  # type: ignore[arg-type]
             )
         )
         wall = time.perf_counter() - started

@@ -118,7 +118,8 @@ def one_size(files: int) -> dict[str, float]:
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
     from consensus.ports import CompletionRequest, ModelPrice
-    from consensus.review.pipeline import review
+    from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import ReviewServices, review
     from consensus.settings.config import ProviderSettings, Settings
     from consensus.settings.personas import load_personas, select_personas
     from consensus.testing import FakeModelClient
@@ -167,13 +168,13 @@ def one_size(files: int) -> dict[str, float]:
     client = FakeModelClient(by_request=answer)
     report = asyncio.run(
         review(
-            diff,
-            settings=settings,
-            providers=providers,
-            personas=personas,
-            client=client,
-            counter=Counter(),
-            clock=time.perf_counter,
+            ReviewJob(
+                diff=diff,
+                settings=settings,
+                providers=tuple(providers),
+                personas=tuple(personas),
+            ),
+            ReviewServices(client, Counter(), clock=time.perf_counter),
         )
     )
     return {

@@ -8,7 +8,9 @@
     ├── GitHubError                a GitHub request failed or was refused; carries .status (3)
     └── ReviewImpossible           no provider answered, quorum not met, budget gone (3)
 
-Only the CLI's top level catches these broadly; everything else lets them travel.
+The CLI's top level catches these broadly; so do, on purpose, the slash-command loop (a
+failed command is a failed section of the reply), a command's permission check (it fails
+closed) and the agent-PR queue after a review (a warning). Everything else lets them travel.
 """
 
 from __future__ import annotations

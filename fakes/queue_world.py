@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from consensus.adapters.github import GitHubHost
+from consensus.adapters.github import GitHubHost, Retries
 from consensus.model.base import Severity
 from consensus.publish.state import PublishState, TrackedFinding, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
@@ -126,7 +126,7 @@ def host(github: FakeGitHub, **options: object) -> GitHubHost:
         token="ghs_fake",
         base_url=github.url,
         write_interval_s=0,
-        sleep=lambda seconds: None,
+        retries=Retries(sleep=lambda seconds: None),
         **options,  # type: ignore[arg-type]
     )
 

@@ -8,6 +8,7 @@ top-level, inside functions, and under TYPE_CHECKING.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -200,3 +201,97 @@ def test_tests_and_benchmarks_share_fakes_and_never_import_each_other(
         if module == other or module.startswith(f"{other}.")
     )
     assert crossing == []
+
+
+# --------------------------------------------------------------------------- functions
+
+MAX_PARAMETERS = 8  # a click command's options are its parameters: those are counted apart
+MAX_FUNCTION_LINES = 80
+SETTINGS_RECEIVER = re.compile(
+    r"(^|[._])(settings|publish|inspector|budget|queue_settings|commands_settings)$"
+)
+
+
+def functions() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield module, node
+
+
+def parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if named and named[0].arg in ("self", "cls"):
+        named = named[1:]
+    return len(named) + (args.vararg is not None) + (args.kwarg is not None)
+
+
+def is_click_command(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(ast.unparse(d).startswith(("click.", "cli.command")) for d in node.decorator_list)
+
+
+def test_no_function_takes_more_than_eight_parameters() -> None:
+    wide = [
+        f"{module}.{node.name}: {parameter_count(node)}"
+        for module, node in functions()
+        if parameter_count(node) > MAX_PARAMETERS and not is_click_command(node)
+    ]
+    assert wide == [], "bundle them into a typed object (a job, the services)"
+
+
+def test_no_function_is_over_eighty_lines() -> None:
+    long = [
+        f"{module}.{node.name}: {(node.end_lineno or node.lineno) - node.lineno + 1}"
+        for module, node in functions()
+        if (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == [], "a flow reads like its table of contents: split it into its steps"
+
+
+def settings_copies(source: str) -> list[str]:
+    """`<settings>.model_copy(update=...)` calls: they accept a misspelt key silently."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "model_copy"
+            and any(k.arg == "update" for k in node.keywords)
+        ):
+            receiver = ast.unparse(node.func.value)
+            if SETTINGS_RECEIVER.search(receiver) or "Settings(" in receiver:
+                found.append(receiver)
+    return found
+
+
+def test_settings_are_never_layered_by_model_copy() -> None:
+    copies = {m: settings_copies(p.read_text(encoding="utf-8")) for m, p in MODULES.items()}
+    assert {m: c for m, c in copies.items() if c} == {}, "use settings.config.layered"
+
+
+def test_the_settings_copy_rule_catches_one() -> None:
+    assert settings_copies("s = settings.publish.model_copy(update={'x': 1})") == [
+        "settings.publish"
+    ]
+    assert settings_copies("plan = plan.model_copy(update={'state': s})") == []
+
+
+# --------------------------------------------------------------------------- the hallway
+
+# The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
+# and `consensus review`'s preparation for its git readers.
+ASKS_WIRING = {"consensus.app.local_review"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))
+def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> None:
+    if module in {"consensus.app.wiring", "consensus.app"}:
+        return
+    source = MODULES[module].read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert not names & {"environ", "getenv", "from_env"}, "the face reads the environment"
+    wired = any(target == "consensus.app.wiring" for target, _, _ in imports(MODULES[module]))
+    assert not wired or module in ASKS_WIRING, "take Services from the face instead"

@@ -338,7 +338,7 @@ def test_a_fresh_look_reports_each_decision_it_made_differently(
 ) -> None:
     state = decided_state(SQL, LOOP)
     carry = plan_carry(state, diff_digests(ingest(PATCH)), basis=BASIS, fresh=True)
-    found = decision_changes(report(*now), carry)
+    found = decision_changes(report(*now).findings, carry)
     assert [(c.id, c.before, c.after) for c in found] == changes
     assert {c.before_head for c in found} <= {OLD}
 

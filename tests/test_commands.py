@@ -9,9 +9,11 @@ from collections.abc import Iterator
 import pytest
 
 from consensus.app.commands import handle_comment
+from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
+from consensus.model.outcome import OutcomeKind
 from consensus.ports import GitHubPort, InlineComment, PullFile, PullRequestInfo, ReviewRejected
 from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
@@ -57,7 +59,9 @@ def comment(host: FakeGitHubHost, body: str, login: str = MAINTAINER) -> list[st
         }
     )
     lines: list[str] = []
-    assert handle_comment({"GITHUB_REPOSITORY": REPO}, event, host=host, log=lines.append) == 0
+    env = {"GITHUB_REPOSITORY": REPO}
+    outcome = handle_comment(services(env, log=lines.append, github=host), action_step(env), event)
+    assert outcome.kind is not OutcomeKind.INCOMPLETE
     return lines
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from github import GithubException
 
-from consensus.adapters.github import GitHubHost
+from consensus.adapters.github import GitHubHost, Retries
 from consensus.adapters.github_wire import retry_wait
 from consensus.errors import GitHubError
 from consensus.ports import InlineComment, ReviewRejected
@@ -32,15 +32,14 @@ def github() -> Iterator[FakeGitHub]:
         yield server
 
 
-def host(server: FakeGitHub, waits: list[float] | None = None, **options: object) -> GitHubHost:
+def host(server: FakeGitHub, waits: list[float] | None = None, **retries: object) -> GitHubHost:
     sleeps = waits if waits is not None else []
     return GitHubHost(
         REPO,
         token="ghs_fake",
         base_url=server.url,
         write_interval_s=0,
-        sleep=sleeps.append,
-        **options,  # type: ignore[arg-type]
+        retries=Retries(sleep=sleeps.append, **retries),  # type: ignore[arg-type]
     )
 
 

@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 
 from consensus.action.main import run as run_action
-from consensus.adapters.github import GitHubHost
+from consensus.adapters.github import GitHubHost, Retries
 from consensus.app.commands import handle_comment
 from consensus.app.publishing import settle_concurrent_runs
+from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
+from consensus.model.outcome import OutcomeKind
 from consensus.ports import CommentEdit, HostComment, OpenPull, PullFile, PullRequestInfo
 from consensus.publish.state import Pause, PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import (
@@ -240,7 +242,8 @@ def answer(github: FakeGitHubHost, body: str, login: str) -> str:
         }
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
-    assert handle_comment(env, event, host=github, log=lambda line: None) == 0
+    wired = services(env, log=lambda line: None, github=github)
+    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
     return github.issue_comment_list[-1].body
 
 
@@ -273,5 +276,8 @@ def test_the_adapter_asks_who_it_is_and_who_edited_a_comment() -> None:
         server.fail_next("GET", r"^/user$", 500, times=5)
         with pytest.raises(GitHubError):  # not "nobody": that would disown our comments
             GitHubHost(
-                "acme/service", token="t", base_url=server.url, backoff_s=0, attempts=1
+                "acme/service",
+                token="t",
+                base_url=server.url,
+                retries=Retries(attempts=1, backoff_s=0),
             ).viewer_login()

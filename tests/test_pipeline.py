@@ -63,24 +63,20 @@ def sql(line: int, title: str) -> str:
     )
 
 
-def run(client: FakeModelClient, **kwargs: object) -> Report:
-    from consensus.review.pipeline import review
+def run(client: FakeModelClient, **job: object) -> Report:
+    """The review of DIFF by PROVIDERS with two personas; `job` overrides ReviewJob fields."""
+    from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import ReviewServices, review
 
     personas = select_personas(load_personas([]), ["correctness", "security"])
-    settings = Settings(personas=("correctness", "security"))
-    options: dict[str, object] = {"providers": PROVIDERS}
-    options.update(kwargs)
-    return asyncio.run(
-        review(
-            ingest(DIFF),
-            settings=settings,
-            personas=personas,
-            client=client,
-            counter=Counter(),
-            clock=lambda: 0.0,
-            **options,  # type: ignore[arg-type]
-        )
-    )
+    fields: dict[str, object] = {
+        "diff": ingest(DIFF),
+        "settings": Settings(personas=("correctness", "security")),
+        "providers": PROVIDERS,
+        "personas": tuple(personas),
+    }
+    reviewed = ReviewJob.model_validate(fields | job)
+    return asyncio.run(review(reviewed, ReviewServices(client, Counter(), clock=lambda: 0.0)))
 
 
 def test_one_family_through_two_gateways_votes_once() -> None:

@@ -196,9 +196,7 @@ def test_ten_pushes_are_reviewed_once_per_settled_head_within_the_pr_budget(
     assert state is not None and state.spent is not None
     assert state.spent.cost_usd <= PER_PR
     assert 1 < reviewed < 7  # the cap stopped some
-    notices = [
-        c for c in world.github.repos[REPO].issue_comments if SPEND_MARKER in str(c["body"])
-    ]
+    notices = [c for c in world.github.repos[REPO].issue_comments if SPEND_MARKER in str(c["body"])]
     assert len(notices) == 1
     assert "automatic reviews of this pull request are stopped" in str(notices[0]["body"])
     assert f"${state.spent.cost_usd:.2f}" in world.summary()

@@ -12,6 +12,7 @@ from consensus.ports import HostComment, InlineComment
 from consensus.publish.plan import (
     Placement,
     PlannedReview,
+    Scope,
     inline_body,
     move_to_summary,
     plan_publish,
@@ -84,10 +85,8 @@ def plan(
         report(*findings, quorum=quorum),
         thread or PullRequestThread(),
         settings or PublishSettings(),
-        head_sha=HEAD,
+        scope=Scope(head_sha=HEAD, reviewed=reviewed, in_diff=in_diff),
         hunks=HUNKS,
-        reviewed_paths=reviewed,
-        diff_paths=in_diff,
         links=LINKS,
     )
 

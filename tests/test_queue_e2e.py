@@ -252,13 +252,17 @@ def test_closed_and_reviewed_events_reconcile(
 
 def test_after_a_review_only_an_agent_pr_moves_the_queue(github: FakeGitHub) -> None:
     from consensus.app.queue import run_in_action
+    from consensus.app.wiring import action_step, services
     from consensus.model.events import PullRequestEvent
+    from consensus.model.outcome import OutcomeKind
 
     env = {"GITHUB_REPOSITORY": REPO}
+    wired = services(env, log=lambda line: None, github=host(github))
+    done = OutcomeKind.DONE
     person = PullRequestEvent.model_validate(
         {"pull_request": {"number": 3, "user": {"login": "carol", "type": "User"}, "labels": []}}
     )
-    assert run_in_action(env, host(github), lambda line: None, why="t", pull=person) == 0
+    assert run_in_action(wired, action_step(env), why="t", pull=person).kind is done
     assert github.requests == []  # a human's unlabelled PR costs no request
     agent = PullRequestEvent.model_validate(
         {
@@ -269,5 +273,5 @@ def test_after_a_review_only_an_agent_pr_moves_the_queue(github: FakeGitHub) -> 
             }
         }
     )
-    assert run_in_action(env, host(github), lambda line: None, why="t", pull=agent) == 0
+    assert run_in_action(wired, action_step(env), why="t", pull=agent).kind is done
     assert labels(github)[4] == READY

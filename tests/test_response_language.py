@@ -94,21 +94,18 @@ def speaker(request: CompletionRequest) -> str:
 
 
 def review_in(language: str) -> tuple[Report, FakeModelClient]:
-    from consensus.review.pipeline import review
+    from consensus.review.job import ReviewJob
+    from consensus.review.pipeline import ReviewServices, review
 
     client = FakeModelClient(by_request=speaker)
     settings = Settings(personas=("security",), response_language=language, threshold=0.9)
-    report = asyncio.run(
-        review(
-            ingest(DIFF),
-            settings=settings,
-            providers=PROVIDERS,
-            personas=select_personas(load_personas([]), ["security"]),
-            client=client,
-            counter=Counter(),
-            clock=lambda: 0.0,
-        )
+    job = ReviewJob(
+        diff=ingest(DIFF),
+        settings=settings,
+        providers=PROVIDERS,
+        personas=tuple(select_personas(load_personas([]), ["security"])),
     )
+    report = asyncio.run(review(job, ReviewServices(client, Counter(), clock=lambda: 0.0)))
     return report, client
 
 

@@ -11,7 +11,7 @@ from consensus.decide.fingerprint import namespaced
 from consensus.errors import ConfigError
 from consensus.model.base import Category, Severity, Status
 from consensus.model.report import Quorum, Report, ReportFinding, Votes
-from consensus.publish.plan import Placement, plan_publish
+from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.state import (
     PublishState,
     TrackedFinding,
@@ -294,10 +294,8 @@ def publish(report_: Report, state: PublishState):  # type: ignore[no-untyped-de
         report_,
         PullRequestThread(state=state),
         PublishSettings(),
-        head_sha="b" * 40,
+        scope=Scope(head_sha="b" * 40, reviewed={"app.py"}, in_diff={"app.py"}),
         hunks={"app.py": [frozenset(range(10, 21))]},
-        reviewed_paths={"app.py"},
-        diff_paths={"app.py"},
     )
 
 

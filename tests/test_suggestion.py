@@ -13,7 +13,7 @@ from consensus.model.findings import Cluster, Finding, Suggestion
 from consensus.model.reply import MAX_SUGGESTION_LINES, ReplyFinding
 from consensus.model.report import ReportFinding, Votes
 from consensus.ports import InlineComment
-from consensus.publish.plan import inline_body
+from consensus.publish.plan import Scope, inline_body
 from consensus.publish.suggestion import suggestion_block, suggestion_problem
 
 REPLY = {
@@ -220,10 +220,8 @@ def test_the_plan_posts_the_suggestion_only_on_its_own_lines() -> None:
             report,
             thread,
             PublishSettings(),
-            head_sha="h" * 40,
+            scope=Scope(head_sha="h" * 40, reviewed={"a.py"}, in_diff={"a.py"}),
             hunks=hunks,
-            reviewed_paths={"a.py"},
-            diff_paths={"a.py"},
             head={"a.py": HEAD},
         )
         assert plan.review is not None

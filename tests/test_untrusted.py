@@ -19,10 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from consensus.app.commands import handle_comment
+from consensus.app.wiring import action_step, services
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
+from consensus.model.outcome import OutcomeKind
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -32,7 +34,7 @@ from consensus.model.report import (
     Votes,
 )
 from consensus.ports import PullFile, PullRequestInfo
-from consensus.publish.plan import inline_body, plan_publish
+from consensus.publish.plan import Scope, inline_body, plan_publish
 from consensus.publish.replies import (
     Section,
     explain_section,
@@ -176,10 +178,8 @@ def summary_page(text: str, *, with_state: bool = True) -> str:
         report(text),
         thread,
         PublishSettings(),
-        head_sha="h" * 40,
+        scope=Scope(head_sha="h" * 40, reviewed={"src/app.py"}, in_diff={"src/app.py"}),
         hunks={"src/app.py": (frozenset({3}),)},
-        reviewed_paths={"src/app.py"},
-        diff_paths={"src/app.py"},
         links=[REPO_LINK],
     )
     return render_summary(
@@ -324,7 +324,8 @@ def comment(host: FakeGitHubHost, body: str, login: str) -> str:
         }
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
-    assert handle_comment(env, event, host=host, log=lambda line: None) == 0
+    wired = services(env, log=lambda line: None, github=host)
+    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
     return host.issue_comment_list[-1].body
 
 

@@ -6,13 +6,15 @@ queue; `issue_comment` runs slash commands (app.commands); `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
 (app.queue).
 
-Exit codes as the CLI: 0 done, 1 findings at or above fail-on, 2 configuration, 3 no
-review (no provider answered, quorum not met) unless on-no-review is "warn".
+Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for the CLI:
+0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
+(no provider answered, quorum not met, budget reached) unless on-no-review is "warn".
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TypeVar
@@ -20,13 +22,16 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from consensus.app.commands import handle_comment
+from consensus.app.outcome import exit_code
+from consensus.app.progress import LogProgress
 from consensus.app.pull_review import own_identity, review_pull_request
 from consensus.app.queue import run_in_action
-from consensus.app.wiring import github_host
+from consensus.app.services import ActionStep, Services
+from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
 from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
+from consensus.model.outcome import Outcome
 from consensus.ports import GitHubPort, Log
-from consensus.settings.action_inputs import ActionInputs
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 # A saved workflow (the `workflow` input) also runs when a label is added: "audit PRs
@@ -45,44 +50,47 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
-    inputs = ActionInputs.from_env(env)
-    if host is not None:
-        return _handle(env, inputs, host, event, log)
-    built = github_host(env, log=log, write_interval_s=inputs.post_interval_s)
+    step = action_step(env)  # the inputs, parsed once
+    built = host or github_host(env, log=log, write_interval_s=step.inputs.post_interval_s)
     try:
-        return _handle(env, inputs, built, event, log)
+        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(sys.stderr)])
+        outcome = _handle(env, wired, step)
     finally:
-        built.close()
+        if host is None:
+            built.close()
+    inputs = step.inputs
+    return exit_code(outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review)
 
 
-def _handle(
-    env: Mapping[str, str], inputs: ActionInputs, host: GitHubPort, event: str, log: Log
-) -> int:
+def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Outcome:
+    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
-        return handle_comment(env, read_event(env, IssueCommentEvent), host=host, log=log)
+        return handle_comment(services, step, read_event(env, IssueCommentEvent))
     if event in QUEUE_EVENTS:
-        return run_in_action(env, host, log, why=event, identity=own_identity(host, inputs, log))
+        identity = own_identity(host, step.inputs, log)
+        return run_in_action(services, step, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         why = f"#{pull.pull_request.number} closed"
-        return run_in_action(env, host, log, why=why, identity=own_identity(host, inputs, log))
-    reviewed_on = WORKFLOW_ACTIONS if inputs.workflow else REVIEW_ACTIONS
+        identity = own_identity(host, step.inputs, log)
+        return run_in_action(services, step, why=why, identity=identity)
+    reviewed_on = WORKFLOW_ACTIONS if step.inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
-        return 0
+        return Outcome.skipped(f"{event} '{pull.action}'")
     # Every pull_request run carries the decisions of unchanged files (a re-run, `reopened`,
     # a push that changes one file); `full-review: true` decides every file afresh.
-    carry = not inputs.full_review
+    carry = not step.inputs.full_review
     number = pull.pull_request.number
-    identity = own_identity(host, inputs, log)  # once per run: the review and the queue
-    code = review_pull_request(
-        env, inputs, host, number, event=event, carry=carry, log=log, identity=identity
+    identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
+    outcome = review_pull_request(
+        services, step, number, event=event, carry=carry, identity=identity
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
-        run_in_action(env, host, log, why="after its review", pull=pull, identity=identity)
+        run_in_action(services, step, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:
         log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
-    return code
+    return outcome
 
 
 def read_event(env: Mapping[str, str], model: type[P]) -> P:

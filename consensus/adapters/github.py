@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -72,6 +73,17 @@ MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
+@dataclass(frozen=True)
+class Retries:
+    """How a failed request is retried: at most `attempts` tries, backing off from
+    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
+
+    attempts: int = 5
+    backoff_s: float = 1.0
+    max_wait_s: float = 120.0
+    sleep: Callable[[float], None] = time.sleep
+
+
 class GitHubHost:
     """`PullRequestHost` over GitHub's REST API for `repo` ("owner/name")."""
 
@@ -82,11 +94,8 @@ class GitHubHost:
         token: str,
         base_url: str = "https://api.github.com",
         write_interval_s: float = 1.0,
-        attempts: int = 5,
-        backoff_s: float = 1.0,
-        max_wait_s: float = 120.0,
+        retries: Retries = Retries(),
         timeout_s: int = 30,
-        sleep: Callable[[float], None] = time.sleep,
         log: Callable[[str], None] = lambda line: None,
         conditional: bool = False,
     ) -> None:
@@ -107,10 +116,10 @@ class GitHubHost:
             seconds_between_writes=write_interval_s or None,
             user_agent="consensus-review",
         )
-        self._attempts = attempts
-        self._backoff_s = backoff_s
-        self._max_wait_s = max_wait_s
-        self._sleep = sleep
+        self._attempts = retries.attempts
+        self._backoff_s = retries.backoff_s
+        self._max_wait_s = retries.max_wait_s
+        self._sleep = retries.sleep
         self._log = log
 
     def close(self) -> None:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from consensus.app.pull_review import PullRun
 from consensus.app.saved_workflows import BaseWorkflows, base_workflows
+from consensus.app.services import ActionStep, Services
 from consensus.ports import GitHubPort, Log, PullRequestInfo
 from consensus.publish.state import PublishState
 from consensus.publish.state_section import new_summary, rewrite_summary
@@ -19,17 +19,27 @@ from consensus.settings.config import Settings
 class Context:
     """One command comment being answered."""
 
-    env: Mapping[str, str]
-    inputs: ActionInputs
-    host: GitHubPort
+    services: Services
+    step: ActionStep
     info: PullRequestInfo
     settings: Settings
     login: str
-    log: Log
     identity: Identity  # whose comments are ours (looked up once per run)
     permission: str | None = None
     thread: PullRequestThread = field(default_factory=PullRequestThread)
     saved: BaseWorkflows | None = None  # read from the base branch when first needed
+
+    @property
+    def host(self) -> GitHubPort:
+        return self.services.host
+
+    @property
+    def log(self) -> Log:
+        return self.services.log
+
+    @property
+    def inputs(self) -> ActionInputs:
+        return self.step.inputs
 
     def workflows(self) -> BaseWorkflows:
         """The base branch's saved review workflows, read once per comment."""
@@ -38,9 +48,7 @@ class Context:
         return self.saved
 
     def pull_run(self) -> PullRun:
-        return PullRun(
-            self.env, self.inputs, self.host, self.info, self.settings, self.log, self.identity
-        )
+        return PullRun(self.services, self.step, self.info, self.settings, self.identity)
 
     def refresh_thread(self) -> PullRequestThread:
         self.thread = load_thread(self.host, self.info.number, self.identity)

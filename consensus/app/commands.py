@@ -20,15 +20,16 @@ dismissals, pause) lives in the summary comment's hidden block, so any runner ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from consensus.app.command_context import Context
 from consensus.app.pull_inputs import base_guidelines, base_settings, repository_personas
 from consensus.app.pull_review import own_identity
+from consensus.app.services import ActionStep, Services
 from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
-from consensus.ports import GitHubPort, Log
+from consensus.model.outcome import Outcome, OutcomeKind
 from consensus.publish.replies import (
     WRITE_LEVELS,
     Section,
@@ -56,53 +57,55 @@ from consensus.queue.apply import queue_markdown
 from consensus.render.markdown import code, escape_markdown_text
 from consensus.render.untrusted import escape_line
 from consensus.review.guidelines import describe_guidelines
-from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.commands import CommandSpec, load_commands, resolve
-from consensus.settings.config import resolve_providers
 from consensus.settings.workflows import Workflow, workflow_command
 
 EYES, ROCKET, CONFUSED = "eyes", "rocket", "confused"
 
 
-def handle_comment(
-    env: Mapping[str, str], event: IssueCommentEvent, *, host: GitHubPort, log: Log
-) -> int:
-    """Answer the slash commands of the comment in `event`; the exit code."""
+def handle_comment(services: Services, step: ActionStep, event: IssueCommentEvent) -> Outcome:
+    """Answer the slash commands of the comment in `event`."""
     specs = load_commands(handlers=GRAMMARS)  # broken command files fail here, at start-up
     comment, login = event.comment, event.comment.user.login
-    inputs = ActionInputs.from_env(env)
-    if event.action != "created":
-        log(f"comment {event.action}: only new comments run commands; nothing to do.")
-        return 0
-    if not event.issue.is_pull_request:
-        log("a comment on an issue, not a pull request: nothing to do.")
-        return 0
-    if comment.user.is_bot or not login:
-        log(f"a comment by a bot ({login or 'unknown'}): bots never run commands.")
-        return 0
-    body = comment.body
-    if not find_invocations(body) and not any(
-        line.lstrip().startswith("@") for line in body.splitlines()
-    ):
-        log("no /consensus command in the comment: nothing to do.")
-        return 0
+    host, log, inputs = services.host, services.log, step.inputs
+    why = _ignored(event)
+    if why is not None:
+        log(why)
+        return Outcome.skipped(why)
     identity = own_identity(host, inputs, log)  # once per run, and only when needed
     if identity.owns(login):
         log(f"a comment by {login}, the login consensus posts as: ignored.")
-        return 0
+        return Outcome.skipped("a comment of consensus's own")
     info = host.pull_request(event.issue.number)
     settings = base_settings(host, info, inputs)
-    invocations = find_invocations(body, mention=settings.commands.mention)
+    invocations = find_invocations(comment.body, mention=settings.commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
-        return 0
-    context = Context(env, inputs, host, info, settings, login, log, identity)
-    return _answer(context, comment.id, invocations, specs)
+        return Outcome.skipped("no command")
+    context = Context(services, step, info, settings, login, identity)
+    _answer(context, comment.id, invocations, specs)
+    return Outcome(kind=OutcomeKind.DONE, reason="the commands were answered")
+
+
+def _ignored(event: IssueCommentEvent) -> str | None:
+    """Why the comment runs no command before anything is asked of GitHub; None if it may."""
+    comment, login = event.comment, event.comment.user.login
+    if event.action != "created":
+        return f"comment {event.action}: only new comments run commands; nothing to do."
+    if not event.issue.is_pull_request:
+        return "a comment on an issue, not a pull request: nothing to do."
+    if comment.user.is_bot or not login:
+        return f"a comment by a bot ({login or 'unknown'}): bots never run commands."
+    if not find_invocations(comment.body) and not any(
+        line.lstrip().startswith("@") for line in comment.body.splitlines()
+    ):
+        return "no /consensus command in the comment: nothing to do."
+    return None
 
 
 def _answer(
     context: Context, comment_id: int, invocations: list[Invocation], specs: dict[str, CommandSpec]
-) -> int:
+) -> None:
     plan: list[tuple[Invocation, CommandSpec, Arguments]] = []
     sections: list[Section] = []
     chosen: dict[str, Workflow] = {}  # saved workflows asked for, by name
@@ -152,7 +155,6 @@ def _answer(
     if plan:
         failed = any(not s.ok for s in sections)
         context.host.add_reaction(comment_id, CONFUSED if failed else ROCKET)
-    return 0
 
 
 def _may_write(context: Context) -> bool:
@@ -282,7 +284,7 @@ def _config(context: Context, arguments: Arguments, specs: dict[str, CommandSpec
 def _personas(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
     personas = repository_personas(context.host, context.info, context.settings)
     try:
-        providers = resolve_providers(context.settings, context.env)
+        providers = context.services.keys.providers(context.settings)
     except ConfigError:
         providers = ()
     return personas_section(personas, providers)

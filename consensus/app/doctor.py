@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from consensus.app.wiring import model_client, unavailable_providers
+from consensus.app.services import ProviderKeys, Services
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 from consensus.settings.config import ProviderSettings
 
@@ -20,12 +20,12 @@ class ProviderCheck:
 
 
 async def check_provider(
-    provider: ProviderSettings, env: Mapping[str, str], client: ModelClient
+    provider: ProviderSettings, keys: ProviderKeys, client: ModelClient
 ) -> ProviderCheck:
     def result(ok: bool, detail: str) -> ProviderCheck:
         return ProviderCheck(provider.model, provider.voter, ok, detail)
 
-    missing = unavailable_providers([provider], env).get(provider.model)
+    missing = keys.unavailable([provider]).get(provider.model)
     if missing:
         return result(False, f"key missing: {missing}")
     request = CompletionRequest(
@@ -44,7 +44,8 @@ async def check_provider(
 
 
 async def check_providers(
-    providers: Sequence[ProviderSettings], env: Mapping[str, str]
+    providers: Sequence[ProviderSettings], services: Services
 ) -> list[ProviderCheck]:
-    client = model_client(env, attempts=1)
-    return list(await asyncio.gather(*(check_provider(p, env, client) for p in providers)))
+    """Each provider asked for one word, at once (`services` built with one attempt per call)."""
+    checks = (check_provider(p, services.keys, services.models) for p in providers)
+    return list(await asyncio.gather(*checks))

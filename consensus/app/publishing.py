@@ -1,15 +1,13 @@
 """The Action's writes: the review (with the 422 ladder), the summary comment, the files
-and outputs GitHub Actions reads, and the exit code. An edge over the GitHub port's roles."""
+and outputs GitHub Actions reads. An edge over the GitHub port's roles."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
 from pathlib import Path
 
-from consensus.errors import GitHubError, ReviewImpossible
+from consensus.app.services import ActionStep
+from consensus.errors import GitHubError
 from consensus.ingest.hunks import Hunks
-from consensus.model.base import Severity
 from consensus.model.report import Report
 from consensus.ports import (
     Conversation,
@@ -19,11 +17,10 @@ from consensus.ports import (
     ReviewRejected,
     ReviewWriter,
 )
-from consensus.publish.plan import Placement, PublishPlan, move_to_summary, suspect_comments
+from consensus.publish.plan import PublishPlan, move_to_summary, suspect_comments
 from consensus.publish.resolution import thread_changes
 from consensus.publish.state import PublishState
 from consensus.publish.thread import Identity, PullRequestThread, duplicates
-from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
 
 
@@ -121,45 +118,21 @@ def settle_concurrent_runs(host: GitHubPort, number: int, identity: Identity, lo
         )
 
 
-def write_outputs(
-    env: Mapping[str, str], inputs: ActionInputs, report: Report, plan: PublishPlan, summary: str
-) -> None:
+def write_outputs(step: ActionStep, report: Report, plan: PublishPlan, summary: str) -> None:
+    """The JSON report (and SARIF when asked), the step summary, the step's outputs."""
     from consensus.render import render_json, render_sarif
 
-    temp = Path(env.get("RUNNER_TEMP") or env.get("GITHUB_WORKSPACE") or ".")
-    report_path = temp / "consensus-report.json"
+    runner = step.runner
+    report_path = runner.temp / "consensus-report.json"
     report_path.write_text(render_json(report), encoding="utf-8")
-    if inputs.sarif:
-        Path(inputs.sarif).write_text(render_sarif(report), encoding="utf-8")
-    if env.get("GITHUB_STEP_SUMMARY"):
-        with open(env["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as handle:
+    if step.inputs.sarif:
+        Path(step.inputs.sarif).write_text(render_sarif(report), encoding="utf-8")
+    if runner.step_summary:
+        with open(runner.step_summary, "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
-    if env.get("GITHUB_OUTPUT"):
+    if runner.outputs:
         kept_out = ("not_posted", "below_min_severity", "dismissed")
         open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
-        with open(env["GITHUB_OUTPUT"], "a", encoding="utf-8") as handle:
+        with open(runner.outputs, "a", encoding="utf-8") as handle:
             handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")
             handle.write(f"report={report_path}\n")
-
-
-def exit_code(report: Report, plan: PublishPlan, inputs: ActionInputs, log: Log) -> int:
-    if not report.quorum.met:
-        quorum = report.quorum
-        why = (
-            f"quorum not met: {quorum.families_answered} provider families answered, "
-            f"{quorum.min_providers} needed; the summary is advisory"
-        )
-        if inputs.on_no_review == "warn":
-            print(f"::warning title=consensus::{why}", file=sys.stdout)
-            return 0
-        log(f"error: {why}")
-        return ReviewImpossible.exit_code
-    if inputs.fail_on == "none":
-        return 0
-    floor = Severity(inputs.fail_on)
-    severities = [
-        p.finding.severity
-        for p in plan.placed
-        if p.finding.status.posted and p.placement is not Placement.DISMISSED
-    ]
-    return 1 if any(severity.at_least(floor) for severity in severities) else 0

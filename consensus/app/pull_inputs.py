@@ -4,17 +4,16 @@ rules, dependency bots without secrets, forks)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from consensus.app.wiring import (
-    no_provider_key,
-)
+from consensus.app.services import ProviderKeys, Runner
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import (
     Settings,
+    layered,
     parse_settings,
 )
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
@@ -63,12 +62,11 @@ def base_settings(
         update["min_severity"] = inputs.min_severity
     if inputs.max_inline_comments is not None:
         update["max_inline_comments"] = inputs.max_inline_comments
-    publish = settings.publish.model_copy(update=update)
-    return settings.model_copy(update={"publish": publish})
+    return layered(settings, {"publish": update}, source="the action's inputs")
 
 
 def not_reviewed(
-    settings: Settings, info: PullRequestInfo, env: Mapping[str, str], *, event: str, log: Log
+    settings: Settings, info: PullRequestInfo, keys: ProviderKeys, *, event: str, log: Log
 ) -> bool:
     """The base branch's `ignore` rules, and dependency-bot PRs whose run has no secrets."""
     why = settings.ignore.reason(author=info.author, labels=info.labels, title=info.title)
@@ -76,7 +74,7 @@ def not_reviewed(
         log(f"PR #{info.number} is not reviewed: {why} (.consensus.yml on the base branch).")
         return True
     bot = info.author
-    if event == "pull_request" and bot in DEPENDENCY_BOTS and no_provider_key(settings, env):
+    if event == "pull_request" and bot in DEPENDENCY_BOTS and keys.none_usable(settings):
         log(
             f"PR #{info.number} was opened by {bot} and this pull_request run has no "
             f"provider key{_bot_secrets(bot)}: nothing was reviewed. To skip its PRs "
@@ -107,11 +105,9 @@ def base_guidelines(
     return collect_guidelines(found.get, context, settings.redact)
 
 
-def fork_setup_link(env: Mapping[str, str]) -> str:
-    action_repo = env.get("CONSENSUS_ACTION_REPOSITORY", "").strip()
-    server = (env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-    if action_repo:
-        return f"{server}/{action_repo}{FORK_SETUP}"
+def fork_setup_link(runner: Runner) -> str:
+    if runner.action_repository:
+        return f"{runner.server_url}/{runner.action_repository}{FORK_SETUP}"
     return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"
 
 

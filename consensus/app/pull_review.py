@@ -7,22 +7,21 @@ since a run decided them keep that run's decisions (the summary's hidden state,
 publish/carry.py): a re-run, a `reopened` event or a push that changes one file asks the
 models about nothing else. `full-review` and `/consensus review` decide every file again;
 fingerprints keep anything from being posted twice either way.
+
+The flow returns an Outcome (reviewed, incomplete, skipped with the reason); the face
+turns it into an exit code (app/outcome.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sys
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 from consensus import __version__
-from consensus.app.progress import LogProgress
+from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.publishing import (
-    exit_code,
     post_review,
     settle_concurrent_runs,
     sync_review_threads,
@@ -39,34 +38,18 @@ from consensus.app.pull_inputs import (
 )
 from consensus.app.runner import run_review
 from consensus.app.saved_workflows import base_workflow
-from consensus.app.wiring import (
-    model_client,
-    no_provider_key,
-    open_journal,
-    pull_source,
-    token_counter,
-    unavailable_providers,
-    workspace_sections,
-)
+from consensus.app.services import ActionStep, Services
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
 from consensus.ingest.review_diff import ingest
+from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
+from consensus.model.outcome import Outcome
 from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
-from consensus.publish.carry import (
-    carried_files,
-    carried_report,
-    decision_basis,
-    decision_changes,
-    diff_digests,
-    next_decisions,
-    plan_carry,
-    with_carried,
-    without_paths,
-)
-from consensus.publish.plan import PublishPlan, plan_publish
-from consensus.publish.state import Decisions, PublishState, with_workflow, workflow_view
+from consensus.publish.carry import Carried, carry_forward, decision_basis
+from consensus.publish.plan import Placement, PublishPlan, Scope, plan_publish
+from consensus.publish.state import with_workflow, workflow_view
 from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import (
     BUDGET,
@@ -80,34 +63,32 @@ from consensus.review.job import ReviewJob
 from consensus.review.pipeline import run_id_for
 from consensus.review.prompt import prompts_digest
 from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.config import (
-    Settings,
-    duplicate_model_warnings,
-    resolve_providers,
-)
-from consensus.settings.workflows import VerifyMode, Workflow, narrow_providers, narrow_settings
+from consensus.settings.config import Settings
+from consensus.settings.workflows import Workflow, narrow_settings
 
 
 @dataclass(frozen=True)
 class PullRun:
-    """One run on one pull request: where it runs, with what, and where it logs."""
+    """One run on one pull request: its services, its step, the PR and its settings."""
 
-    env: Mapping[str, str]
-    inputs: ActionInputs
-    host: GitHubPort
+    services: Services
+    step: ActionStep
     info: PullRequestInfo
     settings: Settings
-    log: Log
     identity: Identity  # whose comments are ours (looked up once per run)
     workflow: Workflow | None = None  # a saved review workflow (settings already narrowed)
     base: BaseFiles | None = None  # files of the base commit, read once
 
-    def base_files(self) -> BaseFiles:
-        return self.base or BaseFiles(self.host, self.info.base_sha, ())
+    @property
+    def host(self) -> GitHubPort:
+        return self.services.host
 
     @property
-    def workspace(self) -> Path:
-        return Path(self.env.get("GITHUB_WORKSPACE") or ".")
+    def log(self) -> Log:
+        return self.services.log
+
+    def base_files(self) -> BaseFiles:
+        return self.base or BaseFiles(self.host, self.info.base_sha, ())
 
     def thread(self) -> PullRequestThread:
         return pull_thread(self.host, self.info.number, self.identity, self.log)
@@ -131,36 +112,37 @@ def own_identity(host: Conversation, inputs: ActionInputs, log: Log) -> Identity
 
 
 def review_pull_request(
-    env: Mapping[str, str],
-    inputs: ActionInputs,
-    host: GitHubPort,
+    services: Services,
+    step: ActionStep,
     number: int,
     *,
     event: str,
     carry: bool,
-    log: Log,
     identity: Identity,
-) -> int:
+) -> Outcome:
+    """Gates first (a draft, a pause, the base branch's rules, a fork without keys), then
+    the review of the PR head, published."""
+    host, log, inputs = services.host, services.log, step.inputs
     info = host.pull_request(number)
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
-        return 0
+        return Outcome.skipped("a draft")
     thread = pull_thread(host, number, identity, log)  # read once: the pause, the review
     if _paused(thread, info, log):
-        return 0
+        return Outcome.skipped("automatic reviews are paused")
     base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
     settings = base_settings(host, info, inputs, base)
-    if not_reviewed(settings, info, env, event=event, log=log):
-        return 0
+    if not_reviewed(settings, info, services.keys, event=event, log=log):
+        return Outcome.skipped("not reviewed by the base branch's rules")
     fork = info.head_repo != info.base_repo
-    if event == "pull_request" and fork and no_provider_key(settings, env):
+    if event == "pull_request" and fork and services.keys.none_usable(settings):
         log(
             f"PR #{number} comes from a fork ({info.head_repo or 'deleted repository'}): "
             "GitHub gives its pull_request runs no secrets, so no provider can be called. "
-            f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(env)}"
+            f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(step.runner)}"
         )
-        return 0
-    run = PullRun(env, inputs, host, info, settings, log, identity, base=base)
+        return Outcome.skipped("a fork's pull_request run has no provider key")
+    run = PullRun(services, step, info, settings, identity, base=base)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
@@ -179,10 +161,11 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     under the base branch's settings; with the files GitHub listed."""
     info, settings = run.info, run.settings
     files = run.host.pull_files(info.number)
+    workspace, checkout = run.step.runner.workspace, run.services.checkout
     pull = build_pull_diff(
         files,
         changed_files=info.changed_files,
-        fallback=lambda: workspace_sections(run.workspace, info.base_sha, info.head_sha),
+        fallback=lambda: checkout.sections(workspace, info.base_sha, info.head_sha),
     )
     diff = ingest(
         pull.text,
@@ -195,65 +178,145 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> int:
+def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> Outcome:
     """Review the PR head and publish: one review, the summary comment, the step outputs.
 
     `carry`: reuse the decisions the summary's state holds for files whose diff is unchanged
     (publish/carry.py); False is a fresh look that decides every file again and says where
     it decided differently.
     """
-    host, info, log = run.host, run.info, run.log
     diff, pull, files = pull_review_diff(run)
-    page_thread = thread  # a workflow sees only its own part of the state
-    if run.workflow is not None:
-        view = workflow_view(page_thread.state, run.workflow.name)
-        thread = page_thread.model_copy(update={"state": view})
-    hunks = review_hunks(diff)
-    if not diff.files:  # the report and the summary still say what was skipped and why
+    own = _own_part(run, thread)  # a workflow sees only its own part of the state
+    _say_if_nothing_to_review(run, diff)
+    job = _job(run, diff)
+    basis = decision_basis([job.decision_inputs(), __version__, prompts_digest()])
+    carried = carry_forward(own.state, diff, basis=basis, fresh=not carry)
+    report = carried.report(
+        _run(run, job, carried),
+        diff,
+        run_id=run_id_for(diff, job.settings, job.providers, job.workflow),
+        threshold=job.settings.threshold,
+        workflow=job.workflow.name if job.workflow else None,
+        notes=pull.notes,
+    )
+    plan = _publish(run, thread, own, report, carried, diff, files)
+    return Outcome.of(report, _posted(plan))
+
+
+def _own_part(run: PullRun, thread: PullRequestThread) -> PullRequestThread:
+    if run.workflow is None:
+        return thread
+    return PullRequestThread.model_validate(
+        {**dict(thread), "state": workflow_view(thread.state, run.workflow.name)}
+    )
+
+
+def _say_if_nothing_to_review(run: PullRun, diff: ReviewDiff) -> None:
+    """The report and the summary still say what was skipped and why."""
+    if not diff.files:
         reasons = Counter(item.reason for item in diff.skipped)
         tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
-        log(f"PR #{info.number}: nothing to review ({len(diff.skipped)} files skipped: {tally}).")
-    decided = _decide(run, diff, thread.state, carry=carry)
-    report = decided.report.model_copy(update={"notes": [*decided.report.notes, *pull.notes]})
-    server = (run.env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-    links = [f"{server}/{info.base_repo}/"]
+        run.log(
+            f"PR #{run.info.number}: nothing to review "
+            f"({len(diff.skipped)} files skipped: {tally})."
+        )
+
+
+def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
+    """What the review decides from: the base branch's settings, providers, personas and
+    guidelines, narrowed by the saved workflow when there is one."""
+    info, settings = run.info, run.settings
+    request = JobRequest(
+        settings=settings,
+        providers=run.services.keys.providers(settings),
+        personas=lambda chosen, source: repository_personas(run.host, info, chosen, source=source),
+        personas_from=f"{info.base_ref} config",
+        guidelines=lambda chosen: base_guidelines(run.host, info, chosen, run.base),
+        label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
+        workflow=run.workflow,
+    )
+    return prepare_job(diff, request, run.services.keys, run.log)
+
+
+def _run(run: PullRun, job: ReviewJob, carried: Carried) -> Report | None:
+    """The review of what is not carried, through the run journal like `consensus review`
+    (resume, replay); None when every file's decisions are carried."""
+    heads = ", ".join(h[:12] for h in carried.carry.heads)
+    if not carried.asks:
+        run.log(
+            f"every file is unchanged since {heads}: "
+            "its decisions are carried, no model is asked (`/consensus review` decides afresh)"
+        )
+        return None
+    if carried.carry.files:
+        run.log(
+            f"{len(carried.carry.files)} of {len(carried.digests)} files are unchanged since "
+            f"{heads}: their decisions are carried"
+        )
+    checkout = run.services.checkout
+    source = checkout.head_source(run.host, run.info.head_sha, run.step.runner.workspace)
+    rest = job.with_diff(split_large_hunks(carried.rest))
+    return asyncio.run(run_review(rest, run.services, source=source))
+
+
+def _publish(
+    run: PullRun,
+    thread: PullRequestThread,
+    own: PullRequestThread,
+    report: Report,
+    carried: Carried,
+    diff: ReviewDiff,
+    files: list[PullFile],
+) -> PublishPlan:
+    """The review, the review threads, the summary comment, the step's outputs."""
+    host, info, log = run.host, run.info, run.log
+    links = [f"{run.step.runner.server_url}/{info.base_repo}/"]
     seen = {p for r in report.providers if r.status == "ok" for p in r.files_seen}
     plan = plan_publish(
         report,
-        thread,
+        own,
         run.settings.publish,
-        head_sha=info.head_sha,
-        hunks=hunks,
-        reviewed_paths=seen | decided.carried_paths,
-        diff_paths={f.path for f in files},
-        rechecked_paths=decided.rechecked_paths,
+        scope=Scope(
+            head_sha=info.head_sha,
+            reviewed=seen | carried.carry.paths,
+            in_diff={f.path for f in files},
+            rechecked=frozenset(f.path for f in carried.carry.rechecked),
+            decisions=carried.decisions(report, head_sha=info.head_sha),
+        ),
+        hunks=review_hunks(diff),
         links=links,
         head=head_lines(diff),
     )
-    state = plan.state.model_copy(update={"decisions": decided.decisions})
-    plan = plan.model_copy(update={"state": state})
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
-    notices = [page_thread.state_problem] if page_thread.state_problem else []
-    sync_review_threads(host, info.number, plan, thread.state, run.identity, log)
+    sync_review_threads(host, info.number, plan, own.state, run.identity, log)
 
     def page(with_state: bool) -> str:
         if run.workflow is not None:
-            return _workflow_page(run.workflow, page_thread, report, plan, info, links, with_state)
-        carried = workflow_sections(page_thread.summary_body).values() if with_state else ()
+            return _workflow_page(run.workflow, thread, report, plan, info, links, with_state)
+        carried_sections = workflow_sections(thread.summary_body).values() if with_state else ()
         return render_summary(
             report,
             plan,
             head_sha=info.head_sha,
             links=links,
-            notices=notices,
+            notices=[thread.state_problem] if thread.state_problem else [],
             with_state=with_state,
-            workflows=list(carried),
+            workflows=list(carried_sections),
         )
 
-    upsert_summary(host, info.number, page_thread, page(True), log)
+    upsert_summary(host, info.number, thread, page(True), log)
     settle_concurrent_runs(host, info.number, run.identity, log)
-    write_outputs(run.env, run.inputs, report, plan, page(False))
-    return exit_code(report, plan, run.inputs, log)
+    write_outputs(run.step, report, plan, page(False))
+    return plan
+
+
+def _posted(plan: PublishPlan) -> list[Severity]:
+    """The severities of what this run posted and nobody dismissed (fail-on reads them)."""
+    return [
+        p.finding.severity
+        for p in plan.placed
+        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+    ]
 
 
 def _workflow_page(
@@ -293,106 +356,3 @@ def _paused(thread: PullRequestThread, info: PullRequestInfo, log: Log) -> bool:
             "`/consensus resume` restarts them, `/consensus review` runs one now."
         )
     return paused is not None
-
-
-# --------------------------------------------------------------------------- inputs
-
-
-@dataclass(frozen=True)
-class Decided:
-    """A run's decisions: its report (carried findings included), what the state carries to
-    the next run, and the files whose decisions were carried rather than made."""
-
-    report: Report
-    decisions: Decisions
-    carried_paths: frozenset[str]
-    rechecked_paths: frozenset[str]  # decided again on unchanged code (a fresh look)
-
-
-def _decide(run: PullRun, diff: ReviewDiff, state: PublishState, *, carry: bool) -> Decided:
-    """Carry what the state decided on unchanged code (unless `carry` is False or what decides
-    changed), review the rest, and compare a fresh look with the earlier decisions."""
-    job = _job(run, diff)
-    basis = decision_basis([job.decision_inputs(), __version__, prompts_digest()])
-    digests = diff_digests(diff)
-    carried = plan_carry(state, digests, basis=basis, fresh=not carry)
-    rest = without_paths(diff, carried.paths)
-    asked = bool(rest.files or rest.links or not carried.files)
-    if asked:
-        if carried.files:
-            run.log(
-                f"{len(carried.files)} of {len(digests)} files are unchanged since "
-                f"{', '.join(h[:12] for h in carried.heads)}: their decisions are carried"
-            )
-        fresh = _run(run, dataclasses.replace(job, diff=split_large_hunks(rest)))
-        report = with_carried(fresh, carried)
-    else:
-        run.log(
-            f"every file is unchanged since {', '.join(h[:12] for h in carried.heads)}: "
-            "its decisions are carried, no model is asked (`/consensus review` decides afresh)"
-        )
-        report = carried_report(
-            carried,
-            diff,
-            run_id=run_id_for(diff, job.settings, job.providers, job.workflow),
-            threshold=job.settings.threshold,
-            workflow=job.workflow.name if job.workflow else None,
-        )
-    report = report.model_copy(
-        update={
-            "decision_changes": decision_changes(report, carried),
-            "carried": carried_files(carried, len(digests)),
-        }
-    )
-    decisions = next_decisions(
-        report, carried, digests, head_sha=run.info.head_sha, basis=basis, fresh_run=asked
-    )
-    return Decided(report, decisions, carried.paths, frozenset(f.path for f in carried.rechecked))
-
-
-def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
-    """What the review decides from: the base branch's settings, providers, personas and
-    guidelines, narrowed by the saved workflow when there is one."""
-    env, settings, info, log = run.env, run.settings, run.info, run.log
-    workflow = run.workflow
-    providers = resolve_providers(settings, env)
-    if workflow is not None:
-        settings, providers = narrow_providers(workflow, settings, providers)
-    for warning in duplicate_model_warnings(providers):
-        log(f"warning: {warning}")
-    unavailable = unavailable_providers(providers, env)
-    for model, why in unavailable.items():
-        log(f"warning: {model} will not be called: {why}")
-    source = workflow.path if workflow is not None and workflow.personas else ""
-    return ReviewJob(
-        diff=diff,
-        settings=settings,
-        providers=providers,
-        personas=tuple(repository_personas(run.host, info, settings, source=source)),
-        unavailable=unavailable,
-        verify=workflow is None or workflow.verify is not VerifyMode.NONE,
-        label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}"
-        + (f" (workflow {workflow.name})" if workflow else ""),
-        workflow=workflow,
-        guidelines=base_guidelines(run.host, info, settings, run.base),
-    )
-
-
-def _run(run: PullRun, job: ReviewJob) -> Report:
-    """The review, through the run journal like `consensus review` (resume, replay)."""
-    env, info, log = run.env, run.info, run.log
-    journal = open_journal(env, warn=lambda line: log(f"warning: {line}"))
-    try:
-        return asyncio.run(
-            run_review(
-                job,
-                journal=journal,
-                client=model_client(env),
-                counter=token_counter(),
-                source=pull_source(run.host, info.head_sha, run.workspace),
-                observers=[LogProgress(sys.stderr)],
-                log=log,
-            )
-        )
-    finally:
-        journal.close()

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import datetime
-from collections.abc import Mapping
 from pathlib import Path
 
+from consensus.app.services import ActionStep, Services
 from consensus.errors import GitHubError
 from consensus.model.events import PullRequestEvent
-from consensus.ports import GitHubPort, Log, OpenPull
+from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.ports import OpenPull
 from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.apply import reconcile
 from consensus.queue.observe import load_settings
@@ -19,27 +20,26 @@ from consensus.queue.standing import (
     QueueStatus,
     is_agent,
 )
-from consensus.settings.action_inputs import ActionInputs
 
 
 def run_in_action(
-    env: Mapping[str, str],
-    host: GitHubPort,
-    log: Log,
+    services: Services,
+    step: ActionStep,
     *,
     why: str,
     pull: PullRequestEvent | None = None,
     identity: Identity = ACTIONS,
-) -> int:
+) -> Outcome:
     """Reconcile from a workflow run (schedule, dispatch, a PR opened, pushed, closed or
     reviewed). With `pull` (after a review), only when that PR is an agent PR."""
+    done = Outcome(kind=OutcomeKind.DONE, reason="the agent-PR queue")
     if pull is not None and not _maybe_agent(pull):
-        return 0  # a human's unlabelled PR: no request spent on the queue
-    inputs = ActionInputs.from_env(env)
+        return done  # a human's unlabelled PR: no request spent on the queue
+    host, log, inputs = services.host, services.log, step.inputs
     branch = host.default_branch()
     settings = load_settings(host, branch, inputs.config)
     if pull is not None and not is_agent(_open_pull(pull), settings.queue):
-        return 0
+        return done
     log(f"agent-PR queue: reconciling ({why})")
     try:
         run = reconcile(
@@ -55,18 +55,18 @@ def run_in_action(
             raise
         # A fork PR's run, or a workflow without write permissions: not this run's job.
         log(f"agent-PR queue: the token may not write ({exc.message}); the next run will")
-        return 0
+        return done
     ready = sum(1 for e in run.view.entries if e.status is QueueStatus.READY)
     log(
         f"agent-PR queue: {ready} in review, {len(run.view.entries)} agent PR(s), "
         f"{run.applied} change(s) written"
     )
-    summary = env.get("GITHUB_STEP_SUMMARY")
+    summary = step.runner.step_summary
     if summary:
         now = datetime.datetime.now(datetime.timezone.utc)
         with Path(summary).open("a", encoding="utf-8") as handle:
             handle.write(render_queue_markdown(run.view, now) + "\n")
-    return 0
+    return done
 
 
 def _maybe_agent(pull: PullRequestEvent) -> bool:

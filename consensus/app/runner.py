@@ -9,18 +9,18 @@ no network, the same decisions.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
 from consensus.app.events import EventLog, Tee
+from consensus.app.services import Services
 from consensus.model.report import Report
-from consensus.ports import ModelClient, SourceReader, TokenCounter
+from consensus.ports import SourceReader, TokenCounter
 from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
-from consensus.review.pipeline import ReviewObserver, review, run_id_for
+from consensus.review.pipeline import ReviewObserver, ReviewServices, review, run_id_for
 
 
 class _JournalPhase:
@@ -45,54 +45,63 @@ class _JournalPhase:
 
 async def run_review(
     job: ReviewJob,
+    services: Services,
     *,
-    journal: Journal,
-    client: ModelClient,
-    counter: TokenCounter,
     source: SourceReader | None,
-    observers: Sequence[ReviewObserver] = (),
     events: EventLog | None = None,
     fresh: bool = False,
     resume: str | None = None,
-    log: Callable[[str], None] = lambda line: None,
 ) -> Report:
     """Review with the journal: resume the latest unfinished run of the same inputs."""
-    base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
-    run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
-    if resume is not None:
-        job = ReviewJob.from_json(journal.inputs(run_id))
-    if resuming:
-        answered = sum(1 for call in journal.calls(run_id) if call.ok)
-        log(f"resuming run {run_id}: {answered} calls already answered are not paid again")
-    journal.start_run(run_id, base_id, job.label, job.to_json())
-    if events is not None:
-        events.run_created(run_id, resumed=resuming, label=job.label)
+    journal = services.journal()
+    try:
+        base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
+        run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
+        if resume is not None:
+            job = ReviewJob.from_json(journal.inputs(run_id))
+        if resuming:
+            answered = sum(1 for call in journal.calls(run_id) if call.ok)
+            services.log(
+                f"resuming run {run_id}: {answered} calls already answered are not paid again"
+            )
+        journal.start_run(run_id, base_id, job.label, job.to_json())
+        if events is not None:
+            events.run_created(run_id, resumed=resuming, label=job.label)
+        report = await _journaled(job, services, journal, run_id, source, events)
+    finally:
+        journal.close()
+    return report
+
+
+async def _journaled(
+    job: ReviewJob,
+    services: Services,
+    journal: Journal,
+    run_id: str,
+    source: SourceReader | None,
+    events: EventLog | None,
+) -> Report:
+    """The review, its calls and its file reads recorded under `run_id`."""
     ledger = Ledger(job.settings.budget)
     recorded = JournaledClient(
-        journal, run_id, GuardedClient(client, ledger), on_served=ledger.credit
+        journal,
+        run_id,
+        GuardedClient(services.models, ledger, services.counter),
+        on_served=ledger.credit,
     )
-    everyone: list[ReviewObserver] = [*observers, _JournalPhase(journal, run_id)]
+    everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]
     if events is not None:
         everyone.append(events)
-    report = await review(
-        job.diff,
-        settings=job.settings,
-        providers=job.providers,
-        personas=job.personas,
+    redacted = RedactedSource(source, job.settings.redact) if source else None
+    tools = ReviewServices(
         client=recorded,
-        counter=counter,
-        clock=time.monotonic,
+        counter=services.counter,
+        clock=services.clock,
         observer=Tee(*everyone),
-        verify=job.verify,
-        unavailable=job.unavailable,
-        source=JournaledSource(
-            journal, run_id, RedactedSource(source, job.settings.redact) if source else None
-        ),
+        source=JournaledSource(journal, run_id, redacted),
         ledger=ledger,
-        run_id=run_id,
-        workflow=job.workflow,
-        guidelines=job.guidelines,
     )
+    report = await review(job, tools, run_id=run_id)
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
         run_id,
@@ -111,19 +120,11 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
     # No guard: every outcome, refusals included, comes from the journal; the caps are
     # the run's own, for the report.
     ledger = Ledger(job.settings.budget)
-    return await review(
-        job.diff,
-        settings=job.settings,
-        providers=job.providers,
-        personas=job.personas,
+    tools = ReviewServices(
         client=JournaledClient(journal, run_id, None),
         counter=counter,
         clock=time.monotonic,
-        verify=job.verify,
-        unavailable=job.unavailable,
         source=JournaledSource(journal, run_id, None),
         ledger=ledger,
-        run_id=run_id,
-        workflow=job.workflow,
-        guidelines=job.guidelines,
     )
+    return await review(job, tools, run_id=run_id)

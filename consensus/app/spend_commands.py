@@ -6,8 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from consensus.app.command_context import Context
-from consensus.app.pull_review import for_workflow, pull_review_diff, review_and_publish
-from consensus.app.wiring import model_client, no_provider_key, pull_source, unavailable_providers
+from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
 from consensus.errors import ConsensusError
 from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
@@ -17,7 +16,6 @@ from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import verify
-from consensus.settings.config import resolve_providers
 from consensus.settings.workflows import Workflow
 
 
@@ -26,12 +24,7 @@ def review_now(context: Context) -> Section:
     info = context.info
     if info.state != "open":
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
-    if no_provider_key(context.settings, context.env):
-        raise ConsensusError("no provider key is available to this run: nothing was reviewed")
-    run = context.pull_run()
-    code = review_and_publish(run, carry=False, thread=run.thread())
-    if code == 3:
-        raise ConsensusError("no review: too few providers answered (see the summary comment)")
+    _publish_now(context, context.pull_run())
     return Section(
         "/consensus review",
         f"Reviewed {info.head_sha[:12]}: the summary comment is up to date.",
@@ -44,12 +37,7 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
     info = context.info
     if info.state != "open":
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
-    if no_provider_key(context.settings, context.env):
-        raise ConsensusError("no provider key is available to this run: nothing was reviewed")
-    run = for_workflow(context.pull_run(), workflow)
-    code = review_and_publish(run, carry=False, thread=run.thread())
-    if code == 3:
-        raise ConsensusError("no review: too few providers answered (see the summary comment)")
+    _publish_now(context, for_workflow(context.pull_run(), workflow))
     return Section(
         f"/consensus {workflow.name}",
         f"Ran the saved review workflow `{workflow.name}` on {info.head_sha[:12]}: its section "
@@ -57,13 +45,22 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
     )
 
 
+def _publish_now(context: Context, run: PullRun) -> None:
+    """A fresh look at the PR head, published; an error when it could not be a review."""
+    if context.services.keys.none_usable(context.settings):
+        raise ConsensusError("no provider key is available to this run: nothing was reviewed")
+    outcome = review_and_publish(run, carry=False, thread=run.thread())
+    if not outcome.quorum_met:
+        raise ConsensusError("no review: too few providers answered (see the summary comment)")
+
+
 def verify_now(context: Context, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
     if any(m.provider == PROVIDER for m in record.members):
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
-    settings = context.settings
-    providers = resolve_providers(settings, context.env)
-    unavailable = unavailable_providers(providers, context.env)
+    settings, keys = context.settings, context.services.keys
+    providers = keys.providers(settings)
+    unavailable = keys.unavailable(providers)
     panel = [p for p in providers if p.model not in unavailable]
     if not panel:
         raise ConsensusError("no provider key is available to this run: nothing was verified")
@@ -78,9 +75,11 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
             diff=diff,
             panel=panel,
             settings=settings,
-            client=GuardedClient(model_client(context.env), ledger),
+            client=GuardedClient(context.services.models, ledger),
             ledger=ledger,
-            source=pull_source(context.host, context.info.head_sha, run.workspace),
+            source=context.services.checkout.head_source(
+                context.host, context.info.head_sha, run.step.runner.workspace
+            ),
         )
     )
     updated = _updated(record, checked, context.login)

@@ -1,8 +1,10 @@
 """The one place that builds adapters from settings and the environment.
 
-Faces (cli/, action/) and the app's flows ask here for a GitHub host, a model client, a
-token counter, a journal, a source of head files or a diff from git; nothing else
-constructs an adapter. Tests build the same flows around the fakes in consensus.testing.
+Faces (cli/, action/) ask here for their `Services` (app/services.py: the model client,
+the token counter, the provider keys, the journal, GitHub) once, and hand them to the
+flows; the faces and the flows also ask here for a source of head files or a diff from
+git. Nothing else constructs an adapter. Tests build the same flows around the fakes in
+consensus.testing.
 
 PyGithub costs about 0.3 s to import and litellm several seconds: each adapter is imported
 here when it is first needed (`_llm`, `github_host`), so `consensus --help` and the slash
@@ -15,7 +17,7 @@ from __future__ import annotations
 import re
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -24,9 +26,12 @@ from consensus.adapters import git
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
-from consensus.errors import ConfigError, DiffError
+from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
+    Completion,
+    CompletionRequest,
     GitHubPort,
     Log,
     ModelClient,
@@ -35,8 +40,8 @@ from consensus.ports import (
     SourceReader,
     TokenCounter,
 )
-from consensus.settings.config import ProviderSettings, Settings, resolve_providers
-from consensus.settings.config import unavailable_providers as _unavailable
+from consensus.review.pipeline import ReviewObserver
+from consensus.settings.action_inputs import ActionInputs
 
 DEFAULT_MAX_AGE_DAYS = 30.0
 DEFAULT_MAX_MB = 500.0
@@ -77,6 +82,85 @@ def _llm() -> ModuleType:
     return llm
 
 
+class _LazyClient:
+    """litellm's client, built at the first call: a flow that asks no model loads no litellm."""
+
+    def __init__(self, env: Mapping[str, str], attempts: int | None) -> None:
+        self._env, self._attempts = env, attempts
+        self._client: ModelClient | None = None
+
+    async def complete(self, request: CompletionRequest) -> Completion:
+        if self._client is None:
+            self._client = model_client(self._env, attempts=self._attempts)
+        return await self._client.complete(request)
+
+
+class _LazyCounter:
+    """litellm's token counter, built at the first count."""
+
+    def __init__(self) -> None:
+        self._counter: TokenCounter | None = None
+
+    def _built(self) -> TokenCounter:
+        if self._counter is None:
+            self._counter = token_counter()
+        return self._counter
+
+    def count(self, model: str, text: str) -> int:
+        return self._built().count(model, text)
+
+    def context_window(self, model: str) -> int | None:
+        return self._built().context_window(model)
+
+    def price(self, model: str) -> ModelPrice | None:
+        return self._built().price(model)
+
+
+def _needed_keys(model: str) -> Sequence[str]:
+    keys: Sequence[str] = _llm().needed_keys(model)
+    return keys
+
+
+def services(
+    env: Mapping[str, str],
+    *,
+    log: Log,
+    github: GitHubPort | None = None,
+    attempts: int | None = None,
+    progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
+) -> Services:
+    """A face's services, from its environment: the model client and token counter (litellm,
+    loaded at the first call), the provider keys, the run journal, GitHub when reached."""
+    return Services(
+        models=_LazyClient(env, attempts),
+        counter=_LazyCounter(),
+        keys=ProviderKeys(dict(env), _needed_keys, lambda: ollama_models(env)),
+        journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
+        log=log,
+        checkout=GitCheckout(),
+        github=github,
+        progress=progress,
+    )
+
+
+def action_step(env: Mapping[str, str]) -> ActionStep:
+    """The Action step's inputs (parsed here, once) and where it runs."""
+    return ActionStep(ActionInputs.from_env(env), runner(env))
+
+
+def runner(env: Mapping[str, str]) -> Runner:
+    """Where this Action step runs, read once from GitHub's variables."""
+    workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
+    return Runner(
+        workspace=workspace,
+        server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
+        temp=Path(env.get("RUNNER_TEMP") or env.get("GITHUB_WORKSPACE") or "."),
+        step_summary=env.get("GITHUB_STEP_SUMMARY", ""),
+        outputs=env.get("GITHUB_OUTPUT", ""),
+        action_repository=env.get("CONSENSUS_ACTION_REPOSITORY", "").strip(),
+    )
+
+
 def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> ModelClient:
     """litellm behind bounded, Retry-After-aware retries; keys from `env`."""
     client: ModelClient
@@ -96,28 +180,6 @@ def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
     price: ModelPrice | None = _llm().model_price(model)
     return price
-
-
-def unavailable_providers(
-    providers: Sequence[ProviderSettings], env: Mapping[str, str]
-) -> dict[str, str]:
-    """model → why it will not be called (its key is missing from `env`)."""
-    return _unavailable(providers, env, _llm().needed_keys)
-
-
-def no_provider_key(settings: Settings, env: Mapping[str, str]) -> bool:
-    """True when not one configured provider could be called with the keys in `env`."""
-    try:
-        providers = resolve_providers(settings, env)
-    except ConfigError:
-        return True
-    return len(unavailable_providers(providers, env)) == len(providers)
-
-
-def local_providers(settings: Settings, env: Mapping[str, str]) -> tuple[ProviderSettings, ...]:
-    """The configured providers, or with none configured every keyed one and a local Ollama."""
-    local = () if settings.providers else ollama_models(env)
-    return resolve_providers(settings, env, ollama_models=local)
 
 
 # --------------------------------------------------------------------------- journal
@@ -178,6 +240,16 @@ def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> 
         return GitRevision(root, base or git.default_base(root))
     except DiffError:
         return WorkingTree(root)
+
+
+class GitCheckout:
+    """The Action's checkout, read with git."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        return pull_source(host, head_sha, workspace)
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        return workspace_sections(workspace, base_sha, head_sha)
 
 
 def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:

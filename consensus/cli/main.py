@@ -1,4 +1,5 @@
-"""The `consensus` command line: parse, call app/, map errors to exit codes.
+"""The `consensus` command line: parse, ask app/wiring.py for services, call app/, map
+outcomes (app/outcome.py) and errors to exit codes.
 
 Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage or configuration error;
 3 review impossible (no provider answered, quorum not met, budget gone first).
@@ -17,7 +18,7 @@ import click
 from consensus import __version__
 from consensus.cli.config import config
 from consensus.cli.journal import replay, report, runs
-from consensus.cli.options import handles_errors, load_config_at, logger, providers_for, repo_root
+from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
 from consensus.cli.review import review
 from consensus.errors import ReviewImpossible, UsageError
 
@@ -79,15 +80,19 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     import asyncio
 
     from consensus.app.doctor import check_providers
+    from consensus.app.local_review import providers_for
+    from consensus.app.wiring import services
     from consensus.settings.config import duplicate_model_warnings
 
     root = repo_root()
     loaded = load_config_at(config_path, root)
     click.echo(f"config: {loaded.source}")
-    providers = providers_for(loaded.settings, models)
+    wired = services(os.environ, log=logger(), attempts=1)
+    listed = tuple(split_list(models)) if models else None
+    providers = providers_for(loaded.settings, listed, wired)
     for warning in duplicate_model_warnings(providers):
         click.echo(f"warning: {warning}")
-    checks = asyncio.run(check_providers(providers, os.environ))
+    checks = asyncio.run(check_providers(providers, wired))
     answered = set()
     for check in checks:
         status = "ok  " if check.ok else "FAIL"

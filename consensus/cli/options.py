@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from consensus.errors import ConsensusError, ReviewImpossible, UsageError
+from consensus.errors import ConsensusError, UsageError
 
 if TYPE_CHECKING:
     from consensus.model.report import Report
-    from consensus.settings.config import LoadedConfig, ProviderSettings, Settings
+    from consensus.settings.config import LoadedConfig
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,20 +63,6 @@ def emit(report: Report, fmt: str, output: Path | None, log: Callable[[str], Non
         click.echo(rendered, nl=not rendered.endswith("\n"))
 
 
-def exit_code(report: Report, fail_on: str) -> int:
-    """0, 1 (findings at or above fail_on) or 3 (no quorum, or the budget left the review
-    incomplete: it must not look like a clean one)."""
-    from consensus.model.base import Severity
-
-    if not report.quorum.met or report.budget_exhausted or report.incomplete is not None:
-        return ReviewImpossible.exit_code
-    if fail_on == "none":
-        return 0
-    floor = Severity(fail_on)
-    posted = [f for f in report.findings if f.status.posted]
-    return 1 if any(f.severity.at_least(floor) for f in posted) else 0
-
-
 def repo_root() -> Path:
     from consensus.app.wiring import repo_root as top_directory
 
@@ -87,41 +73,6 @@ def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
     from consensus.settings.config import load_config
 
     return load_config(config_path, root=root)
-
-
-def override(
-    settings: Settings,
-    persona_ids: str | None,
-    threshold: float | None,
-    max_cost: float | None,
-    max_tokens: int | None = None,
-) -> Settings:
-    from consensus.settings.config import Settings
-
-    update: dict[str, Any] = {}
-    if persona_ids:
-        update["personas"] = tuple(split_list(persona_ids))
-    if threshold is not None:
-        update["threshold"] = threshold
-    budget: dict[str, Any] = {}
-    if max_cost is not None:
-        budget["max_cost_usd"] = max_cost
-    if max_tokens is not None:
-        budget["max_tokens"] = max_tokens
-    if budget:
-        update["budget"] = settings.budget.model_dump() | budget
-    if not update:
-        return settings
-    return Settings.model_validate(settings.model_dump() | update)
-
-
-def providers_for(settings: Settings, models: str | None) -> tuple[ProviderSettings, ...]:
-    from consensus.app.wiring import local_providers
-    from consensus.settings.config import ProviderSettings
-
-    if models:
-        return tuple(ProviderSettings(model=m) for m in split_list(models))
-    return local_providers(settings, os.environ)
 
 
 def split_list(value: str) -> list[str]:

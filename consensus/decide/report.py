@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from consensus.decide.coverage import file_coverage, incompleteness
@@ -155,26 +156,34 @@ def provider_reports(
     return reports
 
 
-def build_report(
-    *,
-    run_id: str,
-    diff: ReviewDiff,
-    scored: Sequence[ScoredCluster],
-    results: Sequence[CallResult],
-    models: Sequence[tuple[str, str]],
-    threshold: float,
-    min_providers: int,
-    wall_s: float,
-    notes: Sequence[str] = (),
-    verification: VerificationState = "not_available",
-    verification_usage: Mapping[str, Usage] | None = None,
-    budget_exhausted: bool = False,
-    reviewed: bool = True,
-    workflow: str | None = None,
-    budget: BudgetReport | None = None,
-) -> Report:
-    """The report. `reviewed` False: the diff had no file to send to a model, so no quorum
-    was needed (the report still lists the skipped files and consensus's own findings)."""
+@dataclass(frozen=True)
+class ReportParts:
+    """What a run produced and under which rules, for `build_report`. `reviewed` False: the
+    diff had no file to send to a model, so no quorum was needed (the report still lists
+    the skipped files and consensus's own findings)."""
+
+    run_id: str
+    diff: ReviewDiff
+    scored: Sequence[ScoredCluster]
+    results: Sequence[CallResult]
+    models: Sequence[tuple[str, str]]
+    threshold: float
+    min_providers: int
+    wall_s: float
+    notes: Sequence[str] = ()
+    verification: VerificationState = "not_available"
+    verification_usage: Mapping[str, Usage] | None = None
+    budget_exhausted: bool = False
+    reviewed: bool = True
+    workflow: str | None = None
+    budget: BudgetReport | None = None
+
+
+def build_report(parts: ReportParts) -> Report:
+    """The report of a run, from its parts."""
+    run_id, diff, scored, results = parts.run_id, parts.diff, parts.scored, parts.results
+    models, wall_s, verification_usage = parts.models, parts.wall_s, parts.verification_usage
+    min_providers, reviewed, budget = parts.min_providers, parts.reviewed, parts.budget
     findings = report_findings(scored)
     providers = provider_reports(
         models, results, verification_usage, budget.unpriced if budget else ()
@@ -206,7 +215,7 @@ def build_report(
     )
     return Report(
         run_id=run_id,
-        workflow=workflow,
+        workflow=parts.workflow,
         findings=findings,
         providers=providers,
         stats=stats,
@@ -215,13 +224,13 @@ def build_report(
             min_providers=min_providers,
             met=len(answered) >= min_providers or not reviewed,
         ),
-        threshold=threshold,
+        threshold=parts.threshold,
         skipped_files=list(diff.skipped),
         redactions=list(diff.redactions),
         dropped_findings=dropped,
-        notes=list(notes),
-        verification=verification,
-        budget_exhausted=budget_exhausted,
+        notes=list(parts.notes),
+        verification=parts.verification,
+        budget_exhausted=parts.budget_exhausted,
         incomplete=incompleteness(coverage, results, budget=budget, verification_stopped=stopped)
         if reviewed
         else None,

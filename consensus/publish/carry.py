@@ -327,14 +327,14 @@ def decision_text(
     )
 
 
-def decision_changes(report: Report, carry: Carry) -> list[DecisionChange]:
+def decision_changes(findings: Sequence[ReportFinding], carry: Carry) -> list[DecisionChange]:
     """Each decision of this run on unchanged code that differs from the earlier one: a
     different status, a finding no longer reported, or one reported only now."""
     heads = {f.path: f.head_sha for f in carry.rechecked}
     before = {e.record.fingerprint: e for e in carry.earlier}
     changes: list[DecisionChange] = []
     now = set()
-    for finding in report.findings:
+    for finding in findings:
         if finding.path not in heads:
             continue
         now.add(finding.fingerprint)
@@ -376,3 +376,74 @@ def decision_changes(report: Report, carry: Carry) -> list[DecisionChange]:
 
 def _record_text(record: FindingRecord) -> str:
     return decision_text(record.status, record.votes_for, record.votes_of, record.verification)
+
+
+# --------------------------------------------------------------------------- the entry point
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What a run takes over from the previous state, and what it still reviews."""
+
+    carry: Carry
+    rest: ReviewDiff  # the diff without the carried files: what the models are asked about
+    digests: Mapping[str, str]
+    basis: str
+
+    @property
+    def asks(self) -> bool:
+        """Does this run ask the models at all (else every file's decisions are carried)?"""
+        return bool(self.rest.files or self.rest.links or not self.carry.files)
+
+    def report(
+        self,
+        fresh: Report | None,
+        diff: ReviewDiff,
+        *,
+        run_id: str,
+        threshold: float,
+        workflow: str | None,
+        notes: Sequence[str] = (),
+    ) -> Report:
+        """The run's report, built once: this run's findings (`fresh`; None when it asked no
+        model, then named `run_id`) with the carried ones, each decision that differs from
+        the earlier one on the same code, what was carried, and the diff's `notes`."""
+        carry = self.carry
+        if fresh is None:
+            base = carried_report(
+                carry, diff, run_id=run_id, threshold=threshold, workflow=workflow
+            )
+            findings, stats = base.findings, base.stats
+        else:
+            base, findings, stats = fresh, fresh.findings, fresh.stats
+            if carry.findings or carry.files:
+                findings = merged_findings(fresh.findings, carry.findings)
+                stats = _stats(findings, fresh.stats, fresh.stats.clusters + len(carry.findings))
+        return base.model_copy(
+            update={
+                "findings": findings,
+                "stats": stats,
+                "decision_changes": decision_changes(findings, carry),
+                "carried": carried_files(carry, len(self.digests)),
+                "notes": [*base.notes, *notes],
+            }
+        )
+
+    def decisions(self, report: Report, *, head_sha: str) -> Decisions:
+        """What the state carries to the next run."""
+        return next_decisions(
+            report,
+            self.carry,
+            self.digests,
+            head_sha=head_sha,
+            basis=self.basis,
+            fresh_run=self.asks,
+        )
+
+
+def carry_forward(state: PublishState, diff: ReviewDiff, *, basis: str, fresh: bool) -> Carried:
+    """The one entry point: from the previous state (its decisions) and this run's diff, what
+    is carried and what is left to review. `fresh`: decide every file again, and compare."""
+    digests = diff_digests(diff)
+    carry = plan_carry(state, digests, basis=basis, fresh=fresh)
+    return Carried(carry, without_paths(diff, carry.paths), digests, basis)

@@ -17,6 +17,7 @@ state that the summary comment carries to the next run. What decides:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
@@ -27,6 +28,7 @@ from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
 from consensus.publish.state import (
+    Decisions,
     PublishState,
     TrackedFinding,
     finding_records,
@@ -199,27 +201,36 @@ def _place(
     return Placement.INLINE, "", anchor
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What this run looked at, on which head: `reviewed` the files a provider reviewed
+    (or whose decisions were carried); `in_diff` every file of the PR diff, reviewed or
+    not; `rechecked` files decided again on unchanged code (a fresh look), where a finding
+    that is gone was not fixed; `decisions` what the state carries to the next run."""
+
+    head_sha: str
+    reviewed: Collection[str]
+    in_diff: Collection[str]
+    rechecked: Collection[str] = ()
+    decisions: Decisions | None = None
+
+
 def plan_publish(
     report: Report,
     thread: PullRequestThread,
     settings: PublishSettings,
     *,
-    head_sha: str,
+    scope: Scope,
     hunks: Hunks,
-    reviewed_paths: Collection[str],
-    diff_paths: Collection[str],
-    rechecked_paths: Collection[str] = (),
     links: Sequence[str] = (),
     head: HeadLines | None = None,
 ) -> PublishPlan:
     """Decide what this run posts.
 
-    `hunks`: the commentable lines of the PR diff; `reviewed_paths`: files a provider
-    reviewed this run; `diff_paths`: every file of the PR diff, reviewed or not;
-    `rechecked_paths`: files decided again on unchanged code (a fresh look), where a finding
-    that is gone was not fixed; `head`: the new-side text of the diff's lines, which a
-    committable suggestion must apply to (none is posted without it).
+    `hunks`: the commentable lines of the PR diff; `head`: the new-side text of the diff's
+    lines, which a committable suggestion must apply to (none is posted without it).
     """
+    head_sha = scope.head_sha
     posted_before = set(thread.inline_fingerprints) | {
         t.fingerprint for t in thread.state.findings if t.inline
     }
@@ -248,15 +259,7 @@ def plan_publish(
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))
     review = _review(placed, comments, fingerprints, settings, head_sha, report.workflow or "")
-    resolved, unchecked, state = _next_state(
-        report,
-        thread.state,
-        placed,
-        head_sha=head_sha,
-        reviewed_paths=reviewed_paths,
-        diff_paths=diff_paths,
-        rechecked_paths=rechecked_paths,
-    )
+    resolved, unchecked, state = _next_state(report, thread.state, placed, scope)
     return PublishPlan(
         placed=tuple(placed),
         review=review,
@@ -302,12 +305,9 @@ def _next_state(
     report: Report,
     previous: PublishState,
     placed: Sequence[PlacedFinding],
-    *,
-    head_sha: str,
-    reviewed_paths: Collection[str],
-    diff_paths: Collection[str],
-    rechecked_paths: Collection[str],
+    scope: Scope,
 ) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
+    reviewed_paths, diff_paths, rechecked_paths = scope.reviewed, scope.in_diff, scope.rechecked
     tracked_now = {
         p.finding.fingerprint: TrackedFinding(
             fingerprint=p.finding.fingerprint,
@@ -350,12 +350,13 @@ def _next_state(
             unchecked.append(old)
     findings = [*tracked_now.values(), *unchecked, *resolved, *history][:MAX_TRACKED]
     state = PublishState(
-        head_sha=head_sha,
+        head_sha=scope.head_sha,
         findings=tuple(findings),
         records=finding_records(report.findings),
         dismissed=previous.dismissed,
         paused=previous.paused,
         workflows=previous.workflows,  # each workflow's findings are its own runs' to settle
+        decisions=scope.decisions,
     )
     return tuple(resolved), tuple(unchecked), state
 

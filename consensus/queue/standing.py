@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 
 from consensus.ingest.pathfilter import Glob
@@ -234,15 +234,12 @@ def _created_key(agent: AgentPull) -> tuple[str, int]:
     return (agent.pull.created_at, agent.pull.number)
 
 
-def decide(agents: Sequence[AgentPull], rules: QueueRules) -> QueueView:
-    """Place every agent PR: gate, admitted ones kept, the rest in order, conflicts, limits."""
-    settings = rules.queue
-    risks = {a.pull.number: risk_of(a, settings) for a in agents}
-    sign = -1 if settings.order == "riskiest-first" else 1
-
-    def order(agent: AgentPull) -> tuple[int, str, int]:
-        return (sign * risks[agent.pull.number].score, *_created_key(agent))
-
+def _gate(
+    agents: Sequence[AgentPull], risks: Mapping[int, Risk], rules: QueueRules
+) -> tuple[dict[int, QueueEntry], list[AgentPull], list[AgentPull]]:
+    """Each agent PR's entry before the limits: drafts, changes requested and PRs awaiting
+    their review are placed here; the admitted ones (already labelled ready) and the
+    candidates for a review slot are returned for the limits to place."""
     entries: dict[int, QueueEntry] = {}
     admitted: list[AgentPull] = []
     candidates: list[AgentPull] = []
@@ -280,6 +277,19 @@ def decide(agents: Sequence[AgentPull], rules: QueueRules) -> QueueView:
             )
         else:
             candidates.append(agent)
+    return entries, admitted, candidates
+
+
+def decide(agents: Sequence[AgentPull], rules: QueueRules) -> QueueView:
+    """Place every agent PR: gate, admitted ones kept, the rest in order, conflicts, limits."""
+    settings = rules.queue
+    risks = {a.pull.number: risk_of(a, settings) for a in agents}
+    sign = -1 if settings.order == "riskiest-first" else 1
+
+    def order(agent: AgentPull) -> tuple[int, str, int]:
+        return (sign * risks[agent.pull.number].score, *_created_key(agent))
+
+    entries, admitted, candidates = _gate(agents, risks, rules)
     load: Counter[str] = Counter()
     claimed: list[AgentPull] = []
     for agent in sorted(admitted, key=order):

@@ -11,6 +11,7 @@ from consensus.model.findings import ModelFailure, ScoredCluster
 from consensus.model.report import BudgetReport
 from consensus.ports import TokenCounter
 from consensus.review.budget import (
+    Ceiling,
     RunBudget,
     plan_budget,
     round_up_dollars,
@@ -24,15 +25,21 @@ from consensus.settings.config import BudgetSettings
 
 
 def plan_run_budget(
-    settings: BudgetSettings, calls: Sequence[ReviewCall], counter: TokenCounter, diff: ReviewDiff
+    settings: BudgetSettings,
+    calls: Sequence[ReviewCall],
+    counter: TokenCounter,
+    diff: ReviewDiff,
+    ceiling: Ceiling | None = None,
 ) -> RunBudget:
-    """The run's caps, from `settings` and the worst case of the review calls it will send."""
+    """The run's caps, from `settings` and the worst case of the review calls it will send,
+    never above `ceiling`."""
     models = dict.fromkeys(c.provider.model for c in calls)
     return plan_budget(
         settings,
         [worst_case(c.request, counter) for c in calls],
         unpriced=[m for m in models if counter.price(m) is None],
         changed_lines=sum(f.added + f.removed for f in diff.files),
+        ceiling=ceiling,
     )
 
 

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import Field
+
+from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
+from consensus.review.budget import Ceiling
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
@@ -16,20 +18,26 @@ from consensus.settings.workflows import Workflow
 INPUTS_VERSION = 1
 
 
-@dataclass(frozen=True)
-class ReviewJob:
-    """Everything a review decides from; stored in the journal so a replay can rerun it."""
+class ReviewJob(Frozen):
+    """Everything a review decides from; stored in the journal so a replay can rerun it.
+    Built by one function for every face (app/jobs.py `prepare_job`)."""
 
     diff: ReviewDiff
     settings: Settings
     providers: tuple[ProviderSettings, ...]
     personas: tuple[Persona, ...]
-    unavailable: Mapping[str, str]
-    verify: bool
-    label: str
+    unavailable: dict[str, str] = Field(default_factory=dict)  # model → why it is not called
+    verify: bool = True
+    label: str = ""
     workflow: Workflow | None = None  # a saved workflow: its instructions and its name
     # Read from the base branch, redacted, capped (review/guidelines.py).
-    guidelines: Guidelines = field(default_factory=Guidelines)
+    guidelines: Guidelines = Guidelines()
+    # The most this run may spend whatever its caps (what is left of the PR's budget).
+    ceiling: Ceiling | None = None
+
+    def with_diff(self, diff: ReviewDiff) -> ReviewJob:
+        """The same job on another diff (the files whose decisions are not carried)."""
+        return ReviewJob.model_validate({**dict(self), "diff": diff})
 
     def to_json(self) -> str:
         return json.dumps(
@@ -44,6 +52,7 @@ class ReviewJob:
                 "label": self.label,
                 "workflow": self.workflow.model_dump(mode="json") if self.workflow else None,
                 "guidelines": self.guidelines.model_dump(mode="json"),
+                "ceiling": self.ceiling.model_dump(mode="json") if self.ceiling else None,
             }
         )
 
@@ -81,4 +90,5 @@ class ReviewJob:
             label=str(data["label"]),
             workflow=Workflow.model_validate(data["workflow"]) if data.get("workflow") else None,
             guidelines=Guidelines.model_validate(data.get("guidelines") or {}),
+            ceiling=Ceiling.model_validate(data["ceiling"]) if data.get("ceiling") else None,
         )

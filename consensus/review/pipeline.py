@@ -1,14 +1,16 @@
 """The review pipeline, in order: plan → fan out → align (asking "same problem?" where the
 words cannot decide) → score → verify → report.
 
-Takes plain data and ports; returns a Report. The CLI (and later the Action) builds the
-inputs at the edge: the diff, the settings, the personas, a ModelClient, a TokenCounter.
+Takes a ReviewJob (plain data: the diff, the settings, the providers, the personas) and its
+ReviewServices (the ports: a ModelClient, a TokenCounter, a clock); returns a Report. Every
+face builds the job with one function (app/jobs.py) and the services in app/wiring.py.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -17,7 +19,7 @@ from typing import Protocol
 
 from consensus.decide.align import SameProblemQuestion, align, open_questions
 from consensus.decide.fingerprint import namespaced
-from consensus.decide.report import VerificationState, build_report
+from consensus.decide.report import ReportParts, VerificationState, build_report
 from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
@@ -31,7 +33,8 @@ from consensus.review.budget import OUTPUT_TOKENS
 from consensus.review.budget_plan import budget_report, plan_run_budget
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
-from consensus.review.guidelines import Guidelines, PromptContext, path_instructions_for
+from consensus.review.guidelines import PromptContext, path_instructions_for
+from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.sameness import ask_same_problem
@@ -191,83 +194,76 @@ class _Run:
             self.observer.phase(name, detail)
 
 
-async def review(
-    diff: ReviewDiff,
-    *,
-    settings: Settings,
-    providers: Sequence[ProviderSettings],
-    personas: Sequence[Persona],
-    client: ModelClient,
-    counter: TokenCounter,
-    clock: Callable[[], float],
-    observer: ReviewObserver | None = None,
-    verify: bool = True,
-    unavailable: Mapping[str, str] | None = None,
-    source: SourceReader | None = None,
-    ledger: Ledger | None = None,
-    run_id: str | None = None,
-    workflow: Workflow | None = None,
-    guidelines: Guidelines | None = None,
-) -> Report:
-    """Review `diff`; providers named in `unavailable` (model → why) abstain uncalled.
+@dataclass(frozen=True)
+class ReviewServices:
+    """What a review calls through: the model, the token counter, the clock; what it tells
+    of its progress (`observer`), where it reads the head's files (`source`).
 
     Without `ledger`, the client is guarded here by a fresh budget and breaker. A caller
     that passes its `ledger` has guarded the client itself (a journal wraps the guard, so
-    that the guard's refusals are recorded and replayed like any outcome). A saved
-    `workflow` adds its instructions to every prompt and names the report.
-    """
-    started = clock()
+    that the guard's refusals are recorded and replayed like any outcome)."""
+
+    client: ModelClient
+    counter: TokenCounter
+    clock: Callable[[], float] = time.monotonic
+    observer: ReviewObserver | None = None
+    source: SourceReader | None = None
+    ledger: Ledger | None = None
+
+
+async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None = None) -> Report:
+    """Review the job's diff; providers named in `job.unavailable` (model → why) abstain
+    uncalled. A saved workflow adds its instructions to every prompt and names the report."""
+    started = services.clock()
+    diff, settings, workflow = job.diff, job.settings, job.workflow
+    run_id = run_id or run_id_for(diff, settings, job.providers, workflow)
     if not diff.files:
-        run_id = run_id or run_id_for(diff, settings, providers, workflow)
         return nothing_to_review(diff, settings=settings, run_id=run_id, workflow=workflow)
+    client, ledger = services.client, services.ledger
     if ledger is None:
         ledger = Ledger(settings.budget)
-        client = GuardedClient(client, ledger, counter)
+        client = GuardedClient(client, ledger, services.counter)
     namespace = workflow.name if workflow else ""
-    run = _Run(diff, settings, providers, client, ledger, observer, namespace)
+    run = _Run(diff, settings, job.providers, client, ledger, services.observer, namespace)
     calls = plan_calls(
         diff,
-        providers=providers,
-        personas=personas,
-        counter=counter,
+        providers=job.providers,
+        personas=job.personas,
+        counter=services.counter,
         default_window=settings.default_context_window,
         workflow=workflow,
         context=PromptContext(
             language=settings.response_language,
-            guidelines=guidelines or Guidelines(),
+            guidelines=job.guidelines,
             path_instructions=settings.path_instructions,
         ),
     )
-    budget = plan_run_budget(
-        ledger.budget,
-        [c for c in calls if c.provider.model not in (unavailable or {})],
-        counter,
-        diff,
-    )
+    sent = [c for c in calls if c.provider.model not in job.unavailable]
+    budget = plan_run_budget(ledger.budget, sent, services.counter, diff, job.ceiling)
     ledger.hold_to(budget.limits())
-    results = await _fan_out(run, calls, unavailable or {}, len(personas))
-    scored, asked = await _align_and_score(run, results, ask=verify)
-    scored, state = await _verify(run, scored, results, source) if verify else (scored, "skipped")
+    results = await _fan_out(run, calls, job.unavailable, len(job.personas))
+    scored, asked = await _align_and_score(run, results, ask=job.verify)
+    if job.verify:
+        scored, state = await _verify(run, scored, results, services.source)
+    else:
+        state = "skipped"
     return build_report(
-        run_id=run_id or run_id_for(diff, settings, providers, workflow),
-        workflow=namespace or None,
-        diff=diff,
-        scored=scored,
-        results=results,
-        models=[(p.model, p.voter) for p in providers],
-        threshold=settings.threshold,
-        min_providers=settings.min_providers,
-        wall_s=clock() - started,
-        notes=[
-            *_notes(results),
-            *asked,
-            *(guidelines.notes if guidelines else ()),
-            *budget.notes(),
-        ],
-        verification=state,
-        verification_usage=run.ledger.verification,
-        budget_exhausted=_budget_stopped(results, scored),
-        budget=budget_report(budget, ledger, results, scored),
+        ReportParts(
+            run_id=run_id,
+            workflow=namespace or None,
+            diff=diff,
+            scored=scored,
+            results=results,
+            models=[(p.model, p.voter) for p in job.providers],
+            threshold=settings.threshold,
+            min_providers=settings.min_providers,
+            wall_s=services.clock() - started,
+            notes=[*_notes(results), *asked, *job.guidelines.notes, *budget.notes()],
+            verification=state,
+            verification_usage=run.ledger.verification,
+            budget_exhausted=_budget_stopped(results, scored),
+            budget=budget_report(budget, ledger, results, scored),
+        )
     )
 
 
@@ -292,21 +288,23 @@ def nothing_to_review(
     )
     skipped = len(diff.skipped)
     return build_report(
-        run_id=run_id,
-        diff=diff,
-        scored=settle(scored),
-        results=[],
-        models=[],
-        threshold=settings.threshold,
-        min_providers=settings.min_providers,
-        wall_s=0.0,
-        notes=[
-            f"nothing to review: {skipped} changed file{'s' if skipped != 1 else ''} skipped, "
-            "no model was called"
-        ],
-        verification="not_needed",
-        reviewed=False,
-        workflow=namespace or None,
+        ReportParts(
+            run_id=run_id,
+            diff=diff,
+            scored=settle(scored),
+            results=[],
+            models=[],
+            threshold=settings.threshold,
+            min_providers=settings.min_providers,
+            wall_s=0.0,
+            notes=[
+                f"nothing to review: {skipped} changed file{'s' if skipped != 1 else ''} skipped, "
+                "no model was called"
+            ],
+            verification="not_needed",
+            reviewed=False,
+            workflow=namespace or None,
+        )
     )
 
 

@@ -31,6 +31,13 @@ CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 class _Strict(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """Refused with an update: it would accept a misspelt key or a wrong type silently.
+        Settings are layered by `layered`, which validates the merged whole."""
+        if update:
+            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
+        return super().model_copy(deep=deep)
+
 
 class ProviderSettings(_Strict):
     model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
@@ -276,6 +283,29 @@ def parse_settings(text: str, *, source: str) -> Settings:
         return Settings.model_validate(data)
     except ValidationError as exc:
         raise _config_error(source, data, exc) from exc
+
+
+def layered(base: Settings, overrides: Mapping[str, Any], *, source: str) -> Settings:
+    """`base` with `overrides` on top, validated as a whole as a file is: a section (publish,
+    inspector, budget…) is overridden key by key with a mapping, and a misspelt key or a
+    wrong type is a ConfigError naming `source` and the key. The one way settings layer
+    (a workflow's narrowing, the Action's inputs, the command line's flags)."""
+    data = _merged(base.model_dump(), overrides)
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        raise _config_error(source, data, exc) from exc
+
+
+def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(data)
+    for key, value in overrides.items():
+        below = merged.get(key)
+        nested = (
+            isinstance(value, Mapping) and isinstance(below, dict) and key != "path_instructions"
+        )
+        merged[key] = _merged(below, value) if nested else value  # type: ignore[arg-type]
+    return merged
 
 
 def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:

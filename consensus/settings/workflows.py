@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.commands import CommandSpec, Permission, load_commands
-from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.config import ProviderSettings, Settings, layered
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
 
 WORKFLOW_DIR = ".consensus/workflows"
@@ -210,16 +210,14 @@ def unknown_workflow(name: str, known: Sequence[str], *, where: str) -> ConfigEr
 
 def narrow_settings(workflow: Workflow, settings: Settings) -> Settings:
     """The base settings with the workflow's choices applied (providers apart: see
-    `narrow_providers`, which needs the resolved list)."""
+    `narrow_providers`, which needs the resolved list), validated as a whole."""
     update: dict[str, Any] = {}
     for key in ("personas", "threshold", "paths", "exclude"):
         value = getattr(workflow, key)
         if value is not None:
             update[key] = value
     if workflow.min_severity is not None:
-        update["publish"] = settings.publish.model_copy(
-            update={"min_severity": workflow.min_severity}
-        )
+        update["publish"] = {"min_severity": workflow.min_severity}
     inspector: dict[str, Any] = {}
     if workflow.ahead_by is not None:
         inspector["ahead_by"] = workflow.ahead_by
@@ -227,11 +225,10 @@ def narrow_settings(workflow: Workflow, settings: Settings) -> Settings:
         inspector["check_consensus"] = True
         update["verify_min_severity"] = Severity.INFO
     if inspector:
-        update["inspector"] = settings.inspector.model_copy(update=inspector)
+        update["inspector"] = inspector
     if workflow.budget is not None:
-        given = workflow.budget.model_dump(exclude_unset=True)
-        update["budget"] = settings.budget.model_copy(update=given)
-    return settings.model_copy(update=update)
+        update["budget"] = workflow.budget.model_dump(exclude_unset=True)
+    return layered(settings, update, source=workflow.path)
 
 
 def narrow_providers(
@@ -263,16 +260,15 @@ def narrow_providers(
         )
     models = {p.model for p in kept}
     inspector = settings.inspector
-    inspector = inspector.model_copy(
-        update={
+    update: dict[str, Any] = {
+        "inspector": {
             "model": inspector.model if inspector.model in models else None,
             "voters": tuple(v for v in inspector.voters if v in models),
         }
-    )
-    update: dict[str, Any] = {"inspector": inspector}
+    }
     if settings.providers:
         update["providers"] = kept
-    return settings.model_copy(update=update), kept
+    return layered(settings, update, source=workflow.path), kept
 
 
 def workflow_command(workflow: Workflow) -> CommandSpec:

@@ -1,0 +1,29 @@
+"""Outcomes to exit codes: the one rule every face uses (`consensus review`, `consensus action`).
+
+0 done (or skipped, with its reason logged where it was decided); 1 a posted finding at or
+above `fail-on`; 3 a review that is incomplete (quorum not met, budget reached first): it
+must not look like a clean one, unless the Action's `on-no-review: warn` makes it a
+warning. Usage and configuration errors (2) are raised, and mapped where they are caught.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from consensus.errors import ReviewImpossible
+from consensus.model.base import Severity
+from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.ports import Log
+
+
+def exit_code(outcome: Outcome, *, fail_on: str, log: Log, on_no_review: str = "fail") -> int:
+    if outcome.kind is OutcomeKind.INCOMPLETE:
+        if on_no_review == "warn":
+            print(f"::warning title=consensus::{outcome.reason}", file=sys.stdout)
+            return 0
+        log(f"error: {outcome.reason}")
+        return ReviewImpossible.exit_code
+    if outcome.kind is not OutcomeKind.REVIEWED or fail_on == "none":
+        return 0
+    floor = Severity(fail_on)
+    return 1 if any(severity.at_least(floor) for severity in outcome.posted) else 0

@@ -1,0 +1,120 @@
+"""What a flow works with besides its data: built once per face by app/wiring.py, handed down.
+
+A face (`consensus review`, `consensus action`, a slash command) asks wiring for its
+`Services` and passes them to the flow; no flow reads the environment or builds a model
+client, a GitHub host or a journal.
+Tests build the same bundle around the fakes of consensus.testing (`FakeModelClient`,
+`FakeGitHubHost`) and an in-memory journal.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from consensus.adapters.journal import Journal
+from consensus.errors import ConfigError, UsageError
+from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.review.pipeline import ReviewObserver
+from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.config import ProviderSettings, Settings, resolve_providers
+from consensus.settings.config import unavailable_providers as _unavailable
+
+
+@dataclass(frozen=True)
+class ProviderKeys:
+    """The provider keys this run was given, and what they allow it to call.
+
+    `env` is read for keys only; `needed_keys(model)` names the variables a model's route
+    needs (litellm knows: wiring passes its answer, tests a table); `local_models()` asks a
+    local Ollama what it serves (`consensus review` with no provider configured)."""
+
+    env: Mapping[str, str]
+    needed_keys: Callable[[str], Sequence[str]]
+    local_models: Callable[[], Sequence[str]] = lambda: ()  # a local Ollama's models
+
+    def providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
+        """The configured providers, else one per API key found."""
+        return resolve_providers(settings, self.env)
+
+    def local_providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
+        """The configured providers, or with none configured every keyed one and the local
+        Ollama's models (asked only then)."""
+        local = () if settings.providers else self.local_models()
+        return resolve_providers(settings, self.env, ollama_models=local)
+
+    def unavailable(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
+        """model → why it will not be called (its key is missing)."""
+        return _unavailable(providers, self.env, self.needed_keys)
+
+    def none_usable(self, settings: Settings) -> bool:
+        """True when not one configured provider could be called with these keys."""
+        try:
+            providers = self.providers(settings)
+        except ConfigError:
+            return True
+        return len(self.unavailable(providers)) == len(providers)
+
+
+class Checkout(Protocol):
+    """The Action's checkout of the repository, read through git (app/wiring.py)."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        """The PR head's files: from the checkout when it holds the head, else the API."""
+        ...
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        """Per-file sections of the checkout's diff, for files whose patch GitHub omitted."""
+        ...
+
+
+@dataclass(frozen=True)
+class Runner:
+    """Where an Action step runs (GitHub's variables, read once): the checkout, the server
+    for links, and the files GitHub Actions reads back (step summary, outputs)."""
+
+    workspace: Path = Path(".")
+    server_url: str = "https://github.com"
+    temp: Path = Path(".")
+    step_summary: str = ""
+    outputs: str = ""
+    action_repository: str = ""  # owner/name of consensus's own Action, for setup links
+
+
+@dataclass(frozen=True)
+class ActionStep:
+    """One `consensus action` step: its inputs (parsed once) and where it runs."""
+
+    inputs: ActionInputs
+    runner: Runner = Runner()
+
+
+@dataclass(frozen=True)
+class Services:
+    """A face's services. `models` and `counter` load litellm at their first call only, so
+    a flow that calls no model costs no import; `journal()` opens the run journal (the
+    caller closes it); `checkout` reads the Action's git checkout; `github` is absent on
+    faces that never reach GitHub."""
+
+    models: ModelClient
+    counter: TokenCounter
+    keys: ProviderKeys
+    journal: Callable[[], Journal]
+    log: Log
+    checkout: Checkout
+    clock: Callable[[], float] = time.monotonic
+    github: GitHubPort | None = None
+    # a new set of progress observers for each review run (their counts are per run)
+    progress: Callable[[], Sequence[ReviewObserver]] = lambda: ()
+
+    @property
+    def host(self) -> GitHubPort:
+        if self.github is None:
+            raise UsageError("this command does not reach GitHub")
+        return self.github
+
+    def warn(self, line: str) -> None:
+        self.log(f"warning: {line}")

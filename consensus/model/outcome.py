@@ -1,0 +1,49 @@
+"""What a flow did, as the faces turn it into an exit code (app/outcome.py, the one place)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import Enum
+
+from consensus.model.base import Frozen, Severity
+from consensus.model.report import Report
+
+
+class OutcomeKind(str, Enum):
+    REVIEWED = "reviewed"
+    INCOMPLETE = "incomplete"  # reviewed, but not to be read as complete: no quorum, budget
+    SKIPPED = "skipped"  # nothing was reviewed, on purpose (a draft, a pause, a rule…)
+    DONE = "done"  # a run that reviews nothing by design: slash commands, the queue
+
+
+class Outcome(Frozen):
+    """A flow's result: reviewed, incomplete or skipped, with the reason in words; for a
+    review, the severities of the findings it posted (what `fail-on` is checked against)."""
+
+    kind: OutcomeKind
+    reason: str = ""
+    quorum_met: bool = True
+    posted: tuple[Severity, ...] = ()
+
+    @classmethod
+    def skipped(cls, reason: str) -> Outcome:
+        return cls(kind=OutcomeKind.SKIPPED, reason=reason)
+
+    @classmethod
+    def of(cls, report: Report, posted: Iterable[Severity]) -> Outcome:
+        """A review's outcome: incomplete when its quorum was not met, or when it says so
+        itself (the budget stopped it, a file no model reviewed): its own words and fix."""
+        quorum = report.quorum
+        if not quorum.met:
+            reason = (
+                f"quorum not met: {quorum.families_answered} provider families answered, "
+                f"{quorum.min_providers} needed; the summary is advisory"
+            )
+        elif report.incomplete is not None:
+            reason = f"{report.incomplete.headline} {report.incomplete.fix}"
+        elif report.budget_exhausted:
+            reason = "budget reached before every file was reviewed: the review is incomplete"
+        else:
+            reason = ""
+        kind = OutcomeKind.INCOMPLETE if reason else OutcomeKind.REVIEWED
+        return cls(kind=kind, reason=reason, quorum_met=quorum.met, posted=tuple(posted))
