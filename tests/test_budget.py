@@ -16,6 +16,7 @@ import pytest
 from consensus.adapters.journal import Journal
 from consensus.adapters.llm import LiteLLMTokenCounter
 from consensus.app.runner import run_review
+from consensus.app.services import ProviderKeys, Services
 from consensus.ingest.review_diff import ingest
 from consensus.ingest.risk import Tier, risk_order, tier
 from consensus.model.base import FileStatus
@@ -26,9 +27,10 @@ from consensus.render import render
 from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES
 from consensus.review.dry_run import plan_dry_run
 from consensus.review.job import ReviewJob
-from consensus.review.pipeline import review
+from consensus.review.pipeline import ReviewServices, review
 from consensus.settings.config import AUTO_PROVIDERS, Settings, resolve_providers
 from consensus.settings.personas import load_personas, select_personas
+from tests.flows_world import NoCheckout
 
 KEYS = {key: "sk-test" for key, _ in AUTO_PROVIDERS[:3]}  # OpenAI, Anthropic, Gemini
 
@@ -103,16 +105,18 @@ def job_for(diff_text: str, settings: Settings) -> ReviewJob:
 
 
 def reviewed(job: ReviewJob, client: LongestAnswers, counter: TokenCounter) -> Report:
-    return asyncio.run(
-        review(
-            job.diff,
-            settings=job.settings,
-            providers=job.providers,
-            personas=job.personas,
-            client=client,
-            counter=counter,
-            clock=lambda: 0.0,
-        )
+    return asyncio.run(review(job, ReviewServices(client=client, counter=counter)))
+
+
+def services(client: LongestAnswers, counter: TokenCounter, journal: Path) -> Services:
+    """What `run_review` works with: the fake model, the real counter, a journal file."""
+    return Services(
+        models=client,
+        counter=counter,
+        keys=ProviderKeys(KEYS, needed_keys=lambda model: ()),
+        journal=lambda: Journal(journal),
+        log=lambda line: None,
+        checkout=NoCheckout(),
     )
 
 
@@ -191,13 +195,9 @@ def test_following_the_stop_advice_literally_completes_the_review(
 ) -> None:
     text = change(files=30, lines_per_file=40)
     settings = Settings.model_validate({"budget": {"max_tokens": 150_000, "max_cost_usd": 0.05}})
-    journal = Journal(tmp_path / "journal.db")
     client = LongestAnswers(counter)
-    first = asyncio.run(
-        run_review(
-            job_for(text, settings), journal=journal, client=client, counter=counter, source=None
-        )
-    )
+    wired = services(client, counter, tmp_path / "journal.db")
+    first = asyncio.run(run_review(job_for(text, settings), wired, source=None))
     assert first.incomplete is not None
     assert first.incomplete.headline.startswith("Incomplete: ")
     assert first.incomplete.headline.endswith("No findings is not a clean bill.")
@@ -212,12 +212,7 @@ def test_following_the_stop_advice_literally_completes_the_review(
             }
         }
     )
-    second = asyncio.run(
-        run_review(
-            job_for(text, raised), journal=journal, client=client, counter=counter, source=None
-        )
-    )
-    journal.close()
+    second = asyncio.run(run_review(job_for(text, raised), wired, source=None))
     assert second.incomplete is None
     assert second.run_id == first.run_id  # the same run, continued
     # Calls answered in the first run are served from the journal, never sent again.

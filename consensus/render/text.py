@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import click
 
@@ -307,6 +307,13 @@ def render_text(report: Report, *, color: bool = False) -> str:
             )
         out.append("")
 
+    out += _footer(report, style)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _footer(report: Report, style: Callable[..., str]) -> list[str]:
+    """What a reader needs to trust the result: failed providers, calls not sent, the
+    audit trail, files no model read or skipped, and the warnings again at the end."""
     footer = [
         style(f"provider {p.model} {p.status}: {clean(p.error or 'no answer')}", fg="red")
         for p in report.providers
@@ -326,8 +333,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
         if len(report.skipped_files) > len(shown):
             more = len(report.skipped_files) - len(shown)
             footer.append(f"  … and {more} more (--format json lists them all)")
+    warning = quorum_warning(report)
     if warning:
         footer.append(style(warning, fg="red", bold=True))
-    footer += [style(line, fg="red", bold=True) for line in opening[:1]]
-    out += footer
-    return "\n".join(out).rstrip("\n") + "\n"
+    footer += [style(line, fg="red", bold=True) for line in incomplete_lines(report)[:1]]
+    return footer

@@ -7,15 +7,17 @@ file, the key and the fix. Keys for providers live in the environment, never the
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
     ContextSettings,
@@ -79,23 +81,6 @@ class InspectorSettings(_Strict):
     check_consensus: bool = False
     check_consensus_min_severity: Severity = Severity.HIGH
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
-
-
-Auto = Literal["auto"]
-
-
-class BudgetSettings(_Strict):
-    """What one run may spend, and what automatic runs on one pull request may spend.
-
-    `auto` (the default): derived from the review's plan (review/budget.py): the worst case
-    of the planned calls, for a change of up to 2,000 changed lines, so that the default
-    panel finishes such a review; `max_cost_usd_per_pr` auto is 5 × the run's cost cap.
-    A number is a hard cap; null is no limit.
-    """
-
-    max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
-    max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
-    max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
 
 
 class PublishSettings(_Strict):
@@ -308,11 +293,15 @@ def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any
     return merged
 
 
+_UNION_MEMBER = re.compile(r"^(constrained-\w+|literal\[.*\]|float|int|str|bool|none)$")
+
+
 def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
     # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     error = errors[0]
-    loc = [str(part) for part in error["loc"]]
+    # A key that takes a number or a word ("auto") names the failed alternative last.
+    loc = [str(part) for part in error["loc"] if not _UNION_MEMBER.match(str(part))]
     key = ".".join(loc) or None
     if error["type"] == "extra_forbidden":
         model = _model_at(Settings, loc[:-1])
