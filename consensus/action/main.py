@@ -84,7 +84,13 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
     number = pull.pull_request.number
     identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
     outcome = review_pull_request(
-        services, step, number, event=event, carry=carry, identity=identity
+        services,
+        step,
+        number,
+        event=event,
+        carry=carry,
+        identity=identity,
+        event_head=pull.pull_request.head.sha,
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(services, step, why="after its review", pull=pull, identity=identity)

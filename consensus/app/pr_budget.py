@@ -8,7 +8,7 @@ on later pushes, that says so and what a maintainer can do.
 
 from __future__ import annotations
 
-from consensus.ports import Conversation, Log, PullReader
+from consensus.ports import Conversation, PullReader
 from consensus.publish.spend import SPEND_MARKER, PrAllowance, allowance, cap_comment
 from consensus.publish.state import PublishState, Spent
 from consensus.publish.thread import Identity
@@ -37,26 +37,20 @@ def stopped_by_pr_budget(
     *,
     state: PublishState,
     budget: BudgetSettings,
-    head_sha: str,
-    identity: Identity,
-    log: Log,
+    head: str,
+    ours: Identity,
 ) -> PrAllowance | None:
     """What automatic runs may still spend on this PR; None when they must stop (the
     comment that says so is posted, or edited in place)."""
     left = allowance(budget, state.spent)
     if not left.exhausted:
         return left
-    body = cap_comment(state.spent or Spent(), left, head_sha)
-    ours = [
-        c for c in host.issue_comments(number) if SPEND_MARKER in c.body and identity.owns(c.author)
+    body = cap_comment(state.spent or Spent(), left, head)
+    posted = [
+        c for c in host.issue_comments(number) if SPEND_MARKER in c.body and ours.owns(c.author)
     ]
-    if ours:
-        if ours[0].body != body:
-            host.edit_issue_comment(ours[0].id, body)
-    else:
+    if not posted:
         host.create_issue_comment(number, body)
-    log(
-        f"PR #{number}: automatic reviews are stopped: the PR's budget is spent "
-        "(`/consensus review` runs one now)."
-    )
+    elif posted[0].body != body:
+        host.edit_issue_comment(posted[0].id, body)
     return None

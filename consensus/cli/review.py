@@ -141,7 +141,6 @@ def _finish(report: Report, fmt: str, output: Path | None, fail_on: str) -> NoRe
         from consensus.render.text import format_cost
 
         spent = report.stats.tokens_in + report.stats.tokens_out
-        log(f"{report.incomplete.headline} {report.incomplete.fix}")
         log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
     sys.exit(exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log))

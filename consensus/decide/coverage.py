@@ -81,7 +81,7 @@ def incompleteness(
         calls = len(results)
         what = (
             f"{len(unsent)} of {calls} review calls were not sent ({cause}); every file was "
-            "reviewed by at least one model, not by every persona"
+            "reviewed by at least one model, not by every model and persona"
         )
     else:
         what = (
