@@ -34,13 +34,13 @@ class Outcome(Frozen):
         """A review's outcome: incomplete when its quorum was not met, or when it says so
         itself (the budget stopped it, a file no model reviewed): its own words and fix."""
         quorum = report.quorum
-        if not quorum.met:
+        if report.incomplete is not None:  # what was not reviewed, and what finishes it
+            reason = f"{report.incomplete.headline} {report.incomplete.fix}"
+        elif not quorum.met:
             reason = (
                 f"quorum not met: {quorum.families_answered} provider families answered, "
                 f"{quorum.min_providers} needed; the summary is advisory"
             )
-        elif report.incomplete is not None:
-            reason = f"{report.incomplete.headline} {report.incomplete.fix}"
         elif report.budget_exhausted:
             reason = "budget reached before every file was reviewed: the review is incomplete"
         else:
