@@ -107,7 +107,7 @@ async def _journaled(
         run_id,
         status=status,
         report=report.model_dump_json(),
-        cost_usd=report.stats.cost_usd or 0.0,
+        cost_usd=report.stats.cost_usd,
     )
     if events is not None:
         events.run_ended(report, status=status)
