@@ -116,12 +116,19 @@ def test_the_wide_change_stops_says_so_everywhere_and_the_advice_finishes_it(wid
         tmp_env = env_for(tmp / "home")
         done = run_consensus(["replay", report.run_id, "--format", fmt], cwd=repo, env=tmp_env)
         assert headline in "\n".join(done.stdout.splitlines()[:10]), fmt
+        assert "$0.0000" not in done.stdout  # the models have no known price: unknown
     html = tmp / "run.html"
     done = run_consensus(
         ["report", report.run_id, "--html", str(html)], cwd=repo, env=env_for(tmp / "home")
     )
     page = html.read_text(encoding="utf-8")
     assert headline in page[: page.index("</header>")]
+    # Ticked only where a model returned a valid review; calls never sent are not failures.
+    pairs = sum(state == "reviewed" for c in report.coverage for state in c.providers.values())
+    assert page.count("<td class='cell reported' title='reviewed'>") == pairs
+    unsent = sum(p.not_sent for p in report.providers)
+    assert f"({0} failed), {unsent} not sent" in page
+    assert "$0.0000" not in page
     assert len(server.log) == sent
 
     # The stop message names the flag and the value; following it literally finishes.

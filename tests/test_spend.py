@@ -77,3 +77,15 @@ def test_a_run_never_gets_more_than_the_pr_has_left() -> None:
         BudgetSettings(), planned, unpriced=[], changed_lines=100, ceiling=Ceiling(cost_usd=0.30)
     )
     assert (held.max_cost_usd, held.cost_source, held.fits) == (0.30, "pr", False)
+
+
+def test_a_cost_cap_with_unknown_prices_says_it_holds_in_tokens_only() -> None:
+    planned = [Reservation(tokens=10_000, cost_usd=None)] * 4
+    settings = BudgetSettings(max_cost_usd=1.0, max_tokens=30_000)
+    budget = plan_budget(settings, planned, unpriced=["openai/local-model"], changed_lines=50)
+    assert not budget.cost_enforced
+    [note] = budget.notes()
+    assert note == (
+        "the cost cap ($1.00) cannot be enforced in money: no known price for "
+        "openai/local-model; the token cap holds (30,000 tokens)"
+    )

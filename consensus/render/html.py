@@ -224,6 +224,7 @@ def _timeline(
         return LABEL_WIDTH + (t - start) / span * TIMELINE_WIDTH
 
     grouped = _lanes(report, calls)
+    unpriced = set(report.budget.unpriced) if report.budget else set()
     top = 50  # below the tick labels and two rows of phase labels
     bands = []
     for i, phase in enumerate(phases):
@@ -239,7 +240,7 @@ def _timeline(
                     "ok" if c.ok else "notsent" if not_sent(c) else "failed",
                     x(c.started),
                     2.0 if not_sent(c) else max(x(c.finished) - x(c.started), 2.0),
-                    _tip(model, c),
+                    _tip(model, c, priced=model not in unpriced),
                 )
                 for c in mine
             ],
@@ -260,14 +261,15 @@ def not_sent(call: CallRow) -> bool:
     return not call.ok and call.error_kind in _NOT_SENT
 
 
-def _tip(model: str, call: CallRow) -> str:
+def _tip(model: str, call: CallRow, *, priced: bool = True) -> str:
     if not_sent(call):
         return f"{model}: not sent ({call.error_kind}): nothing was paid"
     state = "ok" if call.ok else "failed"
     failure = f" ({call.error_kind})" if not call.ok and call.error_kind else ""
     return (
         f"{model}: {state}{failure}, {call.latency_s:.2f} s, "
-        f"{call.tokens_in} in / {call.tokens_out} out, ${call.cost_usd:.4f}, "
+        f"{call.tokens_in} in / {call.tokens_out} out, "
+        f"{f'${call.cost_usd:.4f}' if priced else 'cost unknown'}, "
         f"attempts {call.attempts}"
     )
 
