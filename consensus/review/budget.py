@@ -17,11 +17,11 @@ is reviewed riskiest files first until the cap, and says what would finish it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Literal
 
 from consensus.model.base import Frozen
-from consensus.ports import CompletionRequest, ModelPrice, TokenCounter
+from consensus.ports import CompletionRequest, TokenCounter
 from consensus.settings.config import BudgetSettings
 
 OUTPUT_TOKENS = 4_096  # a review call's answer at its longest (its request's max_tokens)
@@ -163,10 +163,6 @@ def plan_budget(
         unpriced=tuple(sorted(set(unpriced))),
         changed_lines=changed_lines,
     )
-
-
-def unpriced_models(models: Sequence[str], prices: Mapping[str, ModelPrice | None]) -> list[str]:
-    return [m for m in models if prices.get(m) is None]
 
 
 def round_up_tokens(tokens: int) -> int:
