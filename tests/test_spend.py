@@ -89,3 +89,9 @@ def test_a_cost_cap_with_unknown_prices_says_it_holds_in_tokens_only() -> None:
         "the cost cap ($1.00) cannot be enforced in money: no known price for "
         "openai/local-model; the token cap holds (30,000 tokens)"
     )
+
+
+def test_a_run_with_no_planned_review_call_is_capped_in_tokens_not_at_zero_dollars() -> None:
+    # `/consensus verify` plans no review call: its cap is the verification share.
+    budget = plan_budget(BudgetSettings(), [], unpriced=[], changed_lines=0)
+    assert budget.max_tokens == 50_000 and budget.max_cost_usd is None

@@ -102,7 +102,7 @@ class RunBudget(Frozen):
     def notes(self) -> list[str]:
         """What a reader needs to know about the caps: where they come from, what cannot hold."""
         out = []
-        if self.cost_source == "unknown":
+        if self.cost_source == "unknown" and self.unpriced:
             out.append(
                 f"no cost cap: no known price for {', '.join(self.unpriced)}, so the cost "
                 "cannot be derived or enforced in money; the token cap holds"
@@ -130,9 +130,9 @@ def plan_budget(
     tokens = sum(r.tokens for r in planned)
     needed_tokens = tokens + max(VERIFY_FLOOR, math.ceil(tokens * VERIFY_SHARE))
     needed_cost: float | None = None
-    if not unpriced:
+    if not unpriced and tokens:  # nothing planned: no price to scale, the tokens hold
         cost = sum(r.cost_usd or 0.0 for r in planned)
-        needed_cost = cost * (needed_tokens / tokens) if tokens else 0.0
+        needed_cost = cost * (needed_tokens / tokens)
     scale = min(1.0, REFERENCE_LINES / changed_lines) if changed_lines else 1.0
     max_tokens: int | None
     max_cost: float | None
