@@ -7,6 +7,7 @@ fake model that answers every call at its longest: the worst case the budget res
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,10 @@ from consensus.model.diff import ChangedFile
 from consensus.model.report import Report
 from consensus.ports import Completion, CompletionRequest, TokenCounter
 from consensus.render import render
-from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES
+from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES, worst_case
 from consensus.review.dry_run import plan_dry_run
 from consensus.review.job import ReviewJob
-from consensus.review.pipeline import ReviewServices, review
+from consensus.review.pipeline import ReviewServices, plan_calls, review
 from consensus.settings.config import AUTO_PROVIDERS, Settings, resolve_providers
 from consensus.settings.personas import load_personas, select_personas
 from tests.flows_world import NoCheckout
@@ -82,8 +83,11 @@ class LongestAnswers:
         if price is not None:
             cost = tokens_in * price.input_per_token + tokens_out * price.output_per_token
         return Completion(
-            text='{"findings": []}', tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost
+            text=self.text(request), tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost
         )
+
+    def text(self, request: CompletionRequest) -> str:
+        return '{"findings": []}'
 
 
 @pytest.fixture(scope="module")
@@ -270,3 +274,80 @@ def test_risk_order_puts_security_first_and_tests_and_docs_last() -> None:
         "docs/auth.md",
     ]
     assert tier(changed("src/app/views.py", 1), redacted={"src/app/views.py"}) is Tier.SECURITY
+
+
+@dataclass
+class OneFamilyFinds(LongestAnswers):
+    """LongestAnswers, where OpenAI's models report one finding nobody else reports (so it
+    goes to verification) and every verifier confirms it."""
+
+    def text(self, request: CompletionRequest) -> str:
+        if request.schema_name == "verdict":
+            return json.dumps({"verdict": "confirmed", "reason": "the loop reads past the end"})
+        if not request.model.startswith("openai/"):
+            return '{"findings": []}'
+        finding = {
+            "path": "src/pkg/module_00.py",
+            "line": 11,
+            "severity": "high",
+            "category": "bug",
+            "title": "The running total is computed from the wrong step",
+            "body": "`total_{i - 1}` is read before it is assigned.",
+        }
+        return json.dumps({"findings": [finding]})
+
+
+def with_tokens(job: ReviewJob, cap: int) -> ReviewJob:
+    """The same job with a token cap and no cost cap."""
+    budget = {"max_tokens": cap, "max_cost_usd": None}
+    settings = Settings.model_validate({**job.settings.model_dump(), "budget": budget})
+    return ReviewJob.model_validate({**dict(job), "settings": settings})
+
+
+def test_a_stop_during_verification_advises_what_finishes_it(
+    counter: LiteLLMTokenCounter, tmp_path: Path
+) -> None:
+    text = change(files=1, lines_per_file=10)
+    keys = {key: "sk-test" for key, _ in AUTO_PROVIDERS[:2]}
+    client = OneFamilyFinds(counter)
+    plain = Settings.model_validate({"personas": ["correctness"], "min_providers": 2})
+    job = job_for(text, plain)
+    job = ReviewJob.model_validate({**dict(job), "providers": resolve_providers(plain, keys)})
+    review_worst = sum(
+        worst_case(call.request, counter).tokens
+        for call in plan_calls(
+            job.diff,
+            providers=job.providers,
+            personas=job.personas,
+            counter=counter,
+            default_window=32_000,
+        )
+    )
+    # Room for the review calls and about one verification call.
+    cap = review_worst + 3_000
+    capped = ReviewJob.model_validate(
+        {
+            **dict(job),
+            "settings": Settings.model_validate(
+                {**plain.model_dump(), "budget": {"max_tokens": cap, "max_cost_usd": None}}
+            ),
+        }
+    )
+    wired = services(client, counter, tmp_path / "journal.db")
+    first = asyncio.run(run_review(capped, wired, source=None))
+    assert first.incomplete is not None and first.budget is not None
+    assert "could not be verified (budget reached)" in first.incomplete.headline
+    [flag] = re.findall(r"--max-tokens (\d+)", first.incomplete.fix)
+    assert int(flag) > cap
+    raised = ReviewJob.model_validate(
+        {
+            **dict(job),
+            "settings": Settings.model_validate(
+                {**plain.model_dump(), "budget": {"max_tokens": int(flag), "max_cost_usd": None}}
+            ),
+        }
+    )
+    second = asyncio.run(run_review(raised, wired, source=None))
+    assert second.incomplete is None
+    [finding] = second.findings
+    assert finding.status.value == "verified"
