@@ -1,6 +1,6 @@
 """Overhead benchmark: start-up, the model phase over ideal, and the Action's step time.
 
-One run prints, side by side, each figure next to the target of issue 17:
+One run prints, side by side, each figure next to its target:
 
 1. Start-up: `import litellm` alone, against the time `consensus review` (a real process)
    takes to send its first model call; `consensus --help`.

@@ -5,7 +5,7 @@ the count does not grow with findings), the real GitHub adapter (PyGithub) and t
 pipeline. Prints the requests of a first run (posts the review and the summary) and of a
 re-run on the same head (posts nothing new, edits the summary), by endpoint, and the model
 calls of each: the re-run runs on a fresh runner (no journal, as on GitHub's runners) and
-carries every decision from the summary's state (issue 19: 0 model calls).
+carries every decision from the summary's state (0 model calls).
 
     python benchmarks/github_bench.py [--files 40] [--findings 25]
 """

@@ -1,5 +1,6 @@
-"""`python benchmarks/merge_corpus.py` runs fakes/merge_corpus.py, which tests/ share too: neither
-tree imports the other, both import fakes/. Its docstring says what it measures."""
+"""`python benchmarks/merge_corpus.py` runs benchmarks/sim/merge_corpus.py (the simulation
+lives in the sim package so that its reduced run in tests/sim can import it). Its docstring says
+what it measures."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fakes.merge_corpus import main
+from benchmarks.sim.merge_corpus import main
 
 if __name__ == "__main__":
     sys.exit(main())

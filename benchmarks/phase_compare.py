@@ -1,4 +1,4 @@
-"""The model phase, before and after a change, side by side in one run (issue 17).
+"""The model phase, before and after a change, side by side in one run.
 
 action_bench.py measures this checkout; this one answers "did my change help?", which
 one-off runs on a shared machine cannot: the ratio moves with the other users' load by

@@ -1,14 +1,71 @@
-"""`python benchmarks/quality_bench.py` runs fakes/quality_world.py, which tests/ share too: neither
-tree imports the other, both import fakes/. Its docstring says what it measures."""
+"""`python benchmarks/quality_bench.py` runs the quality simulation
+(benchmarks/sim/quality_world.py, whose docstring says what it measures), then prints this
+run's headline figures beside those recorded at earlier commits
+(benchmarks/results/recorded.json)."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from fakes.quality_world import main
+from benchmarks.sim import quality_world as world
+from benchmarks.sim import recorded
+
+DIGITS = {
+    "posted findings on the clean PRs": 0,
+    "… of them posted without any verification": 0,
+    "verification calls / PR": 2,
+}
+
+
+def headline(result: world.SimResult) -> dict[str, float]:
+    """The figures recorded for the default method (consensus ≥ 0.75 + verification, k=2)."""
+    t = result.tallies[world.with_voting(*world.HEADLINE)]
+    return {
+        "duplicates posted / PR": t.per_pr(t.duplicates),
+        "posted findings on the clean PRs": float(t.clean_posted),
+        "… of them posted without any verification": float(t.clean_unchecked),
+        "precision": t.precision,
+        "recall": t.recall,
+        "F1": t.f1,
+        "verification calls / PR": t.per_pr(t.verify_calls + t.same_calls),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Quality benchmark (simulation).")
+    parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
+    parser.add_argument("--seed", type=int, default=world.DEFAULT.seed)
+    parser.add_argument("--accuracy", type=float, default=world.DEFAULT.accuracy)
+    parser.add_argument("--shared-fp", type=float, default=world.DEFAULT.shared_fp_per_pr)
+    parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
+    parser.add_argument("--plot", type=Path, default=world.ROOT / "docs" / "quality.png")
+    parser.add_argument("--no-plot", action="store_true")
+    args = parser.parse_args(argv)
+    params = replace(
+        world.DEFAULT,
+        prs=args.prs,
+        seed=args.seed,
+        accuracy=args.accuracy,
+        shared_fp_per_pr=args.shared_fp,
+        sweep=not args.no_sweep,
+    )
+    result = world.simulate(params, with_today=False)
+    print(world.describe(params), end="\n\n")
+    print(world.report(result))
+    if replace(params, sweep=True) == world.DEFAULT:  # the setting the figures were recorded in
+        print("", recorded.compare(recorded.load("quality"), headline(result), DIGITS), sep="\n")
+    print(f"\n{params.prs} PRs in {result.seconds:.1f} s")
+    if not args.no_plot:
+        world.plot(result, args.plot)
+        print(f"plot: {args.plot}")
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

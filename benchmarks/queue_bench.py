@@ -3,7 +3,7 @@
 A repository with N open PRs of which A are agent PRs (200 and 50 by default: 3 bots,
 mixed risk, some overlapping, a few sent back), the real GitHub adapter (PyGithub) and
 the real reconcile. Prints, for each run, the wall time and the requests by kind (GraphQL:
-who last edited each agent PR's summary, issue 18; GitHub meters it apart from REST):
+who last edited each agent PR's summary; GitHub meters it apart from REST):
 
 1. first reconcile (labels, review requests, comments written);
 2. second reconcile (must write nothing);
@@ -26,10 +26,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim.queue_world import BOTS, CODEOWNERS, CONFIG, REPO, Spec, add_pull, host  # noqa: E402
 from consensus.model.base import Severity  # noqa: E402
 from consensus.queue.apply import reconcile  # noqa: E402
 from fakes.github_server import FakeGitHub  # noqa: E402
-from fakes.queue_world import BOTS, CODEOWNERS, CONFIG, REPO, Spec, add_pull, host  # noqa: E402
 
 
 def specs(open_prs: int, agents: int) -> list[Spec]:

@@ -1,7 +1,7 @@
 """The narrow ports through which the core reaches the outside world.
 
 The core never imports litellm or PyGithub: it talks to a `ModelClient`. The real
-adapter lives in `llm_client.py`; tests and benchmarks plug in fakes with the same shape,
+adapter lives in `adapters/llm.py`; tests and benchmarks plug in fakes with the same shape,
 and a run journal can wrap any client without the core noticing.
 """
 

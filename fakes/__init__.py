@@ -1,7 +1,8 @@
-"""Loopback servers and simulated worlds shared by tests/ and benchmarks/.
+"""Loopback servers shared by tests/ and benchmarks/.
 
-Neither of those trees imports the other: both import from here. Real HTTP servers on
-127.0.0.1 that speak the OpenAI, Anthropic and Ollama APIs (provider_server) and
-GitHub's REST API (github_server), and a repository of agent PRs (queue_world). The
-in-memory fakes of the ports ship with the package, in consensus/testing.py.
+Real HTTP servers on 127.0.0.1 that speak the OpenAI, Anthropic and Ollama APIs
+(provider_server) and GitHub's REST and GraphQL APIs (github_server, github_json,
+github_graphql), and the CLI run in process against them (inprocess). The in-memory fakes
+of the ports ship with the package, in consensus/testing.py; the simulated worlds the
+benchmarks measure live in benchmarks/sim.
 """

@@ -1,7 +1,7 @@
 """GitHub's REST objects, whole: what the loopback GitHub (github_server.py) answers with.
 
 Each builder returns an object with every property GitHub's OpenAPI description requires
-of it (tests/github_openapi.py holds the fake to that description), so the adapter is
+of it (tests/contract/github_openapi.py holds the fake to that description), so the adapter is
 tested against the bodies GitHub really sends, not a convenient subset. URLs point at
 api.github.com and github.com, as GitHub's own do; nothing follows them.
 """

@@ -1,16 +1,37 @@
-"""Shared test setup: litellm never fetches its price map, no test touches the real journal."""
+"""Shared test setup: each test is marked with its tier (the folder it lives in), litellm never
+fetches its price map, no test touches the real journal, and every loopback GitHub a test
+starts is held to GitHub's OpenAPI description.
+
+The tiers: `unit` (pure stages, in memory), `flows` (app flows through the in-memory fakes of
+`consensus/testing.py`), `e2e` (the real CLI or Action against the loopback servers in
+`fakes/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI description,
+GraphQL schema, webhook examples and actionlint), `sim` (reduced runs of the benchmark
+simulations in `benchmarks/sim/`). `pytest -m "not e2e"` is the quick loop.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from fakes.github_server import FakeGitHub
-from tests.github_openapi import description, problems_of
+from tests.contract.github_openapi import description, problems_of
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+TESTS = Path(__file__).resolve().parent
+TIERS = ("unit", "flows", "e2e", "contract", "sim")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with the tier its folder names (`-m "not e2e"` selects by it)."""
+    for item in items:
+        tier = item.path.resolve().relative_to(TESTS).parts[0]
+        assert tier in TIERS, f"{item.nodeid}: a test lives in one of tests/{{{','.join(TIERS)}}}"
+        item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture(autouse=True)
@@ -24,8 +45,8 @@ def _journal_in_tmp(
 def _github_requests_conform_to_github(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every loopback GitHub a test starts is checked when the test ends: each request our
     adapter sent must be one GitHub's OpenAPI description accepts, and each answer of the
-    fake one GitHub could give (tests/github_openapi.py; nothing is checked where the npm
-    package is not installed, and tests/test_github_openapi.py then skips, saying why)."""
+    fake one GitHub could give (tests/contract/github_openapi.py; nothing is checked where the npm
+    package is not installed, and tests/contract/test_github_openapi.py then skips, saying why)."""
     started: list[FakeGitHub] = []
     start = FakeGitHub.start
 

@@ -88,7 +88,7 @@ def read_gitattributes(repo: Path) -> str:
         return ""
 
 
-def repo_root(start: Path) -> Path | None:
+def toplevel(start: Path) -> Path | None:
     """The top directory of the git work tree containing `start`, or None."""
     try:
         out = git(start, ["rev-parse", "--show-toplevel"])

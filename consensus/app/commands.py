@@ -10,11 +10,11 @@ Safe by default, in this order, before anything is spent:
    repository permission, asked of the collaborators API, is write, maintain or admin;
    the comment's `author_association` is never trusted. Others get a polite answer, and
    it comes before the arguments are looked at, so nothing they wrote is echoed;
-4. arguments are parsed strictly by the command's grammar; what the reply quotes of a
+4. arguments are parsed strictly by the command's grammar; what the answer quotes of a
    comment (a bad argument, a reason) passes through the sanitiser (render/untrusted.py).
 
 Accepted commands get 👀, then 🚀 when all went well or 😕 when one failed; all of a
-comment's commands are answered in one reply. State (finding ids, fingerprints,
+comment's commands are answered in one comment. State (finding ids, fingerprints,
 dismissals, pause) lives in the summary comment's hidden block, so any runner can answer.
 """
 
@@ -30,7 +30,7 @@ from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.model.outcome import Outcome, OutcomeKind
-from consensus.publish.replies import (
+from consensus.publish.answers import (
     WRITE_LEVELS,
     Section,
     config_section,
@@ -38,7 +38,7 @@ from consensus.publish.replies import (
     explain_section,
     help_section,
     personas_section,
-    render_reply,
+    render_answer,
     workflows_section,
 )
 from consensus.publish.slash import (
@@ -150,7 +150,7 @@ def _answer(
             why = f"Failed: {escape_line(exc.message)}"
             sections.append(Section(f"/consensus {spec.name}", why, ok=False))
     context.host.create_issue_comment(
-        context.info.number, render_reply(comment_id, context.login, sections)
+        context.info.number, render_answer(comment_id, context.login, sections)
     )
     if plan:
         failed = any(not s.ok for s in sections)

@@ -8,9 +8,8 @@ import asyncio
 from consensus.app.command_context import Context
 from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
 from consensus.errors import ConsensusError
-from consensus.ingest.detections import PROVIDER
 from consensus.model.findings import Cluster, Finding, ScoredCluster
-from consensus.publish.replies import Section, verified_section
+from consensus.publish.answers import Section, verified_section
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
@@ -56,7 +55,7 @@ def _publish_now(context: Context, run: PullRun) -> None:
 
 def verify_now(context: Context, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
-    if any(m.provider == PROVIDER for m in record.members):
+    if record.found_by_scan:
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
     settings, keys = context.settings, context.services.keys
     providers = keys.providers(settings)

@@ -211,7 +211,7 @@ def open_journal(env: Mapping[str, str], warn: Log) -> Journal:
 
 def repo_root(cwd: Path) -> Path:
     """The work tree's top directory, or `cwd` itself outside a repository."""
-    return git.repo_root(cwd) or cwd
+    return git.toplevel(cwd) or cwd
 
 
 def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:

@@ -21,7 +21,7 @@ from consensus.cli.options import handles_errors, load_config_at, repo_root
 def config(config_path: Path | None, base: str | None) -> None:
     """Show the effective settings and the guidelines given to reviewers."""
     from consensus.app.wiring import guidelines_source
-    from consensus.publish.replies import public_settings
+    from consensus.publish.answers import public_settings
     from consensus.review.guidelines import collect_guidelines, describe_guidelines
 
     root = repo_root()

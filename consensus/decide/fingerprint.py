@@ -1,7 +1,7 @@
 """Fingerprints: a stable name for one problem at one place, across runs.
 
 A fingerprint is what an inline comment carries in its hidden marker, and what stops a
-re-run from posting the same comment twice (PRODUCT.md §5, §6). So it must survive what
+re-run from posting the same comment twice. So it must survive what
 changes between runs without the problem changing:
 
 - rewording: models never phrase a finding the same way twice, so no model text goes in

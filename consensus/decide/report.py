@@ -1,4 +1,4 @@
-"""Assemble the report (PRODUCT.md §5) from scored clusters and call results.
+"""Assemble the report from scored clusters and call results.
 
 Finding ids follow one stated order, so the same replies always give the same ids:
 posted findings first, then by severity (most severe first), path, line and title.
@@ -99,6 +99,7 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
                     persona=m.persona,
                     line=m.line,
                     title=m.title,
+                    source=m.source,
                 )
                 for m in item.cluster.members
             ),

@@ -1,6 +1,6 @@
 """SCORE: clusters → consensus, or disputed (for verification, or listed only).
 
-The voter is the provider family (PRODUCT.md §1, §3): a provider counts once however many
+The voter is the provider family: a provider counts once however many
 of its personas reported a cluster, and one model reached through two gateways is one
 family. For a cluster on `path`:
 
@@ -23,10 +23,10 @@ verified, as a disputed one; a unanimous one is posted as it is.
 Anything else is disputed and UNVERIFIED for now;
 it needs verification when its severity is at least `verify_min_severity`, or HIGH or
 above whatever the setting (a severe disputed finding is never left unchecked), or when at
-least two families reported it: only low-severity singletons are merely listed (PRODUCT.md
-§1). In the quality simulation, most low-severity findings two families agree on are
-real, and checking them costs under one call per PR. The verify phase replaces the
-status of those it checks.
+least two families reported it: only low-severity singletons are merely listed. In the
+quality simulation, most low-severity findings two families agree on are real, and
+checking them costs under one call per PR. The verify phase replaces the status of those it
+checks.
 """
 
 from __future__ import annotations

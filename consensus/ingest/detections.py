@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from pathlib import PurePosixPath
 
 from consensus.ingest.redact import redact_text
-from consensus.model.base import Category, Severity, Status
+from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, Status
 from consensus.model.diff import LinkChange, ReviewDiff
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding, ScoredCluster
 
-PROVIDER = "consensus"
+PROVIDER = SCAN_NAME  # review/verify.py reads it under this name
 
 # Phrases that address the machine reading the diff rather than a human: instructions to
 # ignore, approve or stay silent, role markers of chat formats, "as an AI" framing.
@@ -45,11 +45,10 @@ def settle(scored: list[ScoredCluster]) -> list[ScoredCluster]:
     the model families only, and the reason says what found it."""
     settled = []
     for item in scored:
-        found_by = [m for m in item.cluster.members if m.provider == PROVIDER]
-        if not found_by:
+        if not item.cluster.from_scan:
             settled.append(item)
             continue
-        families = item.cluster.families - {PROVIDER}
+        families = item.cluster.model_families
         votes_of = max(item.votes_of - 1, len(families))
         also = f"; also reported by {len(families)} of {votes_of} families" if families else ""
         settled.append(
@@ -68,15 +67,16 @@ def settle(scored: list[ScoredCluster]) -> list[ScoredCluster]:
 
 
 def is_detection(cluster: Cluster) -> bool:
-    return any(member.provider == PROVIDER for member in cluster.members)
+    return cluster.from_scan
 
 
 def _finding(
     path: str, lines: tuple[int, int], title: str, body: str, severity: Severity
 ) -> Finding:
     return Finding(
-        provider=PROVIDER,
-        family=PROVIDER,
+        provider=SCAN_NAME,
+        family=SCAN_NAME,
+        source=FindingSource.SCAN,
         persona="security",
         chunk=0,
         path=path,

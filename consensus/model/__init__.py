@@ -3,10 +3,10 @@
 base      Frozen and the enums every stage shares (Severity, Category, Status, ...)
 diff      ingest  -> DiffLine, Hunk, ChangedFile, SkippedFile, Redaction, LinkChange,
           ReviewDiff, Chunk
-reply     the model I/O contract of PRODUCT.md §4: ReviewReply / ReplyFinding / VerdictReply
+reply     the model I/O contract: ReviewReply / ReplyFinding / VerdictReply
 findings  fan-out -> ModelReview | ModelFailure (holding Finding / DroppedFinding);
           align -> Cluster; score -> ScoredCluster; verify -> Verification (Vote)
-report    Report, the JSON report of PRODUCT.md §5
+report    Report, what `--format json` writes
 
 Everything here is frozen: stages return new values, they never edit old ones.
 """

@@ -47,8 +47,31 @@ class Category(str, Enum):
     DOCS = "docs"
 
 
+class FindingSource(str, Enum):
+    """Who reported a finding: a reviewing model, or consensus's own scan of the diff
+    (committed credentials, text addressed to AI reviewers, retargeted links).
+
+    A scan finding is listed under the provider and family name `SCAN_NAME` in reports and
+    in the summary's state, which store names only: `source_by_name` reads the source back
+    from the name, in that one place."""
+
+    MODEL = "model"
+    SCAN = "scan"
+
+
+SCAN_NAME = "consensus"  # the provider and family name a scan finding is listed under
+
+
+def source_by_name(data: object) -> object:
+    """For a member read back from names alone (a stored report or state): its source,
+    SCAN when it is listed under `SCAN_NAME`. Used as a `mode="before"` model validator."""
+    if isinstance(data, dict) and "source" not in data and data.get("provider") == SCAN_NAME:
+        return {**data, "source": FindingSource.SCAN}
+    return data
+
+
 class Status(str, Enum):
-    """What became of a cluster (PRODUCT.md §5)."""
+    """What became of a cluster: consensus, verified, disputed, unverified or refuted."""
 
     CONSENSUS = "consensus"  # posted inline
     VERIFIED = "verified"  # posted inline, marked verified

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from typing import Literal
 
-from consensus.model.base import Category, FailureKind, Frozen, Severity, Status, VerdictKind
+from consensus.model.base import (
+    Category,
+    FailureKind,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    VerdictKind,
+)
 
 # Findings within this many lines of each other are at one place: where align looks for
 # paraphrases of one problem, and where consensus's own scan groups adjacent credentials.
@@ -31,8 +39,8 @@ class Usage(Frozen):
 
 
 class Suggestion(Frozen):
-    """A model's replacement text for the new-side lines `line`..`end_line` (PRODUCT.md §4),
-    as that model wrote it: never merged with another's."""
+    """A model's replacement text for the new-side lines `line`..`end_line` (the reply's
+    `suggestion`), as that model wrote it: never merged with another's."""
 
     line: int
     end_line: int
@@ -57,6 +65,7 @@ class Finding(Frozen):
     evidence: str | None = None
     confidence: float | None = None
     suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
+    source: FindingSource = FindingSource.MODEL
 
 
 class DroppedFinding(Frozen):
@@ -116,6 +125,15 @@ class Cluster(Frozen):
         return frozenset(member.family for member in self.members)
 
     @property
+    def model_families(self) -> frozenset[str]:
+        """The families of the models that reported it: the votes (the scan has none)."""
+        return frozenset(m.family for m in self.members if m.source is FindingSource.MODEL)
+
+    @property
+    def from_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
+
+    @property
     def providers(self) -> tuple[str, ...]:
         return tuple(sorted({member.provider for member in self.members}))
 
@@ -153,7 +171,7 @@ class Vote(Frozen):
 
 
 class Verification(Frozen):
-    """How a finding was verified (PRODUCT.md §5 `verification`, plus the record behind it).
+    """How a finding was verified (the report's `verification`, plus the record behind it).
 
     `confirmed`/`refuted`/`uncertain` count every counted vote, the inspector's included;
     failed calls count as uncertain: a verifier error never confirms anything.

@@ -1,4 +1,4 @@
-"""The model I/O contract of PRODUCT.md §4: what a reviewing or verifying model answers."""
+"""The model I/O contract: what a reviewing or verifying model answers."""
 
 from __future__ import annotations
 

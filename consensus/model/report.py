@@ -1,12 +1,19 @@
-"""The report of PRODUCT.md §5: what a run found, who agreed, and what it cost."""
+"""The report: what a run found, who agreed, and what it cost."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from consensus.model.base import Category, Frozen, Severity, Status
+from consensus.model.base import (
+    Category,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    source_by_name,
+)
 from consensus.model.diff import Redaction, SkippedFile
 from consensus.model.findings import DroppedFinding, Suggestion, Verification
 
@@ -26,6 +33,13 @@ class FindingMember(Frozen):
     persona: str
     line: int
     title: str
+    # Not written out: the JSON report lists the scan by name (`source_by_name`).
+    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scan_by_name(cls, data: object) -> object:
+        return source_by_name(data)
 
 
 class ReportFinding(Frozen):
@@ -50,6 +64,16 @@ class ReportFinding(Frozen):
     # The head this decision was made on, when an earlier run made it on the same code and
     # this run carried it (no model was asked again); None when this run decided it.
     carried_from: str | None = None
+
+    @property
+    def found_by_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
+
+    @property
+    def model_providers(self) -> list[str]:
+        """`providers` without the scan: the models that reported it."""
+        scan = {m.provider for m in self.members if m.source is FindingSource.SCAN}
+        return [p for p in self.providers if p not in scan]
 
 
 class DecisionChange(Frozen):
@@ -150,7 +174,8 @@ class Incomplete(Frozen):
 
 
 class Report(Frozen):
-    """The JSON report of PRODUCT.md §5, plus the audit trail a user needs to trust it."""
+    """The JSON report (findings, providers, stats), plus the audit trail a user needs to
+    trust it."""
 
     version: int = 1
     run_id: str

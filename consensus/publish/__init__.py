@@ -1,3 +1,3 @@
 """What to post on a PR: the plan, the summary comment and its hidden state, slash-command
-parsing and replies. Pure.
+parsing and answers to commands. Pure.
 """

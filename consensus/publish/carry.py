@@ -1,4 +1,4 @@
-"""Decisions carried between runs: the same code gets the same answer (issue 19). Pure.
+"""Decisions carried between runs: the same code gets the same answer. Pure.
 
 A run records in the summary state, for each file it decided (state.py `Decisions`): a
 digest of what the models saw of it (its hunks after redaction and path filters, its old
@@ -34,13 +34,11 @@ from consensus.model.findings import Verification
 from consensus.model.report import (
     CarriedFiles,
     DecisionChange,
-    FindingMember,
     ProviderReport,
     Quorum,
     Report,
     ReportFinding,
     Stats,
-    Votes,
 )
 from consensus.publish.state import (
     MAX_DECIDED_FILES,
@@ -51,7 +49,7 @@ from consensus.publish.state import (
     PanelNote,
     PublishState,
     VerificationNote,
-    verification_of,
+    report_finding,
 )
 
 DIGEST_HEX = 32  # 128 bits: a PR author cannot make a new diff that matches an old digest
@@ -141,45 +139,13 @@ def plan_carry(
     return Carry(
         files=unchanged,
         findings=tuple(
-            carried_finding(r, f.head_sha) for f in unchanged for r in records.get(f.path, ())
+            report_finding(r, carried_from=f.head_sha)
+            for f in unchanged
+            for r in records.get(f.path, ())
         ),
         panel=decisions.panel,
         families_answered=decisions.families_answered,
         min_providers=decisions.min_providers,
-    )
-
-
-def carried_finding(record: FindingRecord, head_sha: str) -> ReportFinding:
-    """A finding as the run that decided it reported it, read back from its record."""
-    note = record.verification
-    return ReportFinding(
-        id=record.id,
-        fingerprint=record.fingerprint,
-        path=record.path,
-        line=record.line,
-        end_line=record.end_line,
-        severity=record.severity,
-        category=record.category,
-        title=record.title,
-        body=record.body,
-        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
-        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
-        providers=list(record.providers),
-        personas=list(record.personas),
-        status=record.status,
-        verification=verification_of(note) if note is not None else None,
-        reason=record.reason,
-        members=tuple(
-            FindingMember(
-                provider=m.provider,
-                family=m.family,
-                persona=m.persona,
-                line=record.line,
-                title=m.title,
-            )
-            for m in record.members
-        ),
-        carried_from=head_sha,
     )
 
 

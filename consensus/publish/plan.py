@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
-from consensus.ingest.detections import PROVIDER as SCAN_PROVIDER
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
@@ -150,7 +149,7 @@ def established(finding: ReportFinding) -> str:
     """How a finding was established, in one readable line: who reported it, and who
     verified it, e.g. "Verified 3–0 by 2 models that did not report it · reported by 1 of
     4 providers (`openai/gamma`)"."""
-    names = [p for p in finding.providers if p != SCAN_PROVIDER]
+    names = finding.model_providers
     reported = f"{finding.votes.for_} of {finding.votes.of} providers"
     if names:
         reported += f" ({', '.join(code(p) for p in names)})"
@@ -169,7 +168,7 @@ def established(finding: ReportFinding) -> str:
             else:
                 who += " that did not report it"
             checked += f" by {who}"
-    if SCAN_PROVIDER in finding.providers:
+    if finding.found_by_scan:
         also = f" · also reported by {reported}" if names else ""
         return f"Found by consensus's own scan of the diff{also}"
     if finding.status is Status.VERIFIED:

@@ -2,7 +2,7 @@ r"""The summary comment's hidden state: what any runner needs to answer for this
 
 The last line of the summary comment carries it, versioned, compressed, base64:
 
-- v1 (issue 5): the reviewed head and the findings earlier runs published
+- v1: the reviewed head and the findings earlier runs published
   (`TrackedFinding`: fingerprint ↔ id, place, whether it went inline, resolved or not);
 - v2 adds what slash commands need: `records` (every finding of the latest run, with
   the votes, providers, personas, members and verifier reasons behind it, for
@@ -10,7 +10,7 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 - v3 adds `workflows`: each saved review workflow's own head, tracked findings and
   records (`WorkflowState`), apart from the default review's, so that no run resolves
   another's findings. Dismissals stay shared: fingerprints have a namespace per workflow;
-- v4 adds `decisions` (issue 19): per reviewed file, a digest of the diff the models saw,
+- v4 adds `decisions`: per reviewed file, a digest of the diff the models saw,
   the head it was decided on and how many records are its findings, with the digest of
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
@@ -39,11 +39,19 @@ import zlib
 from collections.abc import Sequence
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
-from consensus.model.base import Category, Frozen, Severity, Status, VerdictKind
+from consensus.model.base import (
+    Category,
+    FindingSource,
+    Frozen,
+    Severity,
+    Status,
+    VerdictKind,
+    source_by_name,
+)
 from consensus.model.findings import Verification, Vote
-from consensus.model.report import ReportFinding
+from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 4
@@ -87,6 +95,13 @@ class MemberNote(Frozen):
     family: str = Field(pattern=_NAME)
     persona: str = Field(pattern=_NAME)
     title: str = Field(max_length=MAX_TITLE)
+    # Not written: the state lists the scan by name and reads it back (`source_by_name`).
+    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _scan_by_name(cls, data: object) -> object:
+        return source_by_name(data)
 
 
 class VoteNote(Frozen):
@@ -128,6 +143,10 @@ class FindingRecord(Frozen):
     personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
     members: tuple[MemberNote, ...] = ()
     verification: VerificationNote | None = None
+
+    @property
+    def found_by_scan(self) -> bool:
+        return any(member.source is FindingSource.SCAN for member in self.members)
 
 
 class Dismissal(Frozen):
@@ -297,7 +316,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
     )
 
 
-def verification_of(note: VerificationNote) -> Verification:
+def _verification(note: VerificationNote) -> Verification:
     """A verification as its run made it, read back from the state."""
     return Verification(
         confirmed=note.confirmed,
@@ -319,8 +338,12 @@ def verification_of(note: VerificationNote) -> Verification:
     )
 
 
+# --------------------------------------------------------------------------- finding ↔ record
+# The one conversion each way between a report's finding and the state's record of it.
+
+
 def finding_record(finding: ReportFinding) -> FindingRecord:
-    """What the state keeps of one finding of this run."""
+    """What the state keeps of one finding of this run (texts cut to the state's limits)."""
     checked = finding.verification
     verification = verification_note(checked) if checked is not None else None
     return FindingRecord(
@@ -341,11 +364,51 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
         personas=tuple(finding.personas),
         members=tuple(
             MemberNote(
-                provider=m.provider, family=m.family, persona=m.persona, title=_cut(m.title, 200)
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                title=_cut(m.title, 200),
+                source=m.source,
             )
             for m in finding.members
         ),
         verification=verification,
+    )
+
+
+def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
+    """A finding as the run that decided it reported it, read back from its record; the
+    members' own lines are not kept, so each reads as the finding's line."""
+    note = record.verification
+    return ReportFinding(
+        id=record.id,
+        fingerprint=record.fingerprint,
+        path=record.path,
+        line=record.line,
+        end_line=record.end_line,
+        severity=record.severity,
+        category=record.category,
+        title=record.title,
+        body=record.body,
+        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
+        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
+        providers=list(record.providers),
+        personas=list(record.personas),
+        status=record.status,
+        verification=_verification(note) if note is not None else None,
+        reason=record.reason,
+        members=tuple(
+            FindingMember(
+                provider=m.provider,
+                family=m.family,
+                persona=m.persona,
+                line=record.line,
+                title=m.title,
+                source=m.source,
+            )
+            for m in record.members
+        ),
+        carried_from=carried_from,
     )
 
 

@@ -1,6 +1,6 @@
 """The agent-PR queue: observed pull requests → where each one stands. Pure.
 
-`decide` places every agent PR (PRODUCT.md §6):
+`decide` places every agent PR:
 
 1. **Gate.** The consensus review's result is read from its summary comment (the
    hidden state names the reviewed head and the open findings). No review of the

@@ -1,7 +1,7 @@
 """Renderers: each a pure function from a Report to the text of one output format.
 
 text      what a developer reads in a terminal (`color=True` for a TTY)
-json      the report of PRODUCT.md §5, stable keys
+json      the report (findings, providers, stats, then the audit trail), stable keys
 markdown  a PR comment or $GITHUB_STEP_SUMMARY page; model text escaped
 sarif     SARIF 2.1.0 for code-scanning tools
 """

@@ -1,6 +1,6 @@
-"""The JSON report of PRODUCT.md §5, byte-stable for the same Report.
+"""The JSON report, byte-stable for the same Report.
 
-Keys come in a fixed order: the fields §5 names, in the order it shows them, then our
+Keys come in a fixed order: the report's own fields (TOP_ORDER, FINDING_ORDER), then our
 documented extras (the audit trail: quorum, skipped files, redactions, dropped findings
 …) in the order the models declare them. `votes` is `{"for": n, "of": m}`.
 """
@@ -14,7 +14,8 @@ from pydantic import BaseModel
 
 from consensus.model.report import Report
 
-# The order PRODUCT.md §5 shows; anything else follows in model order.
+# The report's own fields, in this order (an incomplete review says so first); anything
+# else follows in model order.
 TOP_ORDER = ("version", "run_id", "incomplete", "findings", "providers", "stats")
 FINDING_ORDER = (
     "id",

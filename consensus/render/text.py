@@ -176,7 +176,7 @@ def redaction_summary(report: Report, places: list[str] | None = None) -> str | 
     return f"{count} redacted before review: {', '.join(shown)}{tail}"
 
 
-def verification_note(report: Report) -> str | None:
+def verification_line(report: Report) -> str | None:
     if report.verification in ("done", "not_needed"):
         return None
     waiting = report.stats.undecided + report.stats.unverified
@@ -197,7 +197,7 @@ def context_lines(report: Report, *, places: list[str] | None = None) -> list[st
         *dropped_summary(report),
         skipped_summary(report),
         redaction_summary(report, places),
-        verification_note(report),
+        verification_line(report),
     ]
     return [line for line in lines if line] + [f"note: {note}" for note in report.notes]
 

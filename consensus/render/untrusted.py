@@ -37,7 +37,7 @@ What it neutralises, and how, so the page reads the same words and nothing in th
 Code spans and fenced blocks of the text are kept as written (GitHub shows them
 literally), after the invisible characters are replaced.
 
-Where it is applied: slash-command replies and argument errors (publish/replies.py,
+Where it is applied: slash-command answers and argument errors (publish/answers.py,
 publish/slash.py), the summary comment and the step summary (publish/summary.py, and its
 command section with the state read back, publish/state_section.py), inline review
 comments and review bodies (publish/plan.py), the queue comment, gate review and queue

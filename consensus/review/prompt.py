@@ -25,7 +25,7 @@ from consensus.review.guidelines import GuidelineFile
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 MAX_FINDINGS = 25
 
-# The shape shown to models in the prompt: the §4 contract, compact and readable.
+# The shape shown to models in the prompt: model/reply.py's contract, compact and readable.
 _EXAMPLE = {
     "findings": [
         {

@@ -1,4 +1,4 @@
-"""Untrusted model replies → validated ReviewReply / VerdictReply (PRODUCT.md §4).
+"""Untrusted model replies → validated ReviewReply / VerdictReply (model/reply.py).
 
 A reply may wrap its JSON in Markdown fences, surround it with prose, open with a
 `<think>` block, or give the findings as a bare list: all accepted. Anything else

@@ -12,7 +12,6 @@ handler without a file) is a ConfigError naming the file and the field.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection, Mapping
 from enum import Enum
@@ -21,7 +20,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
-from consensus.settings.frontmatter import OneLine, Rules, read_document
+from consensus.settings.frontmatter import OneLine, Rules, closest, read_document
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # consensus/
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -158,12 +157,12 @@ def resolve(word: str, specs: Mapping[str, CommandSpec]) -> CommandSpec | None:
     return None
 
 
-def did_you_mean(word: str, specs: Mapping[str, CommandSpec]) -> str | None:
-    words = [w for spec in specs.values() for w in (spec.name, *spec.aliases)]
-    close = difflib.get_close_matches(word.lower(), words, n=1, cutoff=0.6)
-    if not close:
-        return None
-    spec = resolve(close[0], specs)
+def closest_command(word: str, specs: Mapping[str, CommandSpec]) -> str | None:
+    """The command `word` most likely meant, by name or alias (spelling only, no prefix)."""
+    guess = closest(
+        word, [w for spec in specs.values() for w in (spec.name, *spec.aliases)], prefix=False
+    )
+    spec = resolve(guess, specs) if guess is not None else None
     return spec.name if spec is not None else None
 
 

@@ -52,7 +52,7 @@ class ProviderSettings(_Strict):
 
     @property
     def voter(self) -> str:
-        """The family that votes for this provider (PRODUCT.md §3)."""
+        """The family that votes for this provider: one vote per family, however many providers."""
         return self.family or infer_family(self.model)
 
 

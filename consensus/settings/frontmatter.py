@@ -8,7 +8,7 @@ ConfigError that names the file, the field and the fix; the file's name must mat
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Generic, TypeVar
@@ -82,11 +82,18 @@ def read_document(text: str, *, path: str, model: type[Model], rules: Rules) -> 
     return Document(front=front, body=body, body_offset=offset)
 
 
-def did_you_mean(name: str, known: list[str]) -> str:
-    """'did you mean 'x'? ' for a near miss (a prefix first), else ''."""
-    prefixed = [k for k in known if name and k.startswith(name.lower())]
-    close = prefixed or difflib.get_close_matches(name.lower(), known, n=1)
-    return f"did you mean '{close[0]}'? " if close else ""
+def closest(word: str, known: Sequence[str], *, prefix: bool = True) -> str | None:
+    """The known name `word` most likely meant: one it begins (with `prefix`), else the
+    nearest by spelling (difflib, ratio ≥ 0.6); None when nothing is near."""
+    prefixed = [k for k in known if prefix and word and k.startswith(word.lower())]
+    close = prefixed or difflib.get_close_matches(word.lower(), list(known), n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
+def did_you_mean(name: str, known: Sequence[str]) -> str:
+    """'did you mean 'x'? ' for a near miss (`closest`), else '': the start of a fix."""
+    guess = closest(name, known)
+    return f"did you mean '{guess}'? " if guess is not None else ""
 
 
 def _split(text: str, path: str, rules: Rules) -> tuple[str, str, int]:

@@ -1,0 +1,259 @@
+"""What slash commands answer: Markdown from typed data. Pure.
+
+Every text a model or a commenter wrote, and every field read back from the summary's
+state, passes through the sanitiser (render/untrusted.py: no HTML, no pings, no images,
+no links, nothing invisible). Only the commenter is mentioned live (`mention`), in
+answer to their own comment; anyone else is named without a ping (`person`). An answer is
+one comment per command comment; a long section collapses into `<details>`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import yaml
+
+from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
+from consensus.render.markdown import cell, escape_markdown_text, row
+from consensus.render.untrusted import code, escape_line, mention, person
+from consensus.settings.commands import CommandSpec, closest_command, command_table
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import Persona
+
+LONG_LINES = 12  # a section longer than this collapses
+WRITE_LEVELS = frozenset({"admin", "maintain", "write"})
+
+
+@dataclass(frozen=True)
+class Section:
+    """One command's part of the answer. `ok` False is a failure (😕, reason in `body`)."""
+
+    title: str
+    body: str
+    ok: bool = True
+
+
+def answer_marker(comment_id: int) -> str:
+    return f"<!-- consensus:reply to={comment_id} -->"
+
+
+def render_answer(comment_id: int, login: str, sections: Sequence[Section]) -> str:
+    lines = [answer_marker(comment_id)]
+    for section in sections:
+        mark = "" if section.ok else "😕 "
+        body = section.body.strip()
+        if body.count("\n") + 1 > LONG_LINES:
+            lines += [
+                "<details>",
+                f"<summary>{mark}{section.title}</summary>",
+                "",
+                body,
+                "",
+                "</details>",
+                "",
+            ]
+        else:
+            lines += [f"**{mark}{section.title}**", "", body, ""]
+    lines.append(f"<sub>in answer to {mention(login)}</sub>")
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- help
+
+
+def help_section(
+    specs: Mapping[str, CommandSpec],
+    *,
+    topic: CommandSpec | None = None,
+    unknown: str = "",
+    workflows: Sequence[CommandSpec] = (),
+) -> Section:
+    """The command table (and the repository's saved workflows, run as `/consensus <name>`);
+    for an `unknown` word, a near miss among both first."""
+    if topic is not None:
+        who = "write, maintain or admin permission" if topic.needs_write else "anyone"
+        body = f"`{topic.usage}`: {topic.summary}\n\n{topic.help}\n\nWho may run it: {who}."
+        return Section(f"/consensus help {topic.name}", body)
+    lines = [
+        *command_table(specs),
+        "",
+        *workflow_lines(workflows),
+        "Commands go at the start of a line; code and quotes are never commands.",
+    ]
+    if unknown:
+        guess = closest_command(unknown, {**specs, **{w.name: w for w in workflows}})
+        hint = f" Did you mean `/consensus {guess}`?" if guess else ""
+        head = f"There is no command {code(unknown[:40])}.{hint}"
+        return Section("Unknown command", "\n".join([head, "", *lines]))
+    return Section("consensus commands", "\n".join(lines))
+
+
+def workflow_lines(workflows: Sequence[CommandSpec]) -> list[str]:
+    """The saved review workflows as a table (a workflow is a command file's equal here)."""
+    if not workflows:
+        return []
+    rows = [row(["workflow", "what it reviews", "who may run it"]), row(["---"] * 3)]
+    rows += [
+        row([code(w.usage), cell(w.summary) + " Calls the providers.", "write, maintain or admin"])
+        for w in workflows
+    ]
+    return [
+        "Saved review workflows of this repository (`.consensus/workflows/` on the base "
+        "branch), each run as `/consensus <name>`:",
+        "",
+        *rows,
+        "",
+    ]
+
+
+def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str]) -> Section:
+    """`/consensus workflows`: name, file and description of each; broken files named."""
+    lines = [
+        f"- {code(f'/consensus {w.name}')} ({code(w.path)}): {escape_markdown_text(w.summary)}"
+        for w in workflows
+    ]
+    lines += [
+        f"- {code(name)}: **broken**, not runnable: {escape_markdown_text(problem)}"
+        for name, problem in sorted(broken.items())
+    ]
+    if not lines:
+        lines = [
+            "This repository has no saved review workflows. Add one as "
+            "`.consensus/workflows/<name>.md` on the default branch."
+        ]
+    else:
+        lines += [
+            "",
+            "Running one needs write, maintain or admin permission: it calls the providers.",
+        ]
+    return Section("Saved review workflows", "\n".join(lines))
+
+
+def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:
+    spends = " It calls paid model providers, so" if spec.spends_tokens else ""
+    body = (
+        f"Sorry {mention(login)}, `/consensus {spec.name}` needs write, maintain or admin "
+        "permission "
+        f"on this repository (yours: {permission or 'none'}).{spends} nothing was run. "
+        "A maintainer can run it for you."
+    )
+    return Section(f"/consensus {spec.name}: not allowed", body)
+
+
+# --------------------------------------------------------------------------- explain
+
+
+def explain_section(
+    record: FindingRecord | None, tracked: TrackedFinding | None, dismissal: Dismissal | None
+) -> Section:
+    if record is None and tracked is None:
+        raise LookupError
+    if record is None:
+        assert tracked is not None
+        body = (
+            f"{tracked.id} ({tracked.severity.value}) at {code(f'{tracked.path}:{tracked.line}')}"
+            f": {escape_line(tracked.title)}. It comes from an earlier run, whose "
+            "votes are no longer kept; `/consensus review` reviews it again."
+        )
+        return Section(f"{tracked.id}", body)
+    title = escape_line(record.title)
+    lines = [
+        f"**{record.severity.value}** · {record.category.value} · "
+        f"{code(f'{record.path}:{record.line}')} · {title}",
+        "",
+        f"- status: **{record.status.value}**: {escape_line(record.reason)}",
+        f"- votes: {record.votes_for} of the {record.votes_of} provider families that "
+        "reviewed this file reported it",
+        f"- providers: {', '.join(code(p) for p in record.providers) or '(none)'}",
+        f"- personas: {', '.join(code(p) for p in record.personas) or '(none)'}",
+    ]
+    if dismissal is not None:
+        why = f": {escape_line(dismissal.reason)}" if dismissal.reason else ""
+        lines.append(f"- dismissed by {person(dismissal.by)}{why}")
+    if record.members:
+        lines += ["", "What each reviewer reported:"]
+        lines += [
+            f"- {code(m.provider)} as {code(m.persona)}: {escape_line(m.title)}"
+            for m in record.members
+        ]
+    lines += verification_lines(record)
+    return Section(f"{record.id}: why", "\n".join(lines))
+
+
+def verification_lines(record: FindingRecord) -> list[str]:
+    note = record.verification
+    if note is None:
+        return ["", "Not verified: no inspector was asked about it."]
+    lines = [
+        "",
+        f"Verification: confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
+        f"{note.uncertain} (needs a lead of {note.ahead_by})"
+        + (f"; {escape_line(note.note)}" if note.note else ""),
+    ]
+    for vote in note.votes:
+        verdict = vote.verdict.value if vote.verdict is not None else "failed"
+        reason = escape_line(vote.reason)
+        lines.append(f"- {code(vote.model)} ({vote.role}): **{verdict}**: {reason}")
+    return lines
+
+
+def verified_section(record: FindingRecord) -> Section:
+    head = (
+        f"{record.id} ({code(f'{record.path}:{record.line}')}, "
+        f"{escape_line(record.title)}): **{record.status.value}**"
+    )
+    lines = [head, "", f"- {escape_line(record.reason)}", *verification_lines(record)]
+    return Section(f"/consensus verify {record.id}", "\n".join(lines))
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def personas_section(personas: Sequence[Persona], providers: Sequence[ProviderSettings]) -> Section:
+    lines = ["Personas:"]
+    lines += [
+        f"- {code(p.id)} ({'built-in' if p.source == 'built-in' else code(p.path)}): "
+        f"{escape_line(p.focus)}"
+        for p in personas
+    ]
+    lines += ["", "Providers:"]
+    lines += [f"- {code(p.model)} (family {code(p.voter)})" for p in providers] or ["- (none)"]
+    return Section("Personas and providers", "\n".join(lines))
+
+
+def safe_url(url: str | None) -> str | None:
+    """A URL without user, password, query or fragment: where a credential could hide."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The effective settings as data, with nothing secret: provider URLs lose any
+    credentials, redaction patterns (which may quote a secret) are only counted."""
+    data = settings.model_dump(mode="json")
+    for provider in data["providers"]:
+        provider["api_base"] = safe_url(provider.get("api_base"))
+    data["redact"] = f"{len(settings.redact)} pattern(s), not shown"
+    data["action_inputs"] = dict(overrides)
+    return data
+
+
+def config_section(settings: Settings, source: str, overrides: Mapping[str, Any]) -> Section:
+    text = yaml.safe_dump(public_settings(settings, overrides), sort_keys=False).rstrip()
+    fence = "````"  # backtick runs in values are broken up below, so this always closes
+    lines = [
+        f"From {code(source)}, defaults filled in, action inputs applied. Keys are never "
+        "shown: `api_key_env` is the name of the variable that holds one.",
+        "",
+        f"{fence}yaml",
+        text.replace("``", "`\u200b`"),
+        fence,
+    ]
+    return Section("Effective settings", "\n".join(lines))

@@ -1,0 +1,106 @@
+"""The hallway's two single places: `prepare_job` (every face's way to a ReviewJob) and
+`exit_code` (every face's way from an Outcome to its exit code)."""
+
+from __future__ import annotations
+
+import pytest
+
+from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.outcome import exit_code
+from consensus.app.services import ProviderKeys
+from consensus.ingest.review_diff import ingest
+from consensus.model.base import Severity
+from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.review.guidelines import Guidelines
+from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.personas import Persona, load_personas, select_personas
+from consensus.settings.workflows import narrow_settings, parse_workflow
+from tests.flows.test_pipeline import DIFF
+
+OPENAI = ProviderSettings(model="openai/gpt-5.1", api_key_env="OPENAI_API_KEY")
+CLAUDE = ProviderSettings(model="anthropic/claude-sonnet-4-5", api_key_env="ANTHROPIC_API_KEY")
+GEMINI = ProviderSettings(model="gemini/gemini-2.5-pro", api_key_env="GEMINI_API_KEY")
+KEYS = ProviderKeys({"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, lambda model: ())
+AUDIT = """---
+description: Injection only
+personas: [security]
+providers: [openai, anthropic]
+verify: none
+---
+Look only for injection.
+"""
+
+
+def request(settings: Settings, **given: object) -> tuple[JobRequest, list[str]]:
+    sources: list[str] = []
+
+    def personas(chosen: Settings, source: str) -> list[Persona]:
+        sources.append(source)
+        return select_personas(load_personas([]), chosen.personas, source=source)
+
+    fields: dict[str, object] = {
+        "settings": settings,
+        "providers": (OPENAI, CLAUDE, GEMINI),
+        "personas": personas,
+        "personas_from": ".consensus.yml",
+        "guidelines": lambda chosen: Guidelines(),
+        "label": "acme/service#7 @ aaaaaaaaaaaa",
+    }
+    return JobRequest(**(fields | given)), sources  # type: ignore[arg-type]
+
+
+def test_a_job_warns_of_missing_keys_and_labels_the_run() -> None:
+    lines: list[str] = []
+    asked, sources = request(Settings(personas=("correctness",)))
+    job = prepare_job(ingest(DIFF), asked, KEYS, lines.append)
+    assert job.unavailable == {GEMINI.model: "environment variable GEMINI_API_KEY is not set"}
+    assert lines == [f"warning: {GEMINI.model} will not be called: {job.unavailable[GEMINI.model]}"]
+    assert [p.id for p in job.personas] == ["correctness"] and sources == [".consensus.yml"]
+    assert job.verify and job.label == "acme/service#7 @ aaaaaaaaaaaa"
+
+
+def test_a_workflow_narrows_providers_personas_verification_and_the_label() -> None:
+    workflow = parse_workflow(AUDIT, path=".consensus/workflows/audit.md")
+    settings = narrow_settings(workflow, Settings(providers=(OPENAI, CLAUDE, GEMINI)))
+    asked, sources = request(settings, workflow=workflow)
+    job = prepare_job(ingest(DIFF), asked, KEYS, lambda line: None)
+    assert job.providers == (OPENAI, CLAUDE)
+    assert [p.id for p in job.personas] == ["security"]
+    assert sources == [".consensus/workflows/audit.md"]  # its errors name the workflow file
+    assert job.verify is False  # verify: none
+    assert job.label == "acme/service#7 @ aaaaaaaaaaaa (workflow audit)"
+
+
+def test_the_personas_flag_outranks_the_workflows_choice_of_personas() -> None:
+    workflow = parse_workflow(AUDIT, path=".consensus/workflows/audit.md")
+    settings = narrow_settings(workflow, Settings(providers=(OPENAI, CLAUDE)))
+    asked, sources = request(
+        settings, workflow=workflow, personas_from="--personas", personas_flagged=True
+    )
+    prepare_job(ingest(DIFF), asked, KEYS, lambda line: None)
+    assert sources == ["--personas"]
+
+
+REVIEWED_HIGH = Outcome(kind=OutcomeKind.REVIEWED, posted=(Severity.HIGH,))
+INCOMPLETE = Outcome(kind=OutcomeKind.INCOMPLETE, reason="quorum not met", quorum_met=False)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "fail_on", "on_no_review", "code"),
+    [
+        (REVIEWED_HIGH, "none", "fail", 0),
+        (REVIEWED_HIGH, "high", "fail", 1),
+        (REVIEWED_HIGH, "medium", "fail", 1),
+        (REVIEWED_HIGH, "critical", "fail", 0),
+        (INCOMPLETE, "none", "fail", 3),
+        (INCOMPLETE, "none", "warn", 0),
+        (Outcome.skipped("a draft"), "low", "fail", 0),
+        (Outcome(kind=OutcomeKind.DONE), "low", "fail", 0),
+    ],
+)
+def test_one_rule_from_outcome_to_exit_code(
+    outcome: Outcome, fail_on: str, on_no_review: str, code: int
+) -> None:
+    lines: list[str] = []
+    assert exit_code(outcome, fail_on=fail_on, log=lines.append, on_no_review=on_no_review) == code
+    assert lines == (["error: quorum not met"] if code == 3 else [])

@@ -1,0 +1,636 @@
+"""Verification: inspector, then first-to-ahead-by-k voting with set verifier answers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import deque
+from collections.abc import Iterable, Sequence
+
+import pytest
+
+from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
+from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
+from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
+from consensus.model.reply import VerdictReply
+from consensus.ports import CompletionRequest, ModelCallError
+from consensus.review.context import code_context
+from consensus.review.guard import GuardedClient
+from consensus.review.judges import judges
+from consensus.review.ledger import Ledger
+from consensus.review.verify import (
+    Lead,
+    ahead_by_for,
+    decide,
+    lead_for,
+    max_votes_for,
+    sampling_seed,
+    verify,
+)
+from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
+from consensus.testing import FakeModelClient, rate_limited
+
+C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
+
+PANEL = (
+    ProviderSettings(model="openai/gpt-5.1"),
+    ProviderSettings(model="anthropic/claude-sonnet-4-5"),
+    ProviderSettings(model="gemini/gemini-2.5-pro"),
+)
+LOOP = "    for i in range(len(ids) + 1):"
+DELETE = '        conn.execute("DELETE FROM users WHERE id = ?", (ids[i],))'
+DIFF = ReviewDiff(
+    files=(
+        ChangedFile(
+            path="src/app/db.py",
+            status=FileStatus.MODIFIED,
+            hunks=(
+                Hunk(
+                    old_start=14,
+                    old_length=0,
+                    new_start=15,
+                    new_length=3,
+                    lines=(
+                        DiffLine(kind="+", text="def delete_users(conn, ids):", new_line=15),
+                        DiffLine(kind="+", text=LOOP, new_line=16),
+                        DiffLine(kind="+", text=DELETE, new_line=17),
+                    ),
+                ),
+            ),
+        ),
+    )
+)
+
+
+PROVIDERS = {
+    "openai": "openai/gpt-5.1",
+    "anthropic": "anthropic/claude-sonnet-4-5",
+    "google": "gemini/gemini-2.5-pro",
+    "mistral": "mistral/mistral-large-latest",  # reviews, but is not on the judges' panel
+}
+
+
+def member(provider: str, family: str) -> Finding:
+    return Finding(
+        provider=provider,
+        family=family,
+        persona="correctness",
+        chunk=0,
+        path="src/app/db.py",
+        line=16,
+        end_line=16,
+        severity=Severity.HIGH,
+        category=Category.BUG,
+        title="Off-by-one: loop reads past the end of ids",
+        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+    )
+
+
+def disputed(
+    category: Category = Category.BUG,
+    severity: Severity = Severity.HIGH,
+    status: Status = Status.UNVERIFIED,
+    families: Sequence[str] = ("openai",),
+) -> ScoredCluster:
+    cluster = Cluster(
+        path="src/app/db.py",
+        line=16,
+        end_line=16,
+        severity=severity,
+        category=category,
+        title="Off-by-one: loop reads past the end of ids",
+        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+        members=tuple(member(PROVIDERS[f], f) for f in families),
+        fingerprint="0123456789abcdef",
+    )
+    return ScoredCluster(
+        cluster=cluster,
+        votes_for=len(families),
+        votes_of=4,
+        agreement=len(families) / 4,
+        needed=3,
+        status=status,
+        reason=f"disputed: {len(families)} of 4 families; needs verification",
+        needs_verification=status is not Status.CONSENSUS,
+    )
+
+
+def verdict(kind: str) -> str:
+    return json.dumps({"verdict": kind, "reason": f"the code shows it is {kind}"})
+
+
+def scripted(answers: Iterable[str | ModelCallError]) -> FakeModelClient:
+    """Answers in the order calls are made, whichever model is asked."""
+    queue = deque(answers)
+    return FakeModelClient(by_request=lambda request: queue.popleft())
+
+
+def run(
+    client: FakeModelClient,
+    items: Sequence[ScoredCluster] | None = None,
+    *,
+    inspector: InspectorSettings | None = None,
+    budget: BudgetSettings | None = None,
+    source: dict[str, str] | None = None,
+) -> list[ScoredCluster]:
+    settings = Settings(
+        inspector=inspector or InspectorSettings(),
+        redact=("(?i)internal-token-[a-z0-9]+",),
+    )
+    reader = None if source is None else _Reader(source)
+    ledger = Ledger(budget or BudgetSettings(max_cost_usd=None, max_tokens=None))
+    return asyncio.run(
+        verify(
+            list(items or [disputed()]),
+            diff=DIFF,
+            panel=PANEL,
+            settings=settings,
+            client=GuardedClient(client, ledger),
+            ledger=ledger,
+            source=reader,
+        )
+    )
+
+
+class _Reader:
+    def __init__(self, files: dict[str, str]) -> None:
+        self.files = files
+
+    def read(self, path: str) -> str | None:
+        return self.files.get(path)
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+def vote(kind: VerdictKind | None) -> Vote:
+    return Vote(model="m", family="f", role="voter", verdict=kind, reason="")
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "lead", "cap", "outcome"),
+    [
+        ([C, C], (2, 2), 7, Status.VERIFIED),
+        ([R, R], (2, 2), 7, Status.REJECTED),
+        ([U, U], (2, 2), 7, Status.REJECTED),  # uncertain counts against
+        ([C, U], (2, 2), 7, None),
+        ([C, U, C, C], (2, 2), 7, Status.VERIFIED),
+        ([C, C, C, R, R], (3, 3), 9, None),
+        ([C, R, C, R, C, R, C], (2, 2), 7, Status.UNDECIDED),
+        ([C, None, C], (2, 2), 7, Status.VERIFIED),  # a failed call counts for neither side
+        ([None] * 7, (2, 2), 7, Status.UNDECIDED),  # … and a dead panel never confirms
+        # A wider lead to verify than to reject (a finding one family reported):
+        ([C, C], (3, 2), 9, None),
+        ([C, C, C], (3, 2), 9, Status.VERIFIED),
+        ([C, U, C, C], (3, 2), 9, None),
+        ([R, R], (3, 2), 9, Status.REJECTED),
+        ([C, R, R, R], (3, 2), 9, Status.REJECTED),
+    ],
+)
+def test_first_to_ahead_by_k(
+    verdicts: list[VerdictKind | None], lead: tuple[int, int], cap: int, outcome: Status | None
+) -> None:
+    assert decide([vote(v) for v in verdicts], Lead(*lead), cap) is outcome
+
+
+@pytest.mark.parametrize(
+    ("category", "severity", "k"),
+    [
+        (Category.BUG, Severity.HIGH, 2),
+        (Category.SECURITY, Severity.MEDIUM, 3),
+        (Category.BUG, Severity.CRITICAL, 3),
+    ],
+)
+def test_security_and_critical_need_a_wider_lead(
+    category: Category, severity: Severity, k: int
+) -> None:
+    assert ahead_by_for(disputed(category, severity).cluster, 2) == k
+
+
+def test_the_cap_defaults_to_2k_plus_3() -> None:
+    assert max_votes_for(2, None) == 7
+    assert max_votes_for(3, None) == 9
+    assert max_votes_for(3, 5) == 5
+
+
+# --------------------------------------------------------------------------- who may judge
+
+FOUR = (
+    ProviderSettings(model="openai/gpt-a"),
+    ProviderSettings(model="openai/gpt-c"),
+    ProviderSettings(model="anthropic/claude-x"),
+    ProviderSettings(model="gemini/gemini-y"),
+    ProviderSettings(model="ollama/qwen-z"),
+)
+
+
+def reported_by(*families: str) -> Cluster:
+    models = {"openai": "openai/gpt-a", "anthropic": "anthropic/claude-x",
+              "google": "gemini/gemini-y", "qwen": "ollama/qwen-z"}  # fmt: skip
+    return disputed().cluster.model_copy(
+        update={"members": tuple(member(models[f], f) for f in families)}
+    )
+
+
+@pytest.mark.parametrize(
+    ("reporters", "inspector", "k", "first", "voters", "self_judged"),
+    [
+        # The issue's case: the configured inspector and voters; A and C (openai) reported
+        # it. Neither votes; too few are left for k = 2, so the panel's others join.
+        (("openai",), InspectorSettings(model="anthropic/claude-x",
+                                        voters=("openai/gpt-a", "openai/gpt-c")), 2,
+         "anthropic/claude-x", ["gemini/gemini-y", "anthropic/claude-x"], False),
+        # Nothing configured: every provider of a family that did not report it.
+        (("openai",), InspectorSettings(), 2, "anthropic/claude-x",
+         ["gemini/gemini-y", "ollama/qwen-z", "anthropic/claude-x"], False),
+        # The configured inspector reported it: the first independent judge inspects.
+        (("anthropic",), InspectorSettings(model="anthropic/claude-x"), 2, "openai/gpt-a",
+         ["openai/gpt-c", "gemini/gemini-y", "ollama/qwen-z", "openai/gpt-a"], False),
+        # Three families of four reported it: one independent family, asked again and again.
+        (("openai", "anthropic", "google"), InspectorSettings(), 2, "ollama/qwen-z",
+         ["ollama/qwen-z"], False),
+        # Every family that answered reported it: only then reporters judge, marked self.
+        (("openai", "anthropic", "google", "qwen"), InspectorSettings(), 2, "openai/gpt-a",
+         ["openai/gpt-c", "anthropic/claude-x", "gemini/gemini-y", "ollama/qwen-z",
+          "openai/gpt-a"], True),
+        # Configured voters that did not report it are enough: the panel is not added.
+        (("qwen",), InspectorSettings(voters=("openai/gpt-a", "anthropic/claude-x")), 2,
+         "openai/gpt-a", ["anthropic/claude-x", "openai/gpt-a"], False),
+    ],
+)  # fmt: skip
+def test_no_family_judges_its_own_claim_while_another_answered(
+    reporters: tuple[str, ...],
+    inspector: InspectorSettings,
+    k: int,
+    first: str,
+    voters: list[str],
+    self_judged: bool,
+) -> None:
+    chosen = judges(reported_by(*reporters), FOUR, inspector, k)
+    assert chosen.inspector.model == first
+    assert [p.model for p in chosen.voters] == voters
+    assert chosen.self_judged is self_judged
+    if not self_judged:
+        assert chosen.inspector.voter not in reporters
+        assert all(p.voter not in reporters for p in chosen.voters)
+
+
+# --------------------------------------------------------------------------- the phase
+
+
+TWO = ("openai", "mistral")  # two families reported it; the judges are the panel's others
+
+
+@pytest.mark.parametrize(
+    ("families", "calls"),
+    [
+        pytest.param(TWO, 2, id="two-families-verified-at-a-lead-of-k"),
+        pytest.param(("openai",), 3, id="one-family-verified-at-a-lead-of-k-plus-1"),
+    ],
+)
+def test_confirmations_verify_after_exactly_the_lead(families: tuple[str, ...], calls: int) -> None:
+    client = scripted([verdict("confirmed")] * 10)
+    [item] = run(client, [disputed(families=families)])
+    assert item.status is Status.VERIFIED
+    assert len(client.calls) == calls
+    record = item.verification
+    assert record is not None and record.confirmed == calls and record.ahead_by == calls
+    assert [v.role for v in record.votes] == ["inspector"] + ["voter"] * (calls - 1)
+    assert f"(ahead by {calls})" in item.reason
+
+
+@pytest.mark.parametrize(
+    ("families", "calls"),
+    [pytest.param(TWO, 3, id="two-families"), pytest.param(("openai",), 4, id="one-family")],
+)
+def test_the_first_k_votes_go_out_together(families: tuple[str, ...], calls: int) -> None:
+    client = FakeModelClient(default=verdict("confirmed"), latency_s=0.05)
+    run(client, [disputed(Category.SECURITY, families=families)])  # k = 3
+    assert client.max_in_flight == 3  # the k = 3 it takes to reject go out together …
+    assert len(client.calls) == calls  # … and a lone reporter's claim needs a fourth
+
+
+# A finding only one family reported: rejected at a lead of k, verified only at k + 1.
+@pytest.mark.parametrize(
+    ("answers", "status", "calls"),
+    [
+        (["confirmed", "confirmed", "confirmed"], Status.VERIFIED, 3),
+        (["refuted", "refuted"], Status.REJECTED, 2),
+        (["uncertain", "refuted"], Status.REJECTED, 2),
+        (["confirmed"] * 2 + ["refuted"] * 4, Status.REJECTED, 6),
+        (["confirmed", "refuted", "confirmed", "confirmed", "confirmed"], Status.VERIFIED, 5),
+        (["confirmed", "refuted"] * 5, Status.UNDECIDED, 9),  # the cap: 2 × 3 + 3
+    ],
+)  # fmt: skip
+def test_a_lone_reporters_claim_needs_a_wider_lead_to_be_posted(
+    answers: list[str], status: Status, calls: int
+) -> None:
+    client = scripted([verdict(a) for a in answers])
+    [item] = run(client, [disputed(families=("openai",))])
+    assert (item.status, len(client.calls)) == (status, calls)
+
+
+@pytest.mark.parametrize(
+    ("families", "category", "severity", "extra", "verify", "reject"),
+    [
+        (("openai",), Category.BUG, Severity.HIGH, 1, 3, 2),
+        (("openai", "google"), Category.BUG, Severity.HIGH, 1, 2, 2),
+        (("openai",), Category.SECURITY, Severity.MEDIUM, 1, 4, 3),
+        (("openai",), Category.BUG, Severity.CRITICAL, 2, 5, 3),
+        (("openai",), Category.BUG, Severity.HIGH, 0, 2, 2),  # the rule turned off
+        (("openai", "consensus"), Category.SECURITY, Severity.CRITICAL, 1, 4, 3),  # scan
+        (("openai", "google", "anthropic"), Category.BUG, Severity.HIGH, 1, 2, 2),
+    ],
+)  # fmt: skip
+def test_the_lead_to_verify_and_to_reject(
+    families: tuple[str, ...],
+    category: Category,
+    severity: Severity,
+    extra: int,
+    verify: int,
+    reject: int,
+) -> None:
+    cluster = disputed(category, severity).cluster
+    cluster = cluster.model_copy(
+        update={"members": tuple(member(PROVIDERS.get(f, f), f) for f in families)}
+    )
+    inspector = InspectorSettings(single_family_extra_lead=extra)
+    assert lead_for(cluster, inspector) == Lead(verify=verify, reject=reject)
+    assert lead_for(cluster, inspector, self_judged=True) == Lead(verify + 1, reject + 1)
+
+
+def test_refutations_reject_and_the_finding_is_kept_with_its_reasons() -> None:
+    client = scripted([verdict("refuted"), verdict("uncertain")] + [verdict("refuted")] * 5)
+    [item] = run(client)
+    assert item.status is Status.REJECTED
+    assert item.verification is not None
+    assert (item.verification.refuted, item.verification.uncertain) == (1, 1)
+    assert "the code shows it is refuted" in item.verification.votes[0].reason
+
+
+def test_a_split_panel_reaches_the_cap_and_stays_undecided() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    [item] = run(client, [disputed(families=TWO)])
+    assert item.status is Status.UNDECIDED
+    assert len(client.calls) == 7
+    assert "after 7 votes" in item.reason
+
+
+def test_verifier_errors_never_confirm() -> None:
+    client = scripted([verdict("confirmed")] + [rate_limited()] * 20)
+    [item] = run(client)
+    assert item.status in (Status.UNDECIDED, Status.UNVERIFIED)
+    assert not item.status.posted
+    assert item.verification is not None and item.verification.confirmed == 1
+
+
+def test_a_malformed_verdict_is_resampled_not_counted() -> None:
+    too_long = json.dumps({"verdict": "confirmed", "reason": "x" * 5_000})
+    client = scripted(
+        ["I think this is fine.", too_long, verdict("confirmed"), verdict("confirmed")]
+    )
+    [item] = run(client, [disputed(families=TWO)])
+    assert item.status is Status.VERIFIED
+    assert len(client.calls) == 4
+    assert item.verification is not None
+    assert item.verification.discarded == 2
+    assert item.verification.confirmed == 2
+
+
+def test_the_budget_stops_verification_and_says_which_finding_stayed_unverified() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    client.tokens_in, client.tokens_out = 500, 100
+    [item] = run(client, budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None))
+    assert item.status is Status.UNVERIFIED
+    # Each call reserves its worst case (its prompt and a 600-token verdict) first: the
+    # calls that fit were sent, and what they spent stays within the cap.
+    assert len(client.calls) >= 1 and len(client.calls) * 600 <= 4_000
+    assert item.verification is not None
+    assert "verification stopped: token budget reached" in item.verification.note
+
+
+def test_a_consensus_finding_is_checked_only_when_asked_and_rejected_if_refuted() -> None:
+    agreed = disputed(status=Status.CONSENSUS)
+    untouched = FakeModelClient()
+    assert run(untouched, [agreed]) == [agreed]
+    assert untouched.calls == []
+
+    client = scripted([verdict("refuted")] * 10)
+    [item] = run(client, [agreed], inspector=InspectorSettings(check_consensus=True))
+    assert item.status is Status.REJECTED
+
+
+def test_findings_that_need_no_check_come_back_unchanged_in_order() -> None:
+    quiet = disputed(severity=Severity.LOW).model_copy(update={"needs_verification": False})
+    client = FakeModelClient(default=verdict("confirmed"))
+    first, second = run(client, [quiet, disputed()])
+    assert first == quiet
+    assert second.status is Status.VERIFIED
+
+
+def test_the_prompt_carries_the_title_the_place_and_redacted_code_around_it() -> None:
+    head = "\n".join(
+        ["import sqlite3", 'TOKEN = "internal-token-abc123"', ""]
+        + [f"# filler {n}" for n in range(11)]
+        + ["def delete_users(conn, ids):", LOOP, "        pass"]
+    )
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, source={"src/app/db.py": head})
+    prompt = client.calls[0].messages[1].content
+    assert "Off-by-one: loop reads past the end of ids" in prompt
+    assert "src/app/db.py, lines 16-16" in prompt
+    assert "16> " + LOOP in prompt
+    assert "internal-token-abc123" not in prompt
+    assert "openai/gpt-5.1" not in prompt  # who reported it stays hidden
+
+
+def test_each_vote_is_its_own_request() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, [disputed(Category.SECURITY)])
+    bodies = [json.dumps([m.content for m in c.messages]) for c in client.calls]
+    assert len(set(bodies)) == len(bodies)
+
+
+def sampling_verifier(request: CompletionRequest) -> str:
+    """A verifier unsure of the claim: at its temperature it answers either way, by chance,
+    unless a seed fixes the sample (as OpenAI, Gemini and Ollama honour one)."""
+    sample = random.Random(request.seed) if request.seed is not None else random.Random()
+    return verdict(sample.choice(["confirmed", "refuted", "confirmed", "uncertain"]))
+
+
+def test_the_same_question_is_asked_the_same_way_on_every_run() -> None:
+    outcomes = set()
+    seeds: list[int | None] = []
+    for _ in range(6):
+        client = FakeModelClient(by_request=sampling_verifier)
+        [item] = run(client, [disputed(Category.SECURITY)])
+        assert item.verification is not None
+        outcomes.add((item.status, tuple((v.model, v.verdict) for v in item.verification.votes)))
+        seeds = [c.seed for c in client.calls]
+    assert len(outcomes) == 1
+    assert None not in seeds and len(set(seeds)) == len(seeds)  # each vote its own sample
+
+
+def test_seeds_come_from_the_fingerprint_and_the_votes_slot() -> None:
+    first = sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 2)
+    assert first == sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 2)
+    others = {
+        sampling_seed("0123456789abcdee", "openai/gpt-5.1", "voter", 2),
+        sampling_seed("0123456789abcdef", "openai/gpt-5.1", "voter", 3),
+        sampling_seed("0123456789abcdef", "openai/gpt-5.1", "inspector", 2),
+        sampling_seed("0123456789abcdef", "google/gemini-2.5-pro", "voter", 2),
+    }
+    assert first not in others and len(others) == 4
+    assert all(0 <= seed < 2**31 for seed in {first, *others})  # what every API accepts
+
+
+def test_verifier_calls_ask_for_the_verdict_schema_as_review_calls_ask_for_theirs() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    run(client, [disputed()])
+    assert client.calls
+    for call in client.calls:
+        assert call.response_schema == VerdictReply.model_json_schema()
+        assert call.schema_name == "verdict"
+
+
+def _calls_by_model(calls: Sequence[CompletionRequest]) -> list[str]:
+    return [c.model for c in calls]
+
+
+def test_votes_rotate_across_the_judges_never_the_reporter() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    [item] = run(client)
+    models = _calls_by_model(client.calls)
+    assert models[0] == "anthropic/claude-sonnet-4-5"  # the inspector
+    rotation = ["gemini/gemini-2.5-pro", "anthropic/claude-sonnet-4-5"]  # inspector last
+    assert models[1:] == (rotation * 4)[: len(models) - 1]
+    assert "openai/gpt-5.1" not in models  # openai reported it
+    assert item.verification is not None
+    assert not any(v.self_vote for v in item.verification.votes)
+
+
+def test_reporters_judge_only_when_no_other_family_answered_then_marked_and_k_plus_1() -> None:
+    everyone = disputed(status=Status.CONSENSUS).cluster.model_copy(
+        update={"members": tuple(member(p.model, p.voter) for p in PANEL)}
+    )
+    item = disputed(status=Status.CONSENSUS).model_copy(
+        update={"cluster": everyone, "votes_for": 3, "votes_of": 3, "needs_verification": False}
+    )
+    client = scripted([verdict("confirmed")] * 10)
+    [checked] = run(client, [item], inspector=InspectorSettings(check_consensus=True))
+    record = checked.verification
+    assert record is not None
+    assert record.ahead_by == 3 and record.confirmed == 3  # k + 1
+    assert all(v.self_vote for v in record.votes)
+    assert checked.status is Status.CONSENSUS
+
+
+# --------------------------------------------------------------------------- code context
+
+
+def test_context_starts_at_the_enclosing_function() -> None:
+    text = "\n".join(["x = 1"] * 40 + ["def f(a):", "    b = a", "    return b / 0"] + ["y"] * 40)
+    context = code_context(text, 43, 43)
+    assert context.splitlines()[0].endswith("def f(a):")
+    assert "43>     return b / 0" in context
+
+
+def test_context_without_a_function_is_thirty_lines_each_side() -> None:
+    text = "\n".join(f"line {n}" for n in range(1, 201))
+    lines = code_context(text, 100, 100).splitlines()
+    assert lines[0].startswith(" 70") and lines[-1].startswith("130")
+
+
+def test_code_context_numbers_lines_as_git_does() -> None:
+    from consensus.review.context import code_context
+
+    text = "a = 1\n\x0cb = 2\rc\u2028d\nline_3 = 3\r\nline_4 = 4\n"
+    shown = code_context(text, 4, 4, radius=1)
+    assert shown.split("\n") == ["3  line_3 = 3", "4> line_4 = 4"]
+
+
+# --------------------------------------------------------------------------- severe consensus
+# Three families agreeing on a severe claim is evidence, not proof: a consensus finding that
+# score marked (severe, not unanimous) is posted only when verification confirms it.
+
+
+def severe_consensus(*, marked: bool) -> ScoredCluster:
+    item = disputed(status=Status.CONSENSUS, families=("openai", "anthropic", "mistral"))
+    reason = "3 of 4 provider families agree"
+    if marked:
+        reason += "; high and not unanimous: needs verification"
+    return item.model_copy(
+        update={"votes_for": 3, "votes_of": 4, "needs_verification": marked, "reason": reason}
+    )
+
+
+@pytest.mark.parametrize(
+    ("marked", "check_all", "answers", "status", "calls"),
+    [
+        # Marked by score (the default check_consensus_min_severity): like a disputed one.
+        (True, False, ["confirmed"] * 2, Status.CONSENSUS, 2),
+        (True, False, ["refuted"] * 2, Status.REJECTED, 2),
+        (True, False, ["uncertain", "refuted"], Status.REJECTED, 2),
+        (True, False, ["confirmed", "refuted"] * 4, Status.UNDECIDED, 7),
+        # check_consensus: true on one score did not mark: stays consensus unless refuted.
+        (False, True, ["confirmed", "refuted"] * 4, Status.CONSENSUS, 7),
+        (False, True, ["refuted"] * 2, Status.REJECTED, 2),
+        # Not marked and not asked: posted as it is, nobody called.
+        (False, False, [], Status.CONSENSUS, 0),
+    ],
+)
+def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
+    marked: bool, check_all: bool, answers: list[str], status: Status, calls: int
+) -> None:
+    client = scripted([verdict(a) for a in answers])
+    [item] = run(
+        client,
+        [severe_consensus(marked=marked)],
+        inspector=InspectorSettings(check_consensus=check_all),
+    )
+    assert item.status is status
+    assert len(client.calls) == calls
+    if status is Status.CONSENSUS and calls:
+        assert item.reason.startswith("3 of 4 provider families agree; ")
+        assert item.verification is not None
+
+
+def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
+    client.tokens_in, client.tokens_out = 500, 100
+    [item] = run(
+        client,
+        [severe_consensus(marked=True)],
+        budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None),
+    )
+    assert item.status is Status.UNVERIFIED and not item.status.posted
+    assert item.verification is not None and item.verification.budget_stopped
+
+
+def test_malformed_verdicts_stop_at_the_findings_call_cap_and_say_so() -> None:
+    # Every verdict malformed: without a cap per finding each of the 7 vote slots would be
+    # asked 3 times (21 calls); the finding's calls stop at its vote cap + 2.
+    client = FakeModelClient(default="I cannot answer in JSON today.")
+    [item] = run(client, [disputed(families=TWO)])
+    assert len(client.calls) == 7 + 2
+    assert item.status is Status.UNDECIDED
+    assert "verdicts malformed" in item.reason
+    assert not item.reason.startswith("undecided: undecided:")
+
+
+def test_the_call_cap_holds_across_findings_checked_together() -> None:
+    client = FakeModelClient(default="no json")
+    items = [
+        disputed(families=TWO),
+        disputed(families=TWO).model_copy(
+            update={
+                "cluster": disputed(families=TWO).cluster.model_copy(
+                    update={"fingerprint": "fedcba9876543210", "line": 5}
+                )
+            }
+        ),
+    ]
+    checked = run(client, items)
+    assert len(client.calls) == 2 * (7 + 2)
+    assert all("verdicts malformed" in item.reason for item in checked)

@@ -1,0 +1,20 @@
+"""The fault matrix, reduced to stay under two minutes: every row completes, with nothing
+lost, duplicated, leaked or pinged (the full matrix: benchmarks/fault_matrix.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.sim.fault_matrix import run_matrix
+
+pytestmark = pytest.mark.e2e  # also end to end: it runs the CLI against the loopback servers
+
+
+def test_the_reduced_fault_matrix_meets_every_target() -> None:
+    rows = run_matrix(quick=True)
+    assert len(rows) == 7
+    for row in rows:
+        assert row.completed, row
+        assert (row.lost, row.duplicates, row.leaks, row.pings) == (0, 0, 0, 0), row
+        assert row.code == 0, row
+        assert row.extra_calls in (0, 1), row  # a retried 429 or one repair turn, no more

@@ -1,0 +1,311 @@
+"""The package's shape, held by tests (as click tests what its package imports).
+
+Parts are folders; imports run one way: faces (cli, action) → app → the core parts →
+model. Adapters implement ports and only app/ imports them. Every import counts here:
+top-level, inside functions, and under TYPE_CHECKING.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "consensus"
+ROOT_MODULES = {"__init__", "__main__", "errors", "ports", "testing"}
+CORE = ["model", "settings", "ingest", "decide", "review", "render", "publish", "queue"]
+# Each part, and the parts it may import besides itself. The core is a ladder: a part
+# may import the parts before it in CORE.
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "model": set(),
+    "ports": {"model"},
+    "adapters": {"model", "errors", "ports", "settings", "ingest"},
+    "testing": {"model", "errors", "ports", "settings", "ingest", "publish"},
+    "app": {*CORE, "errors", "ports", "adapters", "__init__"},
+    # `consensus action` is the command line's door to the Action face.
+    "cli": {*CORE, "errors", "ports", "app", "action", "__init__"},
+    "action": {*CORE, "errors", "ports", "app", "__init__"},
+    "__main__": {"cli"},
+    "__init__": set(),
+}
+for index, part in enumerate(CORE):
+    ALLOWED[part] = {*CORE[:index], "errors", "ports"}
+ALLOWED["render"].add("__init__")  # the version string in reports
+ALLOWED["publish"].add("__init__")
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def part_of(module: str) -> str:
+    pieces = module.split(".")
+    if len(pieces) == 1:
+        return "__init__"
+    return pieces[1]
+
+
+def _imports(path: Path) -> Iterator[tuple[str, list[str], int]]:
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, [], node.lineno
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            yield node.module, [a.name for a in node.names], node.lineno
+
+
+# Parsed once, at collection: CPython 3.11's ast.parse can fail with "recursion depth
+# mismatch" after another test has hit a RecursionError in the same process.
+_IMPORTS = {path: list(_imports(path)) for path in MODULES.values()}
+
+
+def imports(path: Path) -> list[tuple[str, list[str], int]]:
+    """(module, names, line) for every import in the file, at any depth."""
+    return _IMPORTS[path]
+
+
+def internal_targets(module: str, names: list[str]) -> list[str]:
+    """The consensus modules an import reaches (`from pkg import submodule` included)."""
+    if not module.startswith("consensus"):
+        return []
+    found = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
+    return found if found and len(found) == len(names) else [module]
+
+
+def graph() -> dict[str, set[str]]:
+    edges: dict[str, set[str]] = {m: set() for m in MODULES}
+    for name, path in MODULES.items():
+        for module, names, _ in imports(path):
+            for target in internal_targets(module, names):
+                if target != name and target in MODULES:
+                    edges[name].add(target)
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(edges[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_there_is_no_import_cycle_counting_function_level_and_type_checking_imports() -> None:
+    assert cycles(graph()) == []
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_run_one_way_faces_app_core_model(module: str) -> None:
+    part = part_of(module)
+    wrong = sorted(
+        f"{target} (line {line})"
+        for imported, names, line in imports(MODULES[module])
+        for target in internal_targets(imported, names)
+        if part_of(target) != part and part_of(target) not in ALLOWED[part]
+    )
+    assert wrong == [], f"{module} ({part}/) may import only {sorted(ALLOWED[part])}"
+
+
+def test_no_private_name_is_imported_from_another_module() -> None:
+    borrowed = sorted(
+        f"{name}: {module}.{n} (line {line})"
+        for name, path in MODULES.items()
+        for module, names, line in imports(path)
+        for n in names
+        if module.startswith("consensus") and n.startswith("_") and n != "__version__"
+    )
+    assert borrowed == []
+
+
+@pytest.mark.parametrize(
+    ("library", "owners"),
+    [
+        ("litellm", {"consensus.adapters.llm"}),
+        ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("requests", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("sqlite3", {"consensus.adapters.journal"}),
+    ],
+)
+def test_one_module_imports_each_outside_world_library(library: str, owners: set[str]) -> None:
+    importers = {
+        name
+        for name, path in MODULES.items()
+        for module, _, _ in imports(path)
+        if module == library or module.startswith(f"{library}.")
+    }
+    assert importers <= owners
+
+
+def test_the_package_root_holds_at_most_ten_modules() -> None:
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 10, root
+    assert {Path(n).stem for n in root} <= ROOT_MODULES
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_over_450_lines(module: str) -> None:
+    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    assert lines <= 450, f"{module}: {lines} lines"
+
+
+def test_a_forbidden_import_is_caught() -> None:
+    """The checker itself can fail: an adapter imported by the core is reported."""
+    part = part_of("consensus.decide.align")
+    assert part_of("consensus.adapters.llm") not in ALLOWED[part]
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
+
+
+def _crossings(tree: str, other: str) -> list[str]:
+    """Imports of the `other` tree from any module under `tree`, as `path: module (line)`."""
+    root = PACKAGE.parent
+    return sorted(
+        f"{path.relative_to(root)}: {module} (line {line})"
+        for path in (root / tree).rglob("*.py")
+        for module, _, line in _imports(path)
+        if module == other or module.startswith(f"{other}.")
+    )
+
+
+def test_fakes_and_benchmarks_never_import_the_tests() -> None:
+    assert _crossings("benchmarks", "tests") == [] and _crossings("fakes", "tests") == []
+
+
+def test_the_fakes_never_import_the_benchmarks() -> None:
+    assert _crossings("fakes", "benchmarks") == []
+
+
+def test_only_the_simulation_tests_import_the_benchmarks_simulations() -> None:
+    """tests/sim runs reduced benchmark simulations; no other test imports benchmarks/."""
+    outside = [c for c in _crossings("tests", "benchmarks") if not c.startswith("tests/sim/")]
+    inside = _crossings("tests/sim", "benchmarks")
+    assert outside == []
+    assert inside and all(": benchmarks.sim." in c for c in inside)
+
+
+# --------------------------------------------------------------------------- functions
+
+MAX_PARAMETERS = 8  # a click command's options are its parameters: those are counted apart
+MAX_FUNCTION_LINES = 80
+SETTINGS_RECEIVER = re.compile(
+    r"(^|[._])(settings|publish|inspector|budget|queue_settings|commands_settings)$"
+)
+
+
+def functions() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield module, node
+
+
+def parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    args = node.args
+    named = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if named and named[0].arg in ("self", "cls"):
+        named = named[1:]
+    return len(named) + (args.vararg is not None) + (args.kwarg is not None)
+
+
+def is_click_command(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(ast.unparse(d).startswith(("click.", "cli.command")) for d in node.decorator_list)
+
+
+def test_no_function_takes_more_than_eight_parameters() -> None:
+    wide = [
+        f"{module}.{node.name}: {parameter_count(node)}"
+        for module, node in functions()
+        if parameter_count(node) > MAX_PARAMETERS and not is_click_command(node)
+    ]
+    assert wide == [], "bundle them into a typed object (a job, the services)"
+
+
+def test_no_function_is_over_eighty_lines() -> None:
+    long = [
+        f"{module}.{node.name}: {(node.end_lineno or node.lineno) - node.lineno + 1}"
+        for module, node in functions()
+        if (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == [], "a flow reads like its table of contents: split it into its steps"
+
+
+def settings_copies(source: str) -> list[str]:
+    """`<settings>.model_copy(update=...)` calls: they accept a misspelt key silently."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "model_copy"
+            and any(k.arg == "update" for k in node.keywords)
+        ):
+            receiver = ast.unparse(node.func.value)
+            if SETTINGS_RECEIVER.search(receiver) or "Settings(" in receiver:
+                found.append(receiver)
+    return found
+
+
+def test_settings_are_never_layered_by_model_copy() -> None:
+    copies = {m: settings_copies(p.read_text(encoding="utf-8")) for m, p in MODULES.items()}
+    assert {m: c for m, c in copies.items() if c} == {}, "use settings.config.layered"
+
+
+def test_the_settings_copy_rule_catches_one() -> None:
+    assert settings_copies("s = settings.publish.model_copy(update={'x': 1})") == [
+        "settings.publish"
+    ]
+    assert settings_copies("plan = plan.model_copy(update={'state': s})") == []
+
+
+# --------------------------------------------------------------------------- the hallway
+
+# The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
+# and `consensus review`'s preparation for its git readers.
+ASKS_WIRING = {"consensus.app.local_review"}
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))
+def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> None:
+    if module in {"consensus.app.wiring", "consensus.app"}:
+        return
+    source = MODULES[module].read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    names = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    names |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    assert not names & {"environ", "getenv", "from_env"}, "the face reads the environment"
+    wired = any(target == "consensus.app.wiring" for target, _, _ in imports(MODULES[module]))
+    assert not wired or module in ASKS_WIRING, "take Services from the face instead"
