@@ -1,7 +1,9 @@
 """`python benchmarks/quality_bench.py` runs the quality simulation
 (benchmarks/sim/quality_world.py, whose docstring says what it measures), then prints this
 run's headline figures beside those recorded at earlier commits
-(benchmarks/results/recorded.json)."""
+(benchmarks/results/recorded.json, measured with impartial judges: compared under
+`--judges impartial`). `--presets` prints the judge presets side by side and the rules'
+frontier (benchmarks/sim/quality_rules.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.sim import quality_rules, recorded
 from benchmarks.sim import quality_world as world
-from benchmarks.sim import recorded
+from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, PRESETS, SELF_PREFERRING
 
 DIGITS = {
     "posted findings on the clean PRs": 0,
@@ -41,24 +44,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Quality benchmark (simulation).")
     parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=world.DEFAULT.seed)
-    parser.add_argument("--accuracy", type=float, default=world.DEFAULT.accuracy)
+    parser.add_argument("--judges", choices=sorted(PRESETS), default=world.DEFAULT.judges.name)
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default="weighed")
+    parser.add_argument(
+        "--presets", action="store_true",
+        help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",
+    )  # fmt: skip
     parser.add_argument("--shared-fp", type=float, default=world.DEFAULT.shared_fp_per_pr)
     parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
     parser.add_argument("--plot", type=Path, default=world.ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
+    if args.presets:
+        base = replace(world.DEFAULT, prs=args.prs, seed=args.seed)
+        print(quality_rules.report(base, [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))
+        return 0
     params = replace(
         world.DEFAULT,
         prs=args.prs,
         seed=args.seed,
-        accuracy=args.accuracy,
+        judges=PRESETS[args.judges],
+        rule=args.rule,
         shared_fp_per_pr=args.shared_fp,
         sweep=not args.no_sweep,
     )
     result = world.simulate(params, with_today=False)
     print(world.describe(params), end="\n\n")
     print(world.report(result))
-    if replace(params, sweep=True) == world.DEFAULT:  # the setting the figures were recorded in
+    # The figures were recorded with impartial verifiers: compared under those only.
+    if replace(params, sweep=True) == replace(world.DEFAULT, judges=IMPARTIAL):
         print("", recorded.compare(recorded.load("quality"), headline(result), DIGITS), sep="\n")
     print(f"\n{params.prs} PRs in {result.seconds:.1f} s")
     if not args.no_plot:

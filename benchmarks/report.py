@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
 DOCUMENT = ROOT / "BENCHMARKS.md"
 SECTIONS = (
+    "judges",
     "quality",
     "merge_corpus",
     "rerun",
@@ -31,6 +32,7 @@ SECTIONS = (
     "journal",
     "overhead",
     "hostile",
+    "redaction",
 )
 HEADER = """# Benchmarks
 

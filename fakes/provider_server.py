@@ -25,8 +25,10 @@ Standalone, for tests that run the real CLI in a subprocess::
     python -m fakes.provider_server --port 0 --script S.json --port-file P \\
         [--latency 0.3] [--log requests.jsonl]
 
-where ``S.json`` maps a model name to a list of steps (consumed in order) or to one
-step (answered every time), plus an optional ``"default"`` step for everything else::
+where ``S.json`` maps a model name to a list of steps (consumed in order), to one
+step (answered every time) or to ``{"judge": {"tpr", "tnr", "truth": {title: real},
+"uncertain"?, "seed"?}}`` (a judge: see `judge`), plus an optional ``"default"`` step
+for everything else::
 
     {"gpt-test": [{"status": 429, "headers": {"Retry-After": "1"}}, {"reply": "ok"}],
      "default": {"reply": "{\\"findings\\": []}"}}
@@ -42,8 +44,10 @@ import argparse
 import collections
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import json
+import re
 import socket
 import sys
 import threading
@@ -194,11 +198,60 @@ class Script:
         for model, value in data.items():
             if model == "default":
                 script.default = Step.from_json(value)
+            elif isinstance(value, dict) and "judge" in value:
+                spec = value["judge"]
+                script.respond(model, judge(
+                    {str(t): bool(r) for t, r in spec["truth"].items()},
+                    tpr=float(spec["tpr"]), tnr=float(spec["tnr"]),
+                    uncertain=float(spec.get("uncertain", 0.1)), seed=str(spec.get("seed", "")),
+                ))  # fmt: skip
             elif isinstance(value, list):
                 script.add(model, *(Step.from_json(item) for item in value))
             else:
                 script.add(model, then=Step.from_json(value))
         return script
+
+
+VERIFY_TITLE = re.compile(r"^Title: (?P<title>.*)$", re.M)
+
+
+def judge(
+    truth: Mapping[str, bool],
+    *,
+    tpr: float,
+    tnr: float,
+    uncertain: float = 0.1,
+    seed: str = "",
+    review: Step | None = None,
+) -> Responder:
+    """A model acting as a judge, as LLM judges are: asked whether a claim is real (the
+    verification prompt's ``Title:`` line, looked up in ``truth``), it confirms a real one
+    with probability ``tpr`` and refutes a false one with probability ``tnr``; a wrong
+    answer is ``uncertain`` with probability ``uncertain``, else the opposite verdict. Each
+    answer is drawn from a hash of the seed and the prompt: the same question gets the same
+    answer. A claim not in ``truth`` is answered ``uncertain``; a request that is not a
+    verification gets ``review`` (default: no findings)."""
+
+    def respond(body: JsonObject) -> Step:
+        text = prompt_text(body)
+        found = VERIFY_TITLE.search(text)
+        if found is None or "verdict" not in text:
+            return review or reply(json.dumps({"findings": []}))
+        real = truth.get(found["title"].strip())
+        if real is None:
+            return reply(json.dumps({"verdict": "uncertain", "reason": "not a claim I know"}))
+        digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+        draw = int.from_bytes(digest[:8], "big") / 2**64
+        right = tpr if real else tnr
+        if draw < right:
+            verdict = "confirmed" if real else "refuted"
+        elif draw < right + (1 - right) * (1 - uncertain):
+            verdict = "refuted" if real else "confirmed"
+        else:
+            verdict = "uncertain"
+        return reply(json.dumps({"verdict": verdict, "reason": "Checked against the change."}))
+
+    return respond
 
 
 @dataclasses.dataclass(frozen=True)

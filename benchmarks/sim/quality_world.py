@@ -11,10 +11,12 @@ block). Models agree
 on wrong things: some inventions are reported by two families, and some *severe* ones by
 three (a wrong consensus). consensus's own credential scan reports committed keys at the
 lines the models report them. Verifiers are fake ModelClients that read the verification
-prompt, look the finding up in the ground truth and answer right with probability
-`accuracy`; asked about a claim their own family made they confirm it with probability
-`self_preference` whatever the truth (LLM judges favour their own output). A "same
-problem?" question is answered right with probability `same_accuracy`.
+prompt, look the finding up in the ground truth and answer as the judges of a preset
+(benchmarks/sim/judge_presets.py) do: a real claim confirmed with the family's TPR, a false one
+refuted with its TNR; a self-preferring judge asked about a claim its own family made
+confirms it first with probability `self_preference`. The product is given the judges'
+calibration when it differs from its agreeable defaults (`calibrated`). A "same problem?"
+question is answered right with probability `same_accuracy`.
 
 Everything between the reviews and the posted findings is the product's REAL code: align
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
@@ -22,7 +24,8 @@ Everything between the reviews and the posted findings is the product's REAL cod
 "after round 1" through issue 11's code as its first round left it, both loaded from git
 (benchmarks/sim/baseline.py), in the same run.
 
-    python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--accuracy 0.85] [--no-sweep]
+    python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--judges agreeable] [--no-sweep]
+    python benchmarks/quality_bench.py --presets [--prs 1000] [--seed 1]   # quality_rules.py
 
 A posted finding (status consensus or verified) is a true positive when it lies within
 MATCH_LINES lines of a true bug in the same file; recall counts the bugs some posted
@@ -54,6 +57,13 @@ if str(ROOT) not in sys.path:
 from benchmarks.sim import merge_corpus  # noqa: E402
 from benchmarks.sim.baseline import ROUND_ONE, Baseline, load  # noqa: E402
 from benchmarks.sim.baseline import TODAY as TODAY_VERSION  # noqa: E402
+from benchmarks.sim.judge_presets import (  # noqa: E402
+    AGREEABLE,
+    IMPARTIAL,
+    PRESETS,
+    SELF_PREFERRING,
+    JudgePreset,
+)
 from benchmarks.sim.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
 from consensus.decide.align import align, open_questions  # noqa: E402
 from consensus.decide.score import score  # noqa: E402
@@ -75,7 +85,7 @@ from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
 from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.review.verify import verify  # noqa: E402
-from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings  # noqa: E402
+from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
@@ -102,7 +112,8 @@ class SimParams:
     reviewers: tuple[Reviewer, ...]
     prs: int = 1_000
     seed: int = 1
-    accuracy: float = 0.85  # verifier: right with this probability
+    judges: JudgePreset = AGREEABLE  # how the simulated verifiers answer
+    calibrated: bool = True  # the product knows the judges' TPR/TNR (else its defaults)
     shared_fp_per_pr: float = 0.5  # invented problems reported by two reviewers at once
     shared3_fp_per_pr: float = 0.3  # severe invented problems three families report
     clean_share: float = 0.2  # PRs with no bug at all
@@ -112,15 +123,13 @@ class SimParams:
     severity_noise: float = 0.25  # a reviewer reports a severity one level off
     category_noise: float = 0.3  # a reviewer files a problem under an alternative category
     same_accuracy: float = 0.9  # the "same problem?" verifier: right with this probability
-    # A verifier asked about a claim its own family made confirms it with this probability,
-    # whatever the truth (self-preference: Zheng et al. 2023; Panickssery et al. 2024).
-    self_preference: float = 0.6
     # The issue's set-up: an inspector and voters configured by name, which then judge the
     # claims their own families made unless independence keeps them out.
     configured_judges: tuple[str, tuple[str, ...]] = (
         "anthropic/claude-sonnet-4-5",
         ("openai/gpt-5.1", "gemini/gemini-2.5-pro"),
     )
+    rule: str = "weighed"  # inspector.rule of "now" (the product's default)
     thresholds: tuple[float, ...] = (0.5, 0.75, 1.0)
     ks: tuple[int, ...] = (1, 2, 3)
     sweep: bool = True  # every threshold and k through today's code as well
@@ -376,9 +385,11 @@ def _draw(*parts: object) -> float:
 def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
     """The simulated verifier panel, deterministic per (seed, request).
 
-    Verification: right with probability `accuracy`, else the opposite verdict or
-    `uncertain` (evenly); a verifier whose family reported the problem confirms it with
-    probability `self_preference` first. "Same problem?": right with `same_accuracy`."""
+    Verification: a real claim confirmed with the judge family's TPR, a false one refuted
+    with its TNR; a wrong answer is `uncertain` with the preset's share, else the opposite
+    verdict; a verifier whose family reported the problem confirms it with probability
+    `self_preference` first. "Same problem?": right with `same_accuracy`."""
+    preset = params.judges
     families = {r.model: r.family for r in params.reviewers}
     problems = {p for p in pr.reporters}
 
@@ -398,12 +409,14 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
         real = about_bug(pr.bugs, path, line, end) is not None
         problem = problem_at(path, line, end)
         own = problem is not None and families.get(request.model) in pr.reporters[problem]
-        if own and _draw(params.seed, "self", request.model, prompt) < params.self_preference:
+        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
             return "confirmed"
+        tpr, tnr = preset.rates(families.get(request.model, request.model))
+        right = tpr if real else tnr
         draw = _draw(params.seed, request.model, prompt)
-        if draw < params.accuracy:
+        if draw < right:
             return "confirmed" if real else "refuted"
-        if draw < params.accuracy + (1 - params.accuracy) / 2:
+        if draw < right + (1 - right) * (1 - preset.uncertain):
             return "refuted" if real else "confirmed"
         return "uncertain"
 
@@ -461,6 +474,8 @@ class Decisions:
     configured: bool = False  # the inspector and voters of SimParams.configured_judges
     open_questions: Callable[..., list[Any]] = open_questions  # align's, when it asks
     ask: Callable[..., Any] = ask_same_problem  # sameness's
+    rule: str | None = None  # inspector.rule (None: SimParams.rule)
+    target: float = 0.9  # inspector.target_precision
 
 
 REPORTERS_JUDGE = "now, but reporters may judge their own claims (before issue 16)"
@@ -470,7 +485,14 @@ NO_ASKING = 'now, without asking "same problem?"'
 CONFIGURED = "configured inspector and voters"
 
 
-def now(*, asks: bool = True, independent: bool = True, configured: bool = False) -> Decisions:
+def now(
+    *,
+    asks: bool = True,
+    independent: bool = True,
+    configured: bool = False,
+    rule: str | None = None,
+    target: float = 0.9,
+) -> Decisions:
     name = "now" if asks and independent else (NO_ASKING if independent else REPORTERS_JUDGE)
     if configured:
         name = f"{CONFIGURED}, {'independent' if independent else 'reporters may judge'}"
@@ -485,6 +507,8 @@ def now(*, asks: bool = True, independent: bool = True, configured: bool = False
         checks_severe_consensus=True,
         independent=independent,
         configured=configured,
+        rule=rule,
+        target=target,
     )
 
 
@@ -526,17 +550,36 @@ def before(baseline: Baseline) -> Decisions:
     )
 
 
-def settings_for(params: SimParams, threshold: float, k: int, configured: bool = False) -> Settings:
+def settings_for(
+    params: SimParams,
+    threshold: float,
+    k: int,
+    configured: bool = False,
+    rule: str | None = None,
+    target: float = 0.9,
+) -> Settings:
     """`configured`: the inspector and voters of `params.configured_judges`, as a user
-    might set them; else none (the product's defaults)."""
+    might set them; else none (the product's defaults). `rule`: inspector.rule (default
+    `params.rule`); the judges' calibration when `params.calibrated`."""
     model, voters = params.configured_judges if configured else (None, ())
-    return Settings(
-        threshold=threshold,
-        concurrency=params.concurrency,
-        inspector=InspectorSettings(
-            model=model, voters=voters, ahead_by=k, check_consensus=params.check_consensus
-        ),
-        budget=BudgetSettings(max_cost_usd=None, max_tokens=None),
+    families = sorted({r.family for r in params.reviewers})
+    calibration = params.judges.calibration(families) if params.calibrated else None
+    inspector = {
+        "model": model,
+        "voters": voters,
+        "ahead_by": k,
+        "check_consensus": params.check_consensus,
+        "rule": rule or params.rule,
+        "target_precision": target,
+    }
+    return Settings.model_validate(
+        {
+            "threshold": threshold,
+            "concurrency": params.concurrency,
+            "inspector": inspector,
+            "budget": {"max_cost_usd": None, "max_tokens": None},
+            "calibration": calibration,
+        }
     )
 
 
@@ -574,7 +617,7 @@ async def decide(
     results = results_of(params, pr)
     findings = [f for r in results for f in r.findings] + code.detections(pr.diff)
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
-    settings = settings_for(params, threshold, k or 2, code.configured)
+    settings = settings_for(params, threshold, k or 2, code.configured, code.rule, code.target)
     client = client or verifier(pr, params)
     ledger = Ledger(settings.budget)
     answers = {}
@@ -1034,9 +1077,9 @@ def describe(params: SimParams) -> str:
         f"down to its line with p={params.cover:g}; committed keys found by the scan too (the "
         f"secret on the next line with p={params.two_line_keys:g}); severity one level off with "
         f"p={params.severity_noise:g}, another category with p={params.category_noise:g}; "
-        f"verifiers of accuracy {params.accuracy:g} (wrong answers split evenly between the "
-        f"opposite verdict and `uncertain`), confirming a claim their own family made with "
-        f'p={params.self_preference:g} whatever the truth; "same problem?" answered right with '
+        f"{params.judges.name} judges ({params.judges.describe()}), "
+        f"{'calibrated' if params.calibrated else 'the product not calibrated'}; "
+        f'"same problem?" answered right with '
         f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
         f"high, max_votes 2 × the lead to verify + 3, k ≥ 3 for security and critical findings "
         f"and a lead of k + 1 to verify a finding only one family reported (the product's rules)."
@@ -1082,8 +1125,8 @@ def plot(result: SimResult, path: Path) -> None:
     ax.set_xlabel("recall")
     ax.set_ylabel("precision")
     ax.set_title(
-        f"Simulated precision and recall, {params.prs} PRs, verifier accuracy "
-        f"{params.accuracy:g}\n(dashed: the 0.95 precision target)",
+        f"Simulated precision and recall, {params.prs} PRs, {params.judges.name} judges"
+        f"\n(dashed: the 0.95 precision target)",
         fontsize=9,
     )
     ax.legend(loc="lower left", fontsize=8)
@@ -1103,7 +1146,7 @@ def report(result: SimResult) -> str:
     lines += [headline_table(result), ""]
     lines += [
         f"Issue 16 (independent verification; verifiers confirm their own family's claim "
-        f"with p={result.params.self_preference:g} whatever the truth):",
+        f"with p={result.params.judges.self_preference:g} whatever the truth):",
         "",
         "With the product's default judges (no inspector or voters configured):",
         "",
@@ -1142,17 +1185,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Quality benchmark (simulation).")
     parser.add_argument("--prs", type=int, default=DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=DEFAULT.seed)
-    parser.add_argument("--accuracy", type=float, default=DEFAULT.accuracy)
+    parser.add_argument("--judges", choices=sorted(PRESETS), default=DEFAULT.judges.name)
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default=DEFAULT.rule)
+    parser.add_argument(
+        "--presets", action="store_true",
+        help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",
+    )  # fmt: skip
     parser.add_argument("--shared-fp", type=float, default=DEFAULT.shared_fp_per_pr)
     parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
     parser.add_argument("--plot", type=Path, default=ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
     args = parser.parse_args(argv)
+    if args.presets:
+        from benchmarks.sim import quality_rules  # it imports this module: only when asked
+
+        print(quality_rules.report(replace(DEFAULT, prs=args.prs, seed=args.seed),
+                                   [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))  # fmt: skip
+        return 0
     params = replace(
         DEFAULT,
         prs=args.prs,
         seed=args.seed,
-        accuracy=args.accuracy,
+        judges=PRESETS[args.judges],
+        rule=args.rule,
         shared_fp_per_pr=args.shared_fp,
         sweep=not args.no_sweep,
     )

@@ -14,13 +14,15 @@ Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Mapping
+import re
+import traceback
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
 
+from consensus.action.log import ActionLog, credential_values
 from consensus.app.commands import handle_comment
 from consensus.app.outcome import exit_code
 from consensus.app.progress import LogProgress
@@ -29,6 +31,8 @@ from consensus.app.queue import run_in_action
 from consensus.app.services import ActionStep, Services
 from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
+from consensus.ingest.detector import looks_random
+from consensus.ingest.redact import redact_text
 from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
 from consensus.model.outcome import Outcome
 from consensus.ports import GitHubPort, Log
@@ -40,11 +44,73 @@ WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
 P = TypeVar("P", bound=Payload)
+RUNNER_VARIABLES = ("GITHUB_", "RUNNER_", "ACTIONS_", "CI_")
+KEY_ALPHABET = re.compile(r"[A-Za-z0-9+/=_.-]+")  # base64, base64url, hex, with separators
+CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
+# `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
+# that a key under a name of the user's choosing is masked too.
+API_KEY_ENV = re.compile(r"^[ \t-]*api_key_env:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
 
 
-def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> int:
+def main(env: Mapping[str, str], log: ActionLog) -> int:
+    """The step: mask every credential, then run with every line the step prints guarded;
+    an error is reported through the same log. The exit code."""
+    log.mask(action_secrets(env))
+    return guarded(log, lambda: run(env, log=log, warn=log.warning, mask=log.mask))
+
+
+def guarded(log: ActionLog, step: Callable[[], int]) -> int:
+    """`step` with every line printed guarded; its error or crash reported the same way."""
+    with log.guard():
+        try:
+            return step()
+        except ConsensusError as exc:
+            log(f"error: {exc}")
+            return exc.exit_code
+        except Exception:  # a crash's traceback quotes foreign text too: print it guarded
+            traceback.print_exc()
+            return CRASH_EXIT_CODE
+
+
+def action_secrets(env: Mapping[str, str]) -> list[str]:
+    """Every provider key and token the run could read: by their names, the names a
+    checked-out .consensus.yml gives as `api_key_env`, any value that is a key by its
+    format, and any random-looking value of the step's own variables (a key under a name of
+    the user's choosing, named only in the base branch's config). The runner's variables
+    (`GITHUB_SHA`, `RUNNER_*`) are public but for their tokens, which go by name."""
+    config = Path(env.get("GITHUB_WORKSPACE") or ".") / ".consensus.yml"
+    try:
+        named = API_KEY_ENV.findall(config.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        named = []
+    values = credential_values(env, named)
+    keyed = [
+        value
+        for name, value in sorted(env.items())
+        if value not in values
+        and (
+            redact_text(value)[1]
+            or (
+                not name.startswith(RUNNER_VARIABLES)
+                and KEY_ALPHABET.fullmatch(value.strip()) is not None
+                and looks_random(value.strip())
+            )
+        )
+    ]
+    return [*values, *keyed]
+
+
+def run(
+    env: Mapping[str, str],
+    *,
+    log: Log,
+    warn: Log | None = None,
+    mask: Callable[[Sequence[str]], object] = lambda values: None,
+    host: GitHubPort | None = None,
+) -> int:
     """Handle the event in `env`; the exit code. `host` is built from `env` when not given
-    (and closed when the run is over)."""
+    (and closed when the run is over); `warn` puts a warning annotation on the run, `mask`
+    hides the keys the base branch's configuration names."""
     event = env.get("GITHUB_EVENT_NAME", "")
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
@@ -53,13 +119,16 @@ def run(env: Mapping[str, str], *, log: Log, host: GitHubPort | None = None) -> 
     step = action_step(env)  # the inputs, parsed once
     built = host or github_host(env, log=log, write_interval_s=step.inputs.post_interval_s)
     try:
-        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(sys.stderr)])
+        # Progress goes through the log: a provider's error in it is foreign text.
+        wired = services(env, log=log, github=built, progress=lambda: [LogProgress(log)], mask=mask)
         outcome = _handle(env, wired, step)
     finally:
         if host is None:
             built.close()
     inputs = step.inputs
-    return exit_code(outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review)
+    return exit_code(
+        outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review, warn=warn
+    )
 
 
 def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Outcome:

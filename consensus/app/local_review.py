@@ -30,6 +30,7 @@ from consensus.ports import Log, SourceReader
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import nothing_to_review, run_id_for
+from consensus.settings.calibration_file import with_local_calibration
 from consensus.settings.config import ProviderSettings, Settings, layered, load_config
 from consensus.settings.personas import Persona, load_personas, select_personas
 from consensus.settings.workflows import (
@@ -95,7 +96,7 @@ def prepare_local(request: LocalRequest, services: Services, *, always: bool = F
     """Settings, diff and job for `request`. No job when no file can be reviewed, unless
     `always` (a dry run plans even an empty review)."""
     root = request.root
-    loaded = load_config(request.config, root=root)
+    loaded = with_local_calibration(load_config(request.config, root=root), root)
     workflow = load_workflow_at(root, request.workflow) if request.workflow else None
     settings = narrow_settings(workflow, loaded.settings) if workflow else loaded.settings
     settings = with_flags(settings, request.flags)

@@ -8,18 +8,25 @@ warning. Usage and configuration errors (2) are raised, and mapped where they ar
 
 from __future__ import annotations
 
-import sys
-
 from consensus.errors import ReviewImpossible
 from consensus.model.base import Severity
 from consensus.model.outcome import Outcome, OutcomeKind
 from consensus.ports import Log
 
 
-def exit_code(outcome: Outcome, *, fail_on: str, log: Log, on_no_review: str = "fail") -> int:
+def exit_code(
+    outcome: Outcome,
+    *,
+    fail_on: str,
+    log: Log,
+    on_no_review: str = "fail",
+    warn: Log | None = None,
+) -> int:
+    """The exit code of `outcome`. `warn` puts a warning on the run (the Action's own
+    annotation, written by its log); without it a warning is a log line."""
     if outcome.kind is OutcomeKind.INCOMPLETE:
         if on_no_review == "warn":
-            print(f"::warning title=consensus::{outcome.reason}", file=sys.stdout)
+            (warn or (lambda line: log(f"warning: {line}")))(outcome.reason)
             return 0
         log(f"error: {outcome.reason}")
         return ReviewImpossible.exit_code

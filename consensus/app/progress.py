@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import IO, TYPE_CHECKING
 
 from consensus.model.findings import ModelReview
+from consensus.ports import Log
 from consensus.review.fanout import CallResult, ReviewCall
 
 if TYPE_CHECKING:
@@ -40,15 +41,17 @@ def _describe(call: ReviewCall, result: CallResult) -> str:
 
 
 class LogProgress:
-    """One line per event on a stream: readable in CI logs, greppable."""
+    """One line per event through a `Log`: readable in CI logs, greppable. In the Action the
+    log is the runner-safe writer, so a finding's title or a provider's error written here
+    never becomes a workflow command."""
 
-    def __init__(self, stream: IO[str]) -> None:
-        self._stream = stream
+    def __init__(self, log: Log) -> None:
+        self._log = log
         self._total = 0
         self._totals = _Totals()
 
     def phase(self, name: str, detail: str = "") -> None:
-        self._write(f"consensus: {name}" + (f": {detail}" if detail else ""))
+        self._log(name + (f": {detail}" if detail else ""))
 
     def planned(self, total: int) -> None:
         self._total = total
@@ -58,13 +61,10 @@ class LogProgress:
 
     def call_finished(self, call: ReviewCall, result: CallResult) -> None:
         self._totals.add(result)
-        self._write(f"  [{self._totals.done}/{self._total}] {_describe(call, result)}")
+        self._log(f"[{self._totals.done}/{self._total}] {_describe(call, result)}")
 
     def close(self) -> None:
         return None
-
-    def _write(self, line: str) -> None:
-        print(line, file=self._stream, flush=True)
 
 
 class RichProgress:

@@ -11,6 +11,7 @@ from consensus.app.services import ProviderKeys, Runner
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.calibration_file import with_calibration_file
 from consensus.settings.config import (
     Settings,
     layered,
@@ -57,6 +58,7 @@ def base_settings(
     text = files.read(inputs.config)
     source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
     settings = parse_settings(text, source=source) if text is not None else Settings()
+    settings = with_calibration_file(settings, files.read, source)
     update: dict[str, Any] = {}
     if inputs.min_severity is not None:
         update["min_severity"] = inputs.min_severity

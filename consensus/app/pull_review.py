@@ -143,6 +143,7 @@ def review_pull_request(
         return Outcome.skipped("automatic reviews are paused")
     base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
     settings = base_settings(host, info, inputs, base)
+    services.mask(services.keys.named_values(settings))
     if not_reviewed(settings, info, services.keys, event=event, log=log):
         return Outcome.skipped("not reviewed by the base branch's rules")
     fork = info.head_repo != info.base_repo

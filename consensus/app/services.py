@@ -50,6 +50,11 @@ class ProviderKeys:
         """model → why it will not be called (its key is missing)."""
         return _unavailable(providers, self.env, self.needed_keys)
 
+    def named_values(self, settings: Settings) -> list[str]:
+        """The keys the configuration names (`api_key_env`) that this run holds."""
+        names = [p.api_key_env for p in settings.providers if p.api_key_env]
+        return [self.env[name] for name in names if self.env.get(name)]
+
     def none_usable(self, settings: Settings) -> bool:
         """True when not one configured provider could be called with these keys."""
         try:
@@ -109,6 +114,9 @@ class Services:
     github: GitHubPort | None = None
     # a new set of progress observers for each review run (their counts are per run)
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: ()
+    # hides values from what the face prints (the Action's `::add-mask::`): the keys named by
+    # the base branch's configuration are masked as soon as it is read
+    mask: Callable[[Sequence[str]], object] = lambda values: None
 
     @property
     def host(self) -> GitHubPort:

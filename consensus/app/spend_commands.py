@@ -7,14 +7,16 @@ import asyncio
 
 from consensus.app.command_context import Context
 from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
+from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
-from consensus.model.findings import Cluster, Finding, ScoredCluster
+from consensus.model.base import Status
 from consensus.publish.answers import Section, verified_section
+from consensus.publish.claims import check_of_record, claim_of_record
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
-from consensus.review.verify import verify
+from consensus.review.verify import Bench, judge_claims
 from consensus.settings.workflows import Workflow
 
 
@@ -68,69 +70,25 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     ledger = Ledger(settings.budget)
     # No review calls are planned: an `auto` cap is the verification share alone.
     ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
-    [checked] = asyncio.run(
-        verify(
-            [_scored(record)],
-            diff=diff,
-            panel=panel,
-            settings=settings,
-            client=GuardedClient(context.services.models, ledger),
-            ledger=ledger,
-            source=context.services.checkout.head_source(
-                context.host, context.info.head_sha, run.step.runner.workspace
-            ),
-        )
+    client = GuardedClient(context.services.models, ledger, context.services.counter)
+    source = context.services.checkout.head_source(
+        context.host, context.info.head_sha, run.step.runner.workspace
     )
-    updated = _updated(record, checked, context.login)
+    bench = Bench(diff, panel, settings, client, ledger, source)
+    [judgement] = asyncio.run(
+        judge_claims([(claim_of_record(record), check_of_record(record))], bench)
+    )
+    updated = _updated(record, judgement, context.login)
     state = context.thread.state
     records = tuple(updated if r.id == record.id else r for r in state.records)
     context.save_state(state.model_copy(update={"records": records}))
     return verified_section(updated)
 
 
-def _scored(record: FindingRecord) -> ScoredCluster:
-    members = tuple(
-        Finding(
-            provider=m.provider,
-            family=m.family,
-            persona=m.persona,
-            chunk=0,
-            path=record.path,
-            line=record.line,
-            end_line=record.end_line,
-            severity=record.severity,
-            category=record.category,
-            title=m.title,
-            body="",
-        )
-        for m in record.members
-    )
-    cluster = Cluster(
-        path=record.path,
-        line=record.line,
-        end_line=record.end_line,
-        severity=record.severity,
-        category=record.category,
-        title=record.title,
-        body=record.body,
-        members=members,
-        fingerprint=record.fingerprint,
-    )
-    return ScoredCluster(
-        cluster=cluster,
-        votes_for=record.votes_for,
-        votes_of=record.votes_of,
-        agreement=record.votes_for / record.votes_of if record.votes_of else 0.0,
-        needed=0,
-        status=record.status,
-        reason=record.reason,
-        needs_verification=True,
-    )
-
-
-def _updated(record: FindingRecord, checked: ScoredCluster, login: str) -> FindingRecord:
-    counts = checked.verification
-    note = verification_note(counts, requested_by=login) if counts is not None else None
+def _updated(record: FindingRecord, judgement: Judgement, login: str) -> FindingRecord:
+    agreed = record.reason.split(";")[0] if record.status is Status.CONSENSUS else ""
+    status, reason = settled(record.status, True, judgement, agreed)
+    note = verification_note(judgement.verification, requested_by=login)
     return record.model_copy(
-        update={"status": checked.status, "reason": checked.reason[:300], "verification": note}
+        update={"status": status, "reason": reason[:300], "verification": note}
     )

@@ -128,6 +128,7 @@ def services(
     github: GitHubPort | None = None,
     attempts: int | None = None,
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
+    mask: Callable[[Sequence[str]], object] = lambda values: None,
 ) -> Services:
     """A face's services, from its environment: the model client and token counter (litellm,
     loaded at the first call), the provider keys, the run journal, GitHub when reached."""
@@ -140,6 +141,7 @@ def services(
         checkout=GitCheckout(),
         github=github,
         progress=progress,
+        mask=mask,
     )
 
 

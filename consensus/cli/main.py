@@ -16,6 +16,7 @@ from pathlib import Path
 import click
 
 from consensus import __version__
+from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
 from consensus.cli.journal import replay, report, runs
 from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
@@ -109,9 +110,10 @@ def doctor(config_path: Path | None, models: str | None) -> None:
 @handles_errors
 def action() -> None:
     """Review and publish a pull request from a GitHub Actions step (reads GITHUB_*)."""
-    from consensus.action.main import run
+    from consensus.action.log import ActionLog
+    from consensus.action.main import main
 
-    sys.exit(run(os.environ, log=logger()))
+    sys.exit(main(os.environ, ActionLog()))
 
 
 @cli.command()
@@ -172,7 +174,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config):
+for command in (review, replay, runs, report, config, calibrate):
     cli.add_command(command)
 
 

@@ -70,9 +70,11 @@ def repo_root() -> Path:
 
 
 def load_config_at(config_path: Path | None, root: Path) -> LoadedConfig:
+    """The configuration, its calibration file (when it names one) read from `root`."""
+    from consensus.settings.calibration_file import with_local_calibration
     from consensus.settings.config import load_config
 
-    return load_config(config_path, root=root)
+    return with_local_calibration(load_config(config_path, root=root), root)
 
 
 def split_list(value: str) -> list[str]:
@@ -93,4 +95,4 @@ def logger() -> Callable[[str], None]:
 def progress_observer() -> Any:
     from consensus.app.progress import LogProgress, RichProgress
 
-    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(sys.stderr)
+    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(logger())

@@ -20,7 +20,9 @@ COMPATIBLE_CATEGORIES: models file one problem as bug, security or concurrency a
 - findings of the *same* family (its other personas) are one problem only when their words
   say so (similarity at least MERGE_THRESHOLD): a model that reports two things at one place
   means two;
-- two findings of one review (provider and persona) are never one problem.
+- two findings of one review (provider and persona) are never one problem;
+- a remark (maintainability, docs, test) and a defect are different kinds (`same_kind`):
+  only a "same problem?" answer joins them; agreement counts that problem's reporters.
 
 A finding of consensus's own scan (`consensus.detections`, family `consensus`) is a family
 of its own, so by the same rule it joins exactly one cluster at its place: the one whose
@@ -73,6 +75,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from consensus.decide.fingerprint import disambiguate, fingerprint, normalize_anchor
+from consensus.decide.problem_kinds import same_kind
 from consensus.decide.wording import (
     Features,
     compatible,
@@ -118,8 +121,14 @@ class _Pairs:
     line window, two reviews, compatible categories), keyed by canonical indexes (i < j);
     and, for any two findings, whether their words name different defects."""
 
-    def __init__(self, features: Sequence[Features], sims: dict[tuple[int, int], float]):
+    def __init__(
+        self,
+        features: Sequence[Features],
+        sims: dict[tuple[int, int], float],
+        categories: Sequence[Category],
+    ):
         self._features = features
+        self._categories = categories
         self.sims = sims
         self.links: dict[tuple[int, int], float] = {}  # pairs the words may join unasked
         self._sure: dict[tuple[int, int], bool] = {}
@@ -152,10 +161,17 @@ class _Pairs:
         if key not in self._sure:
             x, y = self._features[i], self._features[j]
             words = feature_similarity(x, y, kinds=False)
-            self._sure[key] = words >= SURE_THRESHOLD or (
-                words >= KIN_THRESHOLD and titles_kin(x, y)
+            self._sure[key] = self.same_kind(i, j) and (
+                words >= SURE_THRESHOLD or (words >= KIN_THRESHOLD and titles_kin(x, y))
             )
         return self._sure[key]
+
+    def same_kind(self, i: int, j: int) -> bool:
+        return same_kind(self._categories[i], self._categories[j])
+
+    def kinds_differ(self, a: Sequence[int], b: Sequence[int]) -> bool:
+        """Is a member of one side a remark and one of the other a defect?"""
+        return any(not self.same_kind(i, j) for i in a for j in b)
 
     def any_sure(self, a: Sequence[int], b: Sequence[int]) -> bool:
         """Are a member of each side one problem without asking?"""
@@ -240,7 +256,7 @@ def _pairs(
     ordered: Sequence[Finding], features: Sequence[Features], start: int, stop: int
 ) -> _Pairs:
     """The pairs of one path's findings (sorted by line) that could be one problem."""
-    pairs = _Pairs(features, {})
+    pairs = _Pairs(features, {}, [f.category for f in ordered])
     for i in range(start, stop):
         a = ordered[i]
         for j in range(i + 1, stop):
@@ -253,7 +269,7 @@ def _pairs(
                 continue
             if not pairs.differ(i, j):
                 pairs.sims[i, j] = feature_similarity(features[i], features[j])
-                if a.family == b.family or pairs.sure(i, j):
+                if (a.family == b.family and pairs.same_kind(i, j)) or pairs.sure(i, j):
                     pairs.links[i, j] = pairs.sims[i, j]
     return pairs
 
@@ -332,7 +348,9 @@ def _questions(
             value = _joinable(pieces[x], pieces[y], ordered, pairs, conflicts=True)
             if value is None:
                 continue
-            differ = pairs.conflict(pieces[x], pieces[y])
+            differ = pairs.conflict(pieces[x], pieces[y]) or pairs.kinds_differ(
+                pieces[x], pieces[y]
+            )
             first, second = sorted(pieces[x]), sorted(pieces[y])
             question = SameProblemQuestion(
                 first=tuple(ordered[i] for i in first),

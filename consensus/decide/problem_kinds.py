@@ -11,13 +11,27 @@ title says what the problem is; a body also mentions causes, fixes and neighbour
 findings *clearly name different defects* (`different_defects`) when both have headline
 kinds, no headline kind of one is a headline kind of the other or `RELATED_KINDS` to one,
 and neither finding's whole text mentions a headline kind of the other. Findings that name
-no kind at all are never clearly different: their words decide (align.py).
+no kind at all are never clearly different: their words decide (align.py). Apart from the
+words, a remark and a defect (`same_kind`) are different kinds of problem.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from consensus.model.base import Category
+
+# Remarks on how code is written, tested or documented, as against defects in what it does.
+REMARKS = frozenset({Category.MAINTAINABILITY, Category.DOCS, Category.TEST})
+
+
+def same_kind(a: Category, b: Category) -> bool:
+    """Are two categories one kind of problem? A remark (maintainability, docs, test) and a
+    defect (bug, security, concurrency, performance, api) are two kinds, even where models
+    file one problem under both: only a "same problem?" answer makes them one finding."""
+    return (a in REMARKS) == (b in REMARKS)
+
 
 KIND_WORDS: dict[str, str] = {
     "injection": r"inject|sqli\b|interpolat|concatenat|parametri[sz]|parameteri[sz]"

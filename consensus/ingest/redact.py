@@ -1,6 +1,9 @@
 """Ingest: secrets out of the diff before any provider sees it.
 
-Every kind of diff line is scanned (a removed secret was still leaked). A secret is
+What is a secret: the vendor formats below, detect-secrets' plugins and keyword-less
+random values (`detector.py`), assignments to a key word (`password = …`), private key
+blocks and the repository's own `redact` patterns. Every kind of diff line is scanned (a
+removed secret was still leaked). A secret is
 replaced in place by `«redacted:KIND»`, so each line stays on its own line with its
 numbers; a private key block has every line of the block replaced. A Redaction records
 where and what kind, never the value.
@@ -10,11 +13,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from consensus.errors import ConfigError
+from consensus.ingest.detector import entropy, is_sample, random_values, vendor_secrets
 from consensus.model.diff import ChangedFile, Redaction
 
 # Assignment-style secrets need a value that looks random, not a reference or a sample.
@@ -22,10 +25,6 @@ MIN_SECRET_LENGTH = 8
 # Bits per character. Random keys score 4.5-6; human passwords ("s3cr3t-P4ss-w0rd") about
 # 3.3, so 3.5 would let them through: leaking costs more than a needless redaction.
 MAX_ENTROPY_THRESHOLD = 3.0
-# A value holding a placeholder word is still a secret when, without that word, this many
-# characters of this entropy are left (a random 20 characters score about 4.2).
-RANDOM_REST_LENGTH = 16
-RANDOM_REST_ENTROPY = 3.5
 
 _KEY_WORDS = (
     r"password|passwd|pwd|secret|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|token"
@@ -41,6 +40,12 @@ _ASSIGNMENT = (
     r"(?:(?P<q>[\"'`])(?P<quoted>(?:\\.|(?!(?P=q)).){0,1000})(?P=q)"
     r"|(?P<value>[^\s\"'`,;)}\]]{1,1000}))"
 )
+
+
+VENDOR_HINTS = (
+    "shp", "_v1_", "dapi", "lin_api_", "dp.", "age-secret-key-", "pmak-", "gls", "glc_",
+    "nrak-", "pul-", "hvs.", "key-", "sntrys_", "xkeysib-", "atatt3",
+)  # fmt: skip
 
 
 class _Rule(NamedTuple):
@@ -128,6 +133,20 @@ _RULES = (
         token=True,
         hints=("hf_",),
     ),
+    # Formats neither detect-secrets nor the rules above know, after gitleaks' public rules.
+    _Rule(
+        "vendor-token",
+        re.compile(
+            r"(?<![\w-])(?:shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|do[por]_v1_[a-f0-9]{64}"
+            r"|dapi[a-f0-9]{32}(?:-\d)?|lin_api_[A-Za-z0-9]{40}|dp\.(?:pt|st|sa|ct|scim)\.[A-Za-z0-9]{40,44}"
+            r"|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}"
+            r"|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}|glc_[A-Za-z0-9+/]{32,400}={0,2}|NRAK-[A-Z0-9]{27}"
+            r"|pul-[a-f0-9]{40}|hvs\.[\w-]{90,120}|key-[a-f0-9]{32}|sntrys_eyJ[\w=+/-]{80,}"
+            r"|xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}|ATATT3[\w=-]{186})(?![\w-])"
+        ),
+        token=True,
+        hints=VENDOR_HINTS,
+    ),
     _Rule("google-api-key", re.compile(r"(?<![\w-])AIza[\w-]{35}(?![\w-])"), hints=("aiza",)),
     _Rule("google-oauth-secret", re.compile(r"(?<![\w-])GOCSPX-[\w-]{24,}"), hints=("gocspx-",)),
     _Rule(
@@ -168,10 +187,6 @@ _PEM_BEGIN = re.compile(r"-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_END = re.compile(r"-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----")
 _PEM_BODY = re.compile(r"^[\s\"'+]*[A-Za-z0-9+/=]{16,}(?:\\n)?[\s\"',+]*$")
 
-_SAMPLE_MARKERS = (
-    "changeme", "change_me", "change-me", "example", "placeholder", "your_", "your-",
-    "dummy", "redacted", "xxxx", "****", "....", "todo", "fixme", "not-a-secret",
-)  # fmt: skip
 _SAMPLE_VALUES = frozenset({"password", "secret", "none", "null", "nil", "undefined"})
 # `$X`, `${X}`, `${{ secrets.X }}`, `{{ .Values.x }}`, `%(x)s`, `<your key>`, `{name}`.
 _TEMPLATE = re.compile(r"^\$\w+$|\$\{|\$\(|\{\{|%\(|^<[^>]*>$|^\{[\w.]*\}$")
@@ -181,6 +196,9 @@ _DOTTED_NAME = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+$")
 # lower-case words (`secret_name = "prod-db-credentials-v2"`).
 _ENV_NAME = re.compile(r"^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")
 _SLUG = re.compile(r"^[a-z]{2,}(?:[-_.][a-z0-9]{1,12})+$")
+
+
+RANDOM_KIND = "high-entropy-string"
 
 
 def placeholder(kind: str) -> str:
@@ -280,8 +298,23 @@ def _redact_lines(
                 continue
             text, count = _apply(rule, text)
             found.extend((index, rule.kind) for _ in range(count))
+        text = _detected(text, index, found)
         out.append(text)
     return out, found
+
+
+def _detected(text: str, index: int, found: list[tuple[int, str]]) -> str:
+    """`text` with what the detector finds replaced (what the rules above left): vendor
+    formats of detect-secrets' plugins, then keyword-less random values."""
+    for kind, value in vendor_secrets(text):
+        count = text.count(value)
+        if count:
+            text = text.replace(value, placeholder(kind))
+            found.extend((index, kind) for _ in range(count))
+    for start, end in reversed(random_values(text)):
+        text = text[:start] + placeholder(RANDOM_KIND) + text[end:]
+        found.append((index, RANDOM_KIND))
+    return text
 
 
 def _last_end(text: str, start: int) -> re.Match[str] | None:
@@ -321,7 +354,9 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
     lowered = value.lower()
     if len(value) < MIN_SECRET_LENGTH or "«redacted:" in value or lowered in _SAMPLE_VALUES:
         return False
-    if _placeholder(lowered) or _TEMPLATE.search(value):
+    if not quoted and value.startswith("\\"):  # the rest of a string: `"Password:\\n…"`
+        return False
+    if is_sample(lowered) or _TEMPLATE.search(value):
         return False
     # Prose ("Token used to sign requests"), paths and plain URLs are not credentials.
     if any(char.isspace() for char in value) or value.startswith(_NOT_SECRET_STARTS):
@@ -337,19 +372,7 @@ def _looks_secret(value: str, *, quoted: bool) -> bool:
         return False
     # The entropy of n characters is at most log2(n), so short values get a lower bar.
     threshold = min(MAX_ENTROPY_THRESHOLD, math.log2(len(value)) - 0.5)
-    return _entropy(value) >= threshold
-
-
-def _placeholder(lowered: str) -> bool:
-    """A sample value: it holds a placeholder word (`xxxx`, `todo`, `example`…) and what is
-    left without those words is too short or too regular to be a key. The whole value is
-    judged: a random key that happens to contain `todo` is still a key."""
-    if not any(marker in lowered for marker in _SAMPLE_MARKERS):
-        return False
-    rest = lowered
-    for marker in _SAMPLE_MARKERS:
-        rest = rest.replace(marker, "")
-    return len(rest) < RANDOM_REST_LENGTH or _entropy(rest) < RANDOM_REST_ENTROPY
+    return entropy(value) >= threshold
 
 
 def _random_token(value: str) -> bool:
@@ -357,16 +380,10 @@ def _random_token(value: str) -> bool:
     character classes, no placeholder word in charge, enough entropy."""
     kinds = (str.islower, str.isupper, str.isdigit)
     classes = sum(any(kind(c) for c in value) for kind in kinds)
-    return classes >= 2 and not _placeholder(value.lower()) and _entropy(value) >= 3.0
+    return classes >= 2 and not is_sample(value.lower()) and entropy(value) >= 3.0
 
 
 def _words_only(value: str) -> bool:
     """Every part of a slug is a word or a short version tag (`v2`, `2024`), not random."""
     parts = re.split(r"[-_.]", value)
     return all(part.isalpha() or re.fullmatch(r"v?\d{1,4}", part) for part in parts)
-
-
-def _entropy(value: str) -> float:
-    """Shannon entropy in bits per character."""
-    total = len(value)
-    return -sum(n / total * math.log2(n / total) for n in Counter(value).values())

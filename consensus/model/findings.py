@@ -185,6 +185,7 @@ class Verification(Frozen):
     discarded: int = 0  # red-flagged verdicts (malformed, over-long) resampled, not counted
     note: str = ""
     budget_stopped: bool = False  # the budget ran out before the rule decided
+    belief: float | None = None  # weighed votes: the probability the claim is real, after them
 
 
 ScoredCluster.model_rebuild()  # it names Verification, defined after it

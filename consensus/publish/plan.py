@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
 
+from consensus.decide.evidence import evidence_words
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
@@ -147,13 +148,23 @@ def _applicable(
 
 def established(finding: ReportFinding) -> str:
     """How a finding was established, in one readable line: who reported it, and who
-    verified it, e.g. "Verified 3–0 by 2 models that did not report it · reported by 1 of
-    4 providers (`openai/gamma`)"."""
+    verified it, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) · 6
+    independent judges confirmed, 0 refuted · 0.93" (weighed votes), or "Verified 3–0 by
+    2 models that did not report it · reported by 1 of 4 providers (`openai/gamma`)"
+    (ahead-by-k)."""
     names = finding.model_providers
     reported = f"{finding.votes.for_} of {finding.votes.of} providers"
     if names:
         reported += f" ({', '.join(code(p) for p in names)})"
     record = finding.verification
+    if record is not None and record.belief is not None and not finding.found_by_scan:
+        families = f"{finding.votes.for_} of {finding.votes.of} families"
+        if names:
+            families += f" ({', '.join(code(p) for p in names)})"
+        words = evidence_words(f"reported by {families}", record.votes, record.belief)
+        if finding.status is Status.VERIFIED:
+            return f"Verified · {words}"
+        return words[0].upper() + words[1:]
     checked = ""
     if record is not None and finding.status.posted and (record.votes or record.confirmed):
         checked = f"{record.confirmed}–{record.refuted + record.uncertain}"

@@ -15,8 +15,6 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
   voter's family and whether it judged its own claim, so a carried record reads as its run;
-- `spent` (v4, optional): what every run on this PR has spent together, for the per-PR
-  budget (publish/spend.py).
 
 A v1, v2 or v3 block reads as v4 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
@@ -121,6 +119,7 @@ class VerificationNote(Frozen):
     votes: tuple[VoteNote, ...] = ()
     note: str = Field(default="", max_length=MAX_REASON + 10)
     requested_by: str = Field(default="", pattern=f"{LOGIN}|^$")  # who asked `/consensus verify`
+    belief: float | None = Field(default=None, ge=0, le=1)
 
 
 class FindingRecord(Frozen):
@@ -162,8 +161,8 @@ class Pause(Frozen):
 
 
 class Spent(Frozen):
-    """What every run on this PR spent together: dollars where priced, tokens always, and
-    how many runs called a model whose price is unknown (their dollars are not in `cost_usd`)."""
+    """What every run on this PR spent together (the per-PR budget, publish/spend.py):
+    dollars where priced, tokens always, runs that called a model with no known price."""
 
     cost_usd: float = Field(default=0.0, ge=0)
     tokens: int = Field(default=0, ge=0)
@@ -172,8 +171,7 @@ class Spent(Frozen):
     # The latest run's caps: the per-PR cap's default is a multiple of them.
     run_cap_usd: float | None = Field(default=None, ge=0)
     run_cap_tokens: int | None = Field(default=None, ge=0)
-    # The per-PR cap that stopped a run (what was left of it could not pay a call); until
-    # it is raised, automatic reviews stay stopped.
+    # The per-PR cap that stopped a run: until it is raised, automatic reviews stay stopped.
     stopped_at_usd: float | None = Field(default=None, ge=0)
 
 
@@ -313,6 +311,7 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
         ),
         note=_cut(counts.note, MAX_REASON),
         requested_by=requested_by,
+        belief=counts.belief,
     )
 
 
@@ -335,6 +334,7 @@ def _verification(note: VerificationNote) -> Verification:
             for v in note.votes
         ),
         note=note.note,
+        belief=note.belief,
     )
 
 

@@ -105,7 +105,8 @@ def checked_consensus(finding: ReportFinding) -> str | None:
     record = finding.verification
     if finding.status is not Status.CONSENSUS or record is None or not record.votes:
         return None
-    return f"verified {record.confirmed}–{record.refuted + record.uncertain}"
+    chance = f" · {record.belief:.2f}" if record.belief is not None else ""
+    return f"verified {record.confirmed}–{record.refuted + record.uncertain}{chance}"
 
 
 def status_text(finding: ReportFinding) -> str:

@@ -20,7 +20,7 @@ from consensus.review.budget import (
 )
 from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.ledger import Ledger, Limit, limits_named
-from consensus.review.verify import MAX_CALLS_PER_FINDING
+from consensus.review.tally import MAX_CALLS_PER_FINDING
 from consensus.settings.config import BudgetSettings
 
 

@@ -1,4 +1,4 @@
-"""Who judges a finding (issue 16): the configured inspector and voters minus the families
+"""Who judges a claim: the configured inspector and voters minus the families
 that reported it, topped up from the panel; the reporters themselves only when no other
 family answered. The rule is stated in review/verify.py's docstring."""
 
@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from consensus.model.findings import Cluster
 from consensus.settings.config import InspectorSettings, ProviderSettings
 
 
@@ -22,10 +21,13 @@ class Judges:
 
 
 def judges(
-    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings, k: int
+    reporters: frozenset[str],
+    panel: Sequence[ProviderSettings],
+    inspector: InspectorSettings,
+    k: int,
 ) -> Judges:
-    """The judges of `cluster` by the rule in the module docstring."""
-    reporters = cluster.families
+    """The judges of a claim the families `reporters` made, by the rule in the module
+    docstring."""
     named = [_provider(inspector.model, panel)] if inspector.model else []
     named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
     chosen = _distinct(p for p in named if p.voter not in reporters)
@@ -41,16 +43,16 @@ def judges(
 
 
 def reporters_may_judge(
-    cluster: Cluster, panel: Sequence[ProviderSettings], inspector: InspectorSettings
+    reporters: frozenset[str], panel: Sequence[ProviderSettings], inspector: InspectorSettings
 ) -> Judges:
-    """The judges before independence (issue 16): the configured inspector (else the first
+    """The judges before independence: the configured inspector (else the first
     provider of a non-reporting family) and the configured voters (else every provider),
     reporters included. Kept so the quality benchmark can measure what independence is
     worth; the product uses `judges`."""
     if inspector.model is not None:
         first = _provider(inspector.model, panel)
     else:
-        first = next((p for p in panel if p.voter not in cluster.families), panel[0])
+        first = next((p for p in panel if p.voter not in reporters), panel[0])
     voters = [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
     return Judges(first, tuple(voters))
 

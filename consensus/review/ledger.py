@@ -59,6 +59,14 @@ class Ledger:
 
     largest_refused: Reservation | None = None  # the largest call a cap refused
 
+    def without_plan(self) -> None:
+        """For runs that plan no review (calibration): an `auto` cap is no cap, a set one holds."""
+        data = self.budget.model_dump()
+        resolved = {
+            k: None if data[k] == "auto" else data[k] for k in ("max_tokens", "max_cost_usd")
+        }
+        self.budget = BudgetSettings.model_validate({**data, **resolved})
+
     def hold_to(self, budget: BudgetSettings) -> None:
         """The caps the plan resolved (`auto` no more): from now on, these hold."""
         self.budget = budget

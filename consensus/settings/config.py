@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.model.calibration import Calibration
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
@@ -66,12 +67,16 @@ class InspectorSettings(_Strict):
     `ahead_by`: k; security and critical findings use max(k, 3).
     `single_family_extra_lead`: a finding only one provider family reported is verified
     only when confirmations lead by k + this (it is rejected when they trail by k).
-    `max_votes`: the cap on votes, the inspector's included (default 2 × the lead to
-    verify + 3).
+    `max_votes`: the cap on votes, the inspector's included (default 12; ahead-by-k: 2 ×
+    the lead to verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
-    every family reviewing its file reported is checked like a disputed one (posted only
-    when verified): agreement is evidence, not proof, where a wrong claim costs most.
+    every family reviewing its file reported is checked with a veto: one refutation by a
+    family that did not report it stops it (agreement is evidence, not proof, where a
+    wrong claim costs most).
+    `rule`: `weighed` (default): verdicts weigh by their judge family's TPR/TNR and a
+    finding is verified at `target_precision` (decide/evidence.py); `ahead-by-k`: every
+    vote the same; `veto`: one independent judge per consensus finding, nothing else.
     """
 
     model: str | None = None
@@ -81,6 +86,8 @@ class InspectorSettings(_Strict):
     check_consensus: bool = False
     check_consensus_min_severity: Severity = Severity.HIGH
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
+    rule: Literal["weighed", "ahead-by-k", "veto"] = "weighed"
+    target_precision: float = Field(default=0.9, gt=0.5, lt=1)
 
 
 class PublishSettings(_Strict):
@@ -183,6 +190,13 @@ class Settings(_Strict):
     # Not in the file's documented surface but useful: fall back when litellm
     # does not know a model's context window (OpenAI-compatible servers).
     default_context_window: int = Field(default=32_000, ge=2_000)
+    # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
+    # holding them (read with the configuration: `with_calibration_file`).
+    calibration: Calibration | str | None = None
+
+    def judged_by(self) -> Calibration:
+        """The calibration the verification weighs votes by (empty: agreeable defaults)."""
+        return self.calibration if isinstance(self.calibration, Calibration) else Calibration()
 
     @field_validator("paths", "exclude")
     @classmethod
@@ -245,7 +259,8 @@ def load_config(path: Path | None, *, root: Path) -> LoadedConfig:
     elif not path.is_file():
         raise ConfigError(str(path), None, "no such file", fix="pass an existing --config path")
     text = path.read_text(encoding="utf-8", errors="replace")
-    return LoadedConfig(settings=parse_settings(text, source=str(path)), source=str(path))
+    settings = parse_settings(text, source=str(path))
+    return LoadedConfig(settings=settings, source=str(path))
 
 
 def parse_settings(text: str, *, source: str) -> Settings:

@@ -43,7 +43,8 @@ def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> No
         "from click.testing import CliRunner, Result; "
         "r = CliRunner().invoke(cli, ['--help']); print(r.output); "
         "print('litellm loaded' if 'litellm' in sys.modules else 'litellm not loaded'); "
-        "print('github loaded' if 'github' in sys.modules else 'github not loaded')"
+        "print('github loaded' if 'github' in sys.modules else 'github not loaded'); "
+        "print('detector loaded' if 'detect_secrets' in sys.modules else 'detector not loaded')"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
@@ -52,6 +53,7 @@ def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> No
         assert command in out
     assert "litellm not loaded" in out
     assert "github not loaded" in out
+    assert "detector not loaded" in out  # detect-secrets loads on the first line redacted
 
 
 def test_the_core_never_imports_litellm_or_pygithub() -> None:

@@ -285,5 +285,5 @@ def test_no_verifier_judges_its_own_familys_claim(
     # The leak's comment says in one line how it was established.
     [leak] = [c for c in world.github.repos[REPO].review_comments if c["line"] == LEAK]
     [footer] = [line for line in str(leak["body"]).splitlines() if line.startswith("<sub>")]
-    assert "models that did not report it · reported by 1 of 4 providers" in footer
-    assert "`openai/qwen-test`" in footer and footer.startswith("<sub>Verified ")
+    assert footer.startswith("<sub>Verified · reported by 1 of 4 families (`openai/qwen-test`) · ")
+    assert " independent judges confirmed, 0 refuted · 0.9" in footer

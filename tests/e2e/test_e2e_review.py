@@ -169,7 +169,7 @@ def server() -> Iterator[FakeProviderServer]:
         yield fake
 
 
-def write_config(repo: Path, url: str, *, extra_providers: str = "") -> Path:
+def write_config(repo: Path, url: str, *, extra_providers: str = "", extra: str = "") -> Path:
     config = repo.parent / "consensus.yml"
     config.write_text(
         textwrap.dedent(
@@ -190,6 +190,7 @@ def write_config(repo: Path, url: str, *, extra_providers: str = "") -> Path:
         )
         + extra_providers
         + "personas: [correctness, security]\nbudget: {max_cost_usd: 1.0, max_tokens: 400000}\n"
+        + extra
     )
     return config
 
@@ -243,7 +244,7 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     repo: Path, server: FakeProviderServer
 ) -> None:
     script_panel(server.script)
-    run = review(repo, write_config(repo, server.url))
+    run = review(repo, write_config(repo, server.url, extra=IMPARTIAL_JUDGES))
     assert run.code == 0, run.stderr
     report = run.report
     assert set(report) >= {"version", "run_id", "findings", "providers", "stats"}
@@ -269,7 +270,7 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     assert loop["line"] == LOOP_LINE
     record = loop["verification"]
     assert (record["confirmed"], record["refuted"], record["uncertain"]) == (2, 0, 0)
-    assert record["ahead_by"] == 2
+    assert record["belief"] >= 0.9  # two confirmations of judges calibrated 0.85/0.85
     inspector, voter = record["votes"]
     # the inspector is of a family that did not report the finding; identities stay hidden
     assert inspector["role"] == "inspector" and inspector["family"] not in ("openai", "anthropic")
@@ -307,6 +308,32 @@ def test_four_providers_agree_on_the_injection_and_dispute_the_off_by_one(
     assert report["quorum"] == {"families_answered": 4, "min_providers": 2, "met": True}
     skipped = {s["path"]: s["reason"] for s in report["skipped_files"]}  # type: ignore[union-attr]
     assert skipped == {"package-lock.json": "lockfile"}
+
+
+# The judges of the off-by-one (the families that did not report it), calibrated as right
+# 85% of the time either way: two confirmations verify a claim two families made.
+IMPARTIAL_JUDGES = """\
+calibration:
+  families:
+    meta: {judge: {confirmed_real: 85, missed_real: 15, refuted_false: 85, confirmed_false: 15}}
+    qwen: {judge: {confirmed_real: 85, missed_real: 15, refuted_false: 85, confirmed_false: 15}}
+"""
+
+
+def test_agreeable_judges_leave_a_claim_two_families_made_undecided_on_confirmations_alone(
+    repo: Path, server: FakeProviderServer
+) -> None:
+    # Without a calibration the judges are assumed agreeable: confirmations weigh little.
+    script_panel(server.script)
+    run = review(repo, write_config(repo, server.url))
+    assert run.code == 0, run.stderr
+    loop = next(f for f in run.report["findings"] if f["title"].startswith("Off-by-one"))
+    assert loop["status"] == "undecided"
+    assert loop["verification"]["confirmed"] == 12  # the cap
+    assert loop["reason"] == (
+        "undecided after 12 votes (cap): reported by 2 of 4 families · 12 independent judges "
+        "confirmed, 0 refuted · 0.89"
+    )
 
 
 SQL_BY_MODEL = ["openai/gpt-test", "anthropic/claude-test", "openai/llama-test", "ollama/qwen-test"]

@@ -395,13 +395,13 @@ def test_a_real_run_renders_in_chromium_without_console_errors(
 
     text = out.read_text(encoding="utf-8")
     page = Page(text)
-    # F1 (the injection) by all who answered; F2 (off-by-one) by gpt and claude only; the
-    # dead qwen abstains on both. Columns are in configuration order. (Findings consensus
-    # raises itself, like the committed key, may follow.)
-    assert page.states()[:2] == [
-        ["reported", "reported", "reported", "abstained"],
-        ["reported", "reported", "silent", "abstained"],
-    ], reviewed
+    # F1 (the injection) by all who answered; the off-by-one by gpt and claude only (left
+    # undecided: one agreeable judge's confirmations are not enough, so it is listed after
+    # the posted findings); the dead qwen abstains on both. Columns are in configuration
+    # order. (Findings consensus raises itself, like the committed key, are listed too.)
+    states = page.states()
+    assert states[0] == ["reported", "reported", "reported", "abstained"], reviewed
+    assert ["reported", "reported", "silent", "abstained"] in states[1:], reviewed
     assert "auth" in page.rows()[0][3][1]
     with sqlite3.connect(home / "consensus" / "journal.db") as db:
         calls = db.execute("SELECT count(*) FROM calls WHERE run_id = ?", (run_id,)).fetchone()[0]

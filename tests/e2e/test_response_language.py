@@ -203,7 +203,8 @@ def test_switching_the_language_reposts_nothing_and_keeps_ids_and_keys(world: e2
     changes = portuguese.pop("decision_changes")
     assert english.pop("decision_changes") == []
     assert [(c["id"], c["before"], c["after"]) for c in changes] == [
-        ("F2", "consensus 3/4 · verified 2–0", "rejected 0–2")  # type: ignore[index]
+        # weighed votes, agreeable judges: kept after seven confirmations, then vetoed
+        ("F2", "consensus 3/4 · verified 7–0", "rejected 0–1")  # type: ignore[index]
     ]
     assert keys(portuguese) == keys(english)
     summary = world.bot_summary()

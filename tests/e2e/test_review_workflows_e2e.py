@@ -154,7 +154,13 @@ def test_cli_workflow_verify_modes_keep_verification_within_its_providers(
         "---\ndescription: Two families.\npersonas: [correctness]\n"
         f"providers: [openai/gpt-test, meta]\nverify: {verify}\nahead_by: 1\n---\n"
     )
-    ran = consensus(repo, "review", "--base", "main", "--workflow", "pair", "--format=json")
+    # The counts are the symmetric rule's (the workflow sets `ahead_by`).
+    symmetric = repo.parent / "symmetric.yml"
+    symmetric.write_text((repo / ".consensus.yml").read_text() + "inspector: {rule: ahead-by-k}\n")
+    ran = consensus(
+        repo, "review", "--base", "main", "--workflow", "pair", "--format=json",
+        "--config", str(symmetric),
+    )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
     counted = calls(providers.log.all())
     assert {model for model, _ in counted} <= {"gpt-test", "llama-test"}

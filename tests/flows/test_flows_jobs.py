@@ -102,5 +102,17 @@ def test_one_rule_from_outcome_to_exit_code(
     outcome: Outcome, fail_on: str, on_no_review: str, code: int
 ) -> None:
     lines: list[str] = []
-    assert exit_code(outcome, fail_on=fail_on, log=lines.append, on_no_review=on_no_review) == code
+    warned: list[str] = []  # the Action's warning annotation on the run
+    assert (
+        exit_code(
+            outcome,
+            fail_on=fail_on,
+            log=lines.append,
+            on_no_review=on_no_review,
+            warn=warned.append,
+        )
+        == code
+    )
     assert lines == (["error: quorum not met"] if code == 3 else [])
+    advisory = outcome.kind is OutcomeKind.INCOMPLETE and on_no_review == "warn"
+    assert warned == (["quorum not met"] if advisory else [])

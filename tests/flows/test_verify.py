@@ -1,4 +1,5 @@
-"""Verification: inspector, then first-to-ahead-by-k voting with set verifier answers."""
+"""Verification: inspector, then redundancy voting (first-to-ahead-by-k, and votes weighed
+by their judges' rates) with set verifier answers."""
 
 from __future__ import annotations
 
@@ -10,24 +11,23 @@ from collections.abc import Iterable, Sequence
 
 import pytest
 
+from consensus.decide.ahead_by import Lead, ahead_by_for, decide, lead_for, max_votes_for
+from consensus.decide.judgement import check_of, claim_of
 from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
+from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
+from consensus.model.claim import Check
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
+from consensus.publish.claims import check_of_record, claim_of_record
+from consensus.publish.state import FindingRecord, MemberNote
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judges import judges
 from consensus.review.ledger import Ledger
-from consensus.review.verify import (
-    Lead,
-    ahead_by_for,
-    decide,
-    lead_for,
-    max_votes_for,
-    sampling_seed,
-    verify,
-)
+from consensus.review.tally import EXTRA_CALLS_PER_FINDING
+from consensus.review.verify import sampling_seed, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -133,10 +133,16 @@ def run(
     inspector: InspectorSettings | None = None,
     budget: BudgetSettings | None = None,
     source: dict[str, str] | None = None,
+    rule: str = "ahead-by-k",
+    calibration: Calibration | None = None,
 ) -> list[ScoredCluster]:
+    """Verify `items` (default: one disputed finding) by `rule` (the tests of the symmetric
+    rule use ahead-by-k; the weighed rule has its own below)."""
+    given = (inspector or InspectorSettings()).model_dump(exclude_unset=True)
     settings = Settings(
-        inspector=inspector or InspectorSettings(),
+        inspector=InspectorSettings.model_validate(given | {"rule": rule}),
         redact=("(?i)internal-token-[a-z0-9]+",),
+        calibration=calibration,
     )
     reader = None if source is None else _Reader(source)
     ledger = Ledger(budget or BudgetSettings(max_cost_usd=None, max_tokens=None))
@@ -267,7 +273,7 @@ def test_no_family_judges_its_own_claim_while_another_answered(
     voters: list[str],
     self_judged: bool,
 ) -> None:
-    chosen = judges(reported_by(*reporters), FOUR, inspector, k)
+    chosen = judges(reported_by(*reporters).families, FOUR, inspector, k)
     assert chosen.inspector.model == first
     assert [p.model for p in chosen.voters] == voters
     assert chosen.self_judged is self_judged
@@ -608,29 +614,104 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
     assert item.verification is not None and item.verification.budget_stopped
 
 
+# --------------------------------------------------------------------------- weighed votes
+
+IMPARTIAL = Calibration(
+    families={
+        family: FamilyCalibration(
+            judge=JudgeCounts(
+                confirmed_real=85, missed_real=15, refuted_false=85, confirmed_false=15
+            )
+        )
+        for family in ("openai", "anthropic", "google")
+    }
+)
+
+
+def test_agreeable_judges_reject_a_lone_claim_on_two_refutations_asked_together() -> None:
+    client = FakeModelClient(default=verdict("refuted"), latency_s=0.02)
+    [item] = run(client, [disputed(families=("openai",))], rule="weighed")
+    assert item.status is Status.REJECTED
+    assert len(client.calls) == 2  # anthropic's refutation and google's
+    assert client.max_in_flight == 2  # no one verdict could decide: two go out together
+    assert item.reason.startswith("rejected: reported by 1 of 4 families · 0 of 2 independent")
+
+
+def test_agreeable_confirmations_alone_leave_a_lone_claim_undecided_at_the_cap() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    [item] = run(client, [disputed(families=("openai",))], rule="weighed")
+    assert item.status is Status.UNDECIDED and len(client.calls) == 12
+    assert item.verification is not None and item.verification.belief is not None
+    assert item.verification.belief < 0.9
+
+
+def test_calibrated_impartial_judges_verify_as_ahead_by_k_would() -> None:
+    client = FakeModelClient(default=verdict("confirmed"), latency_s=0.02)
+    [item] = run(client, [disputed(families=("openai",))], rule="weighed", calibration=IMPARTIAL)
+    assert item.status is Status.VERIFIED
+    assert len(client.calls) == 3  # k + 1 for a claim one family made
+    assert client.max_in_flight == 2  # two confirmations or refutations could not decide
+    record = item.verification
+    assert record is not None and record.belief is not None and record.belief >= 0.9
+    assert item.reason == (
+        f"verified: reported by 1 of 4 families · 3 independent judges confirmed, 0 refuted · "
+        f"{record.belief:.2f}"
+    )
+
+
+def test_a_severe_consensus_is_vetoed_by_one_independent_refutation() -> None:
+    client = scripted([verdict("confirmed"), verdict("refuted")])
+    [item] = run(client, [severe_consensus(marked=True)], rule="weighed")
+    assert item.status is Status.REJECTED and len(client.calls) == 2
+    assert {c.model for c in client.calls} == {"gemini/gemini-2.5-pro"}  # the only outsider
+
+
+def test_the_veto_rule_asks_one_judge_per_consensus_and_verifies_nothing_else() -> None:
+    client = scripted([verdict("confirmed")])
+    lone, agreed = disputed(families=("openai",)), severe_consensus(marked=True)
+    checked = run(client, [lone, agreed], rule="veto")
+    assert [i.status for i in checked] == [Status.UNVERIFIED, Status.CONSENSUS]
+    assert len(client.calls) == 1
+
+
+def test_a_recorded_finding_makes_the_same_claim_as_its_cluster() -> None:
+    # `/consensus verify F1` asks the judges what the run that found F1 would have asked.
+    item = severe_consensus(marked=True)
+    cluster = item.cluster
+    record = FindingRecord(
+        id="F1",
+        fingerprint=cluster.fingerprint,
+        path=cluster.path,
+        line=cluster.line,
+        end_line=cluster.end_line,
+        severity=cluster.severity,
+        category=cluster.category,
+        title=cluster.title,
+        body=cluster.body,
+        status=item.status,
+        reason=item.reason,
+        votes_for=item.votes_for,
+        votes_of=item.votes_of,
+        providers=cluster.providers,
+        personas=cluster.personas,
+        members=tuple(
+            MemberNote(provider=m.provider, family=m.family, persona=m.persona, title=m.title)
+            for m in cluster.members
+        ),
+    )
+    assert claim_of_record(record) == claim_of(item)
+    assert check_of_record(record) is check_of(item) is Check.VETO
+    assert claim_of(item).reported_by == "3 of 4 families"
+
+
 def test_malformed_verdicts_stop_at_the_findings_call_cap_and_say_so() -> None:
-    # Every verdict malformed: without a cap per finding each of the 7 vote slots would be
-    # asked 3 times (21 calls); the finding's calls stop at its vote cap + 2.
+    # Every verdict malformed: each vote slot would be asked 3 times; the finding's calls,
+    # resamples included, stop at its vote cap + 2.
     client = FakeModelClient(default="I cannot answer in JSON today.")
-    [item] = run(client, [disputed(families=TWO)])
-    assert len(client.calls) == 7 + 2
+    [item] = run(client, [disputed(families=TWO)])  # ahead-by-k: a cap of 7 votes
+    assert len(client.calls) == 7 + EXTRA_CALLS_PER_FINDING
+    [weighed] = run(FakeModelClient(default="no json"), [disputed(families=TWO)], rule="weighed")
+    assert "verdicts malformed" in weighed.reason
     assert item.status is Status.UNDECIDED
     assert "verdicts malformed" in item.reason
     assert not item.reason.startswith("undecided: undecided:")
-
-
-def test_the_call_cap_holds_across_findings_checked_together() -> None:
-    client = FakeModelClient(default="no json")
-    items = [
-        disputed(families=TWO),
-        disputed(families=TWO).model_copy(
-            update={
-                "cluster": disputed(families=TWO).cluster.model_copy(
-                    update={"fingerprint": "fedcba9876543210", "line": 5}
-                )
-            }
-        ),
-    ]
-    checked = run(client, items)
-    assert len(client.calls) == 2 * (7 + 2)
-    assert all("verdicts malformed" in item.reason for item in checked)

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 import pytest
 
+from benchmarks.sim.judge_presets import impartial
 from benchmarks.sim.quality_world import (
     DEFAULT,
     MAJORITY,
@@ -30,13 +31,14 @@ from benchmarks.sim.quality_world import (
     with_voting,
 )
 from benchmarks.sim.quality_world import simulate as run_simulation
+from consensus.decide.ahead_by import ahead_by_for, lead_for
 from consensus.decide.align import align
 from consensus.decide.score import score
 from consensus.model.base import Severity, Status
 from consensus.model.findings import ModelReview, ScoredCluster
 from consensus.review.ledger import Ledger
 from consensus.review.pipeline import coverage
-from consensus.review.verify import ahead_by_for, lead_for, verify
+from consensus.review.verify import verify
 from consensus.settings.config import ProviderSettings
 
 SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
@@ -77,7 +79,7 @@ def scored_prs(params: SimParams, threshold: float) -> list[tuple[SimPR, list[Sc
 
 
 def test_perfect_verifiers_that_also_check_consensus_post_only_real_bugs() -> None:
-    result = simulate(replace(SMALL, accuracy=1.0, check_consensus=True))
+    result = simulate(replace(SMALL, judges=impartial(1.0), check_consensus=True))
     for t in SMALL.thresholds:
         posted = result.tallies[with_voting(t, 2)]
         assert posted.tp > 0
@@ -85,7 +87,7 @@ def test_perfect_verifiers_that_also_check_consensus_post_only_real_bugs() -> No
 
 
 def test_with_perfect_verifiers_verification_adds_no_false_positive() -> None:
-    result = simulate(replace(SMALL, accuracy=1.0))
+    result = simulate(replace(SMALL, judges=impartial(1.0)))
     for t in SMALL.thresholds:
         alone, checked = result.tallies[consensus_only(t)], result.tallies[with_voting(t, 2)]
         assert checked.fp <= alone.fp, t  # … and removes the severe wrong consensus
@@ -97,10 +99,11 @@ def test_with_perfect_verifiers_verification_adds_no_false_positive() -> None:
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_perfect_verifiers_stop_after_exactly_the_lead_per_finding(k: int) -> None:
     # k to reject; k, or k + 1 for a finding only one family reported, to verify.
-    params = replace(SMALL, prs=10, accuracy=1.0)
+    # The symmetric rule: every vote counts the same.
+    params = replace(SMALL, prs=10, judges=impartial(1.0), rule="ahead-by-k")
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
     for pr, items in scored_prs(params, 0.75):
-        client = verifier(pr, replace(params, accuracy=1.0))
+        client = verifier(pr, params)
         settings = settings_for(params, 0.75, k)
         ledger = Ledger(settings.budget)
         checked = asyncio.run(
@@ -155,7 +158,7 @@ def test_consensus_grows_as_the_threshold_falls() -> None:
 def test_verification_keeps_every_consensus_finding_it_was_not_asked_to_check() -> None:
     # Unanimous consensus, or below check_consensus_min_severity: posted whatever the votes.
     # (The clusters are the words' here: asking "same problem?" would change them.)
-    params = replace(SMALL, prs=12, accuracy=0.0)
+    params = replace(SMALL, prs=12, judges=impartial(0.0))
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
     settings = settings_for(params, 0.75, 2)
     for pr, before in scored_prs(params, 0.75):
@@ -180,11 +183,20 @@ def test_verification_keeps_every_consensus_finding_it_was_not_asked_to_check() 
 
 def test_verifiers_that_are_always_wrong_never_confirm_a_real_bug() -> None:
     # Wrong answers on a real bug are `refuted` or `uncertain`: both count against (fail closed).
-    result = simulate(replace(SMALL, accuracy=0.0))
-    for t in SMALL.thresholds:
-        alone, checked = result.tallies[consensus_only(t)], result.tallies[with_voting(t, 2)]
-        assert checked.tp <= alone.tp, t  # nothing verified; severe consensus even refuted
-        assert checked.fp > alone.fp, t  # … while inventions get confirmed: the test can fail
+    # (Told the judges are always wrong, the weighed rule would read their verdicts inverted.)
+    params = replace(SMALL, prs=12, judges=impartial(0.0), calibrated=False)
+    checked = 0
+    for index in range(params.prs):
+        pr = make_pr(params, index)
+        for item in asyncio.run(decide(params, pr, now(), 0.75, 2)).items:
+            if item.verification is None or not item.verification.votes:
+                continue
+            checked += 1
+            about = {pr.about(m) for m in item.cluster.members} - {None}
+            if any(p.real for p in about if p is not None):
+                assert item.status not in (Status.VERIFIED,), item.reason
+                assert item.verification.confirmed == 0
+    assert checked > 0  # the judges were asked: the test can fail
 
 
 def test_identical_reports_at_the_same_line_are_one_finding_each() -> None:

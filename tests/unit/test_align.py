@@ -584,3 +584,62 @@ def test_the_words_decide_alone_only_where_they_are_sure(
     answers = {} if answer is None else {questions[0]: answer}
     assert len(align(findings, answers=answers)) == clusters
     assert align(findings[::-1], answers=answers) == align(findings, answers=answers)
+
+
+# A clean PR: two families claim an injection through a report's table name; a third
+# remarks, at info severity, on how the query's table and columns are written. The remark
+# once joined the claim unasked and made it 3 of 4 families: consensus, posted unverified.
+REPORT_SQL = 'sql = f"SELECT {columns} FROM {table} WHERE day = ?"'
+
+
+def report_finding(
+    provider: str, family: str, line: int, end: int, severity: Severity, category: Category,
+    title: str, body: str, evidence: str | None = None,
+) -> Finding:  # fmt: skip
+    return Finding(
+        provider=provider, family=family, persona=category.value, chunk=0,
+        path="app/reports.py", line=line, end_line=end, severity=severity, category=category,
+        title=title, body=body, evidence=evidence,
+    )  # fmt: skip
+
+
+TABLE_CLAIMS = [
+    report_finding(
+        "openai/gpt-5.1", "openai", 24, 26, Severity.HIGH, Category.SECURITY,
+        "Table name from the request is interpolated into the SQL query",
+        "`table` comes from the query string and is formatted into `SELECT * FROM {table}`: "
+        "an attacker can read any table. Check it against an allow-list of table names.",
+        REPORT_SQL,
+    ),
+    report_finding(
+        "anthropic/claude-sonnet-4-5", "anthropic", 25, 25, Severity.HIGH, Category.SECURITY,
+        "SQL injection through the report table name",
+        "The `table` parameter reaches the SQL string unescaped; validate it against the "
+        "known report tables.",
+    ),
+    report_finding(
+        "gemini/gemini-2.5-pro", "google", 23, 26, Severity.INFO, Category.MAINTAINABILITY,
+        "Report table query is hard to read",
+        "The column list and the table of the report query are built inline in the f-string; "
+        "a small helper that builds the SELECT for a report table would read better.",
+        REPORT_SQL,
+    ),
+]  # fmt: skip
+
+
+def test_a_remark_is_not_counted_as_agreement_with_a_defect_at_the_same_lines() -> None:
+    clusters = align(TABLE_CLAIMS)
+    assert sorted(sorted(c.families) for c in clusters) == [
+        ["anthropic", "openai"],
+        ["google"],
+    ]
+    claim = next(c for c in clusters if c.category is Category.SECURITY)
+    assert claim.severity is Severity.HIGH and len(claim.members) == 2
+    [question] = open_questions(TABLE_CLAIMS)
+    assert question.default is False  # unanswered, they stay two
+
+
+def test_a_same_problem_answer_may_still_join_a_remark_and_a_defect() -> None:
+    [question] = open_questions(TABLE_CLAIMS)
+    [joined] = align(TABLE_CLAIMS, answers={question: True})
+    assert joined.families == frozenset({"openai", "anthropic", "google"})

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.settings.calibration_file import with_local_calibration
 from consensus.settings.config import (
     ProviderSettings,
     Settings,
@@ -187,3 +189,44 @@ def test_the_readme_configuration_block_is_a_valid_config() -> None:
     settings = parse_settings(block, source="README.md")
     assert settings.ignore.authors == ("dependabot[bot]", "renovate[bot]")
     assert settings.ignore.reason(author="dev", labels=(), title="WIP: x") is not None
+
+
+CALIBRATION_YAML = """\
+version: 1
+families:
+  openai:
+    judge: {confirmed_real: 48, missed_real: 2, refuted_false: 9, confirmed_false: 41}
+    reporter: {right: 30, wrong: 12}
+"""
+
+
+def test_a_calibration_inline_or_in_a_file_is_what_votes_are_weighed_by(tmp_path: Path) -> None:
+    inline = parse_settings("calibration:\n" + textwrap.indent(CALIBRATION_YAML, "  "),
+                            source=".consensus.yml")  # fmt: skip
+    rates = inline.judged_by().judge("openai")
+    assert (rates.tpr, rates.tnr, rates.source) == (0.96, 0.18, "calibrated")
+    assert inline.judged_by().reporter("openai") == pytest.approx(30 / 42)
+    (tmp_path / ".consensus").mkdir()
+    (tmp_path / ".consensus" / "calibration.yml").write_text(CALIBRATION_YAML)
+    config = tmp_path / ".consensus.yml"
+    config.write_text("calibration: .consensus/calibration.yml\n")
+    loaded = with_local_calibration(load_config(config, root=tmp_path), tmp_path)
+    assert loaded.settings.judged_by() == inline.judged_by()
+
+
+def test_a_calibration_file_that_is_missing_or_wrong_is_an_error_naming_it(tmp_path: Path) -> None:
+    config = tmp_path / ".consensus.yml"
+    config.write_text("calibration: .consensus/calibration.yml\n")
+    with pytest.raises(ConfigError, match=r"calibration: names '.consensus/calibration.yml'"):
+        with_local_calibration(load_config(config, root=tmp_path), tmp_path)
+    (tmp_path / ".consensus").mkdir()
+    (tmp_path / ".consensus" / "calibration.yml").write_text(
+        CALIBRATION_YAML.replace("missed_real", "mised_real")
+    )
+    with pytest.raises(ConfigError, match=r"calibration.yml: is not a calibration file"):
+        with_local_calibration(load_config(config, root=tmp_path), tmp_path)
+
+
+def test_without_a_calibration_judges_are_agreeable() -> None:
+    rates = Settings().judged_by().judge("anthropic")
+    assert (rates.tpr, rates.tnr, rates.source) == (0.96, 0.35, "default")

@@ -491,3 +491,20 @@ def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
     body = render_summary(report(finding), plan(finding), head_sha=HEAD)
     [row] = [line for line in body.splitlines() if line.startswith("| F1 |")]
     assert f"| {cell} |" in row
+
+
+def test_the_inline_footer_shows_weighed_evidence_in_words() -> None:
+    votes = tuple(
+        Vote(model=m, family=m.split("/")[0], role="voter", verdict=VerdictKind.CONFIRMED,
+             reason="Checked.")
+        for m in ("qwen/q", "qwen/q")
+    )  # fmt: skip
+    checked = Verification(confirmed=2, votes=votes, belief=0.931)
+    finding = make(verification=checked)
+    body = inline_body(finding)
+    assert (
+        "<sub>Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · "
+        "2 independent judges confirmed, 0 refuted · 0.93 · bug · F1</sub>"
+    ) in body
+    verified = make(status=Status.VERIFIED, verification=checked)
+    assert "<sub>Verified · reported by 3 of 4 families" in inline_body(verified)

@@ -1,0 +1,200 @@
+"""The Actions log: the one writer of a step's lines, safe for the runner.
+
+A GitHub Actions runner reads every line a step prints and acts on two forms of
+workflow command (its `ActionCommand` parser):
+
+- `::name k=v,k=v::data`: a line that starts with `::` once leading whitespace is trimmed
+  (`::error`, `::warning`, `::notice`, `::add-mask::`, `::stop-commands::`, `::group::`,
+  `::endgroup::`, `::debug::`, the deprecated `::set-output`, `::save-state`…);
+- the legacy `##[name k=v;]data`, found anywhere in a line.
+
+Text consensus did not write (PR titles, paths, finding titles, provider errors, comment
+bodies) must never become one. So, during `consensus action`:
+
+- `ActionLog.__call__` writes every log line as `consensus: <text>`, the text escaped as
+  GitHub escapes workflow command data (`%` → `%25`, `\\r` → `%0D`, `\\n` → `%0A`) and `##[`
+  broken (`##%5B`): one line out per call, never starting with `::`;
+- `ActionLog.verbatim` shows a block of foreign text as it is, between
+  `::stop-commands::<random token>` and `::<token>::`, so the runner ignores it;
+- `ActionLog.warning` and `ActionLog.mask` write our own commands (a warning annotation,
+  `::add-mask::`), their data and properties escaped: the only commands a run emits;
+- `ActionLog.guard` puts a filter on `sys.stdout` and `sys.stderr` (and Python's warnings)
+  for the rest: a line written by anything else (a library's logger, rich, click) that
+  the runner would act on comes out neutralised, prefixed with `consensus: (escaped) `.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import sys
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import IO, Any, TextIO
+
+PREFIX = "consensus: "
+ESCAPED = "consensus: (escaped) "
+# Environment variables whose value is a credential by its name (GITHUB_TOKEN,
+# OPENAI_API_KEY, ACTIONS_ID_TOKEN_REQUEST_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…).
+CREDENTIAL_NAME = re.compile(
+    r"(?i)(?:^|[_-])(?:token|secret|password|passwd|pat|credentials?)(?:$|[_-])"
+    r"|key$|api[_-]?key|access[_-]?key|private[_-]?key"
+)
+# A masked value shorter than this would hide common words all over the log.
+MIN_MASK_LENGTH = 6
+
+
+def escape_data(text: str) -> str:
+    """Text as workflow command data: `%`, CR and LF escaped, so it stays on one line."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Text as a workflow command property value: data escaping plus `:` and `,`."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def runner_acts_on(line: str) -> bool:
+    """Whether a runner would try this line as a workflow command: it starts with `::`
+    after leading whitespace, or holds the legacy `##[` form anywhere."""
+    return line.lstrip().startswith("::") or "##[" in line
+
+
+def neutral(text: str) -> str:
+    """Foreign text made inert for the runner, on one line: data-escaped, `##[` broken."""
+    return escape_data(text).replace("##[", "##%5B")
+
+
+class ActionLog:
+    """Where `consensus action` writes: log lines to stderr, our commands to stdout.
+
+    Callable as the `Log` port. Built once by the Action face; `guard()` holds for the run.
+    """
+
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None) -> None:
+        self._out: TextIO = out if out is not None else sys.stdout
+        self._err: TextIO = err if err is not None else sys.stderr
+        self._masked: set[str] = set()
+
+    def __call__(self, line: str) -> None:
+        self._write(self._err, PREFIX + neutral(line))
+
+    def warning(self, message: str, *, title: str = "consensus") -> None:
+        """Our warning annotation on the run."""
+        self._command("warning", neutral(message), title=title)
+
+    def mask(self, values: Iterable[str]) -> int:
+        """`::add-mask::` for each value (each line of a multi-line one); how many new."""
+        added = 0
+        for value in values:
+            for part in value.splitlines():
+                part = part.strip()
+                if len(part) < MIN_MASK_LENGTH or part in self._masked:
+                    continue
+                self._masked.add(part)
+                self._write(self._out, f"::add-mask::{escape_data(part)}")
+                added += 1
+        return added
+
+    def verbatim(self, title: str, text: str) -> None:
+        """A block of foreign text shown as it is: command processing is stopped around it
+        with a token nobody could have put in the text."""
+        token = secrets.token_hex(16)
+        while token in text:  # pragma: no cover - 128 random bits
+            token = secrets.token_hex(16)
+        self(title)
+        self._write(self._out, f"::stop-commands::{token}")
+        for line in text.splitlines():
+            self._write(self._out, line)
+        self._write(self._out, f"::{token}::")
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """While the run lasts, every other writer's lines pass through a filter."""
+        out, err = sys.stdout, sys.stderr
+        guarded_out, guarded_err = _GuardedStream(self._out), _GuardedStream(self._err)
+        sys.stdout, sys.stderr = guarded_out, guarded_err
+        try:
+            with warnings.catch_warnings():
+                warnings.showwarning = self._show_warning
+                yield
+        finally:
+            guarded_out.flush()
+            guarded_err.flush()
+            sys.stdout, sys.stderr = out, err
+
+    def _show_warning(
+        self,
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: IO[str] | None = None,
+        line: str | None = None,
+    ) -> None:
+        self(f"warning: {category.__name__}: {message} ({os.path.basename(filename)}:{lineno})")
+
+    def _command(self, name: str, data: str, **properties: str) -> None:
+        props = ",".join(f"{key}={escape_property(value)}" for key, value in properties.items())
+        self._write(self._out, f"::{name}{' ' + props if props else ''}::{data}")
+
+    @staticmethod
+    def _write(stream: TextIO, line: str) -> None:
+        stream.write(line + "\n")
+        stream.flush()
+
+
+def credential_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
+    """The values to mask: every variable named like a credential (tokens, keys,
+    passwords, `INPUT_*` ones too), and the variables `names` (a config's `api_key_env`)."""
+    wanted = {name for name in names if name}
+    return [
+        value
+        for name, value in sorted(env.items())
+        if value and (name in wanted or CREDENTIAL_NAME.search(name))
+    ]
+
+
+class _GuardedStream:
+    """A text stream that passes whole lines on, neutralising those the runner would act
+    on. Anything but our own ActionLog writes through it while `guard()` holds."""
+
+    def __init__(self, target: TextIO) -> None:
+        self._target = target
+        self._pending = ""
+
+    def write(self, text: str) -> int:
+        self._pending += text
+        *lines, self._pending = re.split(r"\r\n|\n|\r", self._pending)
+        for line in lines:
+            self._emit(line)
+        return len(text)
+
+    def flush(self) -> None:
+        if self._pending:
+            self._emit(self._pending)
+            self._pending = ""
+        self._target.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return True
+
+    @property
+    def encoding(self) -> str:
+        return getattr(self._target, "encoding", None) or "utf-8"
+
+    def fileno(self) -> int:
+        return self._target.fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._target, name)
+
+    def _emit(self, line: str) -> None:
+        if runner_acts_on(line):
+            line = ESCAPED + neutral(line)
+        self._target.write(line + "\n")

@@ -1,0 +1,59 @@
+"""A claim judged: what the judges of one claim decided, and what that makes of the
+finding (`settled`), whether it is a live cluster or a recorded one."""
+
+from __future__ import annotations
+
+from consensus.model.base import FindingSource, Frozen, Status
+from consensus.model.claim import Check, Claim
+from consensus.model.findings import ScoredCluster, Verification
+
+
+def check_of(item: ScoredCluster) -> Check:
+    """A consensus finding is checked with a veto; any other must be verified."""
+    return Check.VETO if item.status is Status.CONSENSUS else Check.DISPUTED
+
+
+def claim_of(item: ScoredCluster) -> Claim:
+    """What the judges of a live cluster are asked about."""
+    cluster = item.cluster
+    models = [m for m in cluster.members if m.source is FindingSource.MODEL]
+    evidence = next((m.evidence for m in models if m.evidence), None)
+    return Claim(
+        fingerprint=cluster.fingerprint,
+        path=cluster.path,
+        line=cluster.line,
+        end_line=cluster.end_line,
+        title=cluster.title,
+        body=cluster.body,
+        evidence=evidence,
+        category=cluster.category,
+        severity=cluster.severity,
+        families=frozenset(m.family for m in models),
+        providers=tuple(sorted({m.provider for m in models})),
+        scanned=cluster.from_scan,
+        reviewing=item.votes_of,
+    )
+
+
+class Judgement(Frozen):
+    """What the judges of one claim decided (`outcome` None: stopped before the rule
+    decided, by the budget or by failing judges), and the record behind it."""
+
+    outcome: Status | None
+    verification: Verification
+    reason: str
+
+
+def settled(
+    status: Status, needs_verification: bool, judgement: Judgement, agreed: str = ""
+) -> tuple[Status, str]:
+    """The status and reason of a finding of status `status` once judged. A verified
+    consensus finding stays consensus; one checked only because `check_consensus` asks
+    stays consensus unless refuted; one that must be verified (disputed, or a severe
+    consensus not every family reported) is posted only when verified."""
+    outcome = judgement.outcome
+    new = Status.UNVERIFIED if outcome is None else outcome
+    kept = new is Status.VERIFIED or (not needs_verification and new is not Status.REJECTED)
+    if status is Status.CONSENSUS and kept:
+        return Status.CONSENSUS, f"{agreed}; {judgement.reason}" if agreed else judgement.reason
+    return new, judgement.reason

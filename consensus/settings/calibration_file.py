@@ -1,0 +1,55 @@
+"""A `calibration: path` in the configuration, read with it (README, "Calibration")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from consensus.errors import ConfigError
+from consensus.model.calibration import Calibration
+from consensus.settings.config import LoadedConfig, Settings, layered
+
+
+def with_local_calibration(loaded: LoadedConfig, root: Path) -> LoadedConfig:
+    """`loaded` with its calibration file read from the repository at `root`."""
+    settings = with_calibration_file(loaded.settings, lambda name: read_under(root, name),
+                                     loaded.source)  # fmt: skip
+    return LoadedConfig(settings=settings, source=loaded.source)
+
+
+def read_under(root: Path, name: str) -> str | None:
+    path = root / name
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def _read_under(root: Path, name: str) -> str | None:
+    path = root / name
+    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+
+def with_calibration_file(
+    settings: Settings, read: Callable[[str], str | None], source: str
+) -> Settings:
+    """`settings` with a `calibration: path` replaced by the calibration that file holds
+    (read by `read`, relative to the repository root); unchanged when it is not a path."""
+    name = settings.calibration
+    if not isinstance(name, str):
+        return settings
+    text = read(name)
+    if text is None:
+        raise ConfigError(
+            source, "calibration", f"names {name!r}, which is not in the repository",
+            fix="write it with `consensus calibrate --labels FILE`, or remove the key",
+        )  # fmt: skip
+    try:
+        data = yaml.safe_load(text)
+        calibration = Calibration.model_validate(data)
+    except (yaml.YAMLError, ValidationError) as exc:
+        raise ConfigError(
+            name, None, f"is not a calibration file ({str(exc).splitlines()[0]})",
+            fix="see README, \"Calibration\", for the format",
+        ) from exc  # fmt: skip
+    return layered(settings, {"calibration": calibration.model_dump()}, source=source)
