@@ -140,9 +140,9 @@ def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
     repo: Path, slow_server: FakeProviderServer, tmp_path: Path
 ) -> None:
     config = write_config(repo, slow_server.url)
-    # Each call reserves its worst case (its prompt and a 4,096-token answer): 12,000
+    # Each call reserves its worst case (its prompt and a 4,096-token answer): 8,000
     # tokens let a couple of the 8 review calls through.
-    text = config.read_text().replace("max_tokens: 400000", "max_tokens: 12000")
+    text = config.read_text().replace("max_tokens: 400000", "max_tokens: 8000")
     config.write_text(text + "concurrency: 1\n")
     home = tmp_path / "home"
     code, paused, stderr = run_cli(repo, command(config), env_for(home))
@@ -156,7 +156,7 @@ def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
     [advised] = re.findall(r"--max-tokens (\d+)", stderr)
     sent_before = model_calls(slow_server)
     config.write_text(
-        text.replace("max_tokens: 12000", f"max_tokens: {advised}") + "concurrency: 1\n"
+        text.replace("max_tokens: 8000", f"max_tokens: {advised}") + "concurrency: 1\n"
     )
     code, finished, stderr = run_cli(repo, command(config), env_for(home))
     assert code == 0, stderr

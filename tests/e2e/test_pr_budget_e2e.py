@@ -39,11 +39,11 @@ def config(url: str) -> str:
     return textwrap.dedent(
         f"""\
         providers:
-          - model: openai/gpt-4o-mini
+          - model: openai/gpt-3.5-turbo
             api_base: {url}/v1
             api_key_env: FAKE_OPENAI_KEY
             family: openai
-          - model: openai/gpt-4.1-mini
+          - model: openai/gpt-3.5-turbo-0125
             api_base: {url}/v1
             api_key_env: FAKE_OPENAI_KEY
             family: other
@@ -147,7 +147,7 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     script = Script()
-    for model in ("gpt-4o-mini", "gpt-4.1-mini"):
+    for model in ("gpt-3.5-turbo", "gpt-3.5-turbo-0125"):
         script.respond(model, answer)
     with FakeGitHub() as github, FakeProviderServer(script) as providers:
         repo = tmp_path / "service"
