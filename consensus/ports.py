@@ -155,8 +155,9 @@ class HostComment(BaseModel):
     author_is_bot: bool
     path: str | None = None
     line: int | None = None
-    in_reply_to: int | None = None
+    in_reply_to: int | None = None  # a review comment's thread: its first comment's id
     node_id: str = ""  # GraphQL's id, to ask who last edited it
+    commit_id: str = ""  # a review comment's commit: the code it was written about
 
 
 class CommentEdit(BaseModel):
@@ -167,6 +168,17 @@ class CommentEdit(BaseModel):
 
     editor: str
     edited_at: str = ""
+
+
+class HostReaction(BaseModel):
+    """A reaction on a comment: its content (+1, -1, laugh, …), who, and when."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    content: str
+    user: str
+    user_is_bot: bool = False
+    created_at: str = ""
 
 
 class InlineComment(BaseModel):
@@ -275,6 +287,15 @@ class ReviewWriter(Protocol):
 
     def delete_review_comment(self, comment_id: int) -> None: ...
 
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        """A reply in the review thread of `comment_id` (its first comment: GitHub keeps
+        threads flat)."""
+        ...
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        """The reactions on one review comment (👍 and 👎 on ours are labels)."""
+        ...
+
     def review_threads(self, number: int) -> list[ReviewThread]:
         """Every review thread of the PR (GraphQL `reviewThreads`)."""
         ...
@@ -327,7 +348,52 @@ class QueueWriter(Protocol):
     ) -> None: ...
 
 
-class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, Protocol):
+class ClosedPullThread(BaseModel):
+    """A closed pull request and its conversation's first comments (our summary among them,
+    with who last edited each), as the scheduled learnings run reads them."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    number: int
+    closed_at: str = ""  # ISO 8601
+    merged: bool = False
+    comments: tuple[HostComment, ...] = ()
+    edits: tuple[CommentEdit | None, ...] = ()  # one per comment: None when never edited
+
+
+class LearningsBranch(BaseModel):
+    """The branch the learnings run keeps `.consensus/learned.yml` on, and its pull request."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    repository_id: str
+    default_branch: str
+    default_oid: str
+    ref_id: str | None = None  # None: the branch does not exist yet
+    head_oid: str | None = None
+    open_pull: int | None = None
+
+
+class LearningsWriter(Protocol):
+    """The scheduled learnings run: closed PRs' conversations, and one pull request that
+    changes the learnings file (GraphQL)."""
+
+    def closed_pulls(self, since: str) -> list[ClosedPullThread]:
+        """PRs closed or merged and updated after `since` (ISO 8601; "" for all), newest first."""
+        ...
+
+    def learnings_branch(self, name: str) -> LearningsBranch: ...
+
+    def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
+        """Put `branch` at the default branch's head plus one commit writing `path`; the
+        commit's id."""
+        ...
+
+    def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int: ...
+
+
+class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):
     """Every role at once: what a run holds, and hands out role by role."""
 
     def close(self) -> None:

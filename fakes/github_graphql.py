@@ -5,7 +5,10 @@ GraphQL only. Operations are told apart by name, as the adapter names them."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from fakes import github_learnings
 
 if TYPE_CHECKING:
     from fakes.github_server import JsonObject, Repo
@@ -19,8 +22,11 @@ def thread_id(first_comment_id: int) -> str:
     return f"PRRT_kwDO{first_comment_id:08d}"
 
 
-def answer(repos: dict[str, Repo], body: Any) -> tuple[int, JsonObject]:
-    """(status, GraphQL response) for one request: data, or errors as GitHub sends them."""
+def answer(
+    repos: dict[str, Repo], body: Any, make_pull: Callable[..., Any] = dict
+) -> tuple[int, JsonObject]:
+    """(status, GraphQL response) for one request: data, or errors as GitHub sends them
+    (`make_pull`: the server's PullRequest, for the learnings run's createPullRequest)."""
     query = str((body or {}).get("query") or "")
     variables = (body or {}).get("variables") or {}
     match = _OPERATION.search(query)
@@ -50,6 +56,8 @@ def answer(repos: dict[str, Repo], body: Any) -> tuple[int, JsonObject]:
             "NOT_FOUND",
             f"Could not resolve to a node with the global id of '{variables.get('id')}'",
         )
+    if name in github_learnings.OPERATIONS:
+        return 200, github_learnings.answer(repos, name, variables, make_pull)
     return 200, _error("UNKNOWN", f"the loopback GitHub does not serve operation {name!r}")
 
 

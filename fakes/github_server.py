@@ -104,6 +104,7 @@ class PullRequest:
     state: str = "open"  # open, closed
     merged: bool = False
     created_at: str = "2026-01-01T00:00:00Z"
+    closed_at: str = ""  # set by close_pull
     requested_reviewers: list[str] = dataclasses.field(default_factory=list)  # logins
     requested_teams: list[str] = dataclasses.field(default_factory=list)  # slugs
 
@@ -123,6 +124,8 @@ class Repo:
     # review thread id → who resolved it (None: an app, which GraphQL does not name)
     thread_state: dict[str, str | None] = dataclasses.field(default_factory=dict)
     default_branch: str = "main"
+    branches: dict[str, str] = dataclasses.field(default_factory=dict)  # name → head commit
+    issue_bodies: dict[int, str] = dataclasses.field(default_factory=dict)  # PR descriptions
 
 
 def is_write(method: str, body: Any) -> bool:
@@ -279,6 +282,13 @@ class FakeGitHub:
             self.repo(repo).review_comments.append(reply)
             return reply
 
+    def react(self, repo: str, comment_id: int, content: str, user: JsonObject) -> JsonObject:
+        """`user` reacts to a comment (an issue comment or a review comment) with `content`."""
+        with self.lock:
+            reaction = github_json.reaction(self.next_id(), content, account(user))
+            self.repo(repo).reactions.append({**reaction, "_comment": comment_id})
+            return reaction
+
     def resolve_thread_as(self, repo: str, first_comment_id: int, login: str) -> str:
         """A person resolves the thread of a review comment; its GraphQL id."""
         ident = github_graphql.thread_id(first_comment_id)
@@ -286,10 +296,12 @@ class FakeGitHub:
             self.repo(repo).thread_state[ident] = login
         return ident
 
-    def close_pull(self, repo: str, number: int, *, merged: bool = False) -> None:
+    def close_pull(
+        self, repo: str, number: int, *, merged: bool = False, at: str = "2026-01-02T00:00:00Z"
+    ) -> None:
         with self.lock:
             pull = self.repo(repo).pulls[number]
-            pull.state, pull.merged = "closed", merged
+            pull.state, pull.merged, pull.closed_at = "closed", merged, at
 
     # ------------------------------------------------------------------ behaviour
 
@@ -314,7 +326,7 @@ class FakeGitHub:
         full, number = repo.full_name, pull.number
         api = f"{github_json.API}/repos/{full}"
         html = f"{github_json.WEB}/{full}/pull/{number}"
-        closed = None if pull.state == "open" else "2026-01-02T00:00:00Z"
+        closed = None if pull.state == "open" else pull.closed_at or "2026-01-02T00:00:00Z"
         additions = sum(int(f.get("additions") or 0) for f in pull.files)
         deletions = sum(int(f.get("deletions") or 0) for f in pull.files)
         user = account(pull.user)
@@ -549,7 +561,7 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
     if method == "POST" and path in ("/graphql", "/api/graphql") and _asks_editor(body):
         return _graphql(owner, body)
     if method == "POST" and path in ("/graphql", "/api/graphql"):
-        status, answer = github_graphql.answer(owner.repos, body)
+        status, answer = github_graphql.answer(owner.repos, body, make_pull=PullRequest)
         return status, answer, {}
     path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
@@ -609,6 +621,11 @@ def _route(owner: FakeGitHub, method: str, path: str, query: dict[str, str], bod
             return NOT_FOUND
         repo.review_comments.remove(found[0])
         return 204, None, {}
+    if m := re.match(r"^POST /pulls/(\d+)/comments/(\d+)/replies$", route):
+        return _review_reply(owner, repo, int(m.group(1)), int(m.group(2)), body)
+    if m := re.match(r"^GET /pulls/comments/(\d+)/reactions$", route):
+        on = [r for r in repo.reactions if r["_comment"] == int(m.group(1))]
+        return _page(owner, path, query, on)
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
         reaction = github_json.reaction(owner.next_id(), body["content"], owner.acting)
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
@@ -662,6 +679,26 @@ def _pull(
     return NOT_FOUND
 
 
+def _review_reply(owner: FakeGitHub, repo: Repo, number: int, ident: int, body: Any) -> Answer:
+    """A reply in a review thread: only to a thread's first comment, as GitHub allows."""
+    parent = next((c for c in repo.review_comments if c["id"] == ident), None)
+    if parent is None or parent.get("in_reply_to_id") or parent["_number"] != number:
+        return NOT_FOUND
+    reply = github_json.review_comment(
+        repo.full_name,
+        number,
+        owner.next_id(),
+        review_id=owner.next_id(),
+        comment={"path": parent["path"], "line": parent["line"], "body": body["body"]},
+        user=owner.acting,
+        commit=parent["commit_id"],
+        diff_hunk=parent["diff_hunk"],
+    )
+    reply.update({"in_reply_to_id": ident, "_number": number})
+    repo.review_comments.append(reply)
+    return 201, reply, {}
+
+
 def _issue_comment(owner: FakeGitHub, repo: Repo, method: str, ident: int, body: Any) -> Answer:
     comment = next((c for c in repo.issue_comments if c["id"] == ident), None)
     if comment is None:
@@ -682,7 +719,7 @@ def _edited(comment: JsonObject, body: str, user: JsonObject) -> None:
 
 def _asks_editor(body: Any) -> bool:
     query = str((body or {}).get("query") or "") if isinstance(body, dict) else ""
-    return "lastEditedAt" in query and "editor" in query
+    return "lastEditedAt" in query and "editor" in query and "node(id:" in query
 
 
 def _graphql(owner: FakeGitHub, body: Any) -> Answer:

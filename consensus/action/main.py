@@ -2,9 +2,13 @@
 
 Dispatches on GITHUB_EVENT_NAME: `pull_request` (opened, synchronize, reopened,
 ready_for_review) is reviewed and published (app.pull_review), then agent PRs move in the
-queue; `issue_comment` runs slash commands (app.commands); `schedule`,
+queue, and replies on our inline comments not answered yet are answered
+(app.reply_event); `issue_comment` runs slash commands (app.commands);
+`pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
-(app.queue).
+(app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
+`learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
+(app.learnings) and do nothing else.
 
 Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for the CLI:
 0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
@@ -24,17 +28,24 @@ from pydantic import ValidationError
 
 from consensus.action.log import ActionLog, credential_values
 from consensus.app.commands import handle_comment
+from consensus.app.learnings import update_learnings
 from consensus.app.outcome import exit_code
 from consensus.app.progress import LogProgress
-from consensus.app.pull_review import own_identity, review_pull_request
+from consensus.app.pull_review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
+from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.services import ActionStep, Services
 from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
 from consensus.ingest.detector import looks_random
 from consensus.ingest.redact import redact_text
-from consensus.model.events import IssueCommentEvent, Payload, PullRequestEvent
-from consensus.model.outcome import Outcome
+from consensus.model.events import (
+    IssueCommentEvent,
+    Payload,
+    PullRequestEvent,
+    ReviewCommentEvent,
+)
+from consensus.model.outcome import Outcome, OutcomeKind
 from consensus.ports import GitHubPort, Log
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -43,6 +54,8 @@ REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_revi
 WORKFLOW_ACTIONS = REVIEW_ACTIONS | {"labeled"}
 PR_EVENTS = frozenset({"pull_request", "pull_request_target"})
 QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"})
+REPLY_EVENT = "pull_request_review_comment"
+LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
 RUNNER_VARIABLES = ("GITHUB_", "RUNNER_", "ACTIONS_", "CI_")
 KEY_ALPHABET = re.compile(r"[A-Za-z0-9+/=_.-]+")  # base64, base64url, hex, with separators
@@ -112,7 +125,7 @@ def run(
     (and closed when the run is over); `warn` puts a warning annotation on the run, `mask`
     hides the keys the base branch's configuration names."""
     event = env.get("GITHUB_EVENT_NAME", "")
-    if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment"}:
+    if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment", REPLY_EVENT}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0
     _need(env, "GITHUB_REPOSITORY")
@@ -135,13 +148,23 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
     event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(services, step, read_event(env, IssueCommentEvent))
+    if event == REPLY_EVENT:
+        return handle_review_comment(services, step, read_event(env, ReviewCommentEvent))
     if event in QUEUE_EVENTS:
         identity = own_identity(host, step.inputs, log)
+        if step.inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
+            update_learnings(host, identity, log)
+            return Outcome(kind=OutcomeKind.DONE, reason="the learnings were counted")
         return run_in_action(services, step, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
-        why = f"#{pull.pull_request.number} closed"
+        number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"
         identity = own_identity(host, step.inputs, log)
+        try:  # what people decided about our findings, for the learnings
+            merged = bool(pull.pull_request.merged)
+            close_on_pull(services, step, number, identity, merged=merged)
+        except ConsensusError as exc:
+            log(f"warning: the outcomes of our findings were not recorded: {exc.message}")
         return run_in_action(services, step, why=why, identity=identity)
     reviewed_on = WORKFLOW_ACTIONS if step.inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
@@ -152,6 +175,13 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
     carry = not step.inputs.full_review
     number = pull.pull_request.number
     identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
+
+    def replies(run: PullRun) -> None:  # replies a run missed (no reply workflow, a failure)
+        try:
+            answer_on_pull(services, step, number, identity, known=(run.info, run.settings))
+        except ConsensusError as exc:
+            log(f"warning: replies on our inline comments were not answered: {exc.message}")
+
     outcome = review_pull_request(
         services,
         step,
@@ -159,6 +189,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
         event=event,
         carry=carry,
         identity=identity,
+        after=replies,
         event_head=pull.pull_request.head.sha,
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way

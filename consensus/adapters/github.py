@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import quote
 
@@ -28,36 +27,51 @@ from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from consensus.adapters.github_graphql import (
+    COMMIT_FILE,
     EDIT_QUERY,
+    LEARNINGS_BRANCH,
+    OPEN_PULL,
     RESOLVE_THREAD,
     UNRESOLVE_THREAD,
     all_threads,
     blob_texts,
+    branch_at_default,
+    closed_since,
     comment_edit_of,
+    commit_variables,
     files_request,
     graphql_data,
+    learnings_branch_of,
 )
 from consensus.adapters.github_wire import (
+    DEFAULT_RETRIES,
     file_text,
+    github_error,
     header_value,
     host_comment,
+    host_reaction,
     host_review,
-    http_status,
     inline_json,
     is_rate_limited,
     is_transient,
     message_of,
     missing_comment,
     open_pull,
+    permission_of,
     pull_file,
+    pull_info,
     retry_wait,
 )
+from consensus.adapters.github_wire import Retries as Retries  # where callers import it
 from consensus.errors import GitHubError
 from consensus.ports import (
+    ClosedPullThread,
     CommentEdit,
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
+    LearningsBranch,
     OpenPull,
     PullFile,
     PullRequestInfo,
@@ -73,17 +87,6 @@ MAX_FILE_BYTES = 2_000_000
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
-@dataclass(frozen=True)
-class Retries:
-    """How a failed request is retried: at most `attempts` tries, backing off from
-    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
-
-    attempts: int = 5
-    backoff_s: float = 1.0
-    max_wait_s: float = 120.0
-    sleep: Callable[[float], None] = time.sleep
-
-
 class GitHubHost:
     """`PullRequestHost` over GitHub's REST API for `repo` ("owner/name")."""
 
@@ -94,7 +97,7 @@ class GitHubHost:
         token: str,
         base_url: str = "https://api.github.com",
         write_interval_s: float = 1.0,
-        retries: Retries = Retries(),
+        retries: Retries = DEFAULT_RETRIES,
         timeout_s: int = 30,
         log: Callable[[str], None] = lambda line: None,
         conditional: bool = False,
@@ -148,7 +151,7 @@ class GitHubHost:
             failures.append(exc)
             seconds = retry_wait(exc, state.attempt_number, now=time.time(), base_s=self._backoff_s)
             if seconds > self._max_wait_s:
-                raise self._error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
+                raise github_error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
             self._log(f"GitHub {verb} {url}: {message_of(exc)}; retrying in {seconds:.0f}s")
             return seconds
 
@@ -172,24 +175,10 @@ class GitHubHost:
                         return {}, None
                     return send()
         except GithubException as exc:
-            raise self._error(verb, url, exc) from exc
+            raise github_error(verb, url, exc) from exc
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise self._error(verb, url, exc) from exc
+            raise github_error(verb, url, exc) from exc
         raise AssertionError("unreachable")  # pragma: no cover
-
-    def _error(self, verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
-        status = http_status(exc)
-        detail = why or message_of(exc)
-        fixes = {
-            401: "check the github-token input (the token is missing, expired or wrong)",
-            403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
-            404: "check GITHUB_REPOSITORY and that the token can see the repository",
-        }
-        fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
-        where = f"HTTP {status}" if status else "no answer"
-        return GitHubError(
-            f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix
-        )
 
     def _pages(
         self, url: str, *, limit: int | None = None, query: dict[str, str] | None = None
@@ -229,23 +218,7 @@ class GitHubHost:
     # ------------------------------------------------------------------ reads
 
     def pull_request(self, number: int) -> PullRequestInfo:
-        _, data = self._request("GET", f"{self._base}/pulls/{number}")
-        head_repo = (data.get("head") or {}).get("repo") or {}
-        return PullRequestInfo(
-            number=int(data["number"]),
-            title=str(data.get("title") or ""),
-            state=str(data.get("state") or "open"),
-            draft=bool(data.get("draft")),
-            author=str((data.get("user") or {}).get("login") or ""),
-            head_sha=str(data["head"]["sha"]),
-            base_sha=str(data["base"]["sha"]),
-            base_ref=str(data["base"].get("ref") or ""),
-            head_repo=head_repo.get("full_name"),
-            base_repo=str((data["base"].get("repo") or {}).get("full_name") or self.repo),
-            changed_files=int(data.get("changed_files") or 0),
-            html_url=str(data.get("html_url") or ""),
-            labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
-        )
+        return pull_info(self._request("GET", f"{self._base}/pulls/{number}")[1], self.repo)
 
     def pull_files(self, number: int) -> list[PullFile]:
         raw = self._pages(f"{self._base}/pulls/{number}/files", limit=MAX_PR_FILES)
@@ -287,6 +260,10 @@ class GitHubHost:
 
     def review_comments(self, number: int) -> list[HostComment]:
         return [host_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        url = f"{self._base}/pulls/comments/{comment_id}/reactions"
+        return [host_reaction(r) for r in self._pages(url)]
 
     # ------------------------------------------------------------------ queue reads
 
@@ -331,12 +308,7 @@ class GitHubHost:
             if exc.status == 404:
                 return "none"
             raise
-        data = data if isinstance(data, dict) else {}
-        # role_name tells maintain and triage apart; `permission` folds them into write/read.
-        role = str(data.get("role_name") or "").lower()
-        if role in ("admin", "maintain", "write", "triage", "read"):
-            return role
-        return str(data.get("permission") or "none").lower()  # a custom role: its base
+        return permission_of(data)
 
     # ------------------------------------------------------------------ writes
 
@@ -359,6 +331,16 @@ class GitHubHost:
 
     def delete_review_comment(self, comment_id: int) -> None:
         self._delete(f"{self._base}/pulls/comments/{comment_id}")
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        url = f"{self._base}/pulls/{number}/comments/{comment_id}/replies"
+        marker = body.rstrip().rsplit("\n", 1)[-1]
+
+        def landed() -> HostComment | None:
+            return next((c for c in self.review_comments(number) if marker in c.body), None)
+
+        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        return host_comment(data) if data else (landed() or missing_comment(url))
 
     def _delete(self, url: str) -> None:
         try:
@@ -434,6 +416,27 @@ class GitHubHost:
 
     def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
         self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
+
+    # ------------------------------------------------------------------ learnings (GraphQL)
+
+    def closed_pulls(self, since: str) -> list[ClosedPullThread]:
+        return closed_since(self._graphql, self.repo, since)
+
+    def learnings_branch(self, name: str) -> LearningsBranch:
+        owner, repo = self.repo.split("/", 1)
+        asked = {"owner": owner, "name": repo, "ref": f"refs/heads/{name}", "branch": name}
+        return learnings_branch_of(self._graphql(LEARNINGS_BRANCH, asked), name)
+
+    def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
+        self._graphql(*branch_at_default(branch))  # created, or moved back to the default head
+        made = self._graphql(COMMIT_FILE, commit_variables(self.repo, branch, path, text, message))
+        return str(((made.get("createCommitOnBranch") or {}).get("commit") or {}).get("oid"))
+
+    def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int:
+        asked = {"repositoryId": branch.repository_id, "base": branch.default_branch}
+        asked |= {"head": branch.name, "title": title, "body": body}
+        made = self._graphql(OPEN_PULL, asked)
+        return int(((made.get("createPullRequest") or {}).get("pullRequest") or {})["number"])
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import requests
@@ -12,10 +15,12 @@ from github import GithubException
 from consensus.errors import GitHubError
 from consensus.ports import (
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
     OpenPull,
     PullFile,
+    PullRequestInfo,
 )
 
 
@@ -81,6 +86,26 @@ def missing_comment(url: str) -> HostComment:
     raise GitHubError(f"GitHub POST {url} answered without the created comment")
 
 
+def pull_info(data: dict[str, Any], repo: str) -> PullRequestInfo:
+    """`GET /pulls/{n}` as the port's PullRequestInfo (`repo`: the base when GitHub omits it)."""
+    head_repo = (data.get("head") or {}).get("repo") or {}
+    return PullRequestInfo(
+        number=int(data["number"]),
+        title=str(data.get("title") or ""),
+        state=str(data.get("state") or "open"),
+        draft=bool(data.get("draft")),
+        author=str((data.get("user") or {}).get("login") or ""),
+        head_sha=str(data["head"]["sha"]),
+        base_sha=str(data["base"]["sha"]),
+        base_ref=str(data["base"].get("ref") or ""),
+        head_repo=head_repo.get("full_name"),
+        base_repo=str((data["base"].get("repo") or {}).get("full_name") or repo),
+        changed_files=int(data.get("changed_files") or 0),
+        html_url=str(data.get("html_url") or ""),
+        labels=tuple(str(label.get("name")) for label in data.get("labels") or ()),
+    )
+
+
 def pull_file(item: dict[str, Any]) -> PullFile:
     return PullFile(
         path=str(item["filename"]),
@@ -104,6 +129,17 @@ def host_comment(data: dict[str, Any]) -> HostComment:
         line=int(line) if line else None,
         in_reply_to=data.get("in_reply_to_id"),
         node_id=str(data.get("node_id") or ""),
+        commit_id=str(data.get("commit_id") or ""),
+    )
+
+
+def host_reaction(data: dict[str, Any]) -> HostReaction:
+    user = data.get("user") or {}
+    return HostReaction(
+        content=str(data.get("content") or ""),
+        user=str(user.get("login") or ""),
+        user_is_bot=str(user.get("type") or "") == "Bot",
+        created_at=str(data.get("created_at") or ""),
     )
 
 
@@ -163,3 +199,41 @@ def file_text(data: Any, max_bytes: int) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return raw.decode("utf-8", "replace")
+
+
+def github_error(verb: str, url: str, exc: BaseException, why: str = "") -> GitHubError:
+    """What is left of a request after the retries, with its HTTP status and a fix."""
+    status = http_status(exc)
+    detail = why or message_of(exc)
+    fixes = {
+        401: "check the github-token input (the token is missing, expired or wrong)",
+        403: "give the workflow 'pull-requests: write' and 'contents: read' permissions",
+        404: "check GITHUB_REPOSITORY and that the token can see the repository",
+    }
+    fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
+    where = f"HTTP {status}" if status else "no answer"
+    return GitHubError(f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix)
+
+
+def permission_of(data: Any) -> str:
+    """The collaborators API's answer as admin, maintain, write, triage, read or none:
+    role_name tells maintain and triage apart; `permission` folds them into write/read."""
+    data = data if isinstance(data, dict) else {}
+    role = str(data.get("role_name") or "").lower()
+    if role in ("admin", "maintain", "write", "triage", "read"):
+        return role
+    return str(data.get("permission") or "none").lower()  # a custom role: its base
+
+
+@dataclass(frozen=True)
+class Retries:
+    """How a failed request is retried: at most `attempts` tries, backing off from
+    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
+
+    attempts: int = 5
+    backoff_s: float = 1.0
+    max_wait_s: float = 120.0
+    sleep: Callable[[float], None] = time.sleep
+
+
+DEFAULT_RETRIES = Retries()

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from consensus.ports import Conversation, PullReader
 from consensus.publish.spend import SPEND_MARKER, PrAllowance, allowance, cap_comment
-from consensus.publish.state import PublishState, Spent
+from consensus.publish.spent import Spent
+from consensus.publish.state import PublishState
 from consensus.publish.thread import Identity
 from consensus.settings.config import BudgetSettings
 

@@ -131,7 +131,7 @@ def write_outputs(step: ActionStep, report: Report, plan: PublishPlan, summary: 
         with open(runner.step_summary, "a", encoding="utf-8") as handle:
             handle.write(summary + "\n")
     if runner.outputs:
-        kept_out = ("not_posted", "below_min_severity", "dismissed")
+        kept_out = ("not_posted", "below_min_severity", "dismissed", "suppressed")
         open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
         with open(runner.outputs, "a", encoding="utf-8") as handle:
             handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")

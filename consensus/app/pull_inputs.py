@@ -1,5 +1,5 @@
 """What a run on a pull request reads before it reviews: the base branch's settings,
-personas and guidelines (never the head's), and whether the PR is reviewed at all (skip
+personas, guidelines and learnings (never the head's), and whether the PR is reviewed at all (skip
 rules, dependency bots without secrets, forks)."""
 
 from __future__ import annotations
@@ -8,15 +8,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from consensus.app.services import ProviderKeys, Runner
+from consensus.errors import ConfigError
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.calibration_file import with_calibration_file
+from consensus.settings.calibration_file import with_calibration_file, with_learned_calibration
 from consensus.settings.config import (
     Settings,
     layered,
     parse_settings,
 )
+from consensus.settings.learned import LEARNED_PATH, Learned, parse_learned
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
 from consensus.settings.scope import DEPENDENCY_BOTS, GUIDELINE_FILES
 
@@ -33,7 +35,8 @@ class BaseFiles:
 
     @classmethod
     def for_review(cls, host: PullReader, info: PullRequestInfo, inputs: ActionInputs) -> BaseFiles:
-        return cls(host, info.base_sha, [inputs.config, ".gitattributes", *GUIDELINE_FILES])
+        first = [inputs.config, ".gitattributes", LEARNED_PATH, *GUIDELINE_FILES]
+        return cls(host, info.base_sha, first)
 
     def read(self, path: str) -> str | None:
         if path not in self._known:
@@ -59,12 +62,26 @@ def base_settings(
     source = f"{inputs.config} (base branch {info.base_ref or info.base_sha[:12]})"
     settings = parse_settings(text, source=source) if text is not None else Settings()
     settings = with_calibration_file(settings, files.read, source)
+    settings = with_learned_calibration(settings, files.read)  # when none is configured
     update: dict[str, Any] = {}
     if inputs.min_severity is not None:
         update["min_severity"] = inputs.min_severity
     if inputs.max_inline_comments is not None:
         update["max_inline_comments"] = inputs.max_inline_comments
     return layered(settings, {"publish": update}, source="the action's inputs")
+
+
+def base_learned(files: BaseFiles, log: Log) -> Learned:
+    """`.consensus/learned.yml` of the BASE commit (read in the same request as the config);
+    a broken file is reported and ignored: the review runs as if it were absent."""
+    text = files.read(LEARNED_PATH)
+    if text is None:
+        return Learned()
+    try:
+        return parse_learned(text, source=f"{LEARNED_PATH} (base branch)")
+    except ConfigError as exc:
+        log(f"warning: {exc.message}: ignored")
+        return Learned()
 
 
 def not_reviewed(

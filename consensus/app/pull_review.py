@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from consensus import __version__
@@ -32,6 +33,7 @@ from consensus.app.publishing import (
 from consensus.app.pull_inputs import (
     BaseFiles,
     base_guidelines,
+    base_learned,
     base_settings,
     fork_setup_link,
     not_reviewed,
@@ -49,6 +51,7 @@ from consensus.model.outcome import Outcome
 from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
 from consensus.publish.carry import Carried, carry_forward, decision_basis
+from consensus.publish.learnings import learned_marks
 from consensus.publish.plan import Placement, PublishPlan, Scope, plan_publish
 from consensus.publish.spend import PrAllowance, spent_after
 from consensus.publish.state import PublishState, with_workflow, workflow_view
@@ -123,10 +126,12 @@ def review_pull_request(
     event: str,
     carry: bool,
     identity: Identity,
+    after: Callable[[PullRun], None] | None = None,
     event_head: str = "",
 ) -> Outcome:
     """Gates first (a superseded head, a draft, a pause, the base branch's rules, a fork
-    without keys, the PR's budget), then the review of the PR head, published."""
+    without keys, the PR's budget), then the review of the PR head, published; then
+    `after` (the replies on our threads), only when the PR was reviewed."""
     host, log, inputs = services.host, services.log, step.inputs
     info = host.pull_request(number)
     if event_head and event_head != info.head_sha:
@@ -164,7 +169,10 @@ def review_pull_request(
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    return review_and_publish(run, carry=carry, thread=thread)
+    outcome = review_and_publish(run, carry=carry, thread=thread)
+    if after is not None:
+        after(run)
+    return outcome
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -313,6 +321,7 @@ def _publish(
         hunks=review_hunks(diff),
         links=links,
         head=head_lines(diff),
+        marks=learned_marks(base_learned(run.base_files(), log), report.findings),
     )
     # What the PR's runs have spent, this one's included, in the state the summary keeps.
     spent = spent_after(thread.state.spent, report, run.allowance)
@@ -358,7 +367,8 @@ def _posted(plan: PublishPlan) -> list[Severity]:
     return [
         p.finding.severity
         for p in plan.placed
-        if p.finding.status.posted and p.placement is not Placement.DISMISSED
+        if p.finding.status.posted
+        and p.placement not in (Placement.DISMISSED, Placement.SUPPRESSED)
     ]
 
 

@@ -10,6 +10,7 @@ from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, r
 from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
 from consensus.model.base import Status
+from consensus.ports import ModelClient
 from consensus.publish.answers import Section, verified_section
 from consensus.publish.claims import check_of_record, claim_of_record
 from consensus.publish.state import FindingRecord, verification_note
@@ -59,6 +60,17 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
     if record.found_by_scan:
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
+    judgement = verify_record(context, record, context.services.models)
+    updated = _updated(record, judgement, context.login)
+    state = context.thread.state
+    records = tuple(updated if r.id == record.id else r for r in state.records)
+    context.save_state(state.model_copy(update={"records": records}))
+    return verified_section(updated)
+
+
+def verify_record(context: Context, record: FindingRecord, client: ModelClient) -> Judgement:
+    """The finding of `record` judged on the PR's current head, through `client` behind the
+    budget of the base branch's settings (a ConsensusError when no provider can be called)."""
     settings, keys = context.settings, context.services.keys
     providers = keys.providers(settings)
     unavailable = keys.unavailable(providers)
@@ -78,11 +90,7 @@ def verify_now(context: Context, record: FindingRecord) -> Section:
     [judgement] = asyncio.run(
         judge_claims([(claim_of_record(record), check_of_record(record))], bench)
     )
-    updated = _updated(record, judgement, context.login)
-    state = context.thread.state
-    records = tuple(updated if r.id == record.id else r for r in state.records)
-    context.save_state(state.model_copy(update={"records": records}))
-    return verified_section(updated)
+    return judgement
 
 
 def _updated(record: FindingRecord, judgement: Judgement, login: str) -> FindingRecord:

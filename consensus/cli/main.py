@@ -171,6 +171,29 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
             click.echo(f"  {change.describe()}")
 
 
+@cli.command()
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(path_type=Path),
+    help="The learnings file (default: .consensus/learned.yml in the repository).",
+)
+@handles_errors
+def learned(path: Path | None) -> None:
+    """What .consensus/learned.yml holds: counts and rates with 95% intervals."""
+    from consensus.render.learned import render_learned
+    from consensus.settings.learned import LEARNED_PATH, parse_learned
+
+    where = path or repo_root() / LEARNED_PATH
+    if not where.is_file():
+        raise UsageError(
+            f"{where}: no learnings file",
+            fix="the scheduled run of the Action writes it (README, 'Conversation and learnings')",
+        )
+    text = where.read_text(encoding="utf-8")
+    click.echo(render_learned(parse_learned(text, source=str(where)), source=str(where)))
+
+
 # --------------------------------------------------------------------------- edges
 
 

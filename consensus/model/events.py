@@ -38,6 +38,7 @@ class PullRequestRef(Payload):
     labels: tuple[Label, ...] = ()
     draft: bool = False
     head: HeadRef = HeadRef()
+    merged: bool | None = None
 
     @field_validator("user", mode="before")
     @classmethod
@@ -87,3 +88,26 @@ class IssueCommentEvent(Payload):
     action: str = ""
     issue: IssueRef
     comment: CommentRef
+
+
+class ReviewCommentRef(CommentRef):
+    """A review comment: its thread (`in_reply_to_id`, the thread's first comment; None for
+    the first itself), the commit it was written on, and its place."""
+
+    in_reply_to_id: int | None = None
+    commit_id: str = ""
+    path: str = ""
+    line: int | None = None
+
+    @field_validator("commit_id", "path", mode="before")
+    @classmethod
+    def _no_text(cls, value: object) -> object:
+        return "" if value is None else value
+
+
+class ReviewCommentEvent(Payload):
+    """`pull_request_review_comment`: a comment in a pull request's review threads."""
+
+    action: str = ""
+    pull_request: PullRequestRef
+    comment: ReviewCommentRef

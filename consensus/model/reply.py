@@ -92,3 +92,18 @@ class SameProblemReply(BaseModel):
     @classmethod
     def _lowercase(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
+
+
+class ConverseReply(BaseModel):
+    """The model's reading of a person's reply to a finding, and its one answer."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    kind: Literal["question", "disagreement", "fixed", "acknowledgement", "other"]
+    stands: bool = Field(description="true: the finding stands; false: the reply is right")
+    answer: str = Field(default="", max_length=6_000)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _lowercase(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value

@@ -17,7 +17,7 @@ state that the summary comment carries to the next run. What decides:
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from typing import Literal
 
@@ -61,6 +61,7 @@ class Placement(str, Enum):
     NO_QUORUM = "no_quorum"
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
     DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
+    SUPPRESSED = "suppressed"  # a suppression of .consensus/learned.yml: summary only
 
     @property
     def inline(self) -> bool:
@@ -106,6 +107,7 @@ def inline_body(
     links: Sequence[str] = (),
     suggestion: Suggestion | None = None,
     workflow: str = "",
+    note: str = "",
 ) -> str:
     """severity · title, the body, the suggested change (when given: see publish.suggestion),
     who agreed (and how verification went), the fingerprint. A saved workflow's finding
@@ -128,6 +130,8 @@ def inline_body(
             "",
         ]
     named = f"consensus {workflow} {finding.id}" if workflow else finding.id
+    if note:  # ours (publish/learnings.py), never model text
+        lines += [f"*{note}*", ""]
     lines += [
         f"<sub>{established(finding)} · {finding.category.value} · {named}</sub>",
         fingerprint_marker(finding.fingerprint),
@@ -194,9 +198,12 @@ def _place(
     hunks: Hunks,
     quorum: bool,
     dismissed: Mapping[str, str] | None = None,
+    suppressed: Mapping[str, str] | None = None,
 ) -> tuple[Placement, str, InlineComment | None]:
     if dismissed and finding.fingerprint in dismissed:
         return Placement.DISMISSED, dismissed[finding.fingerprint], None
+    if suppressed and finding.fingerprint in suppressed and finding.status.posted:
+        return Placement.SUPPRESSED, suppressed[finding.fingerprint], None
     if not finding.status.posted:
         return Placement.NOT_POSTED, finding.status.value, None
     if not finding.severity.at_least(settings.min_severity):
@@ -225,6 +232,14 @@ class Scope:
     decisions: Decisions | None = None
 
 
+@dataclass(frozen=True)
+class Marks:
+    """What .consensus/learned.yml says of findings (publish/learnings.py), by fingerprint."""
+
+    suppressed: Mapping[str, str] = field(default_factory=dict)
+    came_back: Mapping[str, str] = field(default_factory=dict)
+
+
 def plan_publish(
     report: Report,
     thread: PullRequestThread,
@@ -234,11 +249,13 @@ def plan_publish(
     hunks: Hunks,
     links: Sequence[str] = (),
     head: HeadLines | None = None,
+    marks: Marks = Marks(),
 ) -> PublishPlan:
     """Decide what this run posts.
 
     `hunks`: the commentable lines of the PR diff; `head`: the new-side text of the diff's
-    lines, which a committable suggestion must apply to (none is posted without it).
+    lines, which a committable suggestion must apply to (none is posted without it);
+    `marks`: what .consensus/learned.yml says of this run's findings.
     """
     head_sha = scope.head_sha
     posted_before = set(thread.inline_fingerprints) | {
@@ -251,8 +268,12 @@ def plan_publish(
         d.fingerprint: f"dismissed by @{d.by}" + (f": {d.reason}" if d.reason else "")
         for d in thread.state.dismissed
     }
+    quorum = report.quorum.met
     decided = [
-        (finding, *_place(finding, settings, posted_before, hunks, report.quorum.met, dismissed))
+        (
+            finding,
+            *_place(finding, settings, posted_before, hunks, quorum, dismissed, marks.suppressed),
+        )
         for finding in report.findings
     ]
     # The limit holds for the PR, not each run: open inline comments count against it.
@@ -264,7 +285,8 @@ def plan_publish(
             note = f"over the limit of {settings.max_inline_comments} inline comments"
         if anchor is not None:
             offer = _applicable(finding, anchor, head)
-            body = inline_body(finding, links, offer, workflow=report.workflow or "")
+            back = marks.came_back.get(finding.fingerprint, "")
+            body = inline_body(finding, links, offer, workflow=report.workflow or "", note=back)
             comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from consensus.model.base import Frozen
 from consensus.model.report import Report
-from consensus.publish.state import Spent
+from consensus.publish.spent import Spent
 from consensus.review.budget import Ceiling
 from consensus.settings.config import BudgetSettings
 

@@ -15,8 +15,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   the settings that decided them. A later run on the same code carries those records as
   its decisions instead of asking the models again (publish/carry.py). Votes keep the
   voter's family and whether it judged its own claim, so a carried record reads as its run;
+- v5 adds what people decided (publish/decided.py): `labels` (👍/👎 on our inline
+  comments: who, when), a dismissal's `via` (command, reply) and `outcomes`, set when the
+  PR closes: each finding we posted, fixed, dismissed or left, with who reported and
+  judged it (publish/outcomes.py decides them).
 
-A v1, v2 or v3 block reads as v4 with empty additions. A block that is unreadable, fails
+A v1 to v4 block reads as v5 with empty additions. A block that is unreadable, fails
 validation or has a newer version is ignored (the caller says so); nothing in it is
 ever used to decide who may run a command.
 
@@ -50,10 +54,12 @@ from consensus.model.base import (
 )
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import FindingMember, ReportFinding, Votes
+from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, Label
+from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 4
-READABLE_VERSIONS = frozenset({1, 2, 3, 4})
+STATE_VERSION = 5
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -154,25 +160,11 @@ class Dismissal(Frozen):
     title: str = Field(default="", max_length=MAX_TITLE)
     by: str = Field(pattern=LOGIN)
     reason: str = Field(default="", max_length=MAX_REASON)
+    via: Literal["command", "reply", "reaction"] = "command"  # v5: how it was decided
 
 
 class Pause(Frozen):
     by: str = Field(pattern=LOGIN)
-
-
-class Spent(Frozen):
-    """What every run on this PR spent together (the per-PR budget, publish/spend.py):
-    dollars where priced, tokens always, runs that called a model with no known price."""
-
-    cost_usd: float = Field(default=0.0, ge=0)
-    tokens: int = Field(default=0, ge=0)
-    runs: int = Field(default=0, ge=0)
-    unpriced_runs: int = Field(default=0, ge=0)
-    # The latest run's caps: the per-PR cap's default is a multiple of them.
-    run_cap_usd: float | None = Field(default=None, ge=0)
-    run_cap_tokens: int | None = Field(default=None, ge=0)
-    # The per-PR cap that stopped a run: until it is raised, automatic reviews stay stopped.
-    stopped_at_usd: float | None = Field(default=None, ge=0)
 
 
 class DecidedFile(Frozen):
@@ -221,6 +213,9 @@ class PublishState(Frozen):
     workflows: tuple[WorkflowState, ...] = ()
     decisions: Decisions | None = None
     spent: Spent | None = None
+    labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)  # publish/decided.py
+    outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_OUTCOMES)
+    closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)
@@ -285,7 +280,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # older versions read as v4 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v5 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None

@@ -47,6 +47,7 @@ _WHERE = {
     Placement.NOT_ON_DIFF: "summary",
     Placement.REJECTED_BY_GITHUB: "summary",
     Placement.NO_QUORUM: "summary",
+    Placement.SUPPRESSED: "summary",
 }
 OMITTED = (
     "*(omitted: the comment would pass GitHub's 65,536-character limit; the job's step "

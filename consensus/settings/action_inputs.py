@@ -23,6 +23,7 @@ ENV_INPUTS = {
     "trusted_login": "CONSENSUS_TRUSTED_LOGIN",  # a GitHub App's name[bot] (publish/thread.py)
     "full_review": "CONSENSUS_FULL_REVIEW",
     "workflow": "CONSENSUS_WORKFLOW",
+    "learnings": "CONSENSUS_LEARNINGS",
 }
 
 
@@ -43,6 +44,8 @@ class ActionInputs(BaseModel):
     full_review: bool = False  # on synchronize, review the whole PR, not only what changed
     # a saved review workflow (.consensus/workflows/<name>.md on the base branch) to run
     workflow: str = Field(default="", pattern=r"^(?:[a-z0-9][a-z0-9-]{0,39})?$")
+    # on schedule / workflow_dispatch: propose .consensus/learned.yml from closed PRs
+    learnings: bool = False
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:

@@ -11,13 +11,33 @@ from pydantic import ValidationError
 from consensus.errors import ConfigError
 from consensus.model.calibration import Calibration
 from consensus.settings.config import LoadedConfig, Settings, layered
+from consensus.settings.learned import LEARNED_PATH, learned_calibration, parse_learned
 
 
 def with_local_calibration(loaded: LoadedConfig, root: Path) -> LoadedConfig:
-    """`loaded` with its calibration file read from the repository at `root`."""
+    """`loaded` with its calibration file (or the learnings) read from the repository at
+    `root`."""
     settings = with_calibration_file(loaded.settings, lambda name: read_under(root, name),
                                      loaded.source)  # fmt: skip
+    settings = with_learned_calibration(settings, lambda name: read_under(root, name))
     return LoadedConfig(settings=settings, source=loaded.source)
+
+
+def with_learned_calibration(settings: Settings, read: Callable[[str], str | None]) -> Settings:
+    """`settings` calibrated by `.consensus/learned.yml` (what maintainers decided on closed
+    PRs) when the configuration names no calibration and the file holds families; a broken
+    file changes nothing here (the review reports it where it reads the suppressions)."""
+    if settings.calibration is not None:
+        return settings
+    text = read(LEARNED_PATH)
+    try:
+        learned = parse_learned(text) if text is not None else None
+    except ConfigError:
+        return settings
+    calibration = learned_calibration(learned) if learned is not None else None
+    if calibration is None or not calibration.families:
+        return settings
+    return layered(settings, {"calibration": calibration.model_dump()}, source=LEARNED_PATH)
 
 
 def read_under(root: Path, name: str) -> str | None:

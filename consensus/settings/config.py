@@ -22,6 +22,7 @@ from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
     ContextSettings,
+    ConversationSettings,
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
@@ -179,6 +180,7 @@ class Settings(_Strict):
     publish: PublishSettings = PublishSettings()
     queue: QueueSettings = QueueSettings()
     commands: CommandSettings = CommandSettings()
+    conversation: ConversationSettings = ConversationSettings()
     ignore: IgnoreSettings = IgnoreSettings()
     context: ContextSettings = ContextSettings()
     # .gitignore pattern → extra instructions for the files it matches, after the diff.
@@ -187,8 +189,7 @@ class Settings(_Strict):
     response_language: str = Field(
         default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
     )
-    # Not in the file's documented surface but useful: fall back when litellm
-    # does not know a model's context window (OpenAI-compatible servers).
+    # Undocumented: the fallback when litellm does not know a model's context window.
     default_context_window: int = Field(default=32_000, ge=2_000)
     # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
     # holding them (read with the configuration: `with_calibration_file`).

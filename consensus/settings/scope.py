@@ -133,3 +133,14 @@ def check_path_instructions(instructions: dict[str, str]) -> dict[str, str]:
                 "characters: put long guidance in .consensus/instructions.md"
             )
     return instructions
+
+
+class ConversationSettings(BaseModel):
+    """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
+    (each costs at most one model call; a "fixed" check, a verification's calls)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    enabled: bool = True
+    max_answers: int = Field(default=5, ge=0, le=100)
+    model: str | None = Field(default=None, min_length=1)  # who answers; the first provider

@@ -21,7 +21,18 @@ import pytest
 
 from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
-from consensus.adapters.github_graphql import RESOLVE_THREAD, REVIEW_THREADS, UNRESOLVE_THREAD
+from consensus.adapters.github_graphql import (
+    CLOSED_PULLS,
+    COMMIT_FILE,
+    CREATE_REF,
+    EDIT_QUERY,
+    LEARNINGS_BRANCH,
+    MOVE_REF,
+    OPEN_PULL,
+    RESOLVE_THREAD,
+    REVIEW_THREADS,
+    UNRESOLVE_THREAD,
+)
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
 from consensus.testing import FakeGitHubHost, FakePull
 from fakes.github_server import FakeGitHub, PullRequest, human
@@ -59,6 +70,7 @@ def server() -> Iterator[FakeGitHub]:
         repo.pulls[1] = PullRequest(number=1, head_sha="h" * 40, base_sha="b" * 40, files=files)
         repo.labels[1] = ["agent"]
         repo.permissions["alice"] = "maintain"
+        repo.branches["main"] = "b" * 40
         yield github
 
 
@@ -89,6 +101,12 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         # GraphQL (POST /graphql): checked against GitHub's GraphQL schema below.
         "review_threads": lambda: host.review_threads(1),
         "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(1)[0].id, True),
+        "review_comment_reactions": lambda: host.review_comment_reactions(
+            int(github.repos[REPO].review_comments[0]["id"])
+        ),
+        "reply_to_review_comment": lambda: host.reply_to_review_comment(
+            1, int(github.repos[REPO].review_comments[0]["id"]), "an answer"
+        ),
         "delete_review_comment": lambda: host.delete_review_comment(
             int(github.repos[REPO].review_comments[0]["id"])
         ),
@@ -96,6 +114,17 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "add_labels": lambda: host.add_labels(1, ["consensus:ready"]),
         "remove_label": lambda: host.remove_label(1, "consensus:ready"),
         "request_reviewers": lambda: host.request_reviewers(1, ["alice"], ["backend"]),
+        "closed_pulls": lambda: host.closed_pulls(""),
+        "learnings_branch": lambda: host.learnings_branch("consensus/learnings"),
+        "commit_learnings": lambda: host.commit_learnings(
+            host.learnings_branch("consensus/learnings"),
+            ".consensus/learned.yml",
+            "version: 1\n",
+            "m",
+        ),
+        "open_learnings_pull": lambda: host.open_learnings_pull(
+            host.learnings_branch("consensus/learnings"), "learnings", "body"
+        ),
         "close": host.close,  # no request: the run is over
     }
     for call in calls.values():
@@ -170,7 +199,8 @@ def test_our_graphql_documents_are_valid_in_githubs_schema() -> None:
     schema = graphql_schema()
     if schema is None:
         pytest.skip(NOT_INSTALLED)
-    for document in (REVIEW_THREADS, RESOLVE_THREAD, UNRESOLVE_THREAD):
+    learnings = (CLOSED_PULLS, LEARNINGS_BRANCH, CREATE_REF, MOVE_REF, COMMIT_FILE, OPEN_PULL)
+    for document in (REVIEW_THREADS, RESOLVE_THREAD, UNRESOLVE_THREAD, EDIT_QUERY, *learnings):
         assert graphql_problems({"query": document}, schema) == []
     wrong_input = "mutation($id: ID!) { resolveReviewThread(input: {id: $id}) { thread { id } } }"
     assert any("threadId" in p for p in graphql_problems({"query": wrong_input}, schema))
@@ -191,7 +221,13 @@ def test_the_checker_finds_an_answer_github_would_not_give(
 
 # --------------------------------------------------------------------------- webhooks
 
-EVENTS = ("pull_request", "pull_request_target", "issue_comment", "pull_request_review")
+EVENTS = (
+    "pull_request",
+    "pull_request_target",
+    "issue_comment",
+    "pull_request_review",
+    "pull_request_review_comment",
+)
 # GitHub's documented payload of a scheduled run (the package has no `schedule` example).
 SCHEDULE = {"schedule": "17 */6 * * *", "workflow": ".github/workflows/consensus.yml"}
 
@@ -240,7 +276,7 @@ def test_the_action_accepts_every_webhook_example(
 def test_there_are_examples_of_every_event_the_action_handles() -> None:
     if not EXAMPLES.is_dir():
         pytest.skip(NOT_INSTALLED)
-    for event in ("pull_request", "issue_comment", "pull_request_review", "workflow_dispatch"):
+    for event in (*EVENTS[2:], "pull_request", "workflow_dispatch"):
         assert webhook_examples(event), event
     actions = {p.get("action") for _, p in webhook_examples("pull_request")}
     assert {"opened", "synchronize", "reopened", "ready_for_review", "closed"} <= actions

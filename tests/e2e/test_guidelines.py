@@ -20,6 +20,7 @@ from consensus.review.guidelines import (
 from consensus.review.job import ReviewJob
 from consensus.review.prompt import review_messages
 from consensus.settings.config import Settings, parse_settings
+from consensus.settings.learned import LEARNED_PATH
 from consensus.settings.scope import ContextSettings
 from fakes.inprocess import run_consensus
 from tests.e2e import test_action_e2e as e2e
@@ -200,8 +201,9 @@ def test_the_base_branch_guidelines_reach_every_reviewer_and_the_head_ones_never
     [read] = [r for r in world.github.requests if "ConsensusReadFiles" in str(r.body)]
     base = world.open_pr("pr").base_sha
     expressions = {v for k, v in read.body["variables"].items() if k.startswith("e")}
-    # One request at the base commit: the config, .gitattributes and the guideline files.
-    first = (".consensus.yml", ".gitattributes", *ContextSettings().guidelines)
+    # One request at the base commit: the config, .gitattributes, the learnings and the
+    # guideline files.
+    first = (".consensus.yml", ".gitattributes", LEARNED_PATH, *ContextSettings().guidelines)
     assert expressions == {f"{base}:{path}" for path in first}
 
 

@@ -10,7 +10,8 @@ from consensus.app.pull_review import review_pull_request
 from consensus.model.outcome import Outcome, OutcomeKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.spend import SPEND_MARKER
-from consensus.publish.state import PublishState, Spent, encode_state
+from consensus.publish.spent import Spent
+from consensus.publish.state import PublishState, encode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER
 from consensus.testing import FakeGitHubHost
 from tests.flows.flows_world import CONFIG, HEAD_SHA, NUMBER, World

@@ -27,6 +27,7 @@ from consensus.publish.carry import (
 from consensus.publish.state import (
     MAX_RECORDS,
     MAX_STATE_CHARS,
+    STATE_VERSION,
     DecidedFile,
     Decisions,
     PublishState,
@@ -346,7 +347,7 @@ def test_a_fresh_look_reports_each_decision_it_made_differently(
 def test_decisions_round_trip_through_the_summary_state() -> None:
     state = decided_state(SQL, LOOP)
     line = encode_state(state)
-    assert decode_state(f"summary\n{line}") == state.model_copy(update={"version": 4})
+    assert decode_state(f"summary\n{line}") == state.model_copy(update={"version": STATE_VERSION})
 
 
 @pytest.mark.parametrize(
@@ -388,6 +389,6 @@ def test_under_size_pressure_records_give_way_before_the_decisions() -> None:
 
 def test_an_older_state_reads_with_no_decisions() -> None:
     old = PublishState(head_sha=OLD, records=finding_records([SQL]))
-    line = encode_state(old).replace("v4", "v3", 1)
+    line = encode_state(old).replace(f"v{STATE_VERSION}", "v3", 1)
     read = decode_state(line)
     assert read is not None and read.decisions is None and read.records[0].id == "F1"

@@ -31,6 +31,7 @@ from consensus.ports import (
     Completion,
     CompletionRequest,
     HostComment,
+    HostReaction,
     HostReview,
     InlineComment,
     ModelCallError,
@@ -40,6 +41,7 @@ from consensus.ports import (
     ReviewRejected,
     ReviewThread,
 )
+from consensus.testing.learnings import FakeLearnings
 
 Answer = str | ModelCallError
 BOT_LOGIN = "github-actions[bot]"
@@ -123,17 +125,20 @@ class FakePull:
     requested_reviewers: list[str] = field(default_factory=list)
     requested_teams: list[str] = field(default_factory=list)
     created_at: str = "2026-01-01T00:00:00Z"
+    closed_at: str = ""  # set with info.state "closed"
+    merged: bool = False
 
 
 @dataclass
-class FakeGitHubHost:
+class FakeGitHubHost(FakeLearnings):
     """Every role of the GitHub port, in memory; `writes` logs each write in order."""
 
     pulls: dict[int, FakePull] = field(default_factory=dict)
     issue_comment_list: list[HostComment] = field(default_factory=list)
     review_comment_list: list[HostComment] = field(default_factory=list)
     comment_pull: dict[int, int] = field(default_factory=dict)  # comment id → PR number
-    reactions: list[tuple[int, str]] = field(default_factory=list)
+    reactions: list[tuple[int, str]] = field(default_factory=list)  # ours, on comments
+    comment_reactions: dict[int, list[HostReaction]] = field(default_factory=dict)  # people's
     permissions: dict[str, str] = field(default_factory=dict)
     branch: str = "main"
     login: str | None = None  # viewer_login: None, as for a workflow's GITHUB_TOKEN
@@ -141,6 +146,9 @@ class FakeGitHubHost:
     edits: dict[int, CommentEdit] = field(default_factory=dict)  # comment id → its last edit
     viewer_asked: int = 0  # viewer_login calls: the identity is looked up once per run
     resolved_threads: dict[str, str] = field(default_factory=dict)  # thread id → who resolved
+    branches: dict[str, str] = field(default_factory=dict)  # learnings: name → head commit
+    commit_files: dict[str, dict[str, str]] = field(default_factory=dict)
+    learnings_pulls: dict[int, str] = field(default_factory=dict)
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup
@@ -186,7 +194,8 @@ class FakeGitHubHost:
             author_is_bot=bot,
             path=parent.path,
             line=parent.line,
-            in_reply_to=comment_id,
+            in_reply_to=parent.in_reply_to or comment_id,  # GitHub keeps threads flat
+            commit_id=parent.commit_id,
         )
         self.review_comment_list.append(reply)
         self.comment_pull[reply.id] = self.comment_pull[comment_id]
@@ -213,6 +222,8 @@ class FakeGitHubHost:
         return list(self._pull(number).files)
 
     def read_file(self, path: str, ref: str) -> str | None:
+        if ref in self.commit_files or self.branches.get(ref) in self.commit_files:
+            return self.commit_files[self.branches.get(ref, ref)].get(path)
         for pull in self.pulls.values():
             at_base = ref in (pull.info.base_sha, pull.info.base_ref, self.branch)
             if at_base and path in pull.base_files:
@@ -282,6 +293,7 @@ class FakeGitHubHost:
                 author_is_bot=self.acting.endswith("[bot]"),
                 path=inline.path,
                 line=inline.line,
+                commit_id=commit_sha,
             )
             self.review_comment_list.append(comment)
             self.comment_pull[comment.id] = number
@@ -291,6 +303,28 @@ class FakeGitHubHost:
     def delete_review_comment(self, comment_id: int) -> None:
         self.review_comment_list = [c for c in self.review_comment_list if c.id != comment_id]
         self.writes.append(f"delete review comment {comment_id}")
+
+    def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
+        parent = next((c for c in self.review_comments(number) if c.id == comment_id), None)
+        if parent is None or parent.in_reply_to is not None:  # GitHub: replies to a reply 404
+            raise GitHubError(f"GitHub POST comments/{comment_id}/replies (HTTP 404)", status=404)
+        reply = HostComment(
+            id=self._id(),
+            body=body,
+            author=self.acting,
+            author_is_bot=self.acting.endswith("[bot]"),
+            path=parent.path,
+            line=parent.line,
+            in_reply_to=comment_id,
+            commit_id=parent.commit_id,
+        )
+        self.review_comment_list.append(reply)
+        self.comment_pull[reply.id] = number
+        self.writes.append(f"reply to review comment {comment_id} on #{number}")
+        return reply
+
+    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+        return list(self.comment_reactions.get(comment_id, []))
 
     def review_threads(self, number: int) -> list[ReviewThread]:
         """One thread per top-level review comment (`PRRT_<its id>`), its replies in order."""

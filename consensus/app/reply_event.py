@@ -1,0 +1,137 @@
+"""`consensus action` on a `pull_request_review_comment` event, after a push's review, and
+when a PR closes: the replies on our inline comments (app/conversation.py answers them),
+the 👍/👎 on them, and the outcomes (app/outcomes.py).
+
+Only a reply just *created* in a thread counts: edits, deletions and new threads are left
+alone; so are replies by bots and by the identity consensus posts as. Configuration comes
+from the PR's base branch, as for reviews and slash commands. Model calls go through the
+run journal (a re-run of the same event pays nothing twice) and the base branch's budget.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from consensus.adapters.recording import JournaledClient
+from consensus.app.command_context import Context
+from consensus.app.conversation import (
+    SECRET_SUFFIXES,
+    Answered,
+    Conversation,
+    answer_replies,
+    waiting,
+)
+from consensus.app.outcomes import record_labels, record_outcomes
+from consensus.app.pull_inputs import base_settings
+from consensus.app.pull_review import own_identity
+from consensus.app.services import ActionStep, Services
+from consensus.app.spend_commands import verify_record
+from consensus.errors import ConfigError
+from consensus.model.events import ReviewCommentEvent
+from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.ports import PullRequestInfo
+from consensus.publish.conversation import Step
+from consensus.publish.thread import Identity
+from consensus.settings.config import ProviderSettings, Settings
+
+
+def handle_review_comment(
+    services: Services, step: ActionStep, event: ReviewCommentEvent
+) -> Outcome:
+    """Answer the reply in `event` when it is one of ours to answer."""
+    comment, login, log = event.comment, event.comment.user.login, services.log
+    why = ""
+    if event.action != "created":
+        why = f"review comment {event.action}: only new replies are answered; nothing to do."
+    elif comment.user.is_bot or not login:
+        why = f"a review comment by a bot ({login or 'unknown'}): bots are never answered."
+    elif comment.in_reply_to_id is None:
+        why = "a new review thread, not a reply to one of ours: nothing to do."
+    if why:
+        log(why)
+        return Outcome.skipped(why)
+    identity = own_identity(services.host, step.inputs, log)
+    if identity.owns(login):
+        log(f"a review comment by {login}, the login consensus posts as: ignored.")
+        return Outcome.skipped("a comment of consensus's own")
+    answer_on_pull(services, step, event.pull_request.number, identity, only=comment.id)
+    return Outcome(kind=OutcomeKind.DONE, reason="the reply was read")
+
+
+def answer_on_pull(
+    services: Services,
+    step: ActionStep,
+    number: int,
+    identity: Identity,
+    *,
+    only: int | None = None,
+    known: tuple[PullRequestInfo, Settings] | None = None,
+) -> list[Answered]:
+    """The replies on PR `number` not answered yet (or the comment `only`), answered; after
+    a push's review (`only` None), the 👍/👎 on our inline comments recorded too. `known`:
+    the PR and its base settings, as the review just read them."""
+    if known is not None:
+        context = Context(services, step, *known, "", identity)
+    else:
+        context = pull_context(services, step, number, identity)
+    comments = services.host.review_comments(number)  # read once: replies, then reactions
+    threads = waiting(context, comments, only=only)
+    answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
+    if threads.pending:  # the journal and a client only when someone waits for an answer
+        with _conversation(context) as conversation:
+            answered = answer_replies(context, conversation, threads)
+    else:
+        for item in answered:
+            services.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
+    if only is None:
+        record_labels(context, comments)
+    return answered
+
+
+def close_on_pull(
+    services: Services, step: ActionStep, number: int, identity: Identity, *, merged: bool
+) -> None:
+    """PR `number` closed: every finding we posted gets its outcome in the state."""
+    record_outcomes(pull_context(services, step, number, identity), merged=merged)
+
+
+def pull_context(services: Services, step: ActionStep, number: int, identity: Identity) -> Context:
+    """The PR as the conversation sees it: its settings from the base branch."""
+    info = services.host.pull_request(number)
+    settings = base_settings(services.host, info, step.inputs)
+    return Context(services, step, info, settings, "", identity)
+
+
+@contextmanager
+def _conversation(context: Context) -> Iterator[Conversation]:
+    """What answering needs: the services' model client behind a run of the journal
+    (opened and finished here), the providers that can be called, the "fixed" check."""
+    info, services = context.info, context.services
+    journal = services.journal()
+    base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
+    run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
+    journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
+    client = JournaledClient(journal, run_id, services.models)
+    try:
+        yield Conversation(
+            client=client,
+            providers=_callable(context),
+            check=lambda record: verify_record(context, record, client),
+            secrets=tuple(
+                v for k, v in services.keys.env.items() if k.endswith(SECRET_SUFFIXES) and v
+            ),
+        )
+    finally:
+        journal.finish_run(run_id, status="done", report="", cost_usd=0.0)
+        journal.close()
+
+
+def _callable(context: Context) -> tuple[ProviderSettings, ...]:
+    keys = context.services.keys
+    try:
+        providers = keys.providers(context.settings)
+    except ConfigError:
+        return ()
+    unavailable = keys.unavailable(providers)
+    return tuple(p for p in providers if p.model not in unavailable)

@@ -1,0 +1,172 @@
+"""`.consensus/learned.yml`: what the maintainers' decisions on closed PRs taught, in a file
+people review and may edit. Strict: unknown keys are errors that name the file and key.
+
+```yaml
+version: 1
+updated_through: "2026-11-30T00:00:00Z"   # the newest closed PR counted (its closed_at)
+families:
+  openai:
+    reporter: {fixed: 12, dismissed: 3, left: 5}
+    judge: {confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 3}
+personas:
+  security: {fixed: 4, dismissed: 1, left: 2}
+suppressions:
+  - {path: "src/**/*.py", kind: "race", words: "lock not held when …",
+     reason: "the caller holds the lock", pr: 123, by: "maintainer-login"}
+fixes:
+  - {path: "src/app/db.py", kind: "injection", words: "SQL injection in get_user", pr: 118}
+```
+
+A finding is *real* when its author fixed it and *false* when a maintainer dismissed it;
+one left as it was says nothing about either. A judge's vote on a real finding is
+`confirmed_real` or `missed_real` (it refuted it), on a false one `refuted_false` or
+`confirmed_false`. The review reads the file from the base branch, like the config.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from consensus.errors import ConfigError
+from consensus.model.calibration import Calibration, FamilyCalibration
+from consensus.model.calibration import JudgeCounts as JudgeTally
+from consensus.model.calibration import ReporterCounts as ReporterTally
+from consensus.settings.scope import check_path_patterns
+
+LEARNED_PATH = ".consensus/learned.yml"
+MIN_EVIDENCE = 10  # decided findings a rate rests on before the weighed votes use it
+_WHEN = r"^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)?$"
+_LOGIN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?)?$"
+_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ReporterCounts(_Strict):
+    """What became of the findings a family (or persona) reported."""
+
+    fixed: int = Field(default=0, ge=0)
+    dismissed: int = Field(default=0, ge=0)
+    left: int = Field(default=0, ge=0)
+
+
+class JudgeCounts(_Strict):
+    """A family's verdicts as a judge, against what people decided."""
+
+    confirmed_real: int = Field(default=0, ge=0)
+    missed_real: int = Field(default=0, ge=0)
+    refuted_false: int = Field(default=0, ge=0)
+    confirmed_false: int = Field(default=0, ge=0)
+
+
+class FamilyLearning(_Strict):
+    reporter: ReporterCounts = ReporterCounts()
+    judge: JudgeCounts = JudgeCounts()
+
+
+class Suppression(_Strict):
+    """A maintainer's dismissal as a rule: a later finding at a path matching `path`, of the
+    defect kind `kind`, in words like `words`, goes to the summary only."""
+
+    path: str = Field(min_length=1, max_length=500)
+    kind: str = Field(pattern=_NAME)
+    words: str = Field(min_length=1, max_length=300)
+    reason: str = Field(default="", max_length=300)
+    pr: int | None = Field(default=None, ge=1)
+    by: str = Field(default="", pattern=_LOGIN)
+
+    @field_validator("path")
+    @classmethod
+    def _pattern(cls, value: str) -> str:
+        return check_path_patterns((value,))[0]
+
+
+class Fix(_Strict):
+    """A finding an author fixed: reported again in that file later, it says so."""
+
+    path: str = Field(min_length=1, max_length=4_096)
+    kind: str = Field(pattern=_NAME)
+    words: str = Field(min_length=1, max_length=300)
+    pr: int = Field(ge=1)
+
+
+class Learned(_Strict):
+    version: Literal[1] = 1
+    updated_through: str = Field(default="", pattern=_WHEN)
+    families: dict[str, FamilyLearning] = Field(default_factory=dict)
+    personas: dict[str, ReporterCounts] = Field(default_factory=dict)
+    suppressions: tuple[Suppression, ...] = ()
+    fixes: tuple[Fix, ...] = ()
+
+
+def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
+    """The file's text as `Learned`; a ConfigError naming the file and the key otherwise."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(source, None, "is not valid YAML", fix="correct the YAML syntax") from exc
+    if data is None:
+        return Learned()
+    if not isinstance(data, dict):
+        raise ConfigError(source, None, "must be a mapping of keys to values", fix="see README")
+    try:
+        return Learned.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"]) or None
+        fix = "see README, section 'Conversation and learnings', for the schema"
+        raise ConfigError(source, key, error["msg"], fix=fix) from exc
+
+
+def dump_learned(learned: Learned) -> str:
+    """The file's text: the schema's order, one suppression a line, stable across runs."""
+    data = learned.model_dump(mode="json", exclude_defaults=False)
+    head = yaml.safe_dump(
+        {k: data[k] for k in ("version", "updated_through")}, sort_keys=False, width=100
+    )
+    lines = [
+        "# What maintainers decided on closed PRs, counted by consensus's scheduled run.",
+        "# Edit or delete any line; see README, 'Conversation and learnings'.",
+        head.rstrip(),
+    ]
+    for key in ("families", "personas"):
+        block = {key: dict(sorted(data[key].items()))} if data[key] else {key: {}}
+        lines.append(yaml.safe_dump(block, sort_keys=False, width=100).rstrip())
+    for key in ("suppressions", "fixes"):
+        if not data[key]:
+            lines.append(f"{key}: []")
+            continue
+        lines.append(f"{key}:")
+        for item in data[key]:
+            flow = yaml.safe_dump(item, default_flow_style=True, sort_keys=False, width=10_000)
+            lines.append(f"  - {flow.strip()}")
+    return "\n".join(lines) + "\n"
+
+
+def learned_calibration(learned: Learned) -> Calibration:
+    """What the weighed votes read from the learnings: each family's judge counts, and as a
+    reporter fixed → right, dismissed → wrong (left is no evidence); each only once it rests
+    on `MIN_EVIDENCE` decided findings (the votes weigh by the rate itself, and one
+    dismissal must not make a family's every report worthless)."""
+    families = {}
+    for family, entry in sorted(learned.families.items()):
+        judge, reporter = entry.judge, entry.reporter
+        real = judge.confirmed_real + judge.missed_real
+        false = judge.refuted_false + judge.confirmed_false
+        decided = reporter.fixed + reporter.dismissed
+        calibrated = FamilyCalibration(
+            judge=JudgeTally(**judge.model_dump()) if min(real, false) >= MIN_EVIDENCE else None,
+            reporter=(
+                ReporterTally(right=reporter.fixed, wrong=reporter.dismissed)
+                if decided >= MIN_EVIDENCE
+                else None
+            ),
+        )
+        if calibrated.judge is not None or calibrated.reporter is not None:
+            families[family] = calibrated
+    return Calibration(families=families)
