@@ -316,7 +316,6 @@ def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) ->
     # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     error = errors[0]
-    # A key that takes a number or a word ("auto") names the failed alternative last.
     loc = [str(part) for part in error["loc"] if not _UNION_MEMBER.match(str(part))]
     key = ".".join(loc) or None
     if error["type"] == "extra_forbidden":
