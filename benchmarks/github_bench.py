@@ -27,8 +27,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from consensus.action.main import run  # noqa: E402
 from consensus.adapters.github import GitHubHost  # noqa: E402
-from fakes.github_server import FakeGitHub, PullRequest  # noqa: E402
-from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
+from consensus.sim.github_server import FakeGitHub, PullRequest  # noqa: E402
+from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 
 REPO = "acme/service"
 TARGET = 12

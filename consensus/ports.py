@@ -66,12 +66,14 @@ class Completion(BaseModel):
 
 
 class ModelCallError(Exception):
-    """A call that failed after the adapter's own retries, classified for the report."""
+    """A call that failed after the adapter's own retries, classified for the report;
+    `fix` says what to do about it, when the adapter knows."""
 
-    def __init__(self, kind: FailureKind, message: str) -> None:
+    def __init__(self, kind: FailureKind, message: str, fix: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.fix = fix
 
 
 class ModelClient(Protocol):

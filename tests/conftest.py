@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.github_server import FakeGitHub
+from consensus.sim.github_server import FakeGitHub
 from tests.contract.github_openapi import description, problems_of
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"

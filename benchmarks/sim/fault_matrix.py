@@ -36,9 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from consensus.publish.thread import SUMMARY_MARKER  # noqa: E402
-from fakes.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
-from fakes.inprocess import Ran, run_consensus  # noqa: E402
-from fakes.provider_server import (  # noqa: E402
+from consensus.sim.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
+from consensus.sim.provider_server import (  # noqa: E402
     FakeProviderServer,
     Script,
     Step,
@@ -47,6 +46,7 @@ from fakes.provider_server import (  # noqa: E402
     prompt_text,
     reply,
 )
+from fakes.inprocess import Ran, run_consensus  # noqa: E402
 
 CANARY = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"
 REPO_NAME = "acme/service"

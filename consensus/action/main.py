@@ -125,6 +125,11 @@ def run(
     (and closed when the run is over); `warn` puts a warning annotation on the run, `mask`
     hides the keys the base branch's configuration names."""
     event = env.get("GITHUB_EVENT_NAME", "")
+    if not event:
+        raise UsageError(
+            "not running in a GitHub Actions step (GITHUB_EVENT_NAME is not set)",
+            fix="`consensus action` is what action.yml runs; locally, use `consensus review`",
+        )
     if event not in PR_EVENTS | QUEUE_EVENTS | {"issue_comment", REPLY_EVENT}:
         log(f"event '{event or '(none)'}' is not handled: run on pull_request events.")
         return 0

@@ -24,6 +24,7 @@ from consensus.ports import Completion, CompletionRequest, ModelCallError
 
 UNKNOWN_COST = -1.0  # runs.cost_usd of a run that called a model without a known price
 
+RUNS_FIX = "`consensus runs` lists the runs it holds (the journal is in $CONSENSUS_HOME)"
 APPLICATION_ID = 0x636E7331  # "cns1": tells our database from any other SQLite file
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -152,7 +153,7 @@ class Journal:
         inputs, else a new run id (`base`, then `base-2`, `base-3` …)."""
         if resume is not None:
             if self.run(resume) is None:
-                raise JournalError(f"no run {resume} in the journal {self.path}")
+                raise JournalError(f"no run {resume} in the journal {self.path}", fix=RUNS_FIX)
             return resume, True
         rows = self._db.execute(
             "SELECT run_id, status FROM runs WHERE base_id = ? ORDER BY created", (base_id,)
@@ -211,7 +212,7 @@ class Journal:
     def inputs(self, run_id: str) -> str:
         row = self._db.execute("SELECT inputs FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
-            raise JournalError(f"no run {run_id} in the journal {self.path}")
+            raise JournalError(f"no run {run_id} in the journal {self.path}", fix=RUNS_FIX)
         return str(row[0])
 
     def report(self, run_id: str) -> str | None:

@@ -43,6 +43,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from consensus.adapters.llm_errors import causes, timed_out, unreachable_error
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelPrice
 
@@ -133,9 +134,9 @@ class LiteLLMClient:
         try:
             response = await asyncio.wait_for(litellm.acompletion(**kwargs), timeout=timeout_s + 5)
         except asyncio.TimeoutError:
-            raise ModelCallError(FailureKind.TIMEOUT, f"no answer within {timeout_s:g} s") from None
+            raise timed_out(timeout_s) from None
         except Exception as exc:  # litellm raises many types; classify them all here
-            raise _classify(exc) from None
+            raise _classify(exc, request) from None
         latency = time.monotonic() - started
         text = _reply_text(response)
         usage = getattr(response, "usage", None)
@@ -361,11 +362,15 @@ def _retry_after(exc: Exception) -> float | None:
     return None
 
 
-def _classify(exc: Exception) -> Exception:
+def _classify(exc: Exception, request: CompletionRequest) -> Exception:
     """Map a litellm exception to a retryable _Transient or a final ModelCallError."""
+    unreachable = unreachable_error(exc, request.api_base)
+    if unreachable is not None:  # a refused connection may be a server restarting: retried
+        refused = any(isinstance(cause, ConnectionRefusedError) for cause in causes(exc))
+        return _Transient(unreachable, None) if refused else unreachable
     message = _short(exc)
     if isinstance(exc, litellm.Timeout):
-        return ModelCallError(FailureKind.TIMEOUT, message)
+        return timed_out(request.timeout_s)
     if isinstance(exc, litellm.RateLimitError):
         error = ModelCallError(FailureKind.RATE_LIMITED, message)
         return _Transient(error, _retry_after(exc))

@@ -39,7 +39,8 @@ async def check_provider(
     try:
         completion = await client.complete(request)
     except ModelCallError as exc:
-        return result(False, f"{exc.kind.value}: {exc.message}")
+        fix = f"\n     fix: {exc.fix}" if exc.fix else ""
+        return result(False, f"{exc.kind.value}: {exc.message}{fix}")
     return result(True, f"answered in {completion.latency_s:.2f} s")
 
 

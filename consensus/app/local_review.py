@@ -148,8 +148,17 @@ def providers_for(
 ) -> tuple[ProviderSettings, ...]:
     """--models, else the configured providers, else every keyed one and a local Ollama."""
     if models:
-        return tuple(ProviderSettings(model=m) for m in models)
+        return tuple(p for m in models for p in configured_as(settings, m))
     return services.keys.local_providers(settings)
+
+
+def configured_as(settings: Settings, name: str) -> tuple[ProviderSettings, ...]:
+    """The providers .consensus.yml configures as `name`, with their endpoint, key variable,
+    family and limits: by model string, else by the model's name without its route
+    (`gpt-test` for `openai/gpt-test`); a name it does not configure is a new provider."""
+    exact = tuple(p for p in settings.providers if p.model == name)
+    bare = tuple(p for p in settings.providers if p.model.split("/", 1)[-1] == name)
+    return exact or bare or (ProviderSettings(model=name),)
 
 
 def _personas(root: Path, settings: Settings, source: str) -> list[Persona]:

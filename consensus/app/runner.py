@@ -64,6 +64,8 @@ async def run_review(
             services.log(
                 f"resuming run {run_id}: {answered} calls already answered are not paid again"
             )
+        else:
+            services.log(f"run {run_id} (journal: {journal.path})")
         journal.start_run(run_id, base_id, job.label, job.to_json())
         if events is not None:
             events.run_created(run_id, resumed=resuming, label=job.label)

@@ -22,7 +22,7 @@ from functools import cache
 from pathlib import Path
 from types import ModuleType
 
-from consensus.adapters import git
+from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
@@ -116,7 +116,12 @@ class _LazyCounter:
         return self._built().price(model)
 
 
-def _needed_keys(model: str) -> Sequence[str]:
+def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
+    """The key variables `model`'s route needs and `env` lacks: from model_map's table of
+    routes, litellm asked (and loaded) only for a route the table does not list."""
+    known = model_map.missing_keys(model, env)
+    if known is not None:
+        return known
     keys: Sequence[str] = _llm().needed_keys(model)
     return keys
 
@@ -135,7 +140,7 @@ def services(
     return Services(
         models=_LazyClient(env, attempts),
         counter=_LazyCounter(),
-        keys=ProviderKeys(dict(env), _needed_keys, lambda: ollama_models(env)),
+        keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
         checkout=GitCheckout(),
@@ -174,12 +179,22 @@ def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> Mode
 
 
 def token_counter() -> TokenCounter:
+    """litellm's own counter, for a review that is about to call models (litellm is loaded)."""
     counter: TokenCounter = _llm().LiteLLMTokenCounter()
     return counter
 
 
+def planning_counter(env: Mapping[str, str]) -> TokenCounter:
+    """The same counts and windows from litellm's data without importing litellm, for what
+    plans without calling a model (a dry run, a replay); litellm only for a name it resolves
+    by rules of its own."""
+    return model_map.MapTokenCounter(env, fallback=token_counter)
+
+
 def model_price(model: str) -> ModelPrice | None:
     """The model's price per token from litellm's (local) price map; None when unknown."""
+    if model_map.answers_locally(model):
+        return model_map.model_price(model)
     price: ModelPrice | None = _llm().model_price(model)
     return price
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from consensus.cli.options import emit, handles_errors, logger, report_options
-from consensus.errors import JournalError, UsageError
+from consensus.errors import UsageError
 
 
 @click.command()
@@ -20,12 +20,14 @@ def replay(run_id: str, fmt: str, output: Path | None) -> None:
     import asyncio
 
     from consensus.app.runner import replay_run
-    from consensus.app.wiring import open_journal, token_counter
+    from consensus.app.wiring import open_journal, planning_counter
 
     log = logger()
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     try:
-        report = asyncio.run(replay_run(run_id, journal=journal, counter=token_counter()))
+        report = asyncio.run(
+            replay_run(run_id, journal=journal, counter=planning_counter(os.environ))
+        )
     finally:
         journal.close()
     emit(report, fmt, output, log)
@@ -65,45 +67,25 @@ def runs(limit: int) -> None:
     "--html",
     "html_path",
     type=click.Path(dir_okay=False, path_type=Path),
-    required=True,
-    help="Write the run report here: one self-contained HTML file.",
+    help="Where to write the page (default: reports/RUN_ID.html beside the journal).",
 )
 @handles_errors
-def report(run_id: str, html_path: Path) -> None:
+def report(run_id: str, html_path: Path | None) -> None:
     """Show how a run decided: votes, verification, timeline, cost, as one HTML page."""
-    from consensus.app.wiring import open_journal
-    from consensus.model.report import Report
-    from consensus.render.html import render_html
-    from consensus.review.job import ReviewJob
+    from consensus.app.run_page import html_report
+    from consensus.app.wiring import consensus_home, open_journal
 
     log = logger()
     journal = open_journal(os.environ, warn=lambda line: log(f"warning: {line}"))
     try:
-        row = journal.run(run_id)
-        if row is None:
-            raise JournalError(
-                f"no run {run_id} in the journal {journal.path}",
-                fix="`consensus runs` lists the runs it holds",
-            )
-        final = journal.report(run_id)
-        if final is None:
-            raise JournalError(
-                f"run {run_id} has no final report yet (it stopped in phase {row.phase!r})",
-                fix="run the same review again (or `consensus review --resume "
-                f"{run_id}`) to finish it, then ask for its report",
-            )
-        calls, phases = journal.calls(run_id), journal.phases(run_id)
-        inputs = journal.inputs(run_id)
+        page = html_report(journal, run_id, warn=log)
     finally:
         journal.close()
+    # Not in the working directory by default: a review of the working tree would read it.
+    path = html_path or consensus_home(os.environ) / "reports" / f"{run_id}.html"
     try:
-        job: ReviewJob | None = ReviewJob.from_json(inputs)
-    except (ValueError, KeyError) as exc:  # inputs of an older version: report without them
-        log(f"warning: the inputs of run {run_id} could not be read ({exc}); labels omitted")
-        job = None
-    page = render_html(Report.model_validate_json(final), calls, phases, job)
-    try:
-        html_path.write_text(page, encoding="utf-8")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write {html_path}: {exc.strerror}") from exc
-    log(f"HTML report of run {run_id} written to {html_path}")
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
+    log(f"HTML report of run {run_id} written to {path}")

@@ -18,6 +18,7 @@ import click
 from consensus import __version__
 from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
+from consensus.cli.demo import demo
 from consensus.cli.journal import replay, report, runs
 from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
 from consensus.cli.review import review
@@ -74,7 +75,10 @@ def workflows() -> None:
 
 @cli.command()
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
-@click.option("--models", help="Comma-separated litellm models to check instead.")
+@click.option(
+    "--models",
+    help="Comma-separated models to check instead: configured ones keep their settings.",
+)
 @handles_errors
 def doctor(config_path: Path | None, models: str | None) -> None:
     """Check config, keys and that each provider answers."""
@@ -145,8 +149,14 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
     name = repo or os.environ.get("GITHUB_REPOSITORY", "").strip() or origin_repository(Path.cwd())
     if not name or name.count("/") != 1:
         raise UsageError("which repository?", fix="pass --repo OWNER/NAME")
-    if apply_ and not os.environ.get("GITHUB_TOKEN"):
-        raise UsageError("--apply needs GITHUB_TOKEN", fix="export a token that can write PRs")
+    if not os.environ.get("GITHUB_TOKEN", "").strip():
+        # Checked before any request: without a token GitHub's answers would be rate-limited
+        # guesses, and an offline machine would spend its retries on DNS first.
+        needs = "a token that can write pull requests" if apply_ else "a token that can read"
+        raise UsageError(
+            "GITHUB_TOKEN is not set",
+            fix=f"export GITHUB_TOKEN with {needs} {name} (e.g. `gh auth token`)",
+        )
     log = logger()
     interval = float(os.environ.get("CONSENSUS_POST_INTERVAL") or 1.0)
     host = github_host(os.environ, log=log, write_interval_s=interval, repo=name)
@@ -197,7 +207,7 @@ def learned(path: Path | None) -> None:
 # --------------------------------------------------------------------------- edges
 
 
-for command in (review, replay, runs, report, config, calibrate):
+for command in (review, replay, runs, report, config, calibrate, demo):
     cli.add_command(command)
 
 

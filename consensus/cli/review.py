@@ -33,7 +33,11 @@ if TYPE_CHECKING:
 @click.option("--diff", "diff_path", help="Read a unified diff from a file, or '-' for stdin.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
 @report_options
-@click.option("--models", help="Comma-separated litellm models, replacing the configured ones.")
+@click.option(
+    "--models",
+    help="Comma-separated models to review with: configured ones (by model or name) keep "
+    "their endpoint and key; others are litellm model strings.",
+)
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids.")
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
 @click.option("--max-cost", type=click.FloatRange(0.0), help="Cost cap of the run, US dollars.")
@@ -87,7 +91,7 @@ def review(
     from consensus.app.events import EventLog
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.runner import run_review
-    from consensus.app.wiring import services
+    from consensus.app.wiring import planning_counter, services
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
@@ -107,9 +111,9 @@ def review(
     prepared = prepare_local(request, wired, always=dry_run)
     job = prepared.job
     if job is None:  # no file can be reviewed: the report says what was skipped and why
-        _finish(prepared.nothing_to_review(log), fmt, output, fail_on)
-    if dry_run:
-        _dry_run(job, wired.counter, fmt, output, log)
+        _finish(prepared.nothing_to_review(log), fmt, output, fail_on, journaled=False)
+    if dry_run:  # counted from litellm's data, without importing litellm
+        _dry_run(job, planning_counter(os.environ), fmt, output, log)
         return
     if job.diff.redactions:
         count = len(job.diff.redactions)
@@ -127,10 +131,12 @@ def review(
         observer.close()
         if events_file is not None:
             events_file.close()
-    _finish(report, fmt, output, fail_on)
+    _finish(report, fmt, output, fail_on, journaled=True)
 
 
-def _finish(report: Report, fmt: str, output: Path | None, fail_on: str) -> NoReturn:
+def _finish(
+    report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
+) -> NoReturn:
     """Print the report, say what an incomplete one needs, exit with the outcome's code."""
     from consensus.app.outcome import exit_code
     from consensus.model.outcome import Outcome
@@ -143,7 +149,13 @@ def _finish(report: Report, fmt: str, output: Path | None, fail_on: str) -> NoRe
         spent = report.stats.tokens_in + report.stats.tokens_out
         log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
-    sys.exit(exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log))
+    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log)
+    if journaled:  # the last line names the run: replay and report take its id
+        log(
+            f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "
+            f"`consensus report {report.run_id}` shows how it decided"
+        )
+    sys.exit(code)
 
 
 def _dry_run(

@@ -24,6 +24,8 @@ from consensus.model.diff import LinkChange, ReviewDiff
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding, ScoredCluster
 
 PROVIDER = SCAN_NAME  # review/verify.py reads it under this name
+FIXTURE_DIRS = frozenset({"test", "tests", "fixtures", "testdata"})
+FIXTURE_NOTE = "a key in a test fixture: check it is not a real one"
 
 # Phrases that address the machine reading the diff rather than a human: instructions to
 # ignore, approve or stay silent, role markers of chat formats, "as an AI" framing.
@@ -51,6 +53,18 @@ def settle(scored: list[ScoredCluster]) -> list[ScoredCluster]:
         families = item.cluster.model_families
         votes_of = max(item.votes_of - 1, len(families))
         also = f"; also reported by {len(families)} of {votes_of} families" if families else ""
+        found_by = [m for m in item.cluster.members if m.source is FindingSource.SCAN]
+        if all(m.severity is Severity.INFO for m in found_by):  # a key in a test fixture
+            settled.append(
+                item.model_copy(
+                    update={
+                        "status": Status.UNVERIFIED,
+                        "needs_verification": False,
+                        "reason": f"consensus's own scan: {FIXTURE_NOTE}",
+                    }
+                )
+            )
+            continue
         settled.append(
             item.model_copy(
                 update={
@@ -124,8 +138,21 @@ def committed_credentials(diff: ReviewDiff) -> list[Finding]:
                 "model saw the diff, but in this commit: revoke and rotate, and read "
                 f"{'them' if several else 'it'} from a secret store or the environment instead."
             )
-            found.append(_finding(path, place, title, body, Severity.HIGH))
+            if in_test_fixture(path):
+                title = f"A key in a test fixture ({', '.join(kinds)}) in {path}"
+                body = (
+                    f"{_where(place)} add what looks like {' and '.join(kinds)} in a test "
+                    f"fixture. Redacted before any model saw the diff. {FIXTURE_NOTE}."
+                )
+                found.append(_finding(path, place, title, body, Severity.INFO))
+            else:
+                found.append(_finding(path, place, title, body, Severity.HIGH))
     return found
+
+
+def in_test_fixture(path: str) -> bool:
+    """Is the file under a folder of tests or fixtures (where keys are usually fakes)?"""
+    return any(part.lower() in FIXTURE_DIRS for part in PurePosixPath(path).parts[:-1])
 
 
 def text_addressed_to_ai(diff: ReviewDiff) -> list[Finding]:

@@ -40,6 +40,7 @@ from typing import Literal, NamedTuple
 
 from pathspec import GitIgnoreSpec
 
+from consensus.ingest.linguist import AttributeRule, vendored_by_linguist
 from consensus.model.diff import ChangedFile, SkippedFile
 
 LOCKFILES = frozenset(
@@ -100,14 +101,18 @@ def select_files(
     include: Sequence[str] = ("**",),
     exclude: Sequence[str] = (),
     generated_patterns: Sequence[str] = (),
+    attributes: Sequence[AttributeRule] = (),
 ) -> tuple[list[ChangedFile], list[SkippedFile]]:
     """Split files into those to review and those skipped, with a short reason.
 
     In order: a path `include` (the `paths` key) does not select is "not in paths"; one
     `exclude` selects is "excluded by config" (both read as a .gitignore, see the module
-    docstring); then lockfiles, vendored directories, generated files
-    (`generated_patterns` from .gitattributes and well-known suffixes) and minified files
-    are skipped by default. A default skip is lifted when a positive `include` pattern that
+    docstring); then lockfiles, vendored files (well-known directories, `linguist-vendored`
+    in .gitattributes, Linguist's own vendor patterns: ingest/linguist.py), generated files
+    (`linguist-generated` and `generated_patterns`, well-known suffixes and headers) and
+    minified files are skipped by default. `linguist-vendored=false` or
+    `linguist-generated=false` for a file turns that default off for it.
+    A default skip is lifted when a positive `include` pattern that
     matches the file spells out what triggered it outside its wildcards: the file's name
     (`Cargo.lock`), the suffix (`**/*.lock`, `*.min.js`), the vendored directory
     (`vendor/mylib/**`) or the .gitattributes pattern. Broad globs such as `**` or
@@ -125,7 +130,7 @@ def select_files(
             skipped.append(SkippedFile(path=file.path, reason="not in paths"))
         elif excludes.patterns and excludes.matches(file.path):
             skipped.append(SkippedFile(path=file.path, reason="excluded by config"))
-        elif (skip := _default_skip(file, generated)) and not _lifted(
+        elif (skip := _default_skip(file, generated, attributes)) and not _lifted(
             skip, includes.naming(file.path)
         ):
             skipped.append(SkippedFile(path=file.path, reason=skip.reason))
@@ -273,16 +278,57 @@ def _lifted(skip: _Skip, patterns: Sequence[str]) -> bool:
     return bool(wants) and any(skip.trigger in _literal(pattern) for pattern in patterns)
 
 
-def _default_skip(file: ChangedFile, generated: Sequence[tuple[Glob, str]]) -> _Skip | None:
+def _default_skip(
+    file: ChangedFile,
+    generated: Sequence[tuple[Glob, str]],
+    attributes: Sequence[AttributeRule] = (),
+) -> _Skip | None:
     path = PurePosixPath(file.path)
     name = path.name
-    if name in LOCKFILES:
-        return _Skip("lockfile", "/" + name)
-    if name.endswith(".lock"):
-        return _Skip("lockfile", ".lock")
-    for directory in path.parts[:-1]:
-        if directory in VENDORED_DIRS:
-            return _Skip("vendored", f"/{directory}/")
+    vendored = _attribute(file.path, attributes, "vendored")
+    made = _attribute(file.path, attributes, "generated")
+    if made is None and (name in LOCKFILES or name.endswith(".lock")):
+        return _Skip("lockfile", "/" + name if name in LOCKFILES else ".lock")
+    if vendored is not None and vendored[0]:
+        return _Skip("vendored", vendored[1])
+    if made is not None and made[0]:
+        return _Skip("generated", made[1])
+    if made is None:
+        skip = _generated(file, generated)
+        if skip is not None:
+            return skip
+    for suffix in MINIFIED_SUFFIXES:
+        if name.endswith(suffix):
+            return _Skip("minified", suffix)
+    if vendored is None:
+        for directory in path.parts[:-1]:
+            if directory in VENDORED_DIRS:
+                return _Skip("vendored", f"/{directory}/")
+        found = vendored_by_linguist(file.path)
+        if found is not None:
+            return _Skip(f"vendored (Linguist's pattern {found.pattern})", found.matched)
+    new_side = [line.text for hunk in file.hunks for line in hunk.lines if line.kind != "-"]
+    if new_side and sum(map(len, new_side)) / len(new_side) > MINIFIED_AVERAGE_LINE:
+        return _Skip("minified", "/" + name)
+    return None
+
+
+def _attribute(
+    path: str, rules: Sequence[AttributeRule], attribute: str
+) -> tuple[bool, str] | None:
+    """What .gitattributes says of `path` for one Linguist attribute: (value, the pattern
+    that said it) from the last line that matches, as git reads it; None when no line
+    does, or the last one says `!attr` (unspecified)."""
+    said: tuple[bool, str] | None = None
+    for rule in rules:
+        if rule.attribute == attribute and _compile(rule.pattern, dirs=False).matches(path):
+            said = None if rule.value is None else (rule.value, _literal(rule.pattern))
+    return said
+
+
+def _generated(file: ChangedFile, generated: Sequence[tuple[Glob, str]]) -> _Skip | None:
+    """Generated by a well-known mark: a `generated_patterns` entry, a suffix, a header."""
+    name = PurePosixPath(file.path).name
     for matcher, literal in generated:
         if matcher.matches(file.path):
             return _Skip("generated", literal)
@@ -293,12 +339,6 @@ def _default_skip(file: ChangedFile, generated: Sequence[tuple[Glob, str]]) -> _
         return _Skip("generated", ".generated.")
     if _has_generated_header(file):
         return _Skip("generated", "/" + name)
-    for suffix in MINIFIED_SUFFIXES:
-        if name.endswith(suffix):
-            return _Skip("minified", suffix)
-    new_side = [line.text for hunk in file.hunks for line in hunk.lines if line.kind != "-"]
-    if new_side and sum(map(len, new_side)) / len(new_side) > MINIFIED_AVERAGE_LINE:
-        return _Skip("minified", "/" + name)
     return None
 
 

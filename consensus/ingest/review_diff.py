@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from consensus.ingest.linguist import parse_attributes
 from consensus.ingest.parse import parse_diff_full
-from consensus.ingest.pathfilter import parse_gitattributes, select_files
+from consensus.ingest.pathfilter import select_files
 from consensus.ingest.redact import redact_files
 from consensus.model.diff import ReviewDiff, SkippedFile
 
@@ -29,7 +30,7 @@ def ingest(
         parsed.files,
         include=include,
         exclude=exclude,
-        generated_patterns=parse_gitattributes(gitattributes),
+        attributes=parse_attributes(gitattributes),
     )
     # A pure rename has no line a finding could be anchored to: nothing to review.
     moved = [

@@ -238,8 +238,10 @@ def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[st
     """The effective settings as data, with nothing secret: provider URLs lose any
     credentials, redaction patterns (which may quote a secret) are only counted."""
     data = settings.model_dump(mode="json")
-    for provider in data["providers"]:
+    for provider, configured in zip(data["providers"], settings.providers, strict=True):
         provider["api_base"] = safe_url(provider.get("api_base"))
+        if provider.get("family") is None:  # who votes, as inferred from the model's name
+            provider["family"] = f"{configured.voter} (inferred)"
     data["redact"] = f"{len(settings.redact)} pattern(s), not shown"
     data["action_inputs"] = dict(overrides)
     return data

@@ -69,14 +69,16 @@ def render_html(
     calls: Sequence[CallRow],
     phases: Sequence[PhaseRow],
     job: ReviewJob | None,
+    notice: str | None = None,
 ) -> str:
-    """The whole page, as one string."""
+    """The whole page, as one string; `notice` is a banner above it (the demo's "simulated")."""
     status, tone = _status(report)
     reviewed = [f.path for f in job.diff.files] if job is not None else []
     return _template().render(
         csp=Markup(CSP),  # our constant, quoted as it is
         report=report,
         label=job.label if job is not None else None,
+        notice=notice,
         status=status,
         tone=tone,
         facts=_facts(report, calls),

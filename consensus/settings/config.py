@@ -404,8 +404,8 @@ def resolve_providers(
             "configuration",
             "providers",
             "no provider configured and no API key found in the environment",
-            fix=f"export at least one of {keys}, start Ollama on localhost:11434, "
-            "or list models under 'providers:' in .consensus.yml",
+            fix=f"export one of {keys}, start Ollama on localhost:11434, or list models "
+            "under 'providers:' in .consensus.yml (`consensus demo` needs none of these)",
         )
     return tuple(found)
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
-from fakes.provider_server import FakeProviderServer, Script, error, reply
+from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_KEYS = {

@@ -10,8 +10,8 @@ import json
 import os
 from pathlib import Path
 
+from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
-from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply
 from tests.e2e.test_e2e_review import ROOT, git, write_config
 
 AWS_KEY_ID = "AKIAZ7Q4MVXR2LJW9TQE"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from consensus.sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import run_consensus
-from fakes.provider_server import FakeProviderServer, Script
 from tests.e2e.test_e2e_review import ROOT, repo, script_panel, write_config
 
 __all__ = ["repo"]  # the fixture, imported for use here

@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from fakes.inprocess import run_consensus
-from fakes.provider_server import (
+from consensus.sim.provider_server import (
     FakeProviderServer,
     Script,
     Step,
@@ -23,6 +22,7 @@ from fakes.provider_server import (
     prompt_text,
     reply,
 )
+from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED_AWS_KEY = "AKIAQ3EGRDXK7HNPW5ZB"

@@ -13,10 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from fakes.github_server import FakeGitHub, human
-from fakes.provider_server import FakeProviderServer, Script
+from consensus.sim.github_server import FakeGitHub, human
+from consensus.sim.provider_server import FakeProviderServer, Script
 from tests.e2e.test_action_e2e import NUMBER, REPO, ROOT, config, git
 from tests.e2e.test_commands_e2e import MAINTAINER, World, seeded_state
+from tests.e2e.test_e2e_review import repo, review, script_panel, write_config
+
+__all__ = ["repo"]  # the fixture, imported for use here
 
 NO_MODEL = (
     "/consensus help",
@@ -113,3 +116,59 @@ def test_commands_that_call_no_model_never_import_litellm(world: World) -> None:
     assert result["heavy"] == [], "a command that calls no model imported " + ", ".join(
         result["heavy"]
     )
+
+
+# Runs in the child: each command line in turn through the real CLI, then what got imported.
+COMMANDS_CHILD = """
+import json, sys
+from consensus.cli.main import cli
+codes, heavy = [], []
+for line in json.loads(sys.argv[1]):
+    try:
+        cli.main(line, prog_name="consensus", standalone_mode=False)
+        codes.append(0)
+    except SystemExit as exc:
+        codes.append(exc.code)
+    if "litellm" in sys.modules and not heavy:
+        heavy.append(line[0])  # the first command that loaded it
+print(json.dumps({"codes": codes, "heavy": heavy}))
+"""
+
+
+def test_local_commands_that_call_no_model_never_import_litellm(repo: Path, tmp_path: Path) -> None:
+    """replay, report, runs, config, workflows, personas, doctor without keys and a dry
+    run answer from the journal, the files and litellm's data, never from litellm."""
+    # the review's journal is under its HOME, repo.parent (tests/test_e2e_review.py)
+    env = {"PATH": os.environ["PATH"], "HOME": str(repo.parent), "PYTHONPATH": str(ROOT)}
+    with FakeProviderServer(Script()) as server:
+        script_panel(server.script)
+        config = write_config(repo, server.url)
+        run = review(repo, config)
+    assert run.code == 0, run.stderr
+    run_id = str(run.report["run_id"])
+    keyed = tmp_path / "keyed.yml"  # the providers that need a key (Ollama needs none)
+    keyed.write_text(config.read_text().split("  - model: ollama/")[0])
+    lines = [
+        ["replay", run_id, "--format", "json"],
+        ["report", run_id, "--html", str(tmp_path / "r.html")],
+        ["runs"],
+        ["config", "--config", str(config)],
+        ["workflows"],
+        ["personas"],
+        ["doctor", "--config", str(keyed)],  # FAKE_*_KEY unset: every key is missing
+        ["review", "--base", "main", "--dry-run", "--config", str(config)],
+    ]
+    done = subprocess.run(
+        [sys.executable, "-c", COMMANDS_CHILD, json.dumps(lines)],
+        cwd=repo,
+        env={**env, "FAKE_OPENAI_KEY": "", "FAKE_ANTHROPIC_KEY": ""},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    # doctor exits 3: no family answered (no key); every other command succeeds
+    assert result["codes"] == [0, 0, 0, 0, 0, 0, 3, 0], done.stderr
+    assert "key missing: environment variable FAKE_OPENAI_KEY is not set" in done.stdout
+    assert result["heavy"] == [], "this command imported litellm"

@@ -22,9 +22,9 @@ import pytest
 
 from consensus.action.log import ActionLog
 from consensus.action.main import main
-from fakes.github_server import FakeGitHub, PullRequest
+from consensus.sim.github_server import FakeGitHub, PullRequest
+from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
 from fakes.inprocess import run_consensus
-from fakes.provider_server import FakeProviderServer, Script, error, reply
 from tests.credentials import Credential, corpus, leaked
 from tests.e2e.test_action_e2e import (
     DB_AFTER,

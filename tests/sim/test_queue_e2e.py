@@ -16,7 +16,7 @@ from benchmarks.sim.queue_world import REPO, add_pull, build, host, labels, queu
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
-from fakes.github_server import FakeGitHub, human
+from consensus.sim.github_server import FakeGitHub, human
 
 pytestmark = pytest.mark.e2e  # also end to end: it runs the queue against the loopback GitHub
 

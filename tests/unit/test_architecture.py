@@ -25,7 +25,9 @@ ALLOWED: dict[str, set[str]] = {
     "ports": {"model"},
     "adapters": {"model", "errors", "ports", "settings", "ingest"},
     "testing": {"model", "errors", "ports", "settings", "ingest", "publish"},
-    "app": {*CORE, "errors", "ports", "adapters", "__init__"},
+    # The loopback servers stand for the outside world: they know none of the package.
+    "sim": set(),
+    "app": {*CORE, "errors", "ports", "adapters", "sim", "__init__"},
     # `consensus action` is the command line's door to the Action face.
     "cli": {*CORE, "errors", "ports", "app", "action", "__init__"},
     "action": {*CORE, "errors", "ports", "app", "__init__"},
@@ -295,8 +297,8 @@ def test_the_settings_copy_rule_catches_one() -> None:
 # --------------------------------------------------------------------------- the hallway
 
 # The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
-# and `consensus review`'s preparation for its git readers.
-ASKS_WIRING = {"consensus.app.local_review"}
+# and `consensus review`'s preparation and the demo's for their git readers.
+ASKS_WIRING = {"consensus.app.local_review", "consensus.app.demo"}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))

@@ -230,3 +230,51 @@ def test_the_scan_joins_exactly_one_cluster_at_its_place(
     )  # fmt: skip
     posted = [s for s in scored if s.status.posted and "consensus" in s.cluster.families]
     assert len(posted) == 1 and not posted[0].needs_verification
+
+
+PRIVATE_KEY_LINES = (
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "MIIEowIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2QfTf8SMG9U2B8zKdkNAe2Y4GzTn",
+    "-----END RSA PRIVATE KEY-----",
+)
+
+
+def diff_adding_file(path: str, *lines: str) -> str:
+    body = "".join(f"+{line}\n" for line in lines)
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
+        f"@@ -0,0 +1,{len(lines)} @@\n{body}"
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    # (spec/fixtures/ and tests/fixtures/ at the root are vendored for Linguist: not reviewed)
+    ["tests/certs/server.key", "pkg/testdata/tls/client.key", "app/fixtures/id_rsa", "test/k.pem"],
+)
+def test_a_key_in_a_test_fixture_is_info_to_check_not_a_consensus_finding(path: str) -> None:
+    diff = ingest(diff_adding_file(path, *PRIVATE_KEY_LINES))
+    assert diff.redactions  # still redacted before any provider sees it
+    assert PRIVATE_KEY_LINES[1] not in diff.files[0].hunks[0].lines[1].text
+    [finding] = detections(diff)
+    assert finding.severity is Severity.INFO
+    assert "check it is not a real one" in finding.body
+    coverage = {path: frozenset({"openai", "anthropic", "google"})}
+    [item] = settle(
+        score(
+            align(detections(diff)),
+            coverage,
+            threshold=0.75,
+            verify_min_severity=Severity.MEDIUM,
+            check_min_severity=Severity.HIGH,
+        )
+    )
+    assert item.status is Status.UNVERIFIED and not item.status.posted
+    assert (
+        item.reason == "consensus's own scan: a key in a test fixture: check it is not a real one"
+    )
+
+
+def test_the_same_key_outside_tests_is_still_a_committed_credential() -> None:
+    [finding] = detections(ingest(diff_adding_file("deploy/server.key", *PRIVATE_KEY_LINES)))
+    assert finding.severity is Severity.HIGH and finding.title.startswith("Committed credential")

@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from fakes import github_learnings
+from consensus.sim import github_learnings
 
 if TYPE_CHECKING:
-    from fakes.github_server import JsonObject, Repo
+    from consensus.sim.github_repo import JsonObject, Repo
 
 PAGE = 100
 _OPERATION = re.compile(r"\b(query|mutation)\s+(\w+)")

@@ -1,0 +1,70 @@
+"""Why a provider could not be reached, in words a user can act on.
+
+litellm wraps a network failure in its own classes, several layers deep, with the HTTP
+library's text (an SSLContext repr, "Handle with litellm.InternalServerError"); the cause
+is still at the bottom of the exception chain, as a standard exception. This module walks
+the chain and names it: `cannot resolve HOST`, `connection refused at URL`, `TLS error`,
+and a `fix` for each. Decided on exception types, never on message text.
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+from consensus.model.base import FailureKind
+from consensus.ports import ModelCallError
+
+DEFAULT_ENDPOINT = "the provider's default endpoint"
+
+
+def causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc`, then what caused it, to the bottom of the chain (each once)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def timed_out(timeout_s: float) -> ModelCallError:
+    return ModelCallError(
+        FailureKind.TIMEOUT,
+        f"timed out after {timeout_s:g} s",
+        fix="raise timeout_s for this provider in .consensus.yml, or check that it is not "
+        "overloaded",
+    )
+
+
+def unreachable_error(exc: BaseException, api_base: str | None) -> ModelCallError | None:
+    """A ModelCallError naming why the endpoint could not be reached; None when the chain
+    holds no network cause (the provider answered, with an error of its own)."""
+    url = api_base or DEFAULT_ENDPOINT
+    host = urlsplit(api_base).hostname if api_base else None
+    # The deepest cause is the standard one (aiohttp's TLS error subclasses ssl.SSLError
+    # too, without its fields).
+    for cause in reversed(list(causes(exc))):
+        if isinstance(cause, socket.gaierror):
+            return ModelCallError(
+                FailureKind.CONNECTION,
+                f"cannot resolve {host or url}",
+                fix="check the host name in api_base, and this machine's DNS or network",
+            )
+        if isinstance(cause, ConnectionRefusedError):
+            return ModelCallError(
+                FailureKind.CONNECTION,
+                f"connection refused at {url}",
+                fix="start the server, or correct the port in api_base",
+            )
+        if isinstance(cause, ssl.SSLError):
+            reason = cause.reason or type(cause).__name__
+            return ModelCallError(
+                FailureKind.CONNECTION,
+                f"TLS error talking to {url} ({reason})",
+                fix="use http:// for a server without TLS; for a private CA, set "
+                "SSL_CERT_FILE to its certificate",
+            )
+    return None

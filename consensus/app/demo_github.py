@@ -1,0 +1,127 @@
+"""`consensus demo --github`: the sample change as a pull request on a simulated GitHub.
+
+`github_stage` starts the loopback GitHub and provider servers that ship in the package,
+pushes the sample repository to the simulated GitHub as pull request #1 (its main branch
+carrying a .consensus.yml that lists the simulated panel), and yields the environment a
+GitHub Actions step would give `consensus action`. The face runs the Action with it; then
+`pull_page` reads back what the Action posted (the review, its inline comments, the summary
+comment) and writes it as GitHub would render it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from consensus.app.demo import (
+    KEY_VARIABLE,
+    NOT_A_KEY,
+    REPLY_DELAY_S,
+    DemoPlaces,
+    demo_config,
+    write_repository,
+)
+from consensus.render.github_page import InlineNote, PullPage, inline_notes, render_pull_page
+from consensus.sim import demo_panel
+from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git
+from consensus.sim.provider_server import FakeProviderServer
+
+REPOSITORY = "acme/shop"
+NUMBER = 1
+NOTICE = (
+    "consensus demo: SIMULATED providers and a SIMULATED GitHub (loopback servers on this "
+    "machine). The review, the inline comments and the summary below are what the real "
+    "`consensus action` posted to them."
+)
+
+
+@dataclass(frozen=True)
+class GitHubStage:
+    """The running simulated GitHub, and the Actions environment pointing at it."""
+
+    github: FakeGitHub
+    env: dict[str, str]
+    folder: Path
+
+
+@contextmanager
+def github_stage(places: DemoPlaces) -> Iterator[GitHubStage]:
+    """Servers up, pull request #1 open, an Actions step's environment ready; all stopped
+    when the block ends."""
+    folder = places.root / "github"
+    checkout = folder / demo_panel.REPOSITORY
+    checkout.mkdir(parents=True)
+    with (
+        FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as providers,
+        FakeGitHub() as github,
+    ):
+        write_repository(checkout, {".consensus.yml": demo_config(providers.url)})
+        pull = load_pull_from_git(
+            github,
+            REPOSITORY,
+            NUMBER,
+            checkout,
+            base=demo_panel.BASE_BRANCH,
+            head=demo_panel.FEATURE_BRANCH,
+            title=demo_panel.COMMIT_MESSAGE,
+            head_ref=demo_panel.FEATURE_BRANCH,
+            user=human("newcomer"),
+        )
+        event = folder / "event.json"
+        payload = {
+            "action": "opened",
+            "number": NUMBER,
+            "pull_request": github.pull_json(github.repos[REPOSITORY], pull),
+            "repository": {"full_name": REPOSITORY},
+            "sender": human("newcomer"),
+        }
+        event.write_text(json.dumps(payload), encoding="utf-8")
+        for name in ("step-summary.md", "outputs.txt"):
+            (folder / name).write_text("", encoding="utf-8")
+        env = {
+            "GITHUB_ACTIONS": "true",
+            "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": str(event),
+            "GITHUB_API_URL": github.url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_REPOSITORY": REPOSITORY,
+            "GITHUB_TOKEN": "ghs_simulated_not_a_token",
+            "GITHUB_WORKSPACE": str(checkout),
+            "GITHUB_STEP_SUMMARY": str(folder / "step-summary.md"),
+            "GITHUB_OUTPUT": str(folder / "outputs.txt"),
+            "RUNNER_TEMP": str(folder),
+            "CONSENSUS_HOME": str(folder / "journal"),
+            "CONSENSUS_POST_INTERVAL": "0",
+            KEY_VARIABLE: NOT_A_KEY,
+        }
+        yield GitHubStage(github, env, folder)
+
+
+def pull_page(stage: GitHubStage) -> Path:
+    """Write what the pull request shows now as an HTML page; its path."""
+    repo = stage.github.repos[REPOSITORY]
+    reviews = [r for r in repo.reviews if r.get("_number") == NUMBER]
+    review = reviews[-1] if reviews else {"body": "(no review was posted)", "state": "-"}
+    notes = [
+        InlineNote(str(c["path"]), int(c["line"]), str(c["diff_hunk"]), str(c["body"]))
+        for c in repo.review_comments
+        if c.get("pull_request_review_id") == review.get("id")
+    ]
+    summaries = [c for c in repo.issue_comments if c["user"]["type"] == "Bot"]
+    page = PullPage(
+        repository=REPOSITORY,
+        number=NUMBER,
+        title=demo_panel.COMMIT_MESSAGE,
+        author="github-actions[bot]",
+        review_state=str(review.get("state")),
+        review_body=str(review.get("body") or ""),
+        inline=inline_notes(notes),
+        summary=str(summaries[-1]["body"]) if summaries else "(no summary comment was posted)",
+        notice=NOTICE,
+    )
+    path = stage.folder / "pull-request.html"
+    path.write_text(render_pull_page(page), encoding="utf-8")
+    return path

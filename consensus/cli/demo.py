@@ -1,0 +1,84 @@
+"""`consensus demo`: see a whole review, with simulated providers, before adding a key."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from consensus.app.demo import DemoPlaces
+
+from consensus.cli.options import handles_errors, logger, progress_observer
+
+BANNER = (
+    "consensus demo: SIMULATED PROVIDERS. Four scripted model servers on 127.0.0.1 stand in "
+    "for OpenAI, Anthropic, Qwen and Llama; no key is used and nothing leaves this machine. "
+    "Everything else is the real review."
+)
+
+
+@click.command()
+@click.option(
+    "--into",
+    "into",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write the sample repository, journal and report here (default: a new temp folder).",
+)
+@click.option(
+    "--github",
+    is_flag=True,
+    help="Also run the GitHub Action on a simulated GitHub and show what it posts.",
+)
+@handles_errors
+def demo(into: Path | None, github: bool) -> None:
+    """Review a sample change with simulated providers: no key, no network."""
+    import asyncio
+
+    from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
+    from consensus.app.wiring import services
+    from consensus.render.text import render_text
+
+    log = logger()
+    root = into or Path(tempfile.mkdtemp(prefix="consensus-demo-"))
+    click.echo(BANNER, err=True)
+    places = prepare(root.resolve())
+    log(f"sample repository: {places.repo} (branch feature/order-search against main)")
+    observer = progress_observer()
+    # Only the demo's own key and journal: nothing of the user's environment is read.
+    env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
+    wired = services(env, log=log, progress=lambda: [observer])
+    try:
+        run = asyncio.run(run_demo(places, wired))
+    finally:
+        observer.close()
+    click.echo(f"[{run.label}]")
+    click.echo(render_text(run.report), nl=False)
+    click.echo("(findings above come from simulated providers: scripted replies, not models)")
+    if github:
+        page = _github(places, log)
+        log(f"the pull request as GitHub would show it (simulated GitHub): {page}")
+    log(f"HTML report (simulated providers): {places.html}")
+    log(
+        f"replay it without any model: CONSENSUS_HOME={places.home} consensus replay "
+        f"{run.report.run_id}"
+    )
+    log("review your own branch: set a provider key, then `consensus review --base main`")
+    sys.exit(0)
+
+
+def _github(places: DemoPlaces, log: Callable[[str], None]) -> Path:
+    """The Action, as a GitHub Actions step runs it, against the simulated GitHub."""
+    from consensus.action.main import run
+    from consensus.app.demo_github import github_stage, pull_page
+
+    log("GitHub: pull request #1 of acme/shop opened on the simulated GitHub; running the Action")
+    with github_stage(places) as stage:
+        code = run(stage.env, log=log)
+        page = pull_page(stage)
+    log(f"the Action exited {code}")
+    return page

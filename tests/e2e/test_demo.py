@@ -1,0 +1,148 @@
+"""`consensus demo`: a whole review of a sample change by the simulated providers that ship
+in the package, with no key and no network; its text, its HTML in a browser, its replay."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakes.inprocess import run_consensus
+from tests.e2e.test_html_report import Page, chromium, png_facts, screenshot
+
+__all__ = ["chromium"]  # the fixture, imported for use here
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def bare_env(tmp: Path) -> dict[str, str]:
+    """What a new user's shell has: a PATH and a HOME; no provider key, no proxy."""
+    return {"PATH": os.environ["PATH"], "HOME": str(tmp / "home")}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One in-process run of `consensus demo --into DIR`: (DIR, stdout, stderr)."""
+    tmp = tmp_path_factory.mktemp("demo")
+    into = tmp / "tour"
+    done = run_consensus(["demo", "--into", str(into)], cwd=tmp, env=bare_env(tmp))
+    assert done.returncode == 0, done.stderr
+    return into, done.stdout, done.stderr
+
+
+def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
+    demo: tuple[Path, str, str],
+) -> None:
+    into, stdout, stderr = demo
+    assert stdout.startswith("[shop: main...feature/order-search (simulated providers")
+    assert "from simulated providers" in stdout.splitlines()[-1]
+    assert "SIMULATED PROVIDERS" in stderr and "no key is used" in stderr
+    # fan-out to four families, each answering
+    assert "providers answered 4/4" in stdout
+    # the injection: all four agree
+    assert "SQL injection: customer name interpolated into the query  [F1]" in stdout
+    assert "agreement 4/4" in stdout
+    # the pagination bug: two reported it, judges disagreed, verification confirmed it
+    assert "verified (confirmed 3, refuted 1, uncertain 0)" in stdout
+    assert "inspector ollama/qwen-sim: refuted" in stdout
+    # the discount claim misreads the code: rejected; the nit is a low singleton
+    assert "1 rejected by verification" in stdout
+    assert "unverified: low severity, 1 of 4 families" in stdout
+    assert (into / "shop" / ".git").is_dir()
+    assert f"HTML report (simulated providers): {into / 'report.html'}" in stderr
+
+
+def test_the_demo_run_is_journaled_and_replays_without_a_model(
+    demo: tuple[Path, str, str], tmp_path: Path
+) -> None:
+    into, _, stderr = demo
+    hint = next(line for line in stderr.splitlines() if "consensus replay" in line)
+    run_id = hint.split()[-1]
+    env = {**bare_env(tmp_path), "CONSENSUS_HOME": str(into / "journal")}
+    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    statuses = {f["id"]: f["status"] for f in report["findings"]}
+    assert statuses == {"F1": "consensus", "F2": "verified", "F3": "rejected", "F4": "unverified"}
+
+
+def test_the_demo_html_report_renders_in_chromium_and_says_simulated(
+    demo: tuple[Path, str, str], chromium: str, tmp_path: Path
+) -> None:
+    page_path = demo[0] / "report.html"
+    text = page_path.read_text(encoding="utf-8")
+    assert "simulated providers, consensus demo" in text
+    assert "<p class='notice' role='note'>consensus demo: SIMULATED providers." in text
+    page = Page(text)
+    assert page.states()[0] == ["reported"] * 4  # the injection, by every provider
+    assert "http://" not in text and "https://" not in text
+    png, console = screenshot(chromium, page_path, tmp_path)
+    assert console == []
+    width, height, variety = png_facts(png)
+    assert (width, height) == (1400, 1000) and variety > 64
+
+
+def test_the_demo_will_not_write_into_a_folder_that_holds_something(tmp_path: Path) -> None:
+    (tmp_path / "mine.txt").write_text("keep me\n")
+    done = run_consensus(["demo", "--into", str(tmp_path)], cwd=tmp_path, env=bare_env(tmp_path))
+    assert done.returncode == 2
+    assert "is not an empty directory" in done.stderr and "fix:" in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt"]
+
+
+def test_the_installed_command_runs_the_demo_in_a_fresh_process(tmp_path: Path) -> None:
+    """The smoke test a new user is: a fresh interpreter, no key, a temporary folder."""
+    env = {**bare_env(tmp_path), "TMPDIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "consensus", "demo"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "SQL injection" in done.stdout and "simulated providers" in done.stdout
+    html = next(tmp_path.glob("consensus-demo-*/report.html"))
+    assert html.stat().st_size > 10_000
+
+
+@pytest.fixture(scope="module")
+def github_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One in-process run of `consensus demo --github --into DIR`."""
+    tmp = tmp_path_factory.mktemp("demo-github")
+    into = tmp / "tour"
+    done = run_consensus(["demo", "--github", "--into", str(into)], cwd=tmp, env=bare_env(tmp))
+    assert done.returncode == 0, done.stderr
+    return into, done.stdout, done.stderr
+
+
+def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
+    github_demo: tuple[Path, str, str],
+) -> None:
+    into, _, stderr = github_demo
+    assert "posted a review with 2 inline comment(s) (COMMENT)" in stderr
+    assert "the Action exited 0" in stderr
+    page = into / "github" / "pull-request.html"
+    assert f"as GitHub would show it (simulated GitHub): {page}" in stderr
+    text = page.read_text(encoding="utf-8")
+    assert "SIMULATED providers and a SIMULATED GitHub" in text
+    # the two posted findings inline, under their diff lines, and the summary comment
+    assert text.count("<section class='comment inline'>") == 2
+    assert "SQL injection: customer name interpolated into the query" in text
+    assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
+    assert "<section class='comment summary'>" in text and "<table>" in text
+    assert "<script" not in text
+
+
+def test_the_github_page_renders_in_chromium(
+    github_demo: tuple[Path, str, str], chromium: str, tmp_path: Path
+) -> None:
+    png, console = screenshot(chromium, github_demo[0] / "github" / "pull-request.html", tmp_path)
+    assert console == []
+    width, height, variety = png_facts(png)
+    assert (width, height) == (1400, 1000) and variety > 64
