@@ -24,9 +24,9 @@ import pytest
 from consensus.publish.spend import SPEND_MARKER
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from fakes.github_server import FakeGitHub, human, load_pull_from_git
+from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git
+from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
-from fakes.provider_server import FakeProviderServer, Script, prompt_text, reply
 
 ROOT = Path(__file__).resolve().parents[2]
 REPO, NUMBER = "acme/service", 9
