@@ -117,7 +117,7 @@ def one_size(files: int) -> dict[str, float]:
     """Run inside a fresh process: time and memory of one review of `files` files."""
     from consensus.ingest.chunking import split_large_hunks
     from consensus.ingest.review_diff import ingest
-    from consensus.ports import CompletionRequest
+    from consensus.ports import CompletionRequest, ModelPrice
     from consensus.review.job import ReviewJob
     from consensus.review.pipeline import ReviewServices, review
     from consensus.settings.config import ProviderSettings, Settings
@@ -130,6 +130,9 @@ def one_size(files: int) -> dict[str, float]:
 
         def context_window(self, model: str) -> int | None:
             return 128_000
+
+        def price(self, model: str) -> ModelPrice | None:
+            return None
 
     def answer(request: CompletionRequest) -> str:
         """Two findings on every file of the chunk, the same from every model."""

@@ -83,11 +83,15 @@ class ModelClient(Protocol):
 
 
 class TokenCounter(Protocol):
-    """Counts tokens the way a given model does, and knows its context window."""
+    """Counts tokens the way a given model does, and knows its context window and price."""
 
     def count(self, model: str, text: str) -> int: ...
 
     def context_window(self, model: str) -> int | None: ...
+
+    def price(self, model: str) -> ModelPrice | None:
+        """US dollars per token; None for a model without a known price."""
+        ...
 
 
 class ModelPrice(BaseModel):

@@ -188,7 +188,14 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 
     outcome = review_pull_request(
-        services, step, number, event=event, carry=carry, identity=identity, after=replies
+        services,
+        step,
+        number,
+        event=event,
+        carry=carry,
+        identity=identity,
+        after=replies,
+        event_head=pull.pull_request.head.sha,
     )
     try:  # the gate result of an agent PR moves the queue; the review is published either way
         run_in_action(services, step, why="after its review", pull=pull, identity=identity)

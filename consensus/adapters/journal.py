@@ -22,6 +22,8 @@ from consensus.model.base import FailureKind
 from consensus.model.journal import CallRow, PhaseRow, RunRow
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 
+UNKNOWN_COST = -1.0  # runs.cost_usd of a run that called a model without a known price
+
 RUNS_FIX = "`consensus runs` lists the runs it holds (the journal is in $CONSENSUS_HOME)"
 APPLICATION_ID = 0x636E7331  # "cns1": tells our database from any other SQLite file
 SCHEMA = """
@@ -191,11 +193,12 @@ class Journal:
         )
         return [PhaseRow(name=str(name), started=float(at)) for name, at in rows.fetchall()]
 
-    def finish_run(self, run_id: str, *, status: str, report: str, cost_usd: float) -> None:
+    def finish_run(self, run_id: str, *, status: str, report: str, cost_usd: float | None) -> None:
+        """`cost_usd` None (a model without a known price) is kept as UNKNOWN_COST."""
         self._db.execute(
             "UPDATE runs SET status = ?, phase = 'ended', report = ?, cost_usd = ?, updated = ?"
             " WHERE run_id = ?",
-            (status, report, cost_usd, time.time(), run_id),
+            (status, report, UNKNOWN_COST if cost_usd is None else cost_usd, time.time(), run_id),
         )
 
     def run(self, run_id: str) -> RunRow | None:
@@ -329,4 +332,7 @@ class Journal:
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
     names = ("run_id", "base_id", "created", "label", "status", "phase", "cost_usd")
-    return RunRow.model_validate(dict(zip(names, row, strict=True)))
+    data = dict(zip(names, row, strict=True))
+    if data["cost_usd"] == UNKNOWN_COST:
+        data["cost_usd"] = None
+    return RunRow.model_validate(data)

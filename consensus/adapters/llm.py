@@ -412,6 +412,9 @@ class LiteLLMTokenCounter:
         window = info.get("max_input_tokens") or info.get("max_tokens")
         return int(window) if window else None
 
+    def price(self, model: str) -> ModelPrice | None:
+        return model_price(model)
+
 
 def model_price(model: str) -> ModelPrice | None:
     """US dollars per input and output token from litellm's price map (the copy installed

@@ -241,3 +241,6 @@ class MapTokenCounter:
             return context_window(model)
         window: int | None = self._fallback().context_window(model)
         return window
+
+    def price(self, model: str) -> ModelPrice | None:
+        return model_price(model)

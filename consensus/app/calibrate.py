@@ -207,6 +207,7 @@ async def _calibrate(
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, "calibrate", json.dumps({"labels": len(labelled)}))
     ledger = Ledger(settings.budget)
+    ledger.without_plan()
     recorded = JournaledClient(journal, run_id, GuardedClient(client, ledger),
                                on_served=ledger.credit)  # fmt: skip
     counts = {p.model: {"confirmed_real": 0, "missed_real": 0, "refuted_false": 0,

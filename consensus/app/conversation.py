@@ -93,6 +93,7 @@ def answer_replies(
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
     ledger = Ledger(context.settings.budget)
+    ledger.without_plan()  # one reply: only the caps that are set hold
     client = GuardedClient(conversation.client, ledger)
     for reply in threads.pending:
         step, why = _one(context, conversation, client, reply, answers)

@@ -53,6 +53,7 @@ class Flags:
     personas: tuple[str, ...] | None = None
     threshold: float | None = None
     max_cost: float | None = None
+    max_tokens: int | None = None
     verify: bool = True
 
 
@@ -132,8 +133,13 @@ def with_flags(settings: Settings, flags: Flags) -> Settings:
         update["personas"] = flags.personas
     if flags.threshold is not None:
         update["threshold"] = flags.threshold
+    budget: dict[str, Any] = {}
     if flags.max_cost is not None:
-        update["budget"] = {"max_cost_usd": flags.max_cost}
+        budget["max_cost_usd"] = flags.max_cost
+    if flags.max_tokens is not None:
+        budget["max_tokens"] = flags.max_tokens
+    if budget:
+        update["budget"] = budget
     return layered(settings, update, source="the command line")
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from consensus import __version__
 from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.pr_budget import Superseded, check_head, stopped_by_pr_budget
 from consensus.app.publishing import (
     post_review,
     settle_concurrent_runs,
@@ -52,7 +53,8 @@ from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequest
 from consensus.publish.carry import Carried, carry_forward, decision_basis
 from consensus.publish.learnings import learned_marks
 from consensus.publish.plan import Placement, PublishPlan, Scope, plan_publish
-from consensus.publish.state import with_workflow, workflow_view
+from consensus.publish.spend import PrAllowance, spent_after
+from consensus.publish.state import PublishState, with_workflow, workflow_view
 from consensus.publish.suggestion import head_lines
 from consensus.publish.summary import (
     BUDGET,
@@ -81,6 +83,8 @@ class PullRun:
     identity: Identity  # whose comments are ours (looked up once per run)
     workflow: Workflow | None = None  # a saved review workflow (settings already narrowed)
     base: BaseFiles | None = None  # files of the base commit, read once
+    # An automatic run: what is left of the PR's budget (None: `/consensus review`)
+    allowance: PrAllowance | None = None
 
     @property
     def host(self) -> GitHubPort:
@@ -123,12 +127,19 @@ def review_pull_request(
     carry: bool,
     identity: Identity,
     after: Callable[[PullRun], None] | None = None,
+    event_head: str = "",
 ) -> Outcome:
-    """Gates first (a draft, a pause, the base branch's rules, a fork without keys), then
-    the review of the PR head, published; then `after` (the replies on our threads), only
-    when the PR was reviewed."""
+    """Gates first (a superseded head, a draft, a pause, the base branch's rules, a fork
+    without keys, the PR's budget), then the review of the PR head, published; then
+    `after` (the replies on our threads), only when the PR was reviewed."""
     host, log, inputs = services.host, services.log, step.inputs
     info = host.pull_request(number)
+    if event_head and event_head != info.head_sha:
+        log(
+            f"PR #{number}: head {event_head[:12]} was superseded by {info.head_sha[:12]} "
+            "before this run started: not reviewed (the newer push's run reviews it)."
+        )
+        return Outcome.skipped("superseded by a newer push")
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
         return Outcome.skipped("a draft")
@@ -148,7 +159,13 @@ def review_pull_request(
             f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(step.runner)}"
         )
         return Outcome.skipped("a fork's pull_request run has no provider key")
-    run = PullRun(services, step, info, settings, identity, base=base)
+    left = stopped_by_pr_budget(
+        host, number, state=thread.state, budget=settings.budget, head=info.head_sha, ours=identity
+    )
+    if left is None:
+        log(f"PR #{number}: the PR's budget is spent; `/consensus review` runs a review now.")
+        return Outcome.skipped("the pull request's budget is spent")
+    run = PullRun(services, step, info, settings, identity, base=base, allowance=left)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
@@ -200,8 +217,13 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
     job = _job(run, diff)
     basis = decision_basis([job.decision_inputs(), __version__, prompts_digest()])
     carried = carry_forward(own.state, diff, basis=basis, fresh=not carry)
+    try:
+        fresh = _run(run, job, carried)
+    except Superseded as moved:
+        run.log(f"PR #{run.info.number}: {moved}: stopped before the model phase.")
+        return Outcome.skipped("superseded by a newer push")
     report = carried.report(
-        _run(run, job, carried),
+        fresh,
         diff,
         run_id=run_id_for(diff, job.settings, job.providers, job.workflow),
         threshold=job.settings.threshold,
@@ -244,7 +266,10 @@ def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
         label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
         workflow=run.workflow,
     )
-    return prepare_job(diff, request, run.services.keys, run.log)
+    job = prepare_job(diff, request, run.services.keys, run.log)
+    if run.allowance is None:
+        return job
+    return ReviewJob.model_validate({**dict(job), "ceiling": run.allowance.ceiling()})
 
 
 def _run(run: PullRun, job: ReviewJob, carried: Carried) -> Report | None:
@@ -262,6 +287,7 @@ def _run(run: PullRun, job: ReviewJob, carried: Carried) -> Report | None:
             f"{len(carried.carry.files)} of {len(carried.digests)} files are unchanged since "
             f"{heads}: their decisions are carried"
         )
+    check_head(run.host, run.info.number, run.info.head_sha)  # the model phase starts here
     checkout = run.services.checkout
     source = checkout.head_source(run.host, run.info.head_sha, run.step.runner.workspace)
     rest = job.with_diff(split_large_hunks(carried.rest))
@@ -297,6 +323,22 @@ def _publish(
         head=head_lines(diff),
         marks=learned_marks(base_learned(run.base_files(), log), report.findings),
     )
+    # What the PR's runs have spent, this one's included, in the state the summary keeps.
+    spent = spent_after(thread.state.spent, report, run.allowance)
+    if run.workflow is None:
+        plan = PublishPlan.model_validate(
+            {
+                **dict(plan),
+                "state": PublishState.model_validate({**dict(plan.state), "spent": spent}),
+            }
+        )
+    else:
+        thread = PullRequestThread.model_validate(
+            {
+                **dict(thread),
+                "state": PublishState.model_validate({**dict(thread.state), "spent": spent}),
+            }
+        )
     plan = post_review(host, info, plan, run.settings, host_hunks(files), log)
     sync_review_threads(host, info.number, plan, own.state, run.identity, log)
 

@@ -21,7 +21,6 @@ from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
 from consensus.review.pipeline import ReviewObserver, ReviewServices, review, run_id_for
-from consensus.settings.config import BudgetSettings
 
 
 class _JournalPhase:
@@ -87,7 +86,10 @@ async def _journaled(
     """The review, its calls and its file reads recorded under `run_id`."""
     ledger = Ledger(job.settings.budget)
     recorded = JournaledClient(
-        journal, run_id, GuardedClient(services.models, ledger), on_served=ledger.credit
+        journal,
+        run_id,
+        GuardedClient(services.models, ledger, services.counter),
+        on_served=ledger.credit,
     )
     everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]
     if events is not None:
@@ -104,7 +106,10 @@ async def _journaled(
     report = await review(job, tools, run_id=run_id)
     status = "paused" if report.budget_exhausted else "done"
     journal.finish_run(
-        run_id, status=status, report=report.model_dump_json(), cost_usd=report.stats.cost_usd
+        run_id,
+        status=status,
+        report=report.model_dump_json(),
+        cost_usd=report.stats.cost_usd,
     )
     if events is not None:
         events.run_ended(report, status=status)
@@ -114,12 +119,14 @@ async def _journaled(
 async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
     """Derive every decision of `run_id` again from its journal, calling no model."""
     job = ReviewJob.from_json(journal.inputs(run_id))
-    unlimited = Ledger(BudgetSettings(max_cost_usd=None, max_tokens=None))
+    # No guard: every outcome, refusals included, comes from the journal; the caps are
+    # the run's own, for the report.
+    ledger = Ledger(job.settings.budget)
     tools = ReviewServices(
         client=JournaledClient(journal, run_id, None),
         counter=counter,
         clock=time.monotonic,
         source=JournaledSource(journal, run_id, None),
-        ledger=unlimited,
+        ledger=ledger,
     )
     return await review(job, tools, run_id=run_id)

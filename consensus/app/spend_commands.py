@@ -14,6 +14,7 @@ from consensus.ports import ModelClient
 from consensus.publish.answers import Section, verified_section
 from consensus.publish.claims import check_of_record, claim_of_record
 from consensus.publish.state import FindingRecord, verification_note
+from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
 from consensus.review.verify import Bench, judge_claims
@@ -79,10 +80,13 @@ def verify_record(context: Context, record: FindingRecord, client: ModelClient) 
     run = context.pull_run()
     diff, _, _ = pull_review_diff(run)
     ledger = Ledger(settings.budget)
+    # No review calls are planned: an `auto` cap is the verification share alone.
+    ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
+    client = GuardedClient(context.services.models, ledger, context.services.counter)
     source = context.services.checkout.head_source(
         context.host, context.info.head_sha, run.step.runner.workspace
     )
-    bench = Bench(diff, panel, settings, GuardedClient(client, ledger), ledger, source)
+    bench = Bench(diff, panel, settings, client, ledger, source)
     [judgement] = asyncio.run(
         judge_claims([(claim_of_record(record), check_of_record(record))], bench)
     )

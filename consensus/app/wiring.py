@@ -148,6 +148,9 @@ class _LazyCounter:
     def context_window(self, model: str) -> int | None:
         return self._built().context_window(model)
 
+    def price(self, model: str) -> ModelPrice | None:
+        return self._built().price(model)
+
 
 def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
     """The key variables `model`'s route needs and `env` lacks: from model_map's table of

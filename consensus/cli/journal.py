@@ -56,7 +56,8 @@ def runs(limit: int) -> None:
     for row in rows:
         when = datetime.datetime.fromtimestamp(row.created).strftime("%Y-%m-%d %H:%M")
         status = row.status if row.status != "running" else f"{row.phase}?"
-        click.echo(f"{row.run_id:<16} {when:<16} {status:<8} ${row.cost_usd:>8.4f}  {row.label}")
+        cost = "unknown" if row.cost_usd is None else f"${row.cost_usd:.4f}"
+        click.echo(f"{row.run_id:<16} {when:<16} {status:<8} {cost:>9}  {row.label}")
     click.echo(f"\njournal: {path}")
 
 

@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 )
 @click.option("--personas", "persona_ids", help="Comma-separated persona ids.")
 @click.option("--threshold", type=click.FloatRange(0.01, 1.0), help="Agreement needed (0.75).")
-@click.option("--max-cost", type=click.FloatRange(0.0), help="Budget in US dollars.")
+@click.option("--max-cost", type=click.FloatRange(0.0), help="Cost cap of the run, US dollars.")
+@click.option("--max-tokens", type=click.IntRange(0), help="Token cap of the run.")
 @click.option("--no-verify", is_flag=True, help="Skip verification of disputed findings.")
 @click.option(
     "--workflow",
@@ -70,6 +71,7 @@ def review(
     persona_ids: str | None,
     threshold: float | None,
     max_cost: float | None,
+    max_tokens: int | None,
     no_verify: bool,
     workflow_name: str | None,
     fail_on: str,
@@ -100,6 +102,7 @@ def review(
         personas=tuple(split_list(persona_ids)) if persona_ids else None,
         threshold=threshold,
         max_cost=max_cost,
+        max_tokens=max_tokens,
         verify=not no_verify,
     )
     request = LocalRequest(repo_root(), config_path, diff_path, base, head, workflow_name, flags)
@@ -140,13 +143,11 @@ def _finish(
 
     log = logger()
     emit(report, fmt, output, log)
-    if report.budget_exhausted:
-        log(
-            f"budget reached: spent ${report.stats.cost_usd:.4f} and "
-            f"{report.stats.tokens_in + report.stats.tokens_out:,} tokens; the review is "
-            f"incomplete. Run again with a higher --max-cost (or budget in .consensus.yml) "
-            f"to continue run {report.run_id} without paying again for finished calls."
-        )
+    if report.incomplete is not None:
+        from consensus.render.text import format_cost
+
+        spent = report.stats.tokens_in + report.stats.tokens_out
+        log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
     code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log)
     if journaled:  # the last line names the run: replay and report take its id
@@ -173,6 +174,7 @@ def _dry_run(
         counter=counter,
         prices={p.model: model_price(p.model) for p in job.providers},
         default_window=job.settings.default_context_window,
+        budget=job.settings.budget,
     )
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:

@@ -7,10 +7,12 @@ posted findings first, then by severity (most severe first), path, line and titl
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from consensus.decide.coverage import file_coverage, incompleteness
+from consensus.ingest.risk import risk_order
 from consensus.model.base import Status
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import (
@@ -22,6 +24,7 @@ from consensus.model.findings import (
     Usage,
 )
 from consensus.model.report import (
+    BudgetReport,
     FindingMember,
     ProviderReport,
     Quorum,
@@ -109,6 +112,7 @@ def provider_reports(
     models: Sequence[tuple[str, str]],
     results: Sequence[CallResult],
     verification: Mapping[str, Usage] | None = None,
+    unpriced: Collection[str] = (),
 ) -> list[ProviderReport]:
     """One entry per provider (model, family), in configuration order; verification calls
     (inspector and votes) count in its calls, tokens and cost."""
@@ -120,16 +124,19 @@ def provider_reports(
     for model, family in models:
         mine = by_model.get(model, [])
         ok = [r for r in mine if isinstance(r, ModelReview)]
-        failed = [r for r in mine if isinstance(r, ModelFailure)]
+        failed = [r for r in mine if isinstance(r, ModelFailure) and r.sent]
+        unsent = [r for r in mine if isinstance(r, ModelFailure) and not r.sent]
         usage = sum((r.usage for r in mine), Usage()) + verification.get(model, Usage())
         usage_calls = usage.calls
         if ok:
             status = "ok"
-        elif usage_calls or any(f.kind.value not in ("circuit_open", "budget") for f in failed):
+        elif usage_calls or any(
+            f.kind.value not in ("circuit_open", "budget") for f in (*failed, *unsent)
+        ):
             status = "failed"
         else:
             status = "skipped"
-        first_error = failed[0] if failed else None
+        first_error = failed[0] if failed else unsent[0] if unsent else None
         reports.append(
             ProviderReport(
                 model=model,
@@ -138,9 +145,10 @@ def provider_reports(
                 error=f"{first_error.kind.value}: {first_error.message}" if first_error else None,
                 calls=usage_calls,
                 failed_calls=len(failed),
+                not_sent=len(unsent),
                 tokens_in=usage.tokens_in,
                 tokens_out=usage.tokens_out,
-                cost_usd=round(usage.cost_usd, 6),
+                cost_usd=None if model in unpriced and usage_calls else round(usage.cost_usd, 6),
                 latency_s=round(max((r.usage.latency_s for r in mine), default=0.0), 3),
                 files_seen=sorted({path for r in ok for path in r.paths}),
                 chunks=len({r.chunk for r in mine}),
@@ -169,15 +177,24 @@ class ReportParts:
     budget_exhausted: bool = False
     reviewed: bool = True
     workflow: str | None = None
+    budget: BudgetReport | None = None
 
 
 def build_report(parts: ReportParts) -> Report:
     """The report of a run, from its parts."""
     run_id, diff, scored, results = parts.run_id, parts.diff, parts.scored, parts.results
     models, wall_s, verification_usage = parts.models, parts.wall_s, parts.verification_usage
-    min_providers, reviewed = parts.min_providers, parts.reviewed
+    min_providers, reviewed, budget = parts.min_providers, parts.reviewed, parts.budget
     findings = report_findings(scored)
-    providers = provider_reports(models, results, verification_usage)
+    providers = provider_reports(
+        models, results, verification_usage, budget.unpriced if budget else ()
+    )
+    coverage = file_coverage(
+        [f.path for f in risk_order(diff.files, {r.path for r in diff.redactions})],
+        [model for model, _ in models],
+        results,
+    )
+    stopped = sum(1 for s in scored if s.verification and s.verification.budget_stopped)
     answered = {r.family for r in results if isinstance(r, ModelReview)}
     dropped = [d for r in results if isinstance(r, ModelReview) for d in r.dropped]
     counts = {status: sum(1 for f in findings if f.status is status) for status in Status}
@@ -185,7 +202,9 @@ def build_report(parts: ReportParts) -> Report:
         calls=sum(p.calls for p in providers),
         tokens_in=sum(p.tokens_in for p in providers),
         tokens_out=sum(p.tokens_out for p in providers),
-        cost_usd=round(sum(p.cost_usd for p in providers), 6),
+        cost_usd=None
+        if any(p.cost_usd is None for p in providers)
+        else round(sum(p.cost_usd or 0.0 for p in providers), 6),
         wall_s=round(wall_s, 3),
         clusters=len(findings),
         consensus=counts[Status.CONSENSUS],
@@ -213,4 +232,9 @@ def build_report(parts: ReportParts) -> Report:
         notes=list(parts.notes),
         verification=parts.verification,
         budget_exhausted=parts.budget_exhausted,
+        incomplete=incompleteness(coverage, results, budget=budget, verification_stopped=stopped)
+        if reviewed
+        else None,
+        coverage=coverage if reviewed else [],
+        budget=budget,
     )

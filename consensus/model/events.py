@@ -28,11 +28,16 @@ class Label(Payload):
     name: str = ""
 
 
+class HeadRef(Payload):
+    sha: str = ""  # the head this event is about; a newer push supersedes it
+
+
 class PullRequestRef(Payload):
     number: int = Field(ge=1)
     user: Account = Account()
     labels: tuple[Label, ...] = ()
     draft: bool = False
+    head: HeadRef = HeadRef()
     merged: bool | None = None
 
     @field_validator("user", mode="before")

@@ -104,6 +104,7 @@ class ModelFailure(Frozen):
     kind: FailureKind
     message: str
     usage: Usage = Usage()
+    sent: bool = True  # False: never sent (budget, circuit breaker, provider unreachable)
 
 
 class Cluster(Frozen):

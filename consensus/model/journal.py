@@ -14,7 +14,7 @@ class RunRow(Frozen):
     label: str
     status: str  # running, paused, done
     phase: str
-    cost_usd: float
+    cost_usd: float | None  # None: a model the run called has no known price
 
 
 class CallRow(Frozen):

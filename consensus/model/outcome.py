@@ -31,16 +31,21 @@ class Outcome(Frozen):
 
     @classmethod
     def of(cls, report: Report, posted: Iterable[Severity]) -> Outcome:
-        """A review's outcome: incomplete when its quorum was not met or its budget ran out."""
+        """A review's outcome: incomplete when its quorum was not met, or when it says so
+        itself (the budget stopped it, a file no model reviewed): its own words and fix."""
         quorum = report.quorum
+        reasons = []
+        if report.incomplete is not None:  # what was not reviewed, and what finishes it
+            reasons.append(f"{report.incomplete.headline} {report.incomplete.fix}")
         if not quorum.met:
-            reason = (
+            reasons.append(
                 f"quorum not met: {quorum.families_answered} provider families answered, "
                 f"{quorum.min_providers} needed; the summary is advisory"
             )
-        elif report.budget_exhausted:
-            reason = "budget reached before every file was reviewed: the review is incomplete"
-        else:
-            reason = ""
+        if not reasons and report.budget_exhausted:
+            reasons.append(
+                "budget reached before every file was reviewed: the review is incomplete"
+            )
+        reason = " ".join(reasons)
         kind = OutcomeKind.INCOMPLETE if reason else OutcomeKind.REVIEWED
         return cls(kind=kind, reason=reason, quorum_met=quorum.met, posted=tuple(posted))

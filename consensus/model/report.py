@@ -95,13 +95,14 @@ class ProviderReport(Frozen):
     family: str
     status: Literal["ok", "failed", "skipped"]
     error: str | None = None
-    calls: int = 0
-    failed_calls: int = 0
+    calls: int = 0  # calls sent (answered or failed)
+    failed_calls: int = 0  # sent and failed; never a call that was not sent
+    not_sent: int = 0  # planned review calls never sent (budget, circuit breaker, no key)
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: the model has no known price
     latency_s: float = 0.0
-    files_seen: list[str] = []
+    files_seen: list[str] = []  # files of a chunk this provider returned a valid review of
     chunks: int = 0
 
 
@@ -109,7 +110,7 @@ class Stats(Frozen):
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
-    cost_usd: float = 0.0
+    cost_usd: float | None = 0.0  # None: a provider called has no known price
     wall_s: float = 0.0
     clusters: int = 0
     consensus: int = 0
@@ -136,12 +137,49 @@ class CarriedFiles(Frozen):
     paths: list[str] = []
 
 
+class FileCoverage(Frozen):
+    """Who reviewed one changed file: per provider (model), `reviewed`, `failed` (calls
+    were sent and none gave a valid review), or `not asked: <why>` (budget, circuit
+    breaker, no key: no call about it was sent)."""
+
+    path: str
+    providers: dict[str, str]
+
+    @property
+    def reviewed(self) -> bool:
+        return "reviewed" in self.providers.values()
+
+
+class BudgetReport(Frozen):
+    """The caps the run held to, where they came from, which one stopped it, and what
+    would finish the review (the plan's worst case, or more for a stop in verification)."""
+
+    max_tokens: int | None
+    max_cost_usd: float | None
+    tokens_source: Literal["set", "auto", "none", "unknown", "pr"]
+    cost_source: Literal["set", "auto", "none", "unknown", "pr"]
+    needed_tokens: int
+    needed_cost_usd: float | None
+    stopped_by: list[Literal["max_tokens", "max_cost_usd"]] = []
+    unpriced: list[str] = []
+
+
+class Incomplete(Frozen):
+    """Why the review is incomplete, in the words every output starts with, and the flag
+    or setting that completes it."""
+
+    headline: str
+    fix: str
+    unreviewed: list[str] = []  # files no model reviewed, least risky last
+
+
 class Report(Frozen):
     """The JSON report (findings, providers, stats), plus the audit trail a user needs to
     trust it."""
 
     version: int = 1
     run_id: str
+    incomplete: Incomplete | None = None  # set when the review is incomplete: say it first
     workflow: str | None = None  # the saved review workflow this run was, None for the default
     findings: list[ReportFinding] = []
     providers: list[ProviderReport] = []
@@ -156,3 +194,5 @@ class Report(Frozen):
     notes: list[str] = []
     decision_changes: list[DecisionChange] = []  # on a fresh look at code decided before
     carried: CarriedFiles | None = None  # files whose earlier decisions this run carried
+    coverage: list[FileCoverage] = []  # each reviewable file, riskiest first
+    budget: BudgetReport | None = None

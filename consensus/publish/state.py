@@ -55,6 +55,7 @@ from consensus.model.base import (
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, Label
+from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 5
@@ -211,6 +212,7 @@ class PublishState(Frozen):
     paused: Pause | None = None
     workflows: tuple[WorkflowState, ...] = ()
     decisions: Decisions | None = None
+    spent: Spent | None = None
     labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)  # publish/decided.py
     outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_OUTCOMES)
     closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed

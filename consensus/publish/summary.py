@@ -15,6 +15,7 @@ from consensus import __version__
 from consensus.model.base import Status
 from consensus.model.report import Report
 from consensus.publish.plan import PlacedFinding, Placement, PublishPlan, inline_body
+from consensus.publish.spend import spend_text
 from consensus.publish.state import TrackedFinding, encode_state
 from consensus.publish.state_section import command_section
 from consensus.publish.thread import SUMMARY_MARKER
@@ -23,6 +24,7 @@ from consensus.render.markdown import (
     agreement,
     cell,
     findings_table,
+    incomplete_block,
     providers_table,
     row,
 )
@@ -115,17 +117,17 @@ def _headline(
         f"{len(open_) - new - earlier} in this summary only",
         f"{len(plan.resolved)} resolved",
         f"providers answered {answered}/{total}",
-        format_cost(report.stats.cost_usd),
+        f"{format_cost(report.stats.cost_usd)} this run",
+        *([spend_text(plan.state.spent)] if plan.state.spent else []),
         f"head {code(head_sha[:12])}",
     ]
-    out = ["## consensus review", "", " · ".join(parts), "", *_carried(report)]
+    out = ["## consensus review", "", *incomplete_block(report), " · ".join(parts), ""]
+    out += _carried(report)
     for notice in notices:
         out += ["> [!CAUTION]", f"> {escape_line(notice)}", ""]
     warning = quorum_warning(report)
     if warning:
         out += ["> [!WARNING]", f"> **{escape_line(warning)}**", ""]
-    if report.budget_exhausted:
-        out += ["> [!WARNING]", "> **The budget ran out: the review is incomplete.**", ""]
     return out
 
 

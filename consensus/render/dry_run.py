@@ -11,7 +11,10 @@ def render_dry_run_json(plan: DryRunPlan) -> str:
 
 def render_dry_run_text(plan: DryRunPlan) -> str:
     """The plan for a person: files, skips with reasons, then one line per provider."""
-    out = [
+    out = []
+    if plan.budget is not None and not plan.budget.fits:
+        out += [f"Budget: {plan.budget.advice}", ""]
+    out += [
         f"dry run: nothing was sent to any provider. {plan.calls} calls, "
         f"{plan.prompt_tokens:,} prompt tokens, estimated cost {_dollars(plan.cost_usd)} "
         f"(at most {_dollars(plan.max_cost_usd)} with the longest answers)",
@@ -32,6 +35,9 @@ def render_dry_run_text(plan: DryRunPlan) -> str:
             f"  {provider.model:<40} {provider.chunks:>6} {provider.calls:>6} "
             f"{provider.prompt_tokens:>14,}  {_dollars(provider.cost_usd)}"
         )
+    if plan.budget is not None:
+        out += ["", f"budget: {plan.budget.advice}"]
+        out += [f"note: {note}" for note in plan.budget.notes]
     out += ["", f"note: {plan.note}"]
     return "\n".join(out) + "\n"
 

@@ -37,6 +37,7 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 TIMELINE_WIDTH = 1000  # SVG user units for the time axis
 ROW_HEIGHT = 22
 LABEL_WIDTH = 190
+_NOT_SENT = frozenset({"budget", "circuit_open"})
 
 
 class Cell(str, Enum):
@@ -86,10 +87,23 @@ def render_html(
         timeline=_timeline(report, calls, phases),
         row_height=ROW_HEIGHT,
         most_tokens=max((p.tokens_in + p.tokens_out for p in report.providers), default=0) or 1,
-        paths=list(
-            dict.fromkeys([*reviewed, *(x for p in report.providers for x in p.files_seen)])
-        ),
+        files=_files(report, reviewed),
     )
+
+
+def _files(report: Report, reviewed: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
+    """Each file and each provider's state for it: the report's coverage (reviewed, failed,
+    not asked and why), so a tick means a model returned a valid review of it."""
+    if report.coverage:
+        return [(c.path, dict(c.providers)) for c in report.coverage]
+    paths = dict.fromkeys([*reviewed, *(x for p in report.providers for x in p.files_seen)])
+    return [
+        (
+            path,
+            {p.model: "reviewed" if path in p.files_seen else "not seen" for p in report.providers},
+        )
+        for path in paths
+    ]
 
 
 @cache
@@ -104,6 +118,8 @@ def _template() -> Template:
 
 
 def _status(report: Report) -> tuple[str, str]:
+    if report.incomplete is not None:
+        return "incomplete: some of the change was not reviewed (see above)", "bad"
     if report.budget_exhausted:
         return "paused: budget reached, the review is incomplete", "bad"
     if not report.quorum.met:
@@ -114,13 +130,19 @@ def _status(report: Report) -> tuple[str, str]:
 def _facts(report: Report, calls: Sequence[CallRow]) -> list[tuple[str, str]]:
     stats = report.stats
     posted = sum(1 for f in report.findings if f.status.posted)
-    failed = sum(1 for c in calls if not c.ok)
+    unsent = sum(1 for c in calls if not_sent(c))
+    failed = sum(1 for c in calls if not c.ok and not not_sent(c))
     return [
         ("findings", f"{len(report.findings)} ({posted} posted)"),
         ("providers", str(len(report.providers))),
-        ("calls", f"{len(calls)} ({failed} failed)" if calls else str(stats.calls)),
+        (
+            "calls",
+            f"{len(calls) - unsent} sent ({failed} failed), {unsent} not sent"
+            if calls
+            else str(stats.calls),
+        ),
         ("tokens", f"{stats.tokens_in:,} in / {stats.tokens_out:,} out"),
-        ("cost", f"${stats.cost_usd:.4f}"),
+        ("cost", "unknown" if stats.cost_usd is None else f"${stats.cost_usd:.4f}"),
         ("wall", f"{stats.wall_s:.1f} s"),
         ("threshold", f"{report.threshold:.0%}"),
         (
@@ -204,6 +226,7 @@ def _timeline(
         return LABEL_WIDTH + (t - start) / span * TIMELINE_WIDTH
 
     grouped = _lanes(report, calls)
+    unpriced = set(report.budget.unpriced) if report.budget else set()
     top = 50  # below the tick labels and two rows of phase labels
     bands = []
     for i, phase in enumerate(phases):
@@ -216,10 +239,10 @@ def _timeline(
             y=top + row * ROW_HEIGHT,
             bars=[
                 Bar(
-                    "ok" if c.ok else "failed",
+                    "ok" if c.ok else "notsent" if not_sent(c) else "failed",
                     x(c.started),
-                    max(x(c.finished) - x(c.started), 2.0),
-                    _tip(model, c),
+                    2.0 if not_sent(c) else max(x(c.finished) - x(c.started), 2.0),
+                    _tip(model, c, priced=model not in unpriced),
                 )
                 for c in mine
             ],
@@ -235,12 +258,20 @@ def _timeline(
     )
 
 
-def _tip(model: str, call: CallRow) -> str:
+def not_sent(call: CallRow) -> bool:
+    """A call the budget or the circuit breaker refused: nothing was sent or paid."""
+    return not call.ok and call.error_kind in _NOT_SENT
+
+
+def _tip(model: str, call: CallRow, *, priced: bool = True) -> str:
+    if not_sent(call):
+        return f"{model}: not sent ({call.error_kind}): nothing was paid"
     state = "ok" if call.ok else "failed"
     failure = f" ({call.error_kind})" if not call.ok and call.error_kind else ""
     return (
         f"{model}: {state}{failure}, {call.latency_s:.2f} s, "
-        f"{call.tokens_in} in / {call.tokens_out} out, ${call.cost_usd:.4f}, "
+        f"{call.tokens_in} in / {call.tokens_out} out, "
+        f"{f'${call.cost_usd:.4f}' if priced else 'cost unknown'}, "
         f"attempts {call.attempts}"
     )
 

@@ -14,8 +14,9 @@ from pydantic import BaseModel
 
 from consensus.model.report import Report
 
-# The report's own fields, in this order; anything else follows in model order.
-TOP_ORDER = ("version", "run_id", "findings", "providers", "stats")
+# The report's own fields, in this order (an incomplete review says so first); anything
+# else follows in model order.
+TOP_ORDER = ("version", "run_id", "incomplete", "findings", "providers", "stats")
 FINDING_ORDER = (
     "id",
     "fingerprint",

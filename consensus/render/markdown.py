@@ -17,11 +17,15 @@ from consensus.render.text import (
     checked_consensus,
     context_lines,
     format_cost,
+    incomplete_lines,
     location,
+    nothing_found,
     plural,
     providers_answered,
     quorum_warning,
+    reason_text,
     status_text,
+    unreviewed_lines,
 )
 from consensus.render.untrusted import ZWJ as ZWJ
 from consensus.render.untrusted import code as code
@@ -59,7 +63,7 @@ def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[
     for finding in findings:
         status = status_text(finding)
         if with_reason and finding.reason:
-            status = f"{status}: {finding.reason}"
+            status = f"{status}: {reason_text(finding)}"
         rows.append(
             row(
                 [
@@ -91,7 +95,7 @@ def _details(finding: ReportFinding) -> list[str]:
 
 
 def providers_table(report: Report) -> list[str]:
-    header = ["Model", "Status", "Calls", "Tokens in / out", "Cost", "Error"]
+    header = ["Model", "Status", "Calls", "Not sent", "Tokens in / out", "Cost", "Error"]
     rows = [row(header), row(["---"] * len(header))]
     for provider in report.providers:
         rows.append(
@@ -100,6 +104,7 @@ def providers_table(report: Report) -> list[str]:
                     cell(code(provider.model), raw=True),
                     provider.status,
                     str(provider.calls),
+                    str(provider.not_sent),
                     f"{provider.tokens_in:,} / {provider.tokens_out:,}",
                     format_cost(provider.cost_usd),
                     cell(provider.error or ""),
@@ -107,6 +112,15 @@ def providers_table(report: Report) -> list[str]:
             )
         )
     return rows
+
+
+def incomplete_block(report: Report) -> list[str]:
+    """The incomplete review's opening, as a warning callout (empty when complete)."""
+    lines = incomplete_lines(report)
+    if not lines:
+        return []
+    headline, fix = lines
+    return ["> [!WARNING]", f"> **{escape_line(headline)}**", f"> {escape_line(fix)}", ""]
 
 
 def render_markdown(report: Report) -> str:
@@ -121,6 +135,7 @@ def render_markdown(report: Report) -> str:
     out = [
         f"## consensus review{workflow}",
         "",
+        *incomplete_block(report),
         f"**{plural(len(posted), 'finding')} to post** · {len(summary_only)} in summary"
         f"{rejected_note} · providers answered {answered}/{total}"
         f" · {format_cost(report.stats.cost_usd)} · {report.stats.wall_s:.1f}s",
@@ -135,7 +150,7 @@ def render_markdown(report: Report) -> str:
         for finding in posted:
             out += _details(finding)
     else:
-        out += ["No findings reached consensus.", ""]
+        out += [nothing_found(report), ""]
 
     if summary_only:
         out += [
@@ -157,5 +172,16 @@ def render_markdown(report: Report) -> str:
     audit = [escape_line(line) for line in context_lines(report, places=places)]
     if audit:
         out += ["### Audit", "", *(f"- {line}" for line in audit), ""]
+    unreviewed = unreviewed_lines(report)
+    if unreviewed:
+        out += [
+            "<details>",
+            f"<summary>{escape_line(unreviewed[0])}</summary>",
+            "",
+            *(f"- {code(line.strip())}" for line in unreviewed[1:]),
+            "",
+            "</details>",
+            "",
+        ]
     out.append(f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>")
     return "\n".join(out) + "\n"

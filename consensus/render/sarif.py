@@ -139,6 +139,16 @@ def _notifications(report: Report) -> list[dict[str, object]]:
         for provider in report.providers
         if provider.status != "ok"
     ]
+    if report.incomplete is not None:
+        notes.insert(
+            0,
+            {
+                "level": "error",
+                "message": {"text": f"{report.incomplete.headline} {report.incomplete.fix}"},
+                "descriptor": {"id": "consensus/incomplete"},
+                "properties": {"unreviewed": report.incomplete.unreviewed},
+            },
+        )
     quorum = report.quorum
     if not quorum.met:
         notes.append(
@@ -164,6 +174,24 @@ def sarif_log(report: Report) -> dict[str, object]:
     ]
     stats = report.stats
     run: dict[str, object] = {
+        # First, so that an incomplete review says so in the log's opening lines.
+        "properties": {
+            **(
+                {"incomplete": report.incomplete.model_dump(mode="json")}
+                if report.incomplete
+                else {}
+            ),
+            "run_id": report.run_id,
+            "threshold": report.threshold,
+            "verification": report.verification,
+            "quorum": report.quorum.model_dump(mode="json"),
+            "rejected": stats.rejected,
+            "dropped": len(report.dropped_findings),
+            "skipped_files": len(report.skipped_files),
+            "redactions": len(report.redactions),
+            "cost_usd": stats.cost_usd,
+            "coverage": {c.path: c.providers for c in report.coverage},
+        },
         "tool": {
             "driver": {
                 "name": "consensus",
@@ -175,22 +203,12 @@ def sarif_log(report: Report) -> dict[str, object]:
         },
         "invocations": [
             {
-                "executionSuccessful": report.quorum.met,
+                "executionSuccessful": report.quorum.met and report.incomplete is None,
                 "toolExecutionNotifications": _notifications(report),
             }
         ],
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "properties": {
-            "run_id": report.run_id,
-            "threshold": report.threshold,
-            "verification": report.verification,
-            "quorum": report.quorum.model_dump(mode="json"),
-            "rejected": stats.rejected,
-            "dropped": len(report.dropped_findings),
-            "skipped_files": len(report.skipped_files),
-            "redactions": len(report.redactions),
-        },
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 

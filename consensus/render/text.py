@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import click
 
@@ -48,8 +48,45 @@ def plural(count: int, singular: str, many: str | None = None) -> str:
     return f"{count} {singular if count == 1 else (many or singular + 's')}"
 
 
-def format_cost(usd: float) -> str:
+def format_cost(usd: float | None) -> str:
+    """A cost, or "unknown" when a model without a known price was called: never $0."""
+    if usd is None:
+        return "cost unknown"
     return f"${usd:.2f}" if usd >= 1 else f"${usd:.4f}"
+
+
+def incomplete_lines(report: Report) -> list[str]:
+    """The words every output of an incomplete review starts with: what was not reviewed
+    and why, then the exact flag or setting that completes it. Empty when complete."""
+    if report.incomplete is None:
+        return []
+    return [report.incomplete.headline, report.incomplete.fix]
+
+
+def unreviewed_lines(report: Report, limit: int = SKIPPED_LISTED) -> list[str]:
+    """The files no model reviewed, riskiest first (the budget spent on those first)."""
+    if report.incomplete is None or not report.incomplete.unreviewed:
+        return []
+    paths = report.incomplete.unreviewed
+    out = [f"Not reviewed by any model ({len(paths)}, riskiest first):"]
+    out += [f"  {path}" for path in paths[:limit]]
+    if len(paths) > limit:
+        out.append(f"  … and {len(paths) - limit} more (--format json lists them all)")
+    return out
+
+
+def nothing_found(report: Report) -> str:
+    """What to say when nothing is posted: never a bare "no findings" for a partial review."""
+    if report.incomplete is not None:
+        return "No findings reached consensus in what was reviewed; the review is incomplete."
+    return "No findings reached consensus."
+
+
+def reason_text(finding: ReportFinding) -> str:
+    """A finding's reason without repeating its status ("undecided: undecided: …")."""
+    prefix = f"{finding.status.value}: "
+    reason = finding.reason
+    return reason[len(prefix) :] if reason.startswith(prefix) else reason
 
 
 def location(finding: ReportFinding) -> str:
@@ -228,7 +265,9 @@ def render_text(report: Report, *, color: bool = False) -> str:
     ]
     rejected = [f for f in report.findings if f.status is Status.REJECTED]
     answered, total = providers_answered(report)
-    out = [
+    opening = incomplete_lines(report)
+    out = [style(line, fg="red", bold=True) for line in opening[:1]] + opening[1:]
+    out += [
         style(
             f"consensus{f' (workflow {report.workflow})' if report.workflow else ''}: ", bold=True
         )
@@ -242,7 +281,7 @@ def render_text(report: Report, *, color: bool = False) -> str:
         out += [style(warning, fg="red", bold=True), ""]
 
     if not posted:
-        out += ["No findings reached consensus.", ""]
+        out += [nothing_found(report), ""]
     by_file: dict[str, list[ReportFinding]] = {}
     for finding in posted:
         by_file.setdefault(finding.path, []).append(finding)
@@ -262,19 +301,32 @@ def render_text(report: Report, *, color: bool = False) -> str:
         rejected_note = f", {len(rejected)} rejected by verification" if rejected else ""
         out.append(style(f"Not posted ({len(summary_only)} in summary{rejected_note})", bold=True))
         for finding in summary_only:
-            reason = f": {clean(finding.reason)}" if finding.reason else ""
+            reason = f": {clean(reason_text(finding))}" if finding.reason else ""
             out.append(
                 f"  {clean(location(finding))}  {severity(finding)}  {clean(finding.title)}"
                 f"  [{finding.id}] — {finding.status.value}{reason}"
             )
         out.append("")
 
+    out += _footer(report, style)
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _footer(report: Report, style: Callable[..., str]) -> list[str]:
+    """What a reader needs to trust the result: failed providers, calls not sent, the
+    audit trail, files no model read or skipped, and the warnings again at the end."""
     footer = [
         style(f"provider {p.model} {p.status}: {clean(p.error or 'no answer')}", fg="red")
         for p in report.providers
         if p.status != "ok"
     ]
+    footer += [
+        f"provider {p.model}: {plural(p.not_sent, 'call')} not sent"
+        for p in report.providers
+        if p.not_sent
+    ]
     footer += [clean(line) for line in context_lines(report)]
+    footer += [clean(line) for line in unreviewed_lines(report)]
     if not report.providers and report.skipped_files:
         footer += ["", style("Skipped (nothing was sent to a model):", bold=True)]
         shown = report.skipped_files[:SKIPPED_LISTED]
@@ -282,7 +334,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
         if len(report.skipped_files) > len(shown):
             more = len(report.skipped_files) - len(shown)
             footer.append(f"  … and {more} more (--format json lists them all)")
+    warning = quorum_warning(report)
     if warning:
         footer.append(style(warning, fg="red", bold=True))
-    out += footer
-    return "\n".join(out).rstrip("\n") + "\n"
+    footer += [style(line, fg="red", bold=True) for line in incomplete_lines(report)[:1]]
+    return footer

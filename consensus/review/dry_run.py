@@ -15,8 +15,10 @@ from collections.abc import Mapping, Sequence
 from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff, SkippedFile
 from consensus.ports import CompletionRequest, ModelPrice, TokenCounter
+from consensus.review.budget import RunBudget, dollars, round_up_dollars, round_up_tokens
+from consensus.review.budget_plan import plan_run_budget
 from consensus.review.pipeline import plan_calls
-from consensus.settings.config import ProviderSettings
+from consensus.settings.config import BudgetSettings, ProviderSettings
 from consensus.settings.personas import Persona
 
 OUTPUT_TOKENS_PER_CALL = 4_096  # the answer's room (pipeline.OUTPUT_RESERVE_TOKENS): an upper bound
@@ -33,6 +35,20 @@ class ProviderPlan(Frozen):
     max_cost_usd: float | None = None  # plus every answer at its largest
 
 
+class BudgetCheck(Frozen):
+    """Whether the run fits its caps at its worst, and if not, what would let it finish."""
+
+    fits: bool
+    max_tokens: int | None
+    max_cost_usd: float | None
+    tokens_source: str
+    cost_source: str
+    needed_tokens: int
+    needed_cost_usd: float | None
+    advice: str  # what the run would do with these caps, and what finishes it
+    notes: tuple[str, ...] = ()
+
+
 class DryRunPlan(Frozen):
     files: list[str]
     skipped: list[SkippedFile]
@@ -42,6 +58,7 @@ class DryRunPlan(Frozen):
     prompt_tokens: int
     cost_usd: float | None  # None when a planned provider has no known price
     max_cost_usd: float | None
+    budget: BudgetCheck | None = None
     note: str = (
         "verification calls (inspector and votes on disputed findings) are not included: "
         "they depend on what the models find; the budget caps them"
@@ -62,6 +79,7 @@ def plan_dry_run(
     counter: TokenCounter,
     prices: Mapping[str, ModelPrice | None],
     default_window: int,
+    budget: BudgetSettings | None = None,
 ) -> DryRunPlan:
     """What a review of `diff` would send, provider by provider, and what it would cost."""
     calls = plan_calls(
@@ -98,6 +116,8 @@ def plan_dry_run(
             )
         )
     planned = [p for p in plans if p.status == "planned"]
+    sent = [call for call in calls if call.provider.model not in unavailable]
+    run_budget = plan_run_budget(budget or BudgetSettings(), sent, _Priced(counter, prices), diff)
     priced = all(p.cost_usd is not None for p in planned)
     return DryRunPlan(
         files=[changed.path for changed in diff.files],
@@ -108,4 +128,70 @@ def plan_dry_run(
         prompt_tokens=sum(p.prompt_tokens for p in planned),
         cost_usd=round(sum(p.cost_usd or 0.0 for p in planned), 6) if priced else None,
         max_cost_usd=round(sum(p.max_cost_usd or 0.0 for p in planned), 6) if priced else None,
+        budget=_check(run_budget),
+    )
+
+
+class _Priced:
+    """The counter, with prices from the map the dry run was given."""
+
+    def __init__(self, counter: TokenCounter, prices: Mapping[str, ModelPrice | None]) -> None:
+        self._counter = counter
+        self._prices = prices
+
+    def count(self, model: str, text: str) -> int:
+        return self._counter.count(model, text)
+
+    def context_window(self, model: str) -> int | None:
+        return self._counter.context_window(model)
+
+    def price(self, model: str) -> ModelPrice | None:
+        return self._prices.get(model)
+
+
+def _check(budget: RunBudget) -> BudgetCheck:
+    needed_tokens = round_up_tokens(budget.needed_tokens)
+    needed_cost = (
+        None if budget.needed_cost_usd is None else round_up_dollars(budget.needed_cost_usd)
+    )
+    caps = []
+    if budget.max_tokens is not None:
+        caps.append(f"{budget.max_tokens:,} tokens ({budget.tokens_source})")
+    if budget.max_cost_usd is not None:
+        caps.append(f"{dollars(budget.max_cost_usd)} ({budget.cost_source})")
+    worst = f"{budget.needed_tokens:,} tokens" + (
+        f" and {dollars(budget.needed_cost_usd)}"
+        if budget.needed_cost_usd is not None
+        else " (cost unknown: no known price for " + ", ".join(budget.unpriced) + ")"
+    )
+    if budget.fits:
+        advice = (
+            f"fits: at its worst (every answer at its longest, verification included) the "
+            f"review needs {worst}, within the caps: {', '.join(caps) or 'no cap'}"
+        )
+    else:
+        flags = []
+        if budget.max_tokens is not None and budget.needed_tokens > budget.max_tokens:
+            flags.append(f"--max-tokens {needed_tokens}")
+        if (
+            budget.max_cost_usd is not None
+            and needed_cost is not None
+            and needed_cost > budget.max_cost_usd
+        ):
+            flags.append(f"--max-cost {needed_cost:.2f}")
+        advice = (
+            f"does NOT fit: at its worst the review needs {worst}, over the caps "
+            f"({', '.join(caps)}); the run would stop before every file is reviewed, "
+            f"riskiest files first. To finish it: {' '.join(flags)}"
+        )
+    return BudgetCheck(
+        fits=budget.fits,
+        max_tokens=budget.max_tokens,
+        max_cost_usd=budget.max_cost_usd,
+        tokens_source=budget.tokens_source,
+        cost_source=budget.cost_source,
+        needed_tokens=needed_tokens,
+        needed_cost_usd=needed_cost,
+        advice=advice,
+        notes=tuple(budget.notes()),
     )

@@ -134,8 +134,16 @@ def _with_repair(request: CompletionRequest, reply: str, problem: str) -> Comple
     return request.model_copy(update={"messages": messages})
 
 
+_NOT_SENT = frozenset({FailureKind.BUDGET, FailureKind.CIRCUIT_OPEN})
+
+
 def _failure(
-    call: ReviewCall, kind: FailureKind, message: str, usage: Usage | None = None
+    call: ReviewCall,
+    kind: FailureKind,
+    message: str,
+    usage: Usage | None = None,
+    *,
+    sent: bool | None = None,
 ) -> ModelFailure:
     return ModelFailure(
         provider=call.provider.model,
@@ -146,9 +154,11 @@ def _failure(
         kind=kind,
         message=message,
         usage=usage or Usage(),
+        # A refused repair turn still sent the first one.
+        sent=sent if sent is not None else (kind not in _NOT_SENT or bool(usage and usage.calls)),
     )
 
 
 def unreachable(call: ReviewCall, why: str) -> ModelFailure:
     """The failure of a call that was never made because its provider cannot be reached."""
-    return _failure(call, FailureKind.AUTH, f"not called: {why}")
+    return _failure(call, FailureKind.AUTH, f"not called: {why}", sent=False)

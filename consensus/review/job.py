@@ -9,6 +9,7 @@ from pydantic import Field
 
 from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
+from consensus.review.budget import Ceiling
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
@@ -31,6 +32,8 @@ class ReviewJob(Frozen):
     workflow: Workflow | None = None  # a saved workflow: its instructions and its name
     # Read from the base branch, redacted, capped (review/guidelines.py).
     guidelines: Guidelines = Guidelines()
+    # The most this run may spend whatever its caps (what is left of the PR's budget).
+    ceiling: Ceiling | None = None
 
     def with_diff(self, diff: ReviewDiff) -> ReviewJob:
         """The same job on another diff (the files whose decisions are not carried)."""
@@ -49,6 +52,7 @@ class ReviewJob(Frozen):
                 "label": self.label,
                 "workflow": self.workflow.model_dump(mode="json") if self.workflow else None,
                 "guidelines": self.guidelines.model_dump(mode="json"),
+                "ceiling": self.ceiling.model_dump(mode="json") if self.ceiling else None,
             }
         )
 
@@ -86,4 +90,5 @@ class ReviewJob(Frozen):
             label=str(data["label"]),
             workflow=Workflow.model_validate(data["workflow"]) if data.get("workflow") else None,
             guidelines=Guidelines.model_validate(data.get("guidelines") or {}),
+            ceiling=Ceiling.model_validate(data["ceiling"]) if data.get("ceiling") else None,
         )

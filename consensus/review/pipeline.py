@@ -23,11 +23,14 @@ from consensus.decide.report import ReportParts, VerificationState, build_report
 from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
+from consensus.ingest.risk import risk_order
 from consensus.model.base import FailureKind
 from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
 from consensus.model.report import Report
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
+from consensus.review.budget import OUTPUT_TOKENS
+from consensus.review.budget_plan import budget_report, plan_run_budget
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
 from consensus.review.guidelines import PromptContext, path_instructions_for
@@ -50,7 +53,7 @@ class ReviewObserver(FanoutObserver, Protocol):
     def planned(self, total: int) -> None: ...
 
 
-OUTPUT_RESERVE_TOKENS = 4_096  # room left for the model's answer
+OUTPUT_RESERVE_TOKENS = OUTPUT_TOKENS  # room left for the model's answer, its max_tokens
 PROMPT_RESERVE_TOKENS = 3_000  # system prompt, persona and schema around the diff
 WINDOW_SHARE = 0.8  # use at most this share of a window: tokenizers disagree a little
 
@@ -73,16 +76,18 @@ def plan_calls(
 ) -> list[ReviewCall]:
     """Every (provider, chunk, persona) call, in the order they should be made.
 
-    Chunk-major, then persona, then provider: each provider sees one chunk's personas in a
-    row (same prefix, cache hits), all providers progress together (a budget that runs out
-    leaves whole chunks unreviewed by everyone rather than one provider silent), and the
-    global concurrency is shared across providers from the first call.
+    Files are chunked riskiest first (ingest/risk.py), so that a budget stop leaves the
+    least important files unreviewed. Chunk-major, then persona, then provider: each
+    provider sees one chunk's personas in a row (same prefix, cache hits), all providers
+    progress together (a budget that runs out leaves whole chunks unreviewed by everyone
+    rather than one provider silent), and the global concurrency is shared across
+    providers from the first call.
     """
     context = context or PromptContext()
     calls = []
     for provider in providers:
         chunks = plan_chunks(
-            diff.files,
+            risk_order(diff.files, {r.path for r in diff.redactions}),
             budget_tokens=context_budget(provider, counter, default_window),
             count=partial(counter.count, provider.model),
         )
@@ -122,6 +127,7 @@ def _call(
         api_key_env=provider.api_key_env,
         timeout_s=provider.timeout_s,
         temperature=0.0,
+        max_tokens=OUTPUT_TOKENS,  # the answer's bound: what the budget reserves for it
     )
     return ReviewCall(provider=provider, persona=persona.id, chunk=chunk, request=request)
 
@@ -216,7 +222,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     client, ledger = services.client, services.ledger
     if ledger is None:
         ledger = Ledger(settings.budget)
-        client = GuardedClient(client, ledger)
+        client = GuardedClient(client, ledger, services.counter)
     namespace = workflow.name if workflow else ""
     run = _Run(diff, settings, job.providers, client, ledger, services.observer, namespace)
     calls = plan_calls(
@@ -232,6 +238,9 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
             path_instructions=settings.path_instructions,
         ),
     )
+    sent = [c for c in calls if c.provider.model not in job.unavailable]
+    budget = plan_run_budget(ledger.budget, sent, services.counter, diff, job.ceiling)
+    ledger.hold_to(budget.limits())
     results = await _fan_out(run, calls, job.unavailable, len(job.personas))
     scored, asked = await _align_and_score(run, results, ask=job.verify)
     if job.verify:
@@ -249,10 +258,11 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
             threshold=settings.threshold,
             min_providers=settings.min_providers,
             wall_s=services.clock() - started,
-            notes=[*_notes(results), *asked, *job.guidelines.notes],
+            notes=[*_notes(results), *asked, *job.guidelines.notes, *budget.notes()],
             verification=state,
             verification_usage=run.ledger.verification,
             budget_exhausted=_budget_stopped(results, scored),
+            budget=budget_report(budget, ledger, results, scored),
         )
     )
 

@@ -12,7 +12,8 @@ can be wasted. `ahead-by-k` (decide/ahead_by.py), its symmetric case, and `veto`
 independent judge per consensus finding, nothing else verified) are settings too.
 
 A failed call uses a vote slot but counts for neither side: an outage can only leave a
-finding undecided. A malformed verdict is asked again, at most `RESAMPLES` times a slot.
+finding undecided. A malformed verdict is asked again, at most `RESAMPLES` times a slot,
+within the finding's call cap (review/tally.py): "verdicts malformed" says so.
 
 Who may judge (`judges`): votes must be independent for voting to mean
 anything, and a model asked about its own claim mostly confirms it. So the judges of a
@@ -71,9 +72,9 @@ from consensus.review.judges import Judges, judges, reporters_may_judge
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
+from consensus.review.tally import EXTRA_CALLS_PER_FINDING, RESAMPLES, Tally
 from consensus.settings.config import InspectorSettings, ProviderSettings, Settings
 
-RESAMPLES = 2
 VOTER_TEMPERATURE = 0.3
 
 
@@ -115,13 +116,6 @@ class _Case:
     nonce: str
 
 
-@dataclass
-class _Tally:
-    votes: list[Vote]
-    discarded: int = 0
-    note: str = ""
-
-
 class _Verifier:
     """Runs the rule for every claim that needs it, sharing the concurrency slots. The
     client is guarded: the budget and the breaker refuse calls there."""
@@ -159,19 +153,19 @@ class _Verifier:
     async def _ahead_by_k(self, case: _Case, chosen: Judges) -> Judgement:
         lead = lead_for(case.claim, self._inspector, self_judged=chosen.self_judged)
         cap = max_votes_for(lead.verify, self._inspector.max_votes)
-        tally = _Tally([])
+        tally = Tally([], calls_left=cap + EXTRA_CALLS_PER_FINDING)
         turn = 0
-        while (outcome := decide(tally.votes, lead, cap)) is None:
+        while (outcome := decide(tally.votes, lead, cap) or tally.out_of_calls()) is None:
             width = min(lead.reject, cap) if not tally.votes else 1
             asked = _asked(chosen, turn, width, first=not tally.votes)
             turn += sum(1 for _, role in asked if role == "voter")
             if not await self.ask(case, asked, tally):
                 break
         confirmed, refuted, uncertain = tally_votes(tally.votes)
-        score = f"{confirmed} confirmed, {refuted + uncertain} against"
+        score, bad = f"{confirmed} confirmed, {refuted + uncertain} against", tally.malformed()
         reason = {
             None: f"{tally.note} ({score})",
-            Status.UNDECIDED: f"undecided: {score} after {len(tally.votes)} votes (cap)",
+            Status.UNDECIDED: f"undecided: {score} after {len(tally.votes)} votes (cap)" + bad,
             Status.VERIFIED: f"verified: {score} (ahead by {lead.verify})",
             Status.REJECTED: f"rejected: {score} (behind by {lead.reject})",
         }[outcome]
@@ -186,10 +180,11 @@ class _Verifier:
         if self._inspector.rule == "veto" and case.check is Check.VETO:  # one judge may stop it
             limits, cap = Bounds(verify=float("-inf"), reject=float("-inf")), 1
         rates = [calibration.judge(p.voter) for p in (chosen.inspector, *chosen.voters)]
-        tally = _Tally([])
+        tally = Tally([], calls_left=cap + EXTRA_CALLS_PER_FINDING)
         turn = 0
         while (
             outcome := decide_weighed(start, tally.votes, limits, cap, calibration, case.check)
+            or tally.out_of_calls()
         ) is None:
             level = belief(start, tally.votes, calibration)
             width = votes_that_cannot_decide(level, limits, rates, case.check)
@@ -198,22 +193,22 @@ class _Verifier:
             if not await self.ask(case, asked, tally):
                 break
         level = belief(start, tally.votes, calibration)
-        words = in_words(case.claim, tally.votes, level)
+        words, bad = in_words(case.claim, tally.votes, level), tally.malformed()
         reason = {
             None: f"{tally.note} ({words})",
-            Status.UNDECIDED: f"undecided after {len(tally.votes)} votes (cap): {words}",
+            Status.UNDECIDED: f"undecided after {len(tally.votes)} votes (cap): {words}{bad}",
             Status.VERIFIED: f"verified: {words}",
             Status.REJECTED: f"rejected: {words}",
         }[outcome]
         return _judgement(outcome, tally, 0, probability(level), reason)
 
     async def ask(
-        self, case: _Case, asked: Sequence[tuple[ProviderSettings, str]], tally: _Tally
+        self, case: _Case, asked: Sequence[tuple[ProviderSettings, str]], tally: Tally
     ) -> bool:
         """Ask `asked` at once; False when a note (the budget) stops verification."""
         first = len(tally.votes) + 1
         answers = await asyncio.gather(
-            *(self._vote(case, p, role, first + n) for n, (p, role) in enumerate(asked))
+            *(self._vote(case, p, role, first + n, tally) for n, (p, role) in enumerate(asked))
         )
         for answer, dropped in answers:
             tally.discarded += dropped
@@ -224,13 +219,16 @@ class _Verifier:
         return not tally.note
 
     async def _vote(
-        self, case: _Case, provider: ProviderSettings, role: str, check: int
+        self, case: _Case, provider: ProviderSettings, role: str, check: int, tally: Tally
     ) -> tuple[Vote | str, int]:
         """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
         times. A budget refusal comes back as the note that stops verification."""
         request = _request(case, provider, role, check, self._language)
         discarded = 0
         for resample in range(RESAMPLES + 1):
+            if tally.spent:
+                break
+            tally.calls_left -= 1
             slot = self._per_provider.setdefault(
                 provider.model, asyncio.Semaphore(provider.max_concurrency)
             )
@@ -254,7 +252,8 @@ class _Verifier:
             return _vote(
                 case, provider, role, VerdictKind(verdict.verdict), verdict.reason
             ), discarded
-        return _vote(case, provider, role, None, "every verdict was malformed"), discarded
+        why = "every verdict was malformed" if discarded else "not asked: calls ran out"
+        return _vote(case, provider, role, None, why), discarded
 
 
 def _asked(
@@ -269,7 +268,7 @@ def _asked(
 
 
 def _judgement(
-    outcome: Status | None, tally: _Tally, ahead_by: int, level: float | None, reason: str
+    outcome: Status | None, tally: Tally, ahead_by: int, level: float | None, reason: str
 ) -> Judgement:
     confirmed, refuted, uncertain = tally_votes(tally.votes)
     record = Verification(
@@ -439,7 +438,7 @@ async def poll(claim: Claim, bench: Bench) -> tuple[list[Vote], str]:
     budget), if any. The claim's code is the change in `bench.diff`."""
     verifier = _Verifier(bench.client, bench.ledger, bench.panel, bench.settings, True)
     case = _case(claim, Check.DISPUTED, bench.diff, None)
-    tally = _Tally([])
+    tally = Tally([], calls_left=len(bench.panel) * (RESAMPLES + 1))
     await verifier.ask(case, [(p, "voter") for p in bench.panel], tally)
     return tally.votes, tally.note
 

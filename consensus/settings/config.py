@@ -7,6 +7,7 @@ file, the key and the fix. Keys for providers live in the environment, never the
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.model.calibration import Calibration
+from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.scope import (
     ContextSettings,
@@ -87,11 +89,6 @@ class InspectorSettings(_Strict):
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
     rule: Literal["weighed", "ahead-by-k", "veto"] = "weighed"
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
-
-
-class BudgetSettings(_Strict):
-    max_cost_usd: float | None = Field(default=2.00, ge=0)
-    max_tokens: int | None = Field(default=600_000, ge=0)
 
 
 class PublishSettings(_Strict):
@@ -312,11 +309,14 @@ def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any
     return merged
 
 
+_UNION_MEMBER = re.compile(r"^(constrained-\w+|literal\[.*\]|float|int|str|bool|none)$")
+
+
 def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
     # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     error = errors[0]
-    loc = [str(part) for part in error["loc"]]
+    loc = [str(part) for part in error["loc"] if not _UNION_MEMBER.match(str(part))]
     key = ".".join(loc) or None
     if error["type"] == "extra_forbidden":
         model = _model_at(Settings, loc[:-1])

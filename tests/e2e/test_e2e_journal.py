@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -139,18 +140,24 @@ def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
     repo: Path, slow_server: FakeProviderServer, tmp_path: Path
 ) -> None:
     config = write_config(repo, slow_server.url)
-    text = config.read_text().replace("max_tokens: 400000", "max_tokens: 7000")
+    # Each call reserves its worst case (its prompt and a 4,096-token answer): 8,000
+    # tokens let a couple of the 8 review calls through.
+    text = config.read_text().replace("max_tokens: 400000", "max_tokens: 8000")
     config.write_text(text + "concurrency: 1\n")
     home = tmp_path / "home"
     code, paused, stderr = run_cli(repo, command(config), env_for(home))
     assert code == 3
     assert paused["budget_exhausted"] is True
-    assert "budget reached" in stderr and "to continue run" in stderr
+    assert "Incomplete: " in stderr and "Stopped by the token cap" in stderr
     answered = ok_calls(home)
     assert 0 < answered < 8
 
+    # The stop message's value, followed literally, finishes the run.
+    [advised] = re.findall(r"--max-tokens (\d+)", stderr)
     sent_before = model_calls(slow_server)
-    config.write_text(text.replace("max_tokens: 7000", "max_tokens: 400000") + "concurrency: 1\n")
+    config.write_text(
+        text.replace("max_tokens: 8000", f"max_tokens: {advised}") + "concurrency: 1\n"
+    )
     code, finished, stderr = run_cli(repo, command(config), env_for(home))
     assert code == 0, stderr
     assert finished["run_id"] == paused["run_id"]

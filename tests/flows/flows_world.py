@@ -13,6 +13,7 @@ from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.ports import (
     CompletionRequest,
+    ModelPrice,
     PullFile,
     PullReader,
     PullRequestInfo,
@@ -84,6 +85,9 @@ class Counter:
 
     def context_window(self, model: str) -> int | None:
         return 100_000
+
+    def price(self, model: str) -> ModelPrice | None:
+        return None
 
 
 @dataclass

@@ -8,10 +8,10 @@ import json
 from consensus.model.base import FailureKind, FileStatus
 from consensus.model.diff import ChangedFile, Chunk, ChunkPart, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview
-from consensus.ports import CompletionRequest, Message, ModelCallError
+from consensus.ports import CompletionRequest, Message, ModelCallError, ModelPrice
 from consensus.review.fanout import ReviewCall, fan_out
 from consensus.review.guard import GuardedClient
-from consensus.review.ledger import Ledger
+from consensus.review.ledger import Ledger, Limit
 from consensus.settings.config import BudgetSettings, ProviderSettings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -74,7 +74,9 @@ def run(
     concurrency: int = 8,
     budget: BudgetSettings | None = None,
 ) -> list[object]:
-    guarded = GuardedClient(client, Ledger(budget or BudgetSettings()))
+    guarded = GuardedClient(
+        client, Ledger(budget or BudgetSettings(max_cost_usd=None, max_tokens=None))
+    )
     return list(asyncio.run(fan_out(calls, guarded, DIFF, concurrency=concurrency)))
 
 
@@ -168,19 +170,70 @@ def test_a_success_resets_the_breaker() -> None:
     )
 
 
-def test_the_budget_stops_new_calls_and_says_so() -> None:
-    client = FakeModelClient(tokens_in=900, tokens_out=200)
-    calls = [call("openai/gpt-5.1", persona=f"p{i}", concurrency=1) for i in range(4)]
-    results = run(calls, client, budget=BudgetSettings(max_tokens=2_000, max_cost_usd=None))
-    assert len(client.calls) == 2  # 1,100 tokens, then 2,200 ≥ 2,000: stop
-    budget_failures = [r for r in results if isinstance(r, ModelFailure)]
-    assert [f.kind for f in budget_failures] == [FailureKind.BUDGET] * 2
-    assert "token budget reached" in budget_failures[0].message
+class WordCounter:
+    """One token per word; every model priced at $0.001 a token in and out."""
+
+    def count(self, model: str, text: str) -> int:
+        return len(text.split())
+
+    def context_window(self, model: str) -> int | None:
+        return None
+
+    def price(self, model: str) -> ModelPrice | None:
+        return ModelPrice(input_per_token=0.001, output_per_token=0.001)
 
 
-def test_the_cost_budget_counts_dollars() -> None:
-    client = FakeModelClient(cost_usd=0.75)
-    calls = [call("openai/gpt-5.1", persona=f"p{i}", concurrency=1) for i in range(4)]
-    results = run(calls, client, budget=BudgetSettings(max_cost_usd=1.0, max_tokens=None))
-    assert len(client.calls) == 2
-    assert "cost budget reached ($1.50 of $1.00)" in results[2].message  # type: ignore[attr-defined]
+def capped(model: str, persona: str, *, words: int = 10, answer: int = 1_000) -> ReviewCall:
+    """A call whose prompt is `words` words and whose answer may run to `answer` tokens."""
+    request = CompletionRequest(
+        model=model,
+        messages=(Message(role="user", content=" ".join(["word"] * words)),),
+        max_tokens=answer,
+    )
+    provider = ProviderSettings(model=model, max_concurrency=8)
+    return ReviewCall(provider=provider, persona=persona, chunk=CHUNK, request=request)
+
+
+def test_the_budget_refuses_a_call_whose_worst_case_does_not_fit() -> None:
+    # Worst case per call: 10 words * 1.1 + 8 + 1,000 = 1,019 tokens; each spends 500.
+    client = FakeModelClient(tokens_in=300, tokens_out=200)
+    calls = [capped("openai/gpt-5.1", f"p{i}") for i in range(4)]
+    ledger = Ledger(BudgetSettings(max_tokens=2_000, max_cost_usd=None))
+    guarded = GuardedClient(client, ledger, WordCounter())
+    results = asyncio.run(fan_out(calls, guarded, DIFF, concurrency=1))
+    assert len(client.calls) == 2  # 500 + 1,019 fits; 1,000 + 1,019 does not
+    refused = [r for r in results if isinstance(r, ModelFailure)]
+    assert [(f.kind, f.sent) for f in refused] == [(FailureKind.BUDGET, False)] * 2
+    assert "token budget reached (1,000 of 2,000)" in refused[0].message
+    assert ledger.tokens == 1_000
+
+
+def test_the_cost_budget_reserves_dollars() -> None:
+    client = FakeModelClient(tokens_in=300, tokens_out=200, cost_usd=0.5)
+    calls = [capped("openai/gpt-5.1", f"p{i}") for i in range(4)]
+    ledger = Ledger(BudgetSettings(max_cost_usd=2.0, max_tokens=None))
+    guarded = GuardedClient(client, ledger, WordCounter())
+    results = asyncio.run(fan_out(calls, guarded, DIFF, concurrency=1))
+    assert len(client.calls) == 2  # worst case $1.019 each: $0.50 + $1.019 fits, $1.00 + not
+    refused = results[2]
+    assert isinstance(refused, ModelFailure)
+    assert "cost budget reached ($1.00 of $2.00)" in refused.message
+    assert ledger.stopped_by == {Limit.COST}
+
+
+def test_calls_in_flight_at_concurrency_8_never_spend_past_the_cap() -> None:
+    # 48 calls answered at their longest, 8 at a time: without reservations all 8 would
+    # start under the cap and together spend far past it.
+    client = FakeModelClient(latency_s=0.01, tokens_in=19, tokens_out=1_000)
+    calls = [capped(f"openai/m{i % 3}", f"p{i}") for i in range(48)]
+    cap = 48 * 1_019 * 2 // 5  # 40% of the plan's worst case
+    ledger = Ledger(BudgetSettings(max_tokens=cap, max_cost_usd=None))
+    guarded = GuardedClient(client, ledger, WordCounter())
+    results = asyncio.run(fan_out(calls, guarded, DIFF, concurrency=8))
+    assert client.max_in_flight == 8
+    assert ledger.tokens <= cap
+    assert ledger.reserved_tokens == 0
+    answered = [r for r in results if isinstance(r, ModelReview)]
+    refused = [r for r in results if isinstance(r, ModelFailure)]
+    assert len(answered) == cap // 1_019 == 19
+    assert all(f.kind is FailureKind.BUDGET and not f.sent for f in refused)

@@ -8,7 +8,7 @@ import json
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Status
 from consensus.model.report import Report
-from consensus.ports import CompletionRequest
+from consensus.ports import CompletionRequest, ModelPrice
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import load_personas, select_personas
 from consensus.testing import FakeModelClient, timed_out
@@ -41,6 +41,9 @@ class Counter:
 
     def context_window(self, model: str) -> int | None:
         return 100_000
+
+    def price(self, model: str) -> ModelPrice | None:
+        return None
 
 
 def sql(line: int, title: str) -> str:

@@ -26,6 +26,7 @@ from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judges import judges
 from consensus.review.ledger import Ledger
+from consensus.review.tally import EXTRA_CALLS_PER_FINDING
 from consensus.review.verify import sampling_seed, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
@@ -144,7 +145,7 @@ def run(
         calibration=calibration,
     )
     reader = None if source is None else _Reader(source)
-    ledger = Ledger(budget or BudgetSettings())
+    ledger = Ledger(budget or BudgetSettings(max_cost_usd=None, max_tokens=None))
     return asyncio.run(
         verify(
             list(items or [disputed()]),
@@ -406,9 +407,11 @@ def test_a_malformed_verdict_is_resampled_not_counted() -> None:
 def test_the_budget_stops_verification_and_says_which_finding_stayed_unverified() -> None:
     client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
     client.tokens_in, client.tokens_out = 500, 100
-    [item] = run(client, budget=BudgetSettings(max_tokens=1_000, max_cost_usd=None))
+    [item] = run(client, budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None))
     assert item.status is Status.UNVERIFIED
-    assert len(client.calls) == 2
+    # Each call reserves its worst case (its prompt and a 600-token verdict) first: the
+    # calls that fit were sent, and what they spent stays within the cap.
+    assert len(client.calls) >= 1 and len(client.calls) * 600 <= 4_000
     assert item.verification is not None
     assert "verification stopped: token budget reached" in item.verification.note
 
@@ -605,7 +608,7 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
     [item] = run(
         client,
         [severe_consensus(marked=True)],
-        budget=BudgetSettings(max_tokens=1_000, max_cost_usd=None),
+        budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None),
     )
     assert item.status is Status.UNVERIFIED and not item.status.posted
     assert item.verification is not None and item.verification.budget_stopped
@@ -699,3 +702,16 @@ def test_a_recorded_finding_makes_the_same_claim_as_its_cluster() -> None:
     assert claim_of_record(record) == claim_of(item)
     assert check_of_record(record) is check_of(item) is Check.VETO
     assert claim_of(item).reported_by == "3 of 4 families"
+
+
+def test_malformed_verdicts_stop_at_the_findings_call_cap_and_say_so() -> None:
+    # Every verdict malformed: each vote slot would be asked 3 times; the finding's calls,
+    # resamples included, stop at its vote cap + 2.
+    client = FakeModelClient(default="I cannot answer in JSON today.")
+    [item] = run(client, [disputed(families=TWO)])  # ahead-by-k: a cap of 7 votes
+    assert len(client.calls) == 7 + EXTRA_CALLS_PER_FINDING
+    [weighed] = run(FakeModelClient(default="no json"), [disputed(families=TWO)], rule="weighed")
+    assert "verdicts malformed" in weighed.reason
+    assert item.status is Status.UNDECIDED
+    assert "verdicts malformed" in item.reason
+    assert not item.reason.startswith("undecided: undecided:")

@@ -36,6 +36,9 @@ EXTRA_TOP = {
     "budget_exhausted",
     "decision_changes",
     "carried",
+    "incomplete",
+    "coverage",
+    "budget",
 }
 SPEC_FINDING = [
     "id",
@@ -65,7 +68,7 @@ SPEC_PROVIDER = [
     "cost_usd",
     "latency_s",
 ]
-EXTRA_PROVIDER = {"family", "failed_calls", "files_seen", "chunks"}
+EXTRA_PROVIDER = {"family", "failed_calls", "not_sent", "files_seen", "chunks"}
 SPEC_STATS = [
     "calls",
     "tokens_in",
@@ -287,7 +290,8 @@ def test_unknown_format_is_a_usage_error() -> None:
 def test_json_uses_spec_field_names_in_spec_order() -> None:
     data = json.loads(render(make_report(), "json"))
     assert set(data) == SPEC_TOP | EXTRA_TOP
-    assert list(data)[:5] == ["version", "run_id", "findings", "providers", "stats"]
+    # What makes a review incomplete comes first, before what it found.
+    assert list(data)[:6] == ["version", "run_id", "incomplete", "findings", "providers", "stats"]
     for item in data["findings"]:
         assert set(item) == set(SPEC_FINDING) | EXTRA_FINDING
         assert list(item)[: len(SPEC_FINDING)] == SPEC_FINDING
@@ -629,3 +633,21 @@ def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None
         in text
     )
     assert "    votes: openai/gpt-5.1 confirmed" in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_undecided_reason_does_not_repeat_its_status(fmt: str) -> None:
+    reason = (
+        "undecided: 0 confirmed, 0 against after 7 votes (cap); verdicts malformed (14 discarded)"
+    )
+    report = make_report([finding(1, Status.UNDECIDED, reason=reason)])
+    rendered = render(report, fmt)
+    assert "undecided: undecided:" not in rendered
+    assert "undecided: 0 confirmed, 0 against after 7 votes (cap); verdicts malformed" in rendered
+
+
+def test_an_unknown_cost_is_unknown_never_zero() -> None:
+    report = make_report(stats=Stats(calls=3, cost_usd=None))
+    for fmt in ("text", "markdown"):
+        headline = "\n".join(render(report, fmt).splitlines()[:4])
+        assert "cost unknown" in headline and "$0" not in headline

@@ -1,0 +1,32 @@
+"""The `budget:` section of `.consensus.yml`: what one run, and one pull request, may spend."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Auto = Literal["auto"]
+
+
+class BudgetSettings(BaseModel):
+    """What one run may spend, and what automatic runs on one pull request may spend.
+
+    `auto` (the default): derived from the review's plan (review/budget.py): the worst case
+    of the planned calls, for a change of up to 2,000 changed lines, so that the default
+    panel finishes such a review; `max_cost_usd_per_pr` auto is 5 × the run's cost cap.
+    A number is a hard cap; null is no limit.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
+    max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
+        """Refused with an update, as every settings model: layer with settings.layered."""
+        if update:
+            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
+        return super().model_copy(deep=deep)
