@@ -15,7 +15,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from consensus.bench.results import BenchResult
-from consensus.bench.tables import COUNTING, INTERVALS, consensus_variant, interval, pct
+from consensus.bench.tables import COUNTING, INTERVALS, consensus_variant, interval, money, pct
 from consensus.model.base import Frozen
 from consensus.render.html import CSP, TEMPLATES
 
@@ -95,6 +95,7 @@ def render_bench_html(result: BenchResult) -> str:
         margin=MARGIN,
         ticks=[n / 5 for n in range(6)],
         pct=pct,
+        money=money,
         interval=interval,
         counting=COUNTING,
         intervals=INTERVALS,

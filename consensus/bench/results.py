@@ -41,7 +41,7 @@ class PRRun(Frozen):
     pr: str
     group: str
     run_id: str
-    cost_usd: float
+    cost_usd: float | None  # None: a model without a known price was called
     wall_s: float
     calls: int
     judge_cost_usd: float
@@ -55,7 +55,7 @@ class PRFigures(Frozen):
     tp: int
     fp: int
     fn: int
-    cost_usd: float
+    cost_usd: float | None
 
 
 class VariantResult(Frozen):
@@ -65,7 +65,8 @@ class VariantResult(Frozen):
     by_repository: dict[str, Figure]
     by_severity: list[SeverityRow]
     per_pr: list[PRFigures]
-    cost_usd: float  # what reviewing with this configuration alone costs (its calls' prices)
+    # what reviewing with this configuration alone costs (its calls' prices); None: unknown
+    cost_usd: float | None
 
 
 class JudgedFinding(Frozen):
@@ -96,8 +97,17 @@ class BenchResult(Frozen):
     notes: tuple[str, ...] = ()
 
     @property
-    def total_cost_usd(self) -> float:
-        return sum(r.cost_usd + r.judge_cost_usd for r in self.runs)
+    def total_cost_usd(self) -> float | None:
+        return known_total(
+            [*(r.cost_usd for r in self.runs), *(r.judge_cost_usd for r in self.runs)]
+        )
+
+
+def known_total(costs: Sequence[float | None]) -> float | None:
+    """The sum of costs, or None when one is unknown: an unknown price is not zero."""
+    if any(c is None for c in costs):
+        return None
+    return round(sum(c for c in costs if c is not None), 6)
 
 
 @dataclass
@@ -107,7 +117,7 @@ class Tally:
     runs: list[PRRun] = field(default_factory=list)
     # variant → PR key → the findings it posted; variant → PR key → its cost in USD
     posted: dict[str, dict[str, list[BenchFinding]]] = field(default_factory=dict)
-    costs: dict[str, dict[str, float]] = field(default_factory=dict)
+    costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
     judgements: dict[tuple[str, str], Judgement] = field(default_factory=dict)  # (PR, finding)
     # (PR key, origin, the consensus run's findings, path → that file's diff), for labels
     reviewed: list[tuple[str, str, Sequence[ReportFinding], Mapping[str, str]]] = field(
@@ -142,7 +152,7 @@ def build_result(
             cost = costs.get(name, {}).get(pr.key, 0.0)
             rows.append(
                 PRFigures(pr=pr.key, findings=len(findings), tp=counted.tp, fp=counted.fp,
-                          fn=counted.fn, cost_usd=round(cost, 6))
+                          fn=counted.fn, cost_usd=None if cost is None else round(cost, 6))
             )  # fmt: skip
         variants.append(
             VariantResult(
@@ -152,7 +162,7 @@ def build_result(
                 by_repository=by_group(counts),
                 by_severity=by_severity(counts),
                 per_pr=rows,
-                cost_usd=round(sum(r.cost_usd for r in rows), 6),
+                cost_usd=known_total([r.cost_usd for r in rows]),
             )
         )
     failed = sum(1 for j in judgements.values() if j.matched is None)

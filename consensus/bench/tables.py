@@ -20,6 +20,11 @@ def pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
 
+def money(usd: float | None) -> str:
+    """A cost in a table cell: an unknown price is "unknown", never $0."""
+    return "unknown" if usd is None else f"${usd:.4f}"
+
+
 def interval(ci: tuple[float, float] | None) -> str:
     return "—" if ci is None else f"[{ci[0] * 100:.1f}, {ci[1] * 100:.1f}]"
 
@@ -54,13 +59,13 @@ def render_markdown(result: BenchResult) -> str:
         *([f"- licence: {result.licence}"] if result.licence else []),
         f"- judge: `{result.judge}`",
         f"- {result.prs} pull requests, {result.goldens} golden comments",
-        f"- cost: ${result.total_cost_usd:.4f} (reviews and judge)",
+        f"- cost: {money(result.total_cost_usd)} (reviews and judge)",
         "",
         "## Overall",
         "",
     ]
     head = ["configuration", "precision", "recall", "F1", "TP / FP / FN", "review cost"]
-    rows = [[v.label, *figure_cells(v.overall), f"${v.cost_usd:.4f}"] for v in result.variants]
+    rows = [[v.label, *figure_cells(v.overall), money(v.cost_usd)] for v in result.variants]
     out += [*table(head, rows), "", COUNTING, INTERVALS, ""]
     if result.published:
         out += [f"## Published figures (judge `{result.published_judge}`)", ""]
@@ -96,8 +101,8 @@ def render_markdown(result: BenchResult) -> str:
         mine = per.get(run.pr)
         counts = f"{mine.tp} / {mine.fp} / {mine.fn}" if mine else "—"
         rows.append(
-            [run.pr, run.group, counts, f"${run.cost_usd:.4f}", f"{run.wall_s:.1f}s",
-             f"${run.judge_cost_usd:.4f}", run.run_id + (" (incomplete)" if run.incomplete else "")]
+            [run.pr, run.group, counts, money(run.cost_usd), f"{run.wall_s:.1f}s",
+             money(run.judge_cost_usd), run.run_id + (" (incomplete)" if run.incomplete else "")]
         )  # fmt: skip
     head_pr = ["pull request", "repository", "TP / FP / FN", "review cost", "wall", "judge cost"]
     out += [*table([*head_pr, "run"], rows), ""]
