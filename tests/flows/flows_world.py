@@ -5,6 +5,7 @@ No process, no socket, no litellm: a flow runs in milliseconds."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,7 +80,12 @@ class NoCheckout:
         return None
 
 
+@dataclass(frozen=True)
 class Counter:
+    """Counts a token per four characters; prices only the models in `prices`."""
+
+    prices: Mapping[str, ModelPrice] = field(default_factory=dict)
+
     def count(self, model: str, text: str) -> int:
         return len(text) // 4
 
@@ -87,7 +93,7 @@ class Counter:
         return 100_000
 
     def price(self, model: str) -> ModelPrice | None:
-        return None
+        return self.prices.get(model)
 
 
 @dataclass
@@ -99,6 +105,7 @@ class World:
     keys: dict[str, str] = field(default_factory=lambda: dict(KEYS))
     inputs: ActionInputs = field(default_factory=ActionInputs)
     lines: list[str] = field(default_factory=list)
+    counter: Counter = field(default_factory=Counter)
     host: FakeGitHubHost = field(
         default_factory=lambda: FakeGitHubHost(permissions={MAINTAINER: "write"})
     )
@@ -125,7 +132,7 @@ class World:
     def services(self) -> Services:
         return Services(
             models=self.models,
-            counter=Counter(),
+            counter=self.counter,
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
             log=self.lines.append,

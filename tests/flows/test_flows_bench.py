@@ -12,11 +12,11 @@ from consensus.app.bench_source import LoadedSuite
 from consensus.bench.suite import Golden, Suite, SuitePR
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.model.base import FailureKind, Severity
-from consensus.ports import CompletionRequest, ModelCallError
+from consensus.ports import CompletionRequest, ModelCallError, ModelPrice
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import load_personas
 from consensus.testing import FakeModelClient
-from tests.flows.flows_world import FINDING, NUMBER, REPO, World
+from tests.flows.flows_world import FINDING, NUMBER, REPO, Counter, World
 
 JUDGE = ProviderSettings(model="openai/gpt-5.2", api_key_env="OPENAI_API_KEY")
 SUITE = Suite(
@@ -80,7 +80,11 @@ def review_calls(models: FakeModelClient) -> int:
 def test_each_provider_alone_and_no_verification_are_scored_from_the_consensus_runs_calls(
     tmp_path: Path,
 ) -> None:
-    world = World(tmp_path, models=reviewers([]))
+    priced = {
+        p: ModelPrice(input_per_token=1e-6, output_per_token=4e-6)
+        for p in ("openai/gpt-5.1", "anthropic/claude-sonnet-4-5")
+    }
+    world = World(tmp_path, models=reviewers([]), counter=Counter(prices=priced))
     outcome = bench(world)
     assert review_calls(world.models) == 2  # the consensus run's, one per provider: no more
     names = {v.name: v.overall for v in outcome.result.variants}
