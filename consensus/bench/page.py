@@ -9,15 +9,12 @@ golden comments are text, never markup.
 
 from __future__ import annotations
 
-from functools import cache
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
 from consensus.bench.results import BenchResult
 from consensus.bench.tables import COUNTING, INTERVALS, consensus_variant, interval, money, pct
 from consensus.model.base import Frozen
-from consensus.render.html import CSP, TEMPLATES
+from consensus.render.html import CSP, page_template
 
 SIZE = 420  # the plot's side, in SVG user units
 MARGIN = 48
@@ -85,7 +82,7 @@ def f1_curves() -> list[Curve]:
 
 
 def render_bench_html(result: BenchResult) -> str:
-    return _template().render(
+    return page_template("bench.html.j2").render(
         csp=Markup(CSP),  # our constant, quoted as it is
         result=result,
         main=consensus_variant(result),
@@ -100,14 +97,3 @@ def render_bench_html(result: BenchResult) -> str:
         counting=COUNTING,
         intervals=INTERVALS,
     )
-
-
-@cache
-def _template() -> Template:
-    environment = Environment(
-        loader=FileSystemLoader(TEMPLATES),
-        autoescape=True,  # model and user text is text, never markup
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
-    return environment.get_template("bench.html.j2")

@@ -74,7 +74,7 @@ def render_html(
     """The whole page, as one string; `notice` is a banner above it (the demo's "simulated")."""
     status, tone = _status(report)
     reviewed = [f.path for f in job.diff.files] if job is not None else []
-    return _template().render(
+    return page_template("report.html.j2").render(
         csp=Markup(CSP),  # our constant, quoted as it is
         report=report,
         label=job.label if job is not None else None,
@@ -107,14 +107,16 @@ def _files(report: Report, reviewed: Sequence[str]) -> list[tuple[str, dict[str,
 
 
 @cache
-def _template() -> Template:
+def page_template(name: str) -> Template:
+    """One of the package's HTML templates (`render/templates/`), read once: autoescaped,
+    strict about undefined names."""
     environment = Environment(
         loader=FileSystemLoader(TEMPLATES),
         autoescape=True,  # model and user text is text, never markup
         undefined=StrictUndefined,
         keep_trailing_newline=True,
     )
-    return environment.get_template("report.html.j2")
+    return environment.get_template(name)
 
 
 def _status(report: Report) -> tuple[str, str]:
