@@ -3,10 +3,11 @@ fetches its price map, no test touches the real journal, and every loopback GitH
 starts is held to GitHub's OpenAPI description.
 
 The tiers: `unit` (pure stages, in memory), `flows` (app flows through the in-memory fakes of
-`consensus/testing.py`), `e2e` (the real CLI or Action against the loopback servers in
-`fakes/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI description,
-GraphQL schema, webhook examples and actionlint), `sim` (reduced runs of the benchmark
-simulations in `benchmarks/sim/`). `pytest -m "not e2e"` is the quick loop.
+`consensus/testing/`), `e2e` (the real CLI or Action against the loopback servers in
+`consensus/sim/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI
+description, GraphQL schema, webhook examples and actionlint), `sim` (reduced runs of the
+benchmark simulations in `benchmarks/sim/`: whole simulated worlds run end to end, so they
+are marked `e2e` too). `pytest -m "not e2e"` is the quick loop.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = item.path.resolve().relative_to(TESTS).parts[0]
         assert tier in TIERS, f"{item.nodeid}: a test lives in one of tests/{{{','.join(TIERS)}}}"
         item.add_marker(getattr(pytest.mark, tier))
+        if tier == "sim":  # a simulated world reviewed end to end: not the quick loop
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(autouse=True)

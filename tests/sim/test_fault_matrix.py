@@ -3,11 +3,7 @@ lost, duplicated, leaked or pinged (the full matrix: benchmarks/fault_matrix.py)
 
 from __future__ import annotations
 
-import pytest
-
 from benchmarks.sim.fault_matrix import run_matrix
-
-pytestmark = pytest.mark.e2e  # also end to end: it runs the CLI against the loopback servers
 
 
 def test_the_reduced_fault_matrix_meets_every_target() -> None:

@@ -18,8 +18,6 @@ from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
 from consensus.sim.github_server import FakeGitHub, human
 
-pytestmark = pytest.mark.e2e  # also end to end: it runs the queue against the loopback GitHub
-
 ROOT = Path(__file__).resolve().parents[2]
 READY, QUEUED = ["consensus:ready"], ["consensus:queued"]
 CONFLICT, BACK = ["consensus:conflict"], ["consensus:changes-requested"]
