@@ -146,7 +146,7 @@ def plan(
         planned.append(
             PlannedProvider(
                 model=provider.model,
-                family=provider.voter,
+                family=provider.voting_family,
                 calls=len(labelled),
                 tokens_in=tokens,
                 cost_usd=cost,
@@ -232,7 +232,7 @@ async def _calibrate(
     results = tuple(
         ProviderResult(
             model=p.model,
-            family=p.voter,
+            family=p.voting_family,
             counts=JudgeCounts(**{k: v for k, v in counts[p.model].items() if k != "failed"}),
             failed=counts[p.model]["failed"],
             usage=usage.get(p.model, Usage()),

@@ -23,7 +23,7 @@ async def check_provider(
     provider: ProviderSettings, keys: ProviderKeys, client: ModelClient
 ) -> ProviderCheck:
     def result(ok: bool, detail: str) -> ProviderCheck:
-        return ProviderCheck(provider.model, provider.voter, ok, detail)
+        return ProviderCheck(provider.model, provider.voting_family, ok, detail)
 
     missing = keys.unavailable([provider]).get(provider.model)
     if missing:

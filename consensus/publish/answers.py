@@ -220,7 +220,9 @@ def personas_section(personas: Sequence[Persona], providers: Sequence[ProviderSe
         for p in personas
     ]
     lines += ["", "Providers:"]
-    lines += [f"- {code(p.model)} (family {code(p.voter)})" for p in providers] or ["- (none)"]
+    lines += [f"- {code(p.model)} (family {code(p.voting_family)})" for p in providers] or [
+        "- (none)"
+    ]
     return Section("Personas and providers", "\n".join(lines))
 
 
@@ -241,7 +243,7 @@ def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[st
     for provider, configured in zip(data["providers"], settings.providers, strict=True):
         provider["api_base"] = safe_url(provider.get("api_base"))
         if provider.get("family") is None:  # who votes, as inferred from the model's name
-            provider["family"] = f"{configured.voter} (inferred)"
+            provider["family"] = f"{configured.voting_family} (inferred)"
     data["redact"] = f"{len(settings.redact)} pattern(s), not shown"
     data["action_inputs"] = dict(overrides)
     return data

@@ -94,7 +94,9 @@ def plan_dry_run(
         mine = [call for call in calls if call.provider.model == provider.model]
         if provider.model in unavailable:
             status = f"not called: {unavailable[provider.model]}"
-            plans.append(ProviderPlan(model=provider.model, family=provider.voter, status=status))
+            plans.append(
+                ProviderPlan(model=provider.model, family=provider.voting_family, status=status)
+            )
             continue
         tokens = sum(prompt_tokens(call.request, counter) for call in mine)
         price = prices.get(provider.model)
@@ -106,7 +108,7 @@ def plan_dry_run(
         plans.append(
             ProviderPlan(
                 model=provider.model,
-                family=provider.voter,
+                family=provider.voting_family,
                 status="planned",
                 chunks=len({call.chunk.index for call in mine}),
                 calls=len(mine),

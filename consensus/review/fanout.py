@@ -96,7 +96,7 @@ async def _review(
             diff=diff,
             chunk_paths=call.chunk.paths,
             provider=model,
-            family=call.provider.voter,
+            family=call.provider.voting_family,
             persona=call.persona,
             chunk=call.chunk.index,
         )
@@ -113,7 +113,7 @@ async def _review(
         ]
         return ModelReview(
             provider=model,
-            family=call.provider.voter,
+            family=call.provider.voting_family,
             persona=call.persona,
             chunk=call.chunk.index,
             paths=call.chunk.paths,
@@ -147,7 +147,7 @@ def _failure(
 ) -> ModelFailure:
     return ModelFailure(
         provider=call.provider.model,
-        family=call.provider.voter,
+        family=call.provider.voting_family,
         persona=call.persona,
         chunk=call.chunk.index,
         paths=call.chunk.paths,

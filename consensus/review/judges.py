@@ -30,9 +30,9 @@ def judges(
     docstring."""
     named = [_provider(inspector.model, panel)] if inspector.model else []
     named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
-    chosen = _distinct(p for p in named if p.voter not in reporters)
+    chosen = _distinct(p for p in named if p.voting_family not in reporters)
     if len(chosen) < k:  # too few to reach k: the panel's other independent providers join
-        chosen = _distinct([*chosen, *(p for p in panel if p.voter not in reporters)])[:k]
+        chosen = _distinct([*chosen, *(p for p in panel if p.voting_family not in reporters)])[:k]
     if not chosen:  # every family that answered reported it: only reporters are left
         fallback = _distinct(named) or list(panel)
         first = fallback[0]
@@ -52,7 +52,7 @@ def reporters_may_judge(
     if inspector.model is not None:
         first = _provider(inspector.model, panel)
     else:
-        first = next((p for p in panel if p.voter not in reporters), panel[0])
+        first = next((p for p in panel if p.voting_family not in reporters), panel[0])
     voters = [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
     return Judges(first, tuple(voters))
 

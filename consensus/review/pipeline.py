@@ -254,7 +254,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
             diff=diff,
             scored=scored,
             results=results,
-            models=[(p.model, p.voter) for p in job.providers],
+            models=[(p.model, p.voting_family) for p in job.providers],
             threshold=settings.threshold,
             min_providers=settings.min_providers,
             wall_s=services.clock() - started,

@@ -65,8 +65,8 @@ def judges_for(
     """The judges in the order they are asked: providers of families that reported neither
     side first, in panel order, then the others."""
     reporters = {f.family for f in (*question.first, *question.second)}
-    return [p for p in panel if p.voter not in reporters] + [
-        p for p in panel if p.voter in reporters
+    return [p for p in panel if p.voting_family not in reporters] + [
+        p for p in panel if p.voting_family in reporters
     ]
 
 

@@ -179,7 +179,7 @@ class _Verifier:
         cap = self._inspector.max_votes or WEIGHED_CAP
         if self._inspector.rule == "veto" and case.check is Check.VETO:  # one judge may stop it
             limits, cap = Bounds(verify=float("-inf"), reject=float("-inf")), 1
-        rates = [calibration.judge(p.voter) for p in (chosen.inspector, *chosen.voters)]
+        rates = [calibration.judge(p.voting_family) for p in (chosen.inspector, *chosen.voters)]
         tally = Tally([], calls_left=cap + EXTRA_CALLS_PER_FINDING)
         turn = 0
         while (
@@ -297,11 +297,11 @@ def _vote(
 ) -> Vote:
     return Vote(
         model=provider.model,
-        family=provider.voter,
+        family=provider.voting_family,
         role="inspector" if role == "inspector" else "voter",
         verdict=verdict,
         reason=reason[:1_000],
-        self_vote=provider.voter in case.claim.families,
+        self_vote=provider.voting_family in case.claim.families,
     )
 
 

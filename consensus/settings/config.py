@@ -53,7 +53,7 @@ class ProviderSettings(_Strict):
     context_window: int | None = Field(default=None, ge=2_000)
 
     @property
-    def voter(self) -> str:
+    def voting_family(self) -> str:
         """The family that votes for this provider: one vote per family, however many providers."""
         return self.family or infer_family(self.model)
 
@@ -415,7 +415,7 @@ def duplicate_model_warnings(providers: Sequence[ProviderSettings]) -> list[str]
     seen: dict[tuple[str, str], str] = {}
     warnings = []
     for provider in providers:
-        key = (provider.voter, base_model(provider.model))
+        key = (provider.voting_family, base_model(provider.model))
         if key in seen:
             warnings.append(
                 f"{provider.model} and {seen[key]} are the same model ({key[1]}); "

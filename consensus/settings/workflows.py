@@ -239,7 +239,7 @@ def narrow_providers(
     if workflow.providers is None:
         return settings, tuple(providers)
     wanted = set(workflow.providers)
-    known = [*dict.fromkeys([p.model for p in providers] + [p.voter for p in providers])]
+    known = [*dict.fromkeys([p.model for p in providers] + [p.voting_family for p in providers])]
     for name in workflow.providers:
         if name not in known:
             raise ConfigError(
@@ -248,8 +248,8 @@ def narrow_providers(
                 f"'{name}' is neither a model nor a family of the base configuration",
                 fix=f"{did_you_mean(name, known)}name one of: {', '.join(known) or '(none)'}",
             )
-    kept = tuple(p for p in providers if p.model in wanted or p.voter in wanted)
-    families = {p.voter for p in kept}
+    kept = tuple(p for p in providers if p.model in wanted or p.voting_family in wanted)
+    families = {p.voting_family for p in kept}
     if len(families) < settings.min_providers:
         raise ConfigError(
             workflow.path,

@@ -278,8 +278,8 @@ def test_no_family_judges_its_own_claim_while_another_answered(
     assert [p.model for p in chosen.voters] == voters
     assert chosen.self_judged is self_judged
     if not self_judged:
-        assert chosen.inspector.voter not in reporters
-        assert all(p.voter not in reporters for p in chosen.voters)
+        assert chosen.inspector.voting_family not in reporters
+        assert all(p.voting_family not in reporters for p in chosen.voters)
 
 
 # --------------------------------------------------------------------------- the phase
@@ -518,7 +518,7 @@ def test_votes_rotate_across_the_judges_never_the_reporter() -> None:
 
 def test_reporters_judge_only_when_no_other_family_answered_then_marked_and_k_plus_1() -> None:
     everyone = disputed(status=Status.CONSENSUS).cluster.model_copy(
-        update={"members": tuple(member(p.model, p.voter) for p in PANEL)}
+        update={"members": tuple(member(p.model, p.voting_family) for p in PANEL)}
     )
     item = disputed(status=Status.CONSENSUS).model_copy(
         update={"cluster": everyone, "votes_for": 3, "votes_of": 3, "needs_verification": False}

@@ -65,7 +65,7 @@ def test_the_documented_example_parses() -> None:
         "openai/gpt-5.1",
         "anthropic/claude-sonnet-4-5",
     ]
-    assert settings.providers[3].voter == "llama"
+    assert settings.providers[3].voting_family == "llama"
     assert settings.publish.request_changes_on is Severity.CRITICAL
     assert settings.budget.max_tokens == 600_000
 

@@ -34,7 +34,7 @@ def test_family_is_the_vendor_not_the_route(model: str, family: str) -> None:
 
 def test_configured_family_overrides_inference() -> None:
     provider = ProviderSettings(model="openai/my-model", family="llama")
-    assert provider.voter == "llama"
+    assert provider.voting_family == "llama"
 
 
 def test_base_model_strips_gateways_and_vendor_dots() -> None:
