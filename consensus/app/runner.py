@@ -12,7 +12,7 @@ import time
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
-from consensus.app.events import EventLog, Tee
+from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
 from consensus.model.report import Report
 from consensus.ports import SourceReader, TokenCounter
@@ -48,7 +48,7 @@ async def run_review(
     services: Services,
     *,
     source: SourceReader | None,
-    events: EventLog | None = None,
+    events: RunLog | None = None,
     fresh: bool = False,
     resume: str | None = None,
 ) -> Report:
@@ -81,7 +81,7 @@ async def _journaled(
     journal: Journal,
     run_id: str,
     source: SourceReader | None,
-    events: EventLog | None,
+    events: RunLog | None,
 ) -> Report:
     """The review, its calls and its file reads recorded under `run_id`."""
     ledger = Ledger(job.settings.budget)

@@ -88,8 +88,8 @@ def review(
     import asyncio
     import dataclasses
 
-    from consensus.app.events import EventLog
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
+    from consensus.app.run_log import RunLog
     from consensus.app.runner import run_review
     from consensus.app.wiring import planning_counter, services
 
@@ -122,7 +122,7 @@ def review(
     shown = dataclasses.replace(wired, progress=lambda: [observer])
     events_file = events_path.open("a", encoding="utf-8") if events_path else None
     try:
-        events = EventLog(events_file) if events_file else None
+        events = RunLog(events_file) if events_file else None
         run = run_review(
             job, shown, source=request.source(), events=events, fresh=fresh, resume=resume_id
         )

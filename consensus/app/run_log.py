@@ -1,7 +1,8 @@
-"""Run events as JSON Lines (`--events PATH`), and a tee that feeds several observers.
+"""A run's log as JSON Lines (`--events PATH`: what happened in the run, not a GitHub webhook
+event), and a tee that feeds several observers.
 
 Events: run.created, phase.started, phase.ended, call.finished, run.ended. The TTY
-progress and the event log read the same observer calls, so they never disagree.
+progress and the run log read the same observer calls, so they never disagree.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.pipeline import ReviewObserver
 
 
-class EventLog:
+class RunLog:
     """Writes one JSON object per line and flushes it, so a killed run keeps its events."""
 
     def __init__(self, stream: IO[str]) -> None:
