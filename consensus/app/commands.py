@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from consensus.app.command_context import Context
 from consensus.app.pull_inputs import base_guidelines, base_settings, repository_personas
 from consensus.app.pull_review import own_identity
 from consensus.app.services import ActionStep, Services
 from consensus.app.spend_commands import review_now, verify_now, workflow_now
+from consensus.app.turn import Turn
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.model.outcome import Outcome, OutcomeKind
@@ -83,8 +83,8 @@ def handle_comment(services: Services, step: ActionStep, event: IssueCommentEven
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
         return Outcome.skipped("no command")
-    context = Context(services, step, info, settings, login, identity)
-    _answer(context, comment.id, invocations, specs)
+    turn = Turn(services, step, info, settings, login, identity)
+    _answer(turn, comment.id, invocations, specs)
     return Outcome(kind=OutcomeKind.DONE, reason="the commands were answered")
 
 
@@ -105,7 +105,7 @@ def _ignored(event: IssueCommentEvent) -> str | None:
 
 
 def _answer(
-    context: Context, comment_id: int, invocations: list[Invocation], specs: dict[str, CommandSpec]
+    turn: Turn, comment_id: int, invocations: list[Invocation], specs: dict[str, CommandSpec]
 ) -> None:
     plan: list[tuple[Invocation, CommandSpec, Arguments]] = []
     sections: list[Section] = []
@@ -113,19 +113,19 @@ def _answer(
     for invocation in invocations[:MAX_COMMANDS]:
         spec = resolve(invocation.word, specs)
         if spec is None:
-            workflow, problem = _saved_workflow(context, invocation.word)
+            workflow, problem = _saved_workflow(turn, invocation.word)
             if problem is not None:
                 sections.append(problem)
                 continue
             if workflow is None:
                 sections.append(
-                    help_section(specs, unknown=invocation.word, workflows=_listed(context))
+                    help_section(specs, unknown=invocation.word, workflows=_listed(turn))
                 )
                 continue
             chosen[workflow.name] = workflow
             spec = workflow_command(workflow)
-        if spec.needs_write and not _may_write(context):
-            sections.append(denied_section(spec, context.login, context.permission or "none"))
+        if spec.needs_write and not _may_write(turn):
+            sections.append(denied_section(spec, turn.login, turn.permission or "none"))
             continue
         grammar = Grammar.NONE if spec.name in chosen else GRAMMARS[spec.name]
         try:
@@ -137,42 +137,42 @@ def _answer(
     if len(invocations) > MAX_COMMANDS:
         sections.append(Section("Too many commands", f"At most {MAX_COMMANDS} run per comment."))
     if plan:
-        context.host.add_reaction(comment_id, EYES)
-        context.refresh_thread()
+        turn.host.add_reaction(comment_id, EYES)
+        turn.refresh_thread()
     for _, spec, arguments in plan:
-        context.log(f"running /consensus {spec.name} for {context.login}")
+        turn.log(f"running /consensus {spec.name} for {turn.login}")
         try:
             if spec.name in chosen:
-                sections.append(workflow_now(context, chosen[spec.name]))
+                sections.append(workflow_now(turn, chosen[spec.name]))
             else:
-                sections.append(HANDLERS[spec.name](context, arguments, specs))
+                sections.append(HANDLERS[spec.name](turn, arguments, specs))
         except ConsensusError as exc:
-            context.log(f"/consensus {spec.name} failed: {exc.message}")
+            turn.log(f"/consensus {spec.name} failed: {exc.message}")
             why = f"Failed: {escape_line(exc.message)}"
             sections.append(Section(f"/consensus {spec.name}", why, ok=False))
-    context.host.create_issue_comment(
-        context.info.number, render_answer(comment_id, context.login, sections)
+    turn.host.create_issue_comment(
+        turn.info.number, render_answer(comment_id, turn.login, sections)
     )
     if plan:
         failed = any(not s.ok for s in sections)
-        context.host.add_reaction(comment_id, CONFUSED if failed else ROCKET)
+        turn.host.add_reaction(comment_id, CONFUSED if failed else ROCKET)
 
 
-def _may_write(context: Context) -> bool:
+def _may_write(turn: Turn) -> bool:
     """Asked of the collaborators API once per comment; an error there denies (fails closed)."""
-    if context.permission is None:
+    if turn.permission is None:
         try:
-            context.permission = context.host.collaborator_permission(context.login)
+            turn.permission = turn.host.collaborator_permission(turn.login)
         except ConsensusError as exc:
-            context.log(f"warning: cannot read {context.login}'s permission: {exc.message}")
-            context.permission = "unknown"
-    return context.permission in WRITE_LEVELS
+            turn.log(f"warning: cannot read {turn.login}'s permission: {exc.message}")
+            turn.permission = "unknown"
+    return turn.permission in WRITE_LEVELS
 
 
-def _saved_workflow(context: Context, word: str) -> tuple[Workflow | None, Section | None]:
+def _saved_workflow(turn: Turn, word: str) -> tuple[Workflow | None, Section | None]:
     """The base branch's saved workflow called `word`; a failed section when its file is
     broken (naming the file and key); (None, None) when there is none of that name."""
-    saved = context.workflows()
+    saved = turn.workflows()
     broken = saved.broken.get(word)
     if broken is not None:
         fix = f" Fix: {escape_markdown_text(broken.fix)}" if broken.fix else ""
@@ -181,18 +181,18 @@ def _saved_workflow(context: Context, word: str) -> tuple[Workflow | None, Secti
     return saved.found.get(word), None
 
 
-def _listed(context: Context) -> list[CommandSpec]:
-    return [workflow_command(w) for _, w in sorted(context.workflows().found.items())]
+def _listed(turn: Turn) -> list[CommandSpec]:
+    return [workflow_command(w) for _, w in sorted(turn.workflows().found.items())]
 
 
 # --------------------------------------------------------------------------- handlers
 
-Handler = Callable[[Context, Arguments, dict[str, CommandSpec]], Section]
+Handler = Callable[[Turn, Arguments, dict[str, CommandSpec]], Section]
 
 
-def _help(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+def _help(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
     topic = resolve(arguments.topic, specs) if arguments.topic else None
-    workflows = _listed(context)
+    workflows = _listed(turn)
     if arguments.topic and topic is None:
         saved = next((w for w in workflows if w.name == arguments.topic), None)
         if saved is not None:  # its text comes from a repository file: escaped
@@ -205,29 +205,29 @@ def _help(context: Context, arguments: Arguments, specs: dict[str, CommandSpec])
     return help_section(specs, topic=topic, workflows=workflows)
 
 
-def _explain(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    state = context.thread.state
+def _explain(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = turn.thread.state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     fingerprint = record.fingerprint if record else tracked.fingerprint if tracked else ""
     try:
         return explain_section(record, tracked, state.dismissal(fingerprint))
     except LookupError:
-        raise _no_finding(arguments.finding, context.thread) from None
+        raise _no_finding(arguments.finding, turn.thread) from None
 
 
-def _dismiss(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    state = context.thread.state
+def _dismiss(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = turn.thread.state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     found = record or tracked
     if found is None:
-        raise _no_finding(arguments.finding, context.thread)
+        raise _no_finding(arguments.finding, turn.thread)
     dismissal = Dismissal(
         fingerprint=found.fingerprint,
         id=found.id,
         title=found.title[:200],
-        by=context.login,
+        by=turn.login,
         reason=arguments.reason,
     )
     findings = tuple(
@@ -237,7 +237,7 @@ def _dismiss(context: Context, arguments: Arguments, specs: dict[str, CommandSpe
         for t in state.findings
     )
     kept = tuple(d for d in state.dismissed if d.fingerprint != found.fingerprint)
-    context.save_state(
+    turn.save_state(
         state.model_copy(update={"dismissed": (*kept, dismissal), "findings": findings})
     )
     why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
@@ -248,74 +248,74 @@ def _dismiss(context: Context, arguments: Arguments, specs: dict[str, CommandSpe
     )
 
 
-def _pause(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    state = context.thread.state
+def _pause(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = turn.thread.state
     if state.paused is None:
-        context.save_state(state.model_copy(update={"paused": Pause(by=context.login)}))
+        turn.save_state(state.model_copy(update={"paused": Pause(by=turn.login)}))
     return Section(
         "/consensus pause",
         "Automatic reviews are paused on this PR. `/consensus resume` restarts them.",
     )
 
 
-def _resume(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    state = context.thread.state
+def _resume(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    state = turn.thread.state
     if state.paused is not None:
-        context.save_state(state.model_copy(update={"paused": None}))
+        turn.save_state(state.model_copy(update={"paused": None}))
     return Section("/consensus resume", "Automatic reviews run again on the next push.")
 
 
-def _config(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    source = f"{context.inputs.config} (base branch {context.info.base_ref or 'unknown'})"
+def _config(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    source = f"{turn.inputs.config} (base branch {turn.info.base_ref or 'unknown'})"
     overrides = {
         key: value
-        for key, value in context.inputs.model_dump(mode="json").items()
+        for key, value in turn.inputs.model_dump(mode="json").items()
         if key not in ("trusted_login", "post_interval_s")
     }
-    section = config_section(context.settings, source, overrides)
-    used = base_guidelines(context.host, context.info, context.settings)
+    section = config_section(turn.settings, source, overrides)
+    used = base_guidelines(turn.host, turn.info, turn.settings)
     listed = "\n".join(
         f"- {escape_markdown_text(line)}"
-        for line in describe_guidelines(used, context.settings.context)
+        for line in describe_guidelines(used, turn.settings.context)
     )
     guidelines = f"\n\n**Guidelines given to reviewers** (from the base branch):\n{listed}"
     return Section(section.title, section.body + guidelines, section.ok)
 
 
-def _personas(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    personas = repository_personas(context.host, context.info, context.settings)
+def _personas(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    personas = repository_personas(turn.host, turn.info, turn.settings)
     try:
-        providers = context.services.keys.providers(context.settings)
+        providers = turn.services.keys.providers(turn.settings)
     except ConfigError:
         providers = ()
     return personas_section(personas, providers)
 
 
-def _workflows(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    saved = context.workflows()
+def _workflows(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    saved = turn.workflows()
     broken = {name: exc.message for name, exc in saved.broken.items()}
-    return workflows_section(_listed(context), broken)
+    return workflows_section(_listed(turn), broken)
 
 
-def _queue(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    return Section("Agent-PR queue", queue_status(context))
+def _queue(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    return Section("Agent-PR queue", queue_status(turn))
 
 
-def queue_status(context: Context) -> str:
+def queue_status(turn: Turn) -> str:
     """The agent-PR queue as Markdown (read-only: nothing is labelled or requested here)."""
-    return queue_markdown(context.host, config=context.inputs.config, identity=context.identity)
+    return queue_markdown(turn.host, config=turn.inputs.config, identity=turn.identity)
 
 
-def _review(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
-    return review_now(context)
+def _review(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+    return review_now(turn)
 
 
-def _verify(context: Context, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
+def _verify(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Section:
     assert arguments.finding is not None
-    record = context.thread.state.record(arguments.finding)
+    record = turn.thread.state.record(arguments.finding)
     if record is None:
-        raise _no_finding(arguments.finding, context.thread)
-    return verify_now(context, record)
+        raise _no_finding(arguments.finding, turn.thread)
+    return verify_now(turn, record)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -2,7 +2,7 @@
 `pull_request_review_comment` event, and every reply not answered yet at the next run.
 
 The flow (`answer_replies`) takes its services as parameters: the PR's conversation
-(`Context`, with the host, the base branch's settings and the summary's state), a model
+(`Turn`, with the host, the base branch's settings and the summary's state), a model
 client (journaled by the face) and the check of a "fixed" finding. What to do with each
 reply is publish/conversation.py's pure decision; this module reads, asks and writes:
 
@@ -22,7 +22,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from consensus.app.command_context import Context
+from consensus.app.turn import Turn
 from consensus.decide.judgement import Judgement
 from consensus.errors import ConsensusError, GitHubError
 from consensus.ingest.redact import redact_text
@@ -75,96 +75,92 @@ class Answered:
     why: str
 
 
-def waiting(
-    context: Context, comments: Sequence[HostComment], *, only: int | None = None
-) -> Threads:
+def waiting(turn: Turn, comments: Sequence[HostComment], *, only: int | None = None) -> Threads:
     """Our threads' replies among the PR's review `comments` waiting for an answer (or only
     the comment `only`); none when the conversation is off."""
-    if not context.settings.conversation.enabled:
-        context.log("conversation is off (conversation.enabled in .consensus.yml)")
+    if not turn.settings.conversation.enabled:
+        turn.log("conversation is off (conversation.enabled in .consensus.yml)")
         return Threads()
-    return pending_replies(comments, context.identity, only=only)
+    return pending_replies(comments, turn.identity, only=only)
 
 
-def answer_replies(
-    context: Context, conversation: Conversation, threads: Threads
-) -> list[Answered]:
+def answer_replies(turn: Turn, conversation: Conversation, threads: Threads) -> list[Answered]:
     """Answer the replies `threads` holds waiting (see `waiting`)."""
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
-    ledger = Ledger(context.settings.budget)
+    ledger = Ledger(turn.settings.budget)
     ledger.without_plan()  # one reply: only the caps that are set hold
     client = GuardedClient(conversation.client, ledger)
     for reply in threads.pending:
-        step, why = _one(context, conversation, client, reply, answers)
+        step, why = _one(turn, conversation, client, reply, answers)
         answers += step is not Step.IGNORE
         done.append(Answered(reply.comment.id, step, why))
     for item in done:
-        context.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
+        turn.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     return done
 
 
 def _one(
-    context: Context, conversation: Conversation, client: ModelClient, reply: Reply, answers: int
+    turn: Turn, conversation: Conversation, client: ModelClient, reply: Reply, answers: int
 ) -> tuple[Step, str]:
-    cap = context.settings.conversation.max_answers
+    cap = turn.settings.conversation.max_answers
     kind = classify_words(reply.comment.body)
     disagrees = kind is ReplyKind.DISAGREEMENT
-    may_write = _may_write(context, reply.comment.author) if disagrees else None
+    may_write = _may_write(turn, reply.comment.author) if disagrees else None
     plan = plan_reply(reply, kind, may_write=may_write, answers=answers, cap=cap)
     if plan.step is Step.IGNORE:  # nothing read, nothing written
         return plan.step, plan.why
-    state = context.refresh_thread().state
+    state = turn.refresh_thread().state
     record = _record(state, reply.fingerprint)
     finding_id = record.id if record else _tracked_id(state, reply.fingerprint)
     if plan.step is Step.DISMISS:
-        _dismiss(context, reply, finding_id, record)
+        _dismiss(turn, reply, finding_id, record)
         return plan.step, plan.why
     if plan.step is Step.CHECK_FIXED:
-        return _check_fixed(context, conversation, reply, finding_id, record), plan.why
-    answer = _ask(context, conversation, client, reply, record)
+        return _check_fixed(turn, conversation, reply, finding_id, record), plan.why
+    answer = _ask(turn, conversation, client, reply, record)
     if answer is None:
         return Step.IGNORE, "no usable answer from the model (nothing posted)"
     if plan.step is Step.CLASSIFY:
         kind = ReplyKind(answer.kind)
         if kind is ReplyKind.DISAGREEMENT:
-            may_write = _may_write(context, reply.comment.author)
+            may_write = _may_write(turn, reply.comment.author)
         plan = plan_reply(reply, kind, may_write=may_write, answers=answers, cap=cap)
         if plan.step is Step.DISMISS:
-            _dismiss(context, reply, finding_id, record)
+            _dismiss(turn, reply, finding_id, record)
             return plan.step, f"{plan.why} (read by the model)"
         if plan.step is Step.CHECK_FIXED:
-            return _check_fixed(context, conversation, reply, finding_id, record), plan.why
+            return _check_fixed(turn, conversation, reply, finding_id, record), plan.why
         if plan.step is not Step.ANSWER:
             return Step.IGNORE, f"{plan.why} (read by the model)"
     conceded = not answer.stands
-    dismissed = conceded and _may_write(context, reply.comment.author)
+    dismissed = conceded and _may_write(turn, reply.comment.author)
     if dismissed:
-        _save_dismissal(context, reply, finding_id, record)
-    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], conversation.secrets)
+        _save_dismissal(turn, reply, finding_id, record)
+    text = scrubbed(redact_text(answer.answer, turn.settings.redact)[0], conversation.secrets)
     body = model_answer(reply, finding_id, text, conceded=conceded, dismissed=dismissed)
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
+    turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
 
 
 def _ask(
-    context: Context,
+    turn: Turn,
     conversation: Conversation,
     client: ModelClient,
     reply: Reply,
     record: FindingRecord | None,
 ) -> ConverseReply | None:
     if not conversation.providers:
-        context.log("warning: no provider can be called: replies that need a model wait")
+        turn.log("warning: no provider can be called: replies that need a model wait")
         return None
     topic = _topic(reply, record)
-    commit = reply.thread.commit_id or context.info.head_sha
+    commit = reply.thread.commit_id or turn.info.head_sha
     try:
-        source = context.host.read_file(topic.path, commit)
+        source = turn.host.read_file(topic.path, commit)
     except GitHubError as exc:
-        context.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
+        turn.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
         source = None
-    wanted = context.settings.conversation.model
+    wanted = turn.settings.conversation.model
     provider = next(
         (p for p in conversation.providers if p.model == wanted), conversation.providers[0]
     )
@@ -174,8 +170,8 @@ def _ask(
         source,
         author=reply.comment.author,
         reply=reply.comment.body,
-        language=context.settings.response_language,
-        redact=context.settings.redact,
+        language=turn.settings.response_language,
+        redact=turn.settings.redact,
     )
     return asyncio.run(converse(client, request))
 
@@ -196,41 +192,41 @@ def _topic(reply: Reply, record: FindingRecord | None) -> Topic:
 
 
 def _check_fixed(
-    context: Context,
+    turn: Turn,
     conversation: Conversation,
     reply: Reply,
     finding_id: str,
     record: FindingRecord | None,
 ) -> Step:
     """Verify the finding on the current head: gone → resolved; else what still fails."""
-    head = context.info.head_sha
+    head = turn.info.head_sha
     if record is None:
         body = fixed_answer(reply, finding_id, head, gone=False, why="")
-        context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
+        turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
         return Step.CHECK_FIXED
     try:
         checked = conversation.check(record)
     except ConsensusError as exc:
-        context.log(f"warning: the fixed finding was not checked: {exc.message}")
+        turn.log(f"warning: the fixed finding was not checked: {exc.message}")
         checked = None
     if checked is not None:
-        context.log(f"{finding_id or record.id} checked on {head[:12]}: {checked.reason}")
+        turn.log(f"{finding_id or record.id} checked on {head[:12]}: {checked.reason}")
     counts = checked.verification if checked is not None else None
     outcome = fix_outcome(counts.confirmed, counts.refuted, counts.uncertain) if counts else None
     gone = outcome is FixCheck.GONE
     why = _still_failing(checked) if outcome is FixCheck.STILL and checked else ""
     body = fixed_answer(reply, finding_id, head, gone=gone, why=why)
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
+    turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
     if gone:
-        state = context.thread.state
+        state = turn.thread.state
         findings = tuple(
             t.model_copy(update={"resolved": True, "resolved_reason": "fixed"})
             if t.fingerprint == record.fingerprint
             else t
             for t in state.findings
         )
-        context.save_state(state.model_copy(update={"findings": findings}))
-        _resolve(context, reply.thread)
+        turn.save_state(state.model_copy(update={"findings": findings}))
+        _resolve(turn, reply.thread)
     return Step.CHECK_FIXED
 
 
@@ -240,48 +236,46 @@ def _still_failing(checked: Judgement) -> str:
     return reasons[0] if reasons else checked.reason
 
 
-def _dismiss(context: Context, reply: Reply, finding_id: str, record: FindingRecord | None) -> None:
-    reason = _save_dismissal(context, reply, finding_id, record)
+def _dismiss(turn: Turn, reply: Reply, finding_id: str, record: FindingRecord | None) -> None:
+    reason = _save_dismissal(turn, reply, finding_id, record)
     body = dismissed_answer(reply, finding_id, reason)
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
-    _resolve(context, reply.thread)
+    turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
+    _resolve(turn, reply.thread)
 
 
-def _save_dismissal(
-    context: Context, reply: Reply, finding_id: str, record: FindingRecord | None
-) -> str:
-    reason = redact_text(reason_of(reply.comment.body), context.settings.redact)[0]
+def _save_dismissal(turn: Turn, reply: Reply, finding_id: str, record: FindingRecord | None) -> str:
+    reason = redact_text(reason_of(reply.comment.body), turn.settings.redact)[0]
     title = record.title if record else reply.thread.body.split("\n", 1)[0]
     state = dismissed_state(
-        context.thread.state,
+        turn.thread.state,
         reply.fingerprint,
         by=reply.comment.author,
         reason=reason,
         finding_id=finding_id,
         title=title,
     )
-    context.save_state(state)
+    turn.save_state(state)
     return reason
 
 
-def _resolve(context: Context, first: HostComment) -> None:
+def _resolve(turn: Turn, first: HostComment) -> None:
     try:
-        for thread in context.host.review_threads(context.info.number):
+        for thread in turn.host.review_threads(turn.info.number):
             if thread.first.id == first.id and not thread.resolved:
-                context.host.set_thread_resolved(thread.id, True)
+                turn.host.set_thread_resolved(thread.id, True)
     except GitHubError as exc:
-        context.log(f"warning: the review thread was not resolved: {exc.message}")
+        turn.log(f"warning: the review thread was not resolved: {exc.message}")
 
 
-def _may_write(context: Context, login: str) -> bool:
+def _may_write(turn: Turn, login: str) -> bool:
     """Whether `login` may dismiss, as `/consensus dismiss` says (commands/dismiss.md): asked
     of the collaborators API when it needs write access; an error denies (fails closed)."""
     if not load_commands(handlers=GRAMMARS)["dismiss"].needs_write:
         return True
     try:
-        return context.host.collaborator_permission(login) in WRITE_LEVELS
+        return turn.host.collaborator_permission(login) in WRITE_LEVELS
     except ConsensusError as exc:
-        context.log(f"warning: cannot read {login}'s permission: {exc.message}")
+        turn.log(f"warning: cannot read {login}'s permission: {exc.message}")
         return False
 
 

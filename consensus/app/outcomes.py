@@ -1,12 +1,12 @@
 """People's decisions into the PR's state: 👍/👎 on our inline comments at each run (labels),
 and every posted finding's outcome when the PR closes (publish/outcomes.py decides both).
-An edge over the GitHub port: the flow takes the PR's `Context` (host, state, log)."""
+An edge over the GitHub port: the flow takes the PR's `Turn` (host, state, log)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.app.command_context import Context
+from consensus.app.turn import Turn
 from consensus.errors import ConsensusError
 from consensus.ports import HostComment
 from consensus.publish.answers import WRITE_LEVELS
@@ -14,54 +14,54 @@ from consensus.publish.conversation import thread_fingerprint
 from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from
 
 
-def record_labels(context: Context, comments: Sequence[HostComment] | None = None) -> None:
+def record_labels(turn: Turn, comments: Sequence[HostComment] | None = None) -> None:
     """Read the reactions on our inline comments (among the PR's review `comments`, read
     when not given); save the labels when they changed. The summary is read only when
     someone gave a 👍 or 👎."""
     if comments is None:
-        comments = context.host.review_comments(context.info.number)
+        comments = turn.host.review_comments(turn.info.number)
     ours = {
         fingerprint: comment.id
         for comment in comments
-        if (fingerprint := thread_fingerprint(comment, context.identity)) is not None
+        if (fingerprint := thread_fingerprint(comment, turn.identity)) is not None
     }
-    reactions = {fp: context.host.review_comment_reactions(ident) for fp, ident in ours.items()}
+    reactions = {fp: turn.host.review_comment_reactions(ident) for fp, ident in ours.items()}
     if not any(r.content in LABELS for found in reactions.values() for r in found):
         return
-    thread = context.refresh_thread()
+    thread = turn.refresh_thread()
     if thread.summary_id is None:
         return
-    labels = labels_from(thread.state, reactions, context.identity.logins)
+    labels = labels_from(thread.state, reactions, turn.identity.logins)
     if labels != thread.state.labels:
-        context.save_state(thread.state.model_copy(update={"labels": labels}))
-        context.log(f"labels: {len(labels)} 👍/👎 on our inline comments recorded")
+        turn.save_state(thread.state.model_copy(update={"labels": labels}))
+        turn.log(f"labels: {len(labels)} 👍/👎 on our inline comments recorded")
 
 
-def record_outcomes(context: Context, *, merged: bool) -> None:
+def record_outcomes(turn: Turn, *, merged: bool) -> None:
     """At close: labels read once more, then each posted finding's outcome saved."""
-    record_labels(context)
-    context.refresh_thread()
-    state = context.thread.state
-    if context.thread.summary_id is None or not (state.findings or state.workflows):
-        context.log(f"PR #{context.info.number} closed: no finding of ours to record")
+    record_labels(turn)
+    turn.refresh_thread()
+    state = turn.thread.state
+    if turn.thread.summary_id is None or not (state.findings or state.workflows):
+        turn.log(f"PR #{turn.info.number} closed: no finding of ours to record")
         return
-    writers = frozenset(login for login in downvoters(state) if _may_write(context, login))
+    writers = frozenset(login for login in downvoters(state) if _may_write(turn, login))
     outcomes = close_outcomes(state, writers=writers)
     closed = "merged" if merged else "closed"
-    context.save_state(state.model_copy(update={"outcomes": outcomes, "closed": closed}))
+    turn.save_state(state.model_copy(update={"outcomes": outcomes, "closed": closed}))
     tally = {
         kind: sum(1 for o in outcomes if o.outcome == kind)
         for kind in ("fixed", "dismissed", "left")
     }
-    context.log(
-        f"PR #{context.info.number} {closed}: outcomes recorded "
+    turn.log(
+        f"PR #{turn.info.number} {closed}: outcomes recorded "
         + ", ".join(f"{n} {kind}" for kind, n in tally.items())
     )
 
 
-def _may_write(context: Context, login: str) -> bool:
+def _may_write(turn: Turn, login: str) -> bool:
     try:
-        return context.host.collaborator_permission(login) in WRITE_LEVELS
+        return turn.host.collaborator_permission(login) in WRITE_LEVELS
     except ConsensusError as exc:
-        context.log(f"warning: cannot read {login}'s permission: {exc.message}")
+        turn.log(f"warning: cannot read {login}'s permission: {exc.message}")
         return False

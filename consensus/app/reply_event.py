@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from consensus.adapters.recording import JournaledClient
-from consensus.app.command_context import Context
 from consensus.app.conversation import (
     SECRET_SUFFIXES,
     Answered,
@@ -27,6 +26,7 @@ from consensus.app.pull_inputs import base_settings
 from consensus.app.pull_review import own_identity
 from consensus.app.services import ActionStep, Services
 from consensus.app.spend_commands import verify_record
+from consensus.app.turn import Turn
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
 from consensus.model.outcome import Outcome, OutcomeKind
@@ -72,20 +72,20 @@ def answer_on_pull(
     a push's review (`only` None), the 👍/👎 on our inline comments recorded too. `known`:
     the PR and its base settings, as the review just read them."""
     if known is not None:
-        context = Context(services, step, *known, "", identity)
+        turn = Turn(services, step, *known, "", identity)
     else:
-        context = pull_context(services, step, number, identity)
+        turn = pull_turn(services, step, number, identity)
     comments = services.host.review_comments(number)  # read once: replies, then reactions
-    threads = waiting(context, comments, only=only)
+    threads = waiting(turn, comments, only=only)
     answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     if threads.pending:  # the journal and a client only when someone waits for an answer
-        with _conversation(context) as conversation:
-            answered = answer_replies(context, conversation, threads)
+        with _conversation(turn) as conversation:
+            answered = answer_replies(turn, conversation, threads)
     else:
         for item in answered:
             services.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     if only is None:
-        record_labels(context, comments)
+        record_labels(turn, comments)
     return answered
 
 
@@ -93,21 +93,21 @@ def close_on_pull(
     services: Services, step: ActionStep, number: int, identity: Identity, *, merged: bool
 ) -> None:
     """PR `number` closed: every finding we posted gets its outcome in the state."""
-    record_outcomes(pull_context(services, step, number, identity), merged=merged)
+    record_outcomes(pull_turn(services, step, number, identity), merged=merged)
 
 
-def pull_context(services: Services, step: ActionStep, number: int, identity: Identity) -> Context:
+def pull_turn(services: Services, step: ActionStep, number: int, identity: Identity) -> Turn:
     """The PR as the conversation sees it: its settings from the base branch."""
     info = services.host.pull_request(number)
     settings = base_settings(services.host, info, step.inputs)
-    return Context(services, step, info, settings, "", identity)
+    return Turn(services, step, info, settings, "", identity)
 
 
 @contextmanager
-def _conversation(context: Context) -> Iterator[Conversation]:
+def _conversation(turn: Turn) -> Iterator[Conversation]:
     """What answering needs: the services' model client behind a run of the journal
     (opened and finished here), the providers that can be called, the "fixed" check."""
-    info, services = context.info, context.services
+    info, services = turn.info, turn.services
     journal = services.journal()
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
@@ -116,8 +116,8 @@ def _conversation(context: Context) -> Iterator[Conversation]:
     try:
         yield Conversation(
             client=client,
-            providers=_callable(context),
-            check=lambda record: verify_record(context, record, client),
+            providers=_callable(turn),
+            check=lambda record: verify_record(turn, record, client),
             secrets=tuple(
                 v for k, v in services.keys.env.items() if k.endswith(SECRET_SUFFIXES) and v
             ),
@@ -127,10 +127,10 @@ def _conversation(context: Context) -> Iterator[Conversation]:
         journal.close()
 
 
-def _callable(context: Context) -> tuple[ProviderSettings, ...]:
-    keys = context.services.keys
+def _callable(turn: Turn) -> tuple[ProviderSettings, ...]:
+    keys = turn.services.keys
     try:
-        providers = keys.providers(context.settings)
+        providers = keys.providers(turn.settings)
     except ConfigError:
         return ()
     unavailable = keys.unavailable(providers)

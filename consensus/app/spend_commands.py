@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from consensus.app.command_context import Context
 from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
+from consensus.app.turn import Turn
 from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
 from consensus.model.base import Status
@@ -21,25 +21,25 @@ from consensus.review.verify import Bench, judge_claims
 from consensus.settings.workflows import Workflow
 
 
-def review_now(context: Context) -> Section:
+def review_now(turn: Turn) -> Section:
     """The full review of the PR head, published as an automatic run would be (pause or not)."""
-    info = context.info
+    info = turn.info
     if info.state != "open":
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
-    _publish_now(context, context.pull_run())
+    _publish_now(turn, turn.pull_run())
     return Section(
         "/consensus review",
         f"Reviewed {info.head_sha[:12]}: the summary comment is up to date.",
     )
 
 
-def workflow_now(context: Context, workflow: Workflow) -> Section:
+def workflow_now(turn: Turn, workflow: Workflow) -> Section:
     """The saved workflow `workflow` on the PR head: its own personas, providers and
     instructions, published in its own section of the summary comment."""
-    info = context.info
+    info = turn.info
     if info.state != "open":
         raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
-    _publish_now(context, for_workflow(context.pull_run(), workflow))
+    _publish_now(turn, for_workflow(turn.pull_run(), workflow))
     return Section(
         f"/consensus {workflow.name}",
         f"Ran the saved review workflow `{workflow.name}` on {info.head_sha[:12]}: its section "
@@ -47,44 +47,44 @@ def workflow_now(context: Context, workflow: Workflow) -> Section:
     )
 
 
-def _publish_now(context: Context, run: PullRun) -> None:
+def _publish_now(turn: Turn, run: PullRun) -> None:
     """A fresh look at the PR head, published; an error when it could not be a review."""
-    if context.services.keys.none_usable(context.settings):
+    if turn.services.keys.none_usable(turn.settings):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
     outcome = review_and_publish(run, carry=False, thread=run.thread())
     if not outcome.quorum_met:
         raise ConsensusError("no review: too few providers answered (see the summary comment)")
 
 
-def verify_now(context: Context, record: FindingRecord) -> Section:
+def verify_now(turn: Turn, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
     if record.found_by_scan:
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
-    judgement = verify_record(context, record, context.services.models)
-    updated = _updated(record, judgement, context.login)
-    state = context.thread.state
+    judgement = verify_record(turn, record, turn.services.models)
+    updated = _updated(record, judgement, turn.login)
+    state = turn.thread.state
     records = tuple(updated if r.id == record.id else r for r in state.records)
-    context.save_state(state.model_copy(update={"records": records}))
+    turn.save_state(state.model_copy(update={"records": records}))
     return verified_section(updated)
 
 
-def verify_record(context: Context, record: FindingRecord, client: ModelClient) -> Judgement:
+def verify_record(turn: Turn, record: FindingRecord, client: ModelClient) -> Judgement:
     """The finding of `record` judged on the PR's current head, through `client` behind the
     budget of the base branch's settings (a ConsensusError when no provider can be called)."""
-    settings, keys = context.settings, context.services.keys
+    settings, keys = turn.settings, turn.services.keys
     providers = keys.providers(settings)
     unavailable = keys.unavailable(providers)
     panel = [p for p in providers if p.model not in unavailable]
     if not panel:
         raise ConsensusError("no provider key is available to this run: nothing was verified")
-    run = context.pull_run()
+    run = turn.pull_run()
     diff, _, _ = pull_review_diff(run)
     ledger = Ledger(settings.budget)
     # No review calls are planned: an `auto` cap is the verification share alone.
     ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
-    client = GuardedClient(context.services.models, ledger, context.services.counter)
-    source = context.services.checkout.head_source(
-        context.host, context.info.head_sha, run.step.runner.workspace
+    client = GuardedClient(turn.services.models, ledger, turn.services.counter)
+    source = turn.services.checkout.head_source(
+        turn.host, turn.info.head_sha, run.step.runner.workspace
     )
     bench = Bench(diff, panel, settings, client, ledger, source)
     [judgement] = asyncio.run(

@@ -1,4 +1,5 @@
-"""One command comment being answered: who asked, on which PR, and the summary's state."""
+"""A turn: one person's comment being answered (a slash command, or a reply in the thread
+of one of our inline comments): who asked, on which PR, and the summary's state."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from consensus.settings.config import Settings
 
 
 @dataclass
-class Context:
-    """One command comment being answered."""
+class Turn:
+    """One comment being answered, with the services and settings its answer needs."""
 
     services: Services
     step: ActionStep
