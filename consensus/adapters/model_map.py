@@ -23,6 +23,7 @@ holds every answer here to litellm's own.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -167,11 +168,29 @@ def _encoding(name: str) -> Any:
         return tiktoken.get_encoding(name)
 
 
+# Slice counts already made, by encoding and the slice's digest. litellm counts in slices,
+# so a text's count is the sum of its slices' and a slice counts the same wherever it is:
+# the prompts of one run share most of their slices (one chunk's diff for every persona and
+# provider), and tokenizing is most of what planning a wide change costs.
+_slices: dict[tuple[str, bytes], int] = {}
+MAX_SLICES = 65_536  # about 6 MB; forgotten all at once when full
+
+
 def _exact(encoding: Any, text: str) -> int:
-    return sum(
-        len(encoding.encode(text[start : start + CHUNK_CHARS], disallowed_special=()))
-        for start in range(0, len(text), CHUNK_CHARS)
-    )
+    total = 0
+    for start in range(0, len(text), CHUNK_CHARS):
+        piece = text[start : start + CHUNK_CHARS]
+        # surrogatepass: a hostile diff may hold lone surrogates; they still count.
+        digest = hashlib.blake2b(piece.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (encoding.name, digest)
+        counted = _slices.get(key)
+        if counted is None:
+            counted = len(encoding.encode(piece, disallowed_special=()))
+            if len(_slices) >= MAX_SLICES:
+                _slices.clear()
+            _slices[key] = counted
+        total += counted
+    return total
 
 
 def count_tokens(model: str, text: str) -> int:

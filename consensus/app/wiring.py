@@ -131,27 +131,6 @@ class _LazyClient:
         return await self._client.complete(request)
 
 
-class _LazyCounter:
-    """litellm's token counter, built at the first count."""
-
-    def __init__(self) -> None:
-        self._counter: TokenCounter | None = None
-
-    def _built(self) -> TokenCounter:
-        if self._counter is None:
-            self._counter = token_counter()
-        return self._counter
-
-    def count(self, model: str, text: str) -> int:
-        return self._built().count(model, text)
-
-    def context_window(self, model: str) -> int | None:
-        return self._built().context_window(model)
-
-    def price(self, model: str) -> ModelPrice | None:
-        return self._built().price(model)
-
-
 def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
     """The key variables `model`'s route needs and `env` lacks: from model_map's table of
     routes, litellm asked (and loaded) only for a route the table does not list."""
@@ -171,11 +150,12 @@ def services(
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
     mask: Callable[[Sequence[str]], object] = lambda values: None,
 ) -> Services:
-    """A face's services, from its environment: the model client and token counter (litellm,
-    loaded at the first call), the provider keys, the run journal, GitHub when reached."""
+    """A face's services, from its environment: the model client (litellm, loaded at the
+    first call), the token counter (litellm's data), the provider keys, the run journal,
+    GitHub when reached."""
     return Services(
         models=_LazyClient(env, attempts),
-        counter=_LazyCounter(),
+        counter=planning_counter(env),
         keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
@@ -215,15 +195,16 @@ def model_client(env: Mapping[str, str], *, attempts: int | None = None) -> Mode
 
 
 def token_counter() -> TokenCounter:
-    """litellm's own counter, for a review that is about to call models (litellm is loaded)."""
+    """litellm's own counter: what `counter` falls back to for a model it cannot answer for
+    from litellm's data alone (and the reference the contract tests hold it to)."""
     counter: TokenCounter = _llm().LiteLLMTokenCounter()
     return counter
 
 
 def planning_counter(env: Mapping[str, str]) -> TokenCounter:
-    """The same counts and windows from litellm's data without importing litellm, for what
-    plans without calling a model (a dry run, a replay); litellm only for a name it resolves
-    by rules of its own."""
+    """litellm's counts, windows and prices from its data without importing litellm: a dry
+    run or a replay never loads it, and a review counts the slices its prompts share once;
+    litellm itself only for a window it resolves by rules of its own."""
     return model_map.MapTokenCounter(env, fallback=token_counter)
 
 

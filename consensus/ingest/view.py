@@ -24,7 +24,7 @@ NO_NEWLINE = "\\ No newline at end of file"
 
 def render_file(file: ChangedFile, hunk_indexes: Sequence[int] | None = None) -> str:
     """The file's header and the chosen hunks (all by default), one diff line per line."""
-    width = max((len(str(line)) for line in file.commentable_lines), default=1)
+    width = len(str(max((_last_new_line(h) for h in file.hunks), default=1)))
     indexes = range(len(file.hunks)) if hunk_indexes is None else hunk_indexes
     parts = [f"## File: {file.path} ({describe_status(file)})"]
     for index in indexes:
@@ -32,6 +32,11 @@ def render_file(file: ChangedFile, hunk_indexes: Sequence[int] | None = None) ->
     if not file.hunks:
         parts.append("(no content changes)")
     return "\n".join(parts) + "\n"
+
+
+def _last_new_line(hunk: Hunk) -> int:
+    """The hunk's largest new-side line number (lines ascend within a hunk), else 1."""
+    return next((ln.new_line for ln in reversed(hunk.lines) if ln.new_line is not None), 1)
 
 
 def describe_status(file: ChangedFile) -> str:

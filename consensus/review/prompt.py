@@ -103,6 +103,7 @@ def review_schema() -> dict[str, Any]:
     return ReviewReply.model_json_schema()
 
 
+@cache  # built for every verification call otherwise: pydantic takes about 1 ms
 def verdict_schema() -> dict[str, Any]:
     """JSON schema of a verifier's verdict, generated from the pydantic model."""
     return VerdictReply.model_json_schema()

@@ -87,7 +87,9 @@ class FakeGitHub(GitHubState):
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.01},  # stop() waits up to this long
+            daemon=True,
         ).start()
         return self
 

@@ -275,7 +275,7 @@ class FakeProviderServer:
         self._httpd = _HttpServer(("127.0.0.1", self._port), self)
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
+            kwargs={"poll_interval": 0.01},  # stop() waits up to this long
             name=f"fake-provider-{self.port}",
             daemon=True,
         )

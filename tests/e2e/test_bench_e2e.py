@@ -274,7 +274,7 @@ def ok_calls(home: Path) -> int:
 def test_a_killed_bench_resumes_without_paying_again_for_any_answered_call(
     tmp_path: Path, github: FakeGitHub
 ) -> None:
-    with provider(latency_s=0.3) as slow:
+    with provider() as slow:
         config = write_config(tmp_path, slow.url)
         reference = tmp_path / "reference"
         run_consensus(bench_args(config, reference / "out", slow), cwd=tmp_path,
@@ -282,6 +282,7 @@ def test_a_killed_bench_resumes_without_paying_again_for_any_answered_call(
         needed = model_calls(slow)
 
         home = tmp_path / "killed"
+        slow.latency_s = 0.3  # slow enough for the kill to land mid-bench
         victim = subprocess.Popen(
             [sys.executable, "-m", "consensus", *bench_args(config, home / "out", slow)],
             cwd=tmp_path,
@@ -294,6 +295,7 @@ def test_a_killed_bench_resumes_without_paying_again_for_any_answered_call(
             time.sleep(0.05)
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=30)
+        slow.latency_s = 0.0
         answered = ok_calls(home)
         assert 5 <= answered < needed, "the kill must land mid-bench"
         before = model_calls(slow)

@@ -14,6 +14,7 @@ from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
 from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
+from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]
 NO_KEYS = {
@@ -192,14 +193,8 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
             """
         )
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "consensus", "doctor"],
-        cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin", "FAKE_KEY": "sk-x", "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = {"PATH": "/usr/bin:/bin", "FAKE_KEY": "sk-x", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = run_consensus(["doctor"], cwd=tmp_path, env=env)
     out = done.stdout
     assert "config: " in out and ".consensus.yml" in out
     assert "ok   openai/gpt-test (family openai): answered in" in out

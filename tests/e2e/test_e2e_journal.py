@@ -78,25 +78,26 @@ def ok_calls(home: Path) -> int:
 
 
 @pytest.fixture
-def slow_server() -> Iterator[FakeProviderServer]:
-    with FakeProviderServer(Script(), latency_s=0.4) as fake:
+def server() -> Iterator[FakeProviderServer]:
+    with FakeProviderServer(Script()) as fake:
         script_panel(fake.script)
         yield fake
 
 
 def test_a_killed_run_resumes_without_paying_again_and_ends_as_if_never_killed(
-    repo: Path, slow_server: FakeProviderServer, tmp_path: Path
+    repo: Path, server: FakeProviderServer, tmp_path: Path
 ) -> None:
-    config = write_config(repo, slow_server.url)
+    config = write_config(repo, server.url)
     config.write_text(config.read_text() + "concurrency: 2\n")
 
     # The reference: the same review, never interrupted, in a journal of its own.
     reference_home = tmp_path / "reference"
     code, reference, _ = run_cli(repo, command(config), env_for(reference_home))
     assert code == 0
-    needed = model_calls(slow_server)
+    needed = model_calls(server)
 
     home = tmp_path / "killed"
+    server.latency_s = 0.4  # slow enough for the kill to land mid-run
     victim = subprocess.Popen(
         [*command(config), "--format", "json"],
         cwd=repo,
@@ -109,26 +110,27 @@ def test_a_killed_run_resumes_without_paying_again_and_ends_as_if_never_killed(
         time.sleep(0.05)
     victim.send_signal(signal.SIGKILL)
     victim.wait(timeout=30)
+    server.latency_s = 0.0
     answered = ok_calls(home)
     assert 3 <= answered < needed, "the kill must land mid-run"
-    sent_before = model_calls(slow_server)
+    sent_before = model_calls(server)
 
     code, resumed, stderr = run_cli(repo, command(config), env_for(home))
     assert code == 0, stderr
     assert f"{answered} calls already answered are not paid again" in stderr
-    sent_after = model_calls(slow_server) - sent_before
+    sent_after = model_calls(server) - sent_before
     assert sent_after + answered == needed  # every answered call was served, none re-sent
     assert strip_timing(resumed) == strip_timing(reference)
 
 
 def test_replay_rebuilds_the_report_with_no_keys_and_no_server(
-    repo: Path, slow_server: FakeProviderServer, tmp_path: Path
+    repo: Path, server: FakeProviderServer, tmp_path: Path
 ) -> None:
-    config = write_config(repo, slow_server.url)
+    config = write_config(repo, server.url)
     home = tmp_path / "home"
     code, original, _ = run_cli(repo, command(config), env_for(home))
     assert code == 0
-    slow_server.stop()  # nobody answers from now on
+    server.stop()  # nobody answers from now on
 
     replay = [sys.executable, "-m", "consensus", "replay", str(original["run_id"])]
     code, replayed, stderr = run_cli(repo, replay, env_for(home, keys=False))
@@ -137,9 +139,9 @@ def test_replay_rebuilds_the_report_with_no_keys_and_no_server(
 
 
 def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
-    repo: Path, slow_server: FakeProviderServer, tmp_path: Path
+    repo: Path, server: FakeProviderServer, tmp_path: Path
 ) -> None:
-    config = write_config(repo, slow_server.url)
+    config = write_config(repo, server.url)
     # Each call reserves its worst case (its prompt and a 4,096-token answer): 8,000
     # tokens let a couple of the 8 review calls through.
     text = config.read_text().replace("max_tokens: 400000", "max_tokens: 8000")
@@ -154,7 +156,7 @@ def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
 
     # The stop message's value, followed literally, finishes the run.
     [advised] = re.findall(r"--max-tokens (\d+)", stderr)
-    sent_before = model_calls(slow_server)
+    sent_before = model_calls(server)
     config.write_text(
         text.replace("max_tokens: 8000", f"max_tokens: {advised}") + "concurrency: 1\n"
     )
@@ -163,15 +165,15 @@ def test_the_budget_pauses_a_run_and_a_higher_budget_continues_it(
     assert finished["run_id"] == paused["run_id"]
     assert finished["budget_exhausted"] is False
     assert finished["findings"][0]["status"] == "consensus"  # type: ignore[index]
-    resent = model_calls(slow_server) - sent_before
+    resent = model_calls(server) - sent_before
     votes = sum(len(f["verification"]["votes"]) for f in finished["findings"] if f["verification"])
     assert resent == 8 + votes - answered  # 8 reviews and the votes in all: none paid twice
 
 
 def test_events_tell_the_story_of_a_run(
-    repo: Path, slow_server: FakeProviderServer, tmp_path: Path
+    repo: Path, server: FakeProviderServer, tmp_path: Path
 ) -> None:
-    config = write_config(repo, slow_server.url)
+    config = write_config(repo, server.url)
     events_path = tmp_path / "events.jsonl"
     code, report, _ = run_cli(
         repo, [*command(config), "--events", str(events_path)], env_for(tmp_path / "home")
@@ -190,8 +192,8 @@ def test_events_tell_the_story_of_a_run(
     assert events[-1]["run_id"] == report["run_id"]
 
 
-def test_runs_lists_the_review(repo: Path, slow_server: FakeProviderServer, tmp_path: Path) -> None:
-    config = write_config(repo, slow_server.url)
+def test_runs_lists_the_review(repo: Path, server: FakeProviderServer, tmp_path: Path) -> None:
+    config = write_config(repo, server.url)
     home = tmp_path / "home"
     _, report, _ = run_cli(repo, command(config), env_for(home))
     done = run_consensus(["runs"], cwd=repo, env=env_for(home))
