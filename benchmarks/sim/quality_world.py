@@ -826,7 +826,7 @@ def evaluate(params: SimParams, pr: SimPR, old: Old) -> PRResult:
     clusters = align(every, anchor_text=anchor_reader(pr.diff))
     families = len({r.family for r in params.reviewers})
     out[UNION] = tally(pr, clusters)
-    majority = [c for c in clusters if 2 * len(c.families - {scan.PROVIDER}) > families]
+    majority = [c for c in clusters if 2 * len(c.model_families) > families]
     out[MAJORITY] = tally(pr, majority)
     for t in params.thresholds:
         outcome = asyncio.run(decide(params, pr, now(asks=False), t, None))

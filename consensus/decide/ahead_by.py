@@ -25,7 +25,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from consensus.ingest.detections import PROVIDER as DETECTOR
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.claim import Claim
 from consensus.model.findings import Cluster, Vote
@@ -54,7 +53,7 @@ def lead_for(
     """k by `ahead_by_for`, one more when reporters judge their own claim; and to verify a
     finding that only one provider family reported, `single_family_extra_lead` more."""
     k = ahead_by_for(cluster, inspector.ahead_by) + self_judged
-    single = len(cluster.families - {DETECTOR}) == 1
+    single = len(cluster.model_families) == 1
     return Lead(verify=k + (inspector.single_family_extra_lead if single else 0), reject=k)
 
 

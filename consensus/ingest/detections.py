@@ -23,7 +23,6 @@ from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, S
 from consensus.model.diff import LinkChange, ReviewDiff
 from consensus.model.findings import LINE_WINDOW, Cluster, Finding, ScoredCluster
 
-PROVIDER = SCAN_NAME  # review/verify.py reads it under this name
 FIXTURE_DIRS = frozenset({"test", "tests", "fixtures", "testdata"})
 FIXTURE_NOTE = "a key in a test fixture: check it is not a real one"
 

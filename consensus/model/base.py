@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from enum import Enum
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Frozen(BaseModel):
@@ -51,20 +52,30 @@ class FindingSource(str, Enum):
     """Who reported a finding: a reviewing model, or consensus's own scan of the diff
     (committed credentials, text addressed to AI reviewers, retargeted links).
 
-    A scan finding is listed under the provider and family name `SCAN_NAME` in reports and
-    in the summary's state, which store names only: `source_by_name` reads the source back
-    from the name, in that one place."""
+    A scan finding is shown under the name `SCAN_NAME`, and stored with its source:
+    reports and the summary's state write `"source": "scan"` on its members (`SOURCE_FIELD`
+    leaves a model's members as they always were). `source_by_name` reads the members
+    stored before the source was, by the name alone."""
 
     MODEL = "model"
     SCAN = "scan"
 
 
-SCAN_NAME = "consensus"  # the provider and family name a scan finding is listed under
+SCAN_NAME = "consensus"  # the provider and family name a scan finding is shown under
+
+
+def _from_a_model(source: FindingSource) -> bool:
+    return source is FindingSource.MODEL
+
+
+# A stored member's `source`: written for the scan's members only, so a model's members
+# (nearly all of them) read as they did before the field was stored.
+SOURCE_FIELD: Any = Field(default=FindingSource.MODEL, exclude_if=_from_a_model)
 
 
 def source_by_name(data: object) -> object:
-    """For a member read back from names alone (a stored report or state): its source,
-    SCAN when it is listed under `SCAN_NAME`. Used as a `mode="before"` model validator."""
+    """For a member stored before its source was (a summary's state on an open pull request,
+    a saved report): SCAN when it is listed under `SCAN_NAME`. A `mode="before"` validator."""
     if isinstance(data, dict) and "source" not in data and data.get("provider") == SCAN_NAME:
         return {**data, "source": FindingSource.SCAN}
     return data

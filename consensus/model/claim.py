@@ -43,6 +43,11 @@ class Claim(Frozen):
     reviewing: int = Field(default=0, ge=0)  # families with a valid review of its file
 
     @property
+    def model_families(self) -> frozenset[str]:
+        """The families whose votes it has, as for a cluster: all of `families`."""
+        return self.families
+
+    @property
     def reported_by(self) -> str:
         """ "1 of 4 families", or "2 families" when the reviewing count is not known."""
         n = len(self.families)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from consensus.model.base import (
+    SOURCE_FIELD,
     Category,
     FindingSource,
     Frozen,
@@ -33,8 +34,7 @@ class FindingMember(Frozen):
     persona: str
     line: int
     title: str
-    # Not written out: the JSON report lists the scan by name (`source_by_name`).
-    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+    source: FindingSource = SOURCE_FIELD  # written for the scan's members only
 
     @model_validator(mode="before")
     @classmethod

@@ -44,6 +44,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from consensus.model.base import (
+    SOURCE_FIELD,
     Category,
     FindingSource,
     Frozen,
@@ -99,8 +100,7 @@ class MemberNote(Frozen):
     family: str = Field(pattern=_NAME)
     persona: str = Field(pattern=_NAME)
     title: str = Field(max_length=MAX_TITLE)
-    # Not written: the state lists the scan by name and reads it back (`source_by_name`).
-    source: FindingSource = Field(default=FindingSource.MODEL, exclude=True)
+    source: FindingSource = SOURCE_FIELD  # written for the scan's members only
 
     @model_validator(mode="before")
     @classmethod

@@ -13,7 +13,15 @@ import pytest
 
 from consensus.decide.ahead_by import Lead, ahead_by_for, decide, lead_for, max_votes_for
 from consensus.decide.judgement import check_of, claim_of
-from consensus.model.base import Category, FileStatus, Severity, Status, VerdictKind
+from consensus.model.base import (
+    SCAN_NAME,
+    Category,
+    FileStatus,
+    FindingSource,
+    Severity,
+    Status,
+    VerdictKind,
+)
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
 from consensus.model.claim import Check
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
@@ -72,10 +80,13 @@ PROVIDERS = {
 
 
 def member(provider: str, family: str) -> Finding:
+    """A model's report; under the name "consensus", the scan's (as ingest/detections makes it)."""
+    scan = family == SCAN_NAME
     return Finding(
         provider=provider,
         family=family,
-        persona="correctness",
+        source=FindingSource.SCAN if scan else FindingSource.MODEL,
+        persona="security" if scan else "correctness",
         chunk=0,
         path="src/app/db.py",
         line=16,

@@ -11,6 +11,7 @@ from consensus.model.findings import Cluster, Finding, ScoredCluster, Verificati
 from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.publish.plan import established
 from consensus.publish.state import (
+    FindingRecord,
     PublishState,
     decode_state,
     encode_state,
@@ -136,19 +137,36 @@ def test_the_scan_reports_as_its_source_under_its_own_name() -> None:
     assert item.cluster.model_families == frozenset()
 
 
-def test_the_scan_survives_the_state_and_the_state_writes_no_source() -> None:
+def test_the_scan_survives_the_state_and_the_report_stored_as_its_source() -> None:
     [reported] = report_findings(scan_clusters())
+    record_json = finding_record(reported).model_dump_json()
+    assert '"source":"scan"' in record_json
     line = encode_state(PublishState(head_sha="a1b2c3d", records=(finding_record(reported),)))
     state = decode_state(line)
     assert state is not None
     [record] = state.records
     assert record.found_by_scan and report_finding(record).found_by_scan
     assert established(report_finding(record)).startswith("Found by consensus's own scan")
-    assert '"source"' not in reported.model_dump_json()  # reports list the scan by name
+    assert '"source":"scan"' in reported.model_dump_json()
+    assert ReportFinding.model_validate_json(reported.model_dump_json()).found_by_scan
 
 
-def test_a_model_is_never_taken_for_the_scan() -> None:
-    model = Finding(
+def test_a_models_member_is_stored_as_it_always_was_without_a_source() -> None:
+    [reported] = report_findings([with_members(scan_clusters()[0], (model_finding(),))])
+    assert '"source"' not in reported.model_dump_json()
+    assert '"source"' not in finding_record(reported).model_dump_json()
+
+
+def test_a_state_written_before_the_source_was_stored_still_reads_the_scan_by_name() -> None:
+    [reported] = report_findings(scan_clusters())
+    stored = finding_record(reported).model_dump_json()
+    older = stored.replace(',"source":"scan"', "")  # as a summary posted by an older version
+    assert '"source"' not in older
+    assert FindingRecord.model_validate_json(older).found_by_scan
+
+
+def model_finding() -> Finding:
+    return Finding(
         provider="openai/gpt-5.1",
         family="openai",
         persona="security",
@@ -161,9 +179,16 @@ def test_a_model_is_never_taken_for_the_scan() -> None:
         title="Live Stripe key committed",
         body="Rotate the key and read it from the environment.",
     )
+
+
+def with_members(scored: ScoredCluster, members: tuple[Finding, ...]) -> ScoredCluster:
+    return scored.model_copy(
+        update={"cluster": scored.cluster.model_copy(update={"members": members})}
+    )
+
+
+def test_a_model_is_never_taken_for_the_scan() -> None:
+    model = model_finding()
     assert model.source is FindingSource.MODEL
-    [item] = report_findings(
-        [s.model_copy(update={"cluster": s.cluster.model_copy(update={"members": (model,)})})
-         for s in scan_clusters()]
-    )  # fmt: skip
+    [item] = report_findings([with_members(s, (model,)) for s in scan_clusters()])
     assert not item.found_by_scan and item.model_providers == ["openai/gpt-5.1"]
