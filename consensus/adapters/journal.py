@@ -25,6 +25,7 @@ from consensus.ports import Completion, CompletionRequest, ModelCallError
 UNKNOWN_COST = -1.0  # runs.cost_usd of a run that called a model without a known price
 
 RUNS_FIX = "`consensus runs` lists the runs it holds (the journal is in $CONSENSUS_HOME)"
+BENCH_JUDGE_LABEL = "bench judge"  # how a bench judge's run (no review in it) is labelled
 APPLICATION_ID = 0x636E7331  # "cns1": tells our database from any other SQLite file
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -336,3 +337,17 @@ def _run_row(row: tuple[Any, ...]) -> RunRow:
     if data["cost_usd"] == UNKNOWN_COST:
         data["cost_usd"] = None
     return RunRow.model_validate(data)
+
+
+def not_a_review(run_id: str, label: str) -> JournalError:
+    """The error for a run whose journal holds no review this version can rebuild."""
+    what = (
+        "a bench judge's run, not a review"
+        if label.startswith(BENCH_JUDGE_LABEL)
+        else "a review recorded by a different version of consensus"
+    )
+    return JournalError(
+        f"run {run_id} ({label}) cannot be replayed: it is {what}",
+        fix="`consensus runs` lists the runs; `consensus bench` re-scores a bench from its "
+        "journal without asking any model",
+    )

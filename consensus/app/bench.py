@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from consensus.adapters.journal import Journal
+from consensus.adapters.journal import BENCH_JUDGE_LABEL, Journal
 from consensus.adapters.recording import JournaledClient
 from consensus.app.bench_runs import consensus_report, derived_report, variant_jobs
 from consensus.app.bench_source import LoadedSuite, pull_source
@@ -251,7 +251,7 @@ def _judge_run(journal: Journal, pr: SuitePR, judge: ProviderSettings, run_id: s
     key = f"{pr.key}\0{judge.model_dump_json()}\0{run_id}"
     ident = "judge-" + hashlib.sha256(key.encode()).hexdigest()[:12]
     if journal.run(ident) is None:
-        journal.start_run(ident, ident, f"bench judge {judge.model}: {pr.key}", "{}")
+        journal.start_run(ident, ident, f"{BENCH_JUDGE_LABEL} {judge.model}: {pr.key}", "{}")
     return ident
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from consensus.adapters.journal import RUNS_FIX, Journal
+from consensus.adapters.journal import BENCH_JUDGE_LABEL, RUNS_FIX, Journal, not_a_review
 from consensus.errors import JournalError
 from consensus.model.report import Report
 from consensus.render.html import render_html
@@ -22,6 +22,8 @@ def html_report(
     row = journal.run(run_id)
     if row is None:
         raise JournalError(f"no run {run_id} in the journal {journal.path}", fix=RUNS_FIX)
+    if row.label.startswith(BENCH_JUDGE_LABEL):
+        raise not_a_review(run_id, row.label)
     final = journal.report(run_id)
     if final is None:
         raise JournalError(

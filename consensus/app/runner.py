@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from consensus.adapters.journal import Journal
+from consensus.adapters.journal import Journal, not_a_review
 from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
 from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
@@ -118,7 +118,7 @@ async def _journaled(
 
 async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
     """Derive every decision of `run_id` again from its journal, calling no model."""
-    job = ReviewJob.from_json(journal.inputs(run_id))
+    job = _recorded_job(run_id, journal)
     # No guard: every outcome, refusals included, comes from the journal; the caps are
     # the run's own, for the report.
     ledger = Ledger(job.settings.budget)
@@ -130,3 +130,14 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         ledger=ledger,
     )
     return await review(job, tools, run_id=run_id)
+
+
+def _recorded_job(run_id: str, journal: Journal) -> ReviewJob:
+    """The review `run_id` recorded; a run that recorded none (a bench judge's run) or one a
+    different version of consensus recorded is an error that says which."""
+    inputs = journal.inputs(run_id)
+    try:
+        return ReviewJob.from_json(inputs)
+    except (KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+        row = journal.run(run_id)
+        raise not_a_review(run_id, row.label if row is not None else "?") from None

@@ -10,11 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from consensus.adapters.journal import Journal, JournalError, call_digest
+from consensus.adapters.journal import BENCH_JUDGE_LABEL, Journal, JournalError, call_digest
 from consensus.adapters.recording import JournaledClient, JournaledSource
+from consensus.app.runner import replay_run
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
 from consensus.testing import FakeModelClient, rate_limited
+from tests.flows.flows_world import Counter
 
 
 def ask(text: str, model: str = "openai/gpt-5.1") -> CompletionRequest:
@@ -201,3 +203,23 @@ def test_files_read_for_verification_reach_the_journal_redacted(
     journal.close()
     stored = b"".join(p.read_bytes() for p in tmp_path.glob("journal.db*"))
     assert token.encode() not in stored
+
+
+def test_replaying_a_bench_judges_run_says_it_is_not_a_review(journal: Journal) -> None:
+    label = f"{BENCH_JUDGE_LABEL} openai/gpt-5.1: cal.com#8087"
+    journal.start_run("8f2c41d09a7e", "8f2c41d09a7e", label, "{}")
+    with pytest.raises(JournalError) as raised:
+        asyncio.run(replay_run("8f2c41d09a7e", journal=journal, counter=Counter()))
+    assert "8f2c41d09a7e (bench judge openai/gpt-5.1: cal.com#8087)" in raised.value.message
+    assert "a bench judge's run, not a review" in raised.value.message
+    assert "consensus runs" in (raised.value.fix or "")
+
+
+def test_replaying_a_review_an_older_version_recorded_names_the_version_gap(
+    journal: Journal,
+) -> None:
+    older = '{"diff": {"files": []}, "settings": {}, "providers": [], "personas": []}'
+    journal.start_run("3c9d0e1f2a4b", "3c9d0e1f2a4b", "service: main...feature", older)
+    with pytest.raises(JournalError) as raised:
+        asyncio.run(replay_run("3c9d0e1f2a4b", journal=journal, counter=Counter()))
+    assert "recorded by a different version of consensus" in raised.value.message
