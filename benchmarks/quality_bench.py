@@ -3,7 +3,9 @@
 run's headline figures beside those recorded at earlier commits
 (benchmarks/results/recorded.json, measured with impartial judges: compared under
 `--judges impartial`). `--presets` prints the judge presets side by side and the rules'
-frontier (benchmarks/sim/quality_rules.py)."""
+frontier (benchmarks/sim/quality_rules.py). `--markdown PATH` writes this run's figures into
+the quality section's figures blocks (benchmarks/sim/quality_figures.py); then run
+`python benchmarks/report.py`."""
 
 from __future__ import annotations
 
@@ -18,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.sim import quality_rules, recorded
 from benchmarks.sim import quality_world as world
 from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, PRESETS, SELF_PREFERRING
+from benchmarks.sim.quality_figures import quality_figures
+from benchmarks.sim.sections import write_figures
 
 DIGITS = {
     "posted findings on the clean PRs": 0,
@@ -54,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
     parser.add_argument("--plot", type=Path, default=world.ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args(argv)
     if args.presets:
         base = replace(world.DEFAULT, prs=args.prs, seed=args.seed)
@@ -78,6 +83,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_plot:
         world.plot(result, args.plot)
         print(f"plot: {args.plot}")
+    if args.markdown:
+        write_figures(args.markdown, quality_figures(result, recorded.load("quality")))
+        print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
     return 0
 
 
