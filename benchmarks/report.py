@@ -4,14 +4,14 @@ Each section is one file, `benchmarks/results/<name>.md`, beginning with its own
 heading and naming the command that measures it. People write the prose; a benchmark run
 with `--markdown <section>` writes its figures there: the whole section (hostile_bench), or
 each block between `<!-- figures: NAME -->` and `<!-- /figures -->` (`write_figures`), so the
-prose around a table stays as written (`benchmarks/sim/sections.py` renders the blocks of
-quality, review, scale, ingest, journal and overhead). This script only joins the sections
-in SECTIONS order under a short header, so BENCHMARKS.md is always the latest figures, in
-the present tense; their history is in git.
+prose around a table stays as written (`benchmarks/sim/sections.py`). This script only joins
+the sections in SECTIONS order under a short header, so BENCHMARKS.md is always the latest
+figures, in the present tense; their history is in git. No section's figures are typed
+from a run's output: `--check` fails on a section with no figures block that no benchmark
+writes whole.
 
     python benchmarks/report.py            # write BENCHMARKS.md
-    python benchmarks/report.py --check    # exit 1 if BENCHMARKS.md is not the assembly,
-                                           # or a section's figures are typed by hand
+    python benchmarks/report.py --check    # exit 1 if BENCHMARKS.md is not the assembly
 """
 
 from __future__ import annotations
@@ -43,9 +43,6 @@ SECTIONS = (
 )
 # Sections a benchmark writes whole rather than block by block (hostile_bench --markdown).
 WHOLE = ("hostile",)
-# Sections whose figures are still typed from a run's output (`--check` fails on any other,
-# and on these once they have figures blocks): quality_bench --presets does not write yet.
-HAND_CARRIED = ("judges",)
 HEADER = """# Benchmarks
 
 What the benchmarks in `benchmarks/` measure, with the figures of their latest runs. This
@@ -71,12 +68,10 @@ def main() -> int:
         same = DOCUMENT.exists() and DOCUMENT.read_text(encoding="utf-8") == text
         print("BENCHMARKS.md is the assembly" if same else "BENCHMARKS.md is out of date")
         typed = hand_carried(RESULTS, SECTIONS, WHOLE)
-        if typed != list(HAND_CARRIED):
+        if typed:
             print(
-                "figures typed by hand (no figures block, no benchmark writes the section "
-                f"whole): {[n for n in typed if n not in HAND_CARRIED]}; sections that now "
-                f"have figures blocks, to take out of HAND_CARRIED: "
-                f"{[n for n in HAND_CARRIED if n not in typed]}"
+                f"figures typed by hand in {typed}: give them figures blocks that their "
+                "benchmark writes (<!-- figures: NAME -->, benchmarks/sim/sections.py)"
             )
             return 1
         return 0 if same else 1

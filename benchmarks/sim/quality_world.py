@@ -1205,8 +1205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.presets:
         from benchmarks.sim import quality_rules  # it imports this module: only when asked
 
-        print(quality_rules.report(replace(DEFAULT, prs=args.prs, seed=args.seed),
-                                   [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))  # fmt: skip
+        base = replace(DEFAULT, prs=args.prs, seed=args.seed)
+        presets = [AGREEABLE, IMPARTIAL, SELF_PREFERRING]
+        print(quality_rules.report(quality_rules.measure(base, presets)))
         return 0
     params = replace(
         DEFAULT,

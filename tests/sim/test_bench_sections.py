@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING
 from benchmarks.sim.quality_figures import quality_figures
+from benchmarks.sim.quality_rules import RULES, UNCALIBRATED, WEIGHED, RulesRun, judges_figures
 from benchmarks.sim.quality_world import (
     DEFAULT,
     HEADLINE,
@@ -286,8 +288,68 @@ def test_quality_methods_lists_every_method_and_where_bugs_end_up() -> None:
     assert "- posted false positives: none" in text
 
 
+def rules_run(seed: int, fp: int) -> RulesRun:
+    """One seed's totals over 10 PRs (2 clean); `fp` false positives for the default rule."""
+    base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
+                 clean_prs=2, clean_posted=1)  # fmt: skip
+    presets = (AGREEABLE, IMPARTIAL, SELF_PREFERRING)
+    results = {
+        AGREEABLE.name: {name: replace(base, fp=fp + n) for n, (name, _) in enumerate(RULES)},
+        IMPARTIAL.name: {WEIGHED: replace(base, found=47, verify_calls=230)},
+        SELF_PREFERRING.name: {WEIGHED: base},
+        UNCALIBRATED: {WEIGHED: replace(base, found=27)},
+    }
+    results[AGREEABLE.name][WEIGHED] = replace(base, fp=fp)
+    return RulesRun(seed, 10, presets, results)
+
+
+RUNS = (rules_run(1, fp=3), rules_run(2, fp=10))
+
+
+def test_judges_presets_block_has_every_preset_for_every_seed_the_headline_in_bold() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-presets"])
+    assert [row[0] for row in rows[2:]] == [
+        "**agreeable, seed 1**",
+        "agreeable, seed 2",
+        "impartial, seed 1",
+        "impartial, seed 2",
+        "agreeable+self-preferring, seed 1",
+        "agreeable+self-preferring, seed 2",
+        f"{UNCALIBRATED}, seed 1",
+        f"{UNCALIBRATED}, seed 2",
+    ]
+    assert rows[2][1:] == ["**0.968**", "**0.760**", "**50.0** (1 on 2)", "**50.0**"]
+    assert rows[3][1:] == ["0.900", "0.760", "50.0 (1 on 2)", "50.0"]
+
+
+def test_judges_targets_block_gives_the_first_seed_verdict_and_marks_other_seeds_not_met() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-targets"])
+    assert rows[0] == [
+        "figure",
+        "agreeable (headline)",
+        "impartial",
+        "agreeable+self-preferring",
+    ]
+    by_figure = {row[0]: row[1:] for row in rows[2:]}
+    assert by_figure["precision"][0] == "≥ 0.93: met 0.968 (not 0.900)"
+    assert by_figure["recall"][1] == "≥ 0.92: met 0.940 (0.940)"
+    assert by_figure["posted on clean PRs"][0] == "≤ 5 / 100: NOT MET 50.0 (not 50.0)"
+    assert by_figure["verification calls / PR"][1] == "≤ 35: met 25.0 (25.0)"
+
+
+def test_judges_rules_block_has_every_rule_then_the_other_seeds_in_a_line() -> None:
+    text = judges_figures(RUNS)["judges-rules"]
+    rows = table_rows(text)
+    assert [row[0] for row in rows[2:]] == [
+        f"**{WEIGHED}**" if name == WEIGHED else name for name, _ in RULES
+    ]
+    assert "Seed 2: 0.900 / 0.760 / 50.0 / 50.0; 0.891 / 0.760 / 50.0 / 50.0;" in text
+    assert "**0.900 / 0.760 / 50.0 / 50.0**" in text
+
+
 def hand_made_blocks(name: str) -> dict[str, str]:
     return {
+        "judges": lambda: judges_figures(RUNS),
         "journal": lambda: journal_figures(JOURNAL),
         "ingest": lambda: ingest_figures(INGEST),
         "scale": lambda: scale_figures(SCALE),
@@ -302,7 +364,9 @@ def prose(text: str) -> str:
     return re.sub(r"(<!-- figures: [\w-]+ -->\n).*?(<!-- /figures -->)", r"\1\2", text, flags=re.S)
 
 
-@pytest.mark.parametrize("name", ["quality", "review", "scale", "ingest", "journal", "overhead"])
+@pytest.mark.parametrize(
+    "name", ["judges", "quality", "review", "scale", "ingest", "journal", "overhead"]
+)
 def test_writing_a_run_into_the_real_section_replaces_its_blocks_and_keeps_the_prose(
     name: str, tmp_path: Path
 ) -> None:
