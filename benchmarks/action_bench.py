@@ -627,7 +627,7 @@ def measure_client(
         measured = {0.3: model_phase(fast, files, runs)}
     with ProviderProcess(1.5, work, port=fast.port) as slow:  # same config, same run id
         measured[1.5] = model_phase(slow, files, max(1, runs - 1))
-    reports = set()
+    reports: set[str] = set()
     phases = []
     for latency, target in ((0.3, 1.20), (1.5, 1.10)):
         ideal, done_runs = measured[latency]
