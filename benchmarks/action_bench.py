@@ -19,6 +19,10 @@ One run prints, side by side, each figure next to its target:
    loopback fake; a real runner also downloads the cached venv (its size is printed).
 
     python benchmarks/action_bench.py [--files 40] [--runs 3] [--cache-dir DIR] [--skip-action]
+        [--markdown benchmarks/results/overhead.md]
+
+`--markdown` writes this run's figures into the section's figures blocks
+(benchmarks/sim/sections.py); then run `python benchmarks/report.py`.
 """
 
 from __future__ import annotations
@@ -52,6 +56,16 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from review_bench import PERSONAS, PhaseClock, providers_for, synthetic_diff, warm_up  # noqa: E402
 
+from benchmarks.sim.sections import (  # noqa: E402
+    ActionFigures,
+    Machine,
+    OverheadResults,
+    PhaseFigures,
+    StartUpFigures,
+    StepFigures,
+    overhead_figures,
+    write_figures,
+)
 from consensus.ingest.chunking import split_large_hunks  # noqa: E402
 from consensus.ingest.review_diff import ingest  # noqa: E402
 from consensus.model.report import Report  # noqa: E402
@@ -553,93 +567,119 @@ def folder_mb(path: Path) -> float:
 # --------------------------------------------------------------------------- main
 
 
+def step_figures(run: ActionRun) -> StepFigures:
+    return StepFigures(
+        install_s=run.install_s,
+        startup_s=run.startup_s,
+        calls_s=run.calls_s,
+        publish_s=run.publish_s,
+        step_s=run.step_s,
+        first_call_s=run.before_review_s + run.startup_s,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--runs", type=int, default=3, help="repetitions of each timing")
     parser.add_argument("--cache-dir", type=Path, help="the simulated cache (default: a temp dir)")
     parser.add_argument("--skip-action", action="store_true", help="no venv build, no Action")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="consensus-action-bench-"))
+    load_start = os.getloadavg()[0]
     print(f"consensus overhead benchmark · {args.files} files · {len(MODELS)} providers × ")
     print(f"  {len(PERSONAS)} personas · concurrency 8 · best of {args.runs} unless stated")
-    print(f"  machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start")
+    print(f"  machine: {os.cpu_count()} cores, load average {load_start:.1f} at the start")
     try:
-        with ProviderProcess(0.3, work) as fast:
-            print("\nStart-up")
-            times = start_up(fast, work, args.files, args.runs)
-            first, whole, done = times.first_call_s, times.import_exit_s, times.import_done_s
-            row("python -c 'import litellm': the whole process (s)", f"{whole:.2f}")
-            row("  of which until the import is done (s)", f"{done:.2f}")
-            row("consensus review: process start → first call (s)", f"{first:.2f}")
-            row(
-                "  first call / import litellm (whole process)",
-                f"{first / whole:.2f}",
-                "<= 1.10",
-                first <= 1.1 * whole,
-            )
-            row("  first call / import litellm (until done)", f"{first / done:.2f}", "(stricter)")
-            helped = help_s(args.runs)
-            row("consensus --help (s)", f"{helped:.3f}", "< 0.5", helped < 0.5)
-            print("\nModel phase (fan-out) over ideal = ceil(calls / 8) × latency")
-            phases = {0.3: model_phase(fast, args.files, args.runs)}
-        with ProviderProcess(1.5, work, port=fast.port) as slow:  # same config, same run id
-            phases[1.5] = model_phase(slow, args.files, max(1, args.runs - 1))
-        reports = set()
-        for latency, target in ((0.3, 1.20), (1.5, 1.10)):
-            ideal, runs = phases[latency]
-            ratios = sorted(r.fanout_s / ideal for r in runs)
-            cpu_ms = statistics.median(1000 * r.cpu_s / r.calls for r in runs)
-            label = f"at {latency:g} s per call: {runs[0].calls} calls, ideal {ideal:.1f} s"
-            row(label, f"{ratios[0]:.2f}", f"<= {target:.2f}", ratios[0] <= target)
-            row("  median of the runs", f"{statistics.median(ratios):.2f}")
-            row("  client CPU per call, whole review (ms)", f"{cpu_ms:.1f}")
-            reports.update(r.report_json for r in runs)
-        kinds = len(reports)
-        row("same replies, same report: distinct JSON reports", f"{kinds}", "1", kinds == 1)
-        if args.skip_action:
-            return
-        print("\nThe Action step (action.yml's steps; GitHub and the providers are loopback fakes)")
-        cache = args.cache_dir or work / "runner-temp"
-        if cache.exists():
-            shutil.rmtree(cache)
-        cache.mkdir(parents=True)
-        with ProviderProcess(0.3, work) as provider:
-            repo = make_repo(work, args.files, provider.url)
-            cold, cold_command = action_run(cache, work, repo, provider)
-            warm, warm_command = action_run(cache, work, repo, provider)
-        venv_mb = folder_mb(cache / "consensus-venv")
-        print(f"  {'':<52} {'cold':>10} {'warm':>10}   target")
-        for name, attr in (
-            ("install (s)", "install_s"),
-            ("start-up: step start → first model call (s)", "startup_s"),
-            ("calls: first call → last answer (s)", "calls_s"),
-            ("publish: last answer → step end (s)", "publish_s"),
-            ("the review step (s)", "step_s"),
-        ):
-            print(f"  {name:<52} {getattr(cold, attr):>10.1f} {getattr(warm, attr):>10.1f}")
-        warm_first = warm.before_review_s + warm.startup_s
-        cold_first = cold.before_review_s + cold.startup_s
-        row(
-            "warm: Python set up → first model call (s)",
-            f"{warm_first:.1f}",
-            "<= 15",
-            warm_first <= 15,
-        )
-        row("cold: Python set up → first model call (s)", f"{cold_first:.1f}")
-        slash = min(cold_command, warm_command)  # both on a warm cache (the cold run saved it)
-        row(
-            "/consensus explain F1: step time after Python (s)",
-            f"{slash:.1f}",
-            "<= 10",
-            slash <= 10,
-        )
-        same = cold.report_json == warm.report_json
-        row("cold and warm runs: byte-identical JSON report", "yes" if same else "NO", "yes", same)
-        row("cached venv size (MB; a runner downloads it)", f"{venv_mb:.0f}")
+        start, phases, kinds = measure_client(work, args.files, args.runs)
+        action = None if args.skip_action else measure_action(work, args.files, args.cache_dir)
+        if args.markdown:
+            results = OverheadResults(start, phases, kinds, action, Machine.now(load_start))
+            write_figures(args.markdown, overhead_figures(results))
+            print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
     finally:
         print(f"  (load average {os.getloadavg()[0]:.1f} at the end)")
         shutil.rmtree(work, ignore_errors=True)
+
+
+def measure_client(
+    work: Path, files: int, runs: int
+) -> tuple[StartUpFigures, tuple[PhaseFigures, ...], int]:
+    """Start-up and the model phase at 0.3 s and 1.5 s per call, printed as they come."""
+    with ProviderProcess(0.3, work) as fast:
+        print("\nStart-up")
+        times = start_up(fast, work, files, runs)
+        first, whole, done = times.first_call_s, times.import_exit_s, times.import_done_s
+        row("python -c 'import litellm': the whole process (s)", f"{whole:.2f}")
+        row("  of which until the import is done (s)", f"{done:.2f}")
+        row("consensus review: process start → first call (s)", f"{first:.2f}")
+        row(
+            "  first call / import litellm (whole process)",
+            f"{first / whole:.2f}",
+            "<= 1.10",
+            first <= 1.1 * whole,
+        )
+        row("  first call / import litellm (until done)", f"{first / done:.2f}", "(stricter)")
+        helped = help_s(runs)
+        row("consensus --help (s)", f"{helped:.3f}", "< 0.5", helped < 0.5)
+        print("\nModel phase (fan-out) over ideal = ceil(calls / 8) × latency")
+        measured = {0.3: model_phase(fast, files, runs)}
+    with ProviderProcess(1.5, work, port=fast.port) as slow:  # same config, same run id
+        measured[1.5] = model_phase(slow, files, max(1, runs - 1))
+    reports: set[str] = set()
+    phases = []
+    for latency, target in ((0.3, 1.20), (1.5, 1.10)):
+        ideal, done_runs = measured[latency]
+        ratios = sorted(r.fanout_s / ideal for r in done_runs)
+        cpu_ms = statistics.median(1000 * r.cpu_s / r.calls for r in done_runs)
+        label = f"at {latency:g} s per call: {done_runs[0].calls} calls, ideal {ideal:.1f} s"
+        row(label, f"{ratios[0]:.2f}", f"<= {target:.2f}", ratios[0] <= target)
+        row("  median of the runs", f"{statistics.median(ratios):.2f}")
+        row("  client CPU per call, whole review (ms)", f"{cpu_ms:.1f}")
+        reports.update(r.report_json for r in done_runs)
+        phases.append(
+            PhaseFigures(latency, done_runs[0].calls, ideal, tuple(ratios), cpu_ms, target)
+        )
+    kinds = len(reports)
+    row("same replies, same report: distinct JSON reports", f"{kinds}", "1", kinds == 1)
+    start = StartUpFigures(whole, done, first, helped, runs)
+    return start, tuple(phases), kinds
+
+
+def measure_action(work: Path, files: int, cache_dir: Path | None) -> ActionFigures:
+    """The Action's steps, cold then warm, and a slash command; printed as they come."""
+    print("\nThe Action step (action.yml's steps; GitHub and the providers are loopback fakes)")
+    cache = cache_dir or work / "runner-temp"
+    if cache.exists():
+        shutil.rmtree(cache)
+    cache.mkdir(parents=True)
+    with ProviderProcess(0.3, work) as provider:
+        repo = make_repo(work, files, provider.url)
+        cold, cold_command = action_run(cache, work, repo, provider)
+        warm, warm_command = action_run(cache, work, repo, provider)
+    venv_mb = folder_mb(cache / "consensus-venv")
+    print(f"  {'':<52} {'cold':>10} {'warm':>10}   target")
+    for name, attr in (
+        ("install (s)", "install_s"),
+        ("start-up: step start → first model call (s)", "startup_s"),
+        ("calls: first call → last answer (s)", "calls_s"),
+        ("publish: last answer → step end (s)", "publish_s"),
+        ("the review step (s)", "step_s"),
+    ):
+        print(f"  {name:<52} {getattr(cold, attr):>10.1f} {getattr(warm, attr):>10.1f}")
+    warm_first = warm.before_review_s + warm.startup_s
+    cold_first = cold.before_review_s + cold.startup_s
+    row(
+        "warm: Python set up → first model call (s)", f"{warm_first:.1f}", "<= 15", warm_first <= 15
+    )
+    row("cold: Python set up → first model call (s)", f"{cold_first:.1f}")
+    slash = min(cold_command, warm_command)  # both on a warm cache (the cold run saved it)
+    row("/consensus explain F1: step time after Python (s)", f"{slash:.1f}", "<= 10", slash <= 10)
+    same = cold.report_json == warm.report_json
+    row("cold and warm runs: byte-identical JSON report", "yes" if same else "NO", "yes", same)
+    row("cached venv size (MB; a runner downloads it)", f"{venv_mb:.0f}")
+    return ActionFigures(step_figures(cold), step_figures(warm), slash, same, venv_mb)
 
 
 if __name__ == "__main__":

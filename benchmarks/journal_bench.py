@@ -5,7 +5,10 @@ same client (record), then again through the journal (served on resume); medians
 per-call differences are printed beside the target. Realistic sizes: a 30 KB prompt (the
 diff) and a 1.5 KB JSON reply. Figures, not assertions.
 
-    python benchmarks/journal_bench.py [--calls 2000]
+    python benchmarks/journal_bench.py [--calls 2000] [--markdown benchmarks/results/journal.md]
+
+`--markdown` writes this run's figures into the section's figures block
+(benchmarks/sim/sections.py); then run `python benchmarks/report.py`.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -22,6 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim.sections import (  # noqa: E402
+    JournalResults,
+    Machine,
+    journal_figures,
+    write_figures,
+)
 from consensus.adapters.journal import Journal  # noqa: E402
 from consensus.adapters.recording import JournaledClient  # noqa: E402
 from consensus.ports import CompletionRequest, Message  # noqa: E402
@@ -72,7 +82,9 @@ async def timed(client: object, batch: list[CompletionRequest]) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args()
+    load_start = os.getloadavg()[0]
     batch = requests(args.calls)
     with tempfile.TemporaryDirectory() as home:
         path = Path(home) / "journal.db"
@@ -95,6 +107,17 @@ def main() -> None:
     print(f"  record overhead per call, p95         {p95_ms:8.3f} ms")
     print(f"  served from the journal, median       {statistics.median(served) * 1000:8.3f} ms")
     print(f"  bytes on disk per call                {size / args.calls:8.0f} B")
+    if args.markdown:
+        results = JournalResults(
+            calls=args.calls,
+            record_median_ms=median_ms,
+            record_p95_ms=p95_ms,
+            served_median_ms=statistics.median(served) * 1000,
+            bytes_per_call=size / args.calls,
+            machine=Machine.now(load_start),
+        )
+        write_figures(args.markdown, journal_figures(results))
+        print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
 
 
 if __name__ == "__main__":

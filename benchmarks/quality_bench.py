@@ -3,12 +3,17 @@
 run's headline figures beside those recorded at earlier commits
 (benchmarks/results/recorded.json, measured with impartial judges: compared under
 `--judges impartial`). `--presets` prints the judge presets side by side and the rules'
-frontier (benchmarks/sim/quality_rules.py)."""
+frontier (benchmarks/sim/quality_rules.py), one run per seed of `--seeds 1,2,3`.
+
+`--markdown PATH` writes this run's figures into the figures blocks of the quality section
+(benchmarks/sim/quality_figures.py), or with `--presets` of the judges section
+(`quality_rules.judges_figures`); then run `python benchmarks/report.py`."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -18,6 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.sim import quality_rules, recorded
 from benchmarks.sim import quality_world as world
 from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, PRESETS, SELF_PREFERRING
+from benchmarks.sim.quality_figures import quality_figures
+from benchmarks.sim.sections import write_figures
 
 DIGITS = {
     "posted findings on the clean PRs": 0,
@@ -40,6 +47,23 @@ def headline(result: world.SimResult) -> dict[str, float]:
     }
 
 
+def presets(prs: int, seeds: str, markdown: Path | None) -> int:
+    """Every judge preset and the rules' frontier, one run per seed; with `markdown`, the
+    judges section's figures blocks (the first seed is the headline)."""
+    runs = []
+    for seed in (int(s) for s in seeds.split(",")):
+        started = time.perf_counter()
+        base = replace(world.DEFAULT, prs=prs, seed=seed)
+        runs.append(quality_rules.measure(base, [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))
+        print(
+            quality_rules.report(runs[-1]), f"({time.perf_counter() - started:.0f} s)", sep="\n\n"
+        )
+    if markdown:
+        write_figures(markdown, quality_rules.judges_figures(runs))
+        print(f"wrote the figures into {markdown}; now run python benchmarks/report.py")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Quality benchmark (simulation).")
     parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
@@ -54,11 +78,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-sweep", action="store_true", help="only the headline methods")
     parser.add_argument("--plot", type=Path, default=world.ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
+    parser.add_argument("--seeds", help="with --presets: one run per seed, as 1,2,3")
     args = parser.parse_args(argv)
     if args.presets:
-        base = replace(world.DEFAULT, prs=args.prs, seed=args.seed)
-        print(quality_rules.report(base, [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))
-        return 0
+        return presets(args.prs, args.seeds or str(args.seed), args.markdown)
     params = replace(
         world.DEFAULT,
         prs=args.prs,
@@ -78,6 +102,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_plot:
         world.plot(result, args.plot)
         print(f"plot: {args.plot}")
+    if args.markdown:
+        write_figures(args.markdown, quality_figures(result, recorded.load("quality")))
+        print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
     return 0
 
 

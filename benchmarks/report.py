@@ -4,9 +4,11 @@ Each section is one file, `benchmarks/results/<name>.md`, beginning with its own
 heading and naming the command that measures it. People write the prose; a benchmark run
 with `--markdown <section>` writes its figures there: the whole section (hostile_bench), or
 each block between `<!-- figures: NAME -->` and `<!-- /figures -->` (`write_figures`), so the
-prose around a table stays as written. This script only joins the sections in SECTIONS
-order under a short header, so BENCHMARKS.md is always the latest figures, in the present
-tense; their history is in git.
+prose around a table stays as written (`benchmarks/sim/sections.py`). This script only joins
+the sections in SECTIONS order under a short header, so BENCHMARKS.md is always the latest
+figures, in the present tense; their history is in git. No section's figures are typed
+from a run's output: `--check` fails on a section with no figures block that no benchmark
+writes whole.
 
     python benchmarks/report.py            # write BENCHMARKS.md
     python benchmarks/report.py --check    # exit 1 if BENCHMARKS.md is not the assembly
@@ -19,6 +21,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.sim.sections import hand_carried, write_figures  # noqa: E402
+
+__all__ = ["SECTIONS", "assemble", "write_figures"]
 RESULTS = ROOT / "benchmarks" / "results"
 DOCUMENT = ROOT / "BENCHMARKS.md"
 SECTIONS = (
@@ -34,6 +41,8 @@ SECTIONS = (
     "hostile",
     "redaction",
 )
+# Sections a benchmark writes whole rather than block by block (hostile_bench --markdown).
+WHOLE = ("hostile",)
 HEADER = """# Benchmarks
 
 What the benchmarks in `benchmarks/` measure, with the figures of their latest runs. This
@@ -42,19 +51,6 @@ section per benchmark, each naming the command that measures it; comparisons wit
 versions of the code use the figures recorded at named commits in
 `benchmarks/results/recorded.json`. Re-run a benchmark, then the assembly.
 """
-
-
-def write_figures(section: Path, blocks: dict[str, str]) -> None:
-    """Replace each named figures block of a section file with this run's text; a block
-    the file does not have is an error (the prose decides where figures go)."""
-    text = section.read_text(encoding="utf-8")
-    for name, figures in blocks.items():
-        start, end = f"<!-- figures: {name} -->\n", "<!-- /figures -->"
-        head, found, rest = text.partition(start)
-        if not found or end not in rest:
-            raise ValueError(f"{section.name} has no figures block {name!r}")
-        text = head + start + figures.strip() + "\n" + end + rest.split(end, 1)[1]
-    section.write_text(text, encoding="utf-8")
 
 
 def assemble(results: Path = RESULTS) -> str:
@@ -71,6 +67,13 @@ def main() -> int:
     if args.check:
         same = DOCUMENT.exists() and DOCUMENT.read_text(encoding="utf-8") == text
         print("BENCHMARKS.md is the assembly" if same else "BENCHMARKS.md is out of date")
+        typed = hand_carried(RESULTS, SECTIONS, WHOLE)
+        if typed:
+            print(
+                f"figures typed by hand in {typed}: give them figures blocks that their "
+                "benchmark writes (<!-- figures: NAME -->, benchmarks/sim/sections.py)"
+            )
+            return 1
         return 0 if same else 1
     DOCUMENT.write_text(text, encoding="utf-8")
     print(f"wrote {DOCUMENT.name}: {len(SECTIONS)} sections")

@@ -5,6 +5,10 @@ server (4 providers × 4 personas, fixed latency), on a synthetic 40-file diff. 
 figure beside its target. Figures, not assertions: the machines are shared and noisy.
 
     python benchmarks/review_bench.py [--latency 0.3] [--files 40]
+        [--markdown benchmarks/results/review.md]
+
+`--markdown` writes this run's figures into the section's figures block
+(benchmarks/sim/sections.py); then run `python benchmarks/report.py`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from benchmarks.sim.sections import (  # noqa: E402
+    Machine,
+    ReviewResults,
+    review_figures,
+    write_figures,
+)
 from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter  # noqa: E402
 from consensus.decide.align import align  # noqa: E402
 from consensus.ingest.chunking import split_large_hunks  # noqa: E402
@@ -180,7 +190,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--files", type=int, default=40)
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args()
+    load_start = os.getloadavg()[0]
     os.environ["BENCH_KEY"] = "sk-bench"
 
     diff = split_large_hunks(ingest(synthetic_diff(args.files), include=("**",), exclude=()))
@@ -248,6 +260,19 @@ def main() -> None:
     row("align 5,000 findings (s, best of 3)", f"{best_align:.3f}", "< 1", best_align < 1.0)
     if statistics.mean(align_times) > 2 * best_align:
         print("  (align timings varied widely: the machine is busy)")
+    if args.markdown:
+        results = ReviewResults(
+            calls=calls,
+            wall_s=wall,
+            planning_s=breakdown[0],
+            ideal_s=ideal,
+            sent_over_naive=prompt_tokens / naive,
+            prefix_share=share,
+            align_s=best_align,
+            machine=Machine.now(load_start),
+        )
+        write_figures(args.markdown, review_figures(results))
+        print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
 
 
 if __name__ == "__main__":

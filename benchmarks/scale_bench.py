@@ -6,11 +6,15 @@ model client that answers at once with two findings per call, so what is measure
 tool itself. Each size runs in its own process, so peak RSS is that size's alone.
 
     python benchmarks/scale_bench.py [--sizes 100,500,1000,2000]
-    python benchmarks/scale_bench.py --ingest   # ingest alone: a 20,000-line file, a 2,000-file PR
+        [--markdown benchmarks/results/scale.md]
+    python benchmarks/scale_bench.py --ingest [--markdown benchmarks/results/ingest.md]
 
 `--ingest` times ingest alone (parse → path filter → redaction → hunk split) on a diff that
 adds one 20,000-line source file and on the 2,000-file diff above, each in its own process,
 with the peak RSS above the process's size once everything is imported.
+
+`--markdown` writes this run's figures into the section's figures block
+(benchmarks/sim/sections.py); then run `python benchmarks/report.py`.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -27,9 +32,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim.sections import (  # noqa: E402
+    TARGET_CPU_S,
+    TARGET_MB,
+    IngestResults,
+    IngestRow,
+    Machine,
+    ScaleResults,
+    ScaleRow,
+    ingest_figures,
+    ingest_ratio,
+    scale_figures,
+    scale_growth,
+    write_figures,
+)
+
 LINES_PER_FILE = 50
-TARGET_MB = 500
-TARGET_CPU_S = 10.0
 
 
 def synthetic_diff(files: int) -> str:
@@ -69,7 +87,9 @@ def one_ingest(case: str) -> dict[str, float | str]:
     seconds = time.perf_counter() - started
     lines = sum(len(h.lines) for f in diff.files for h in f.hunks)
     return {
-        "case": "one 20,000-line file" if case == "file" else "2,000-file PR",
+        "case": "one 20,000-line source file"
+        if case == "file"
+        else "2,000-file PR (50 lines each)",
         "files": len(diff.files),
         "lines": lines,
         "seconds": seconds,
@@ -79,7 +99,8 @@ def one_ingest(case: str) -> dict[str, float | str]:
     }
 
 
-def ingest_main() -> None:
+def ingest_main(markdown: Path | None) -> None:
+    load_start = os.getloadavg()[0]
     rows = [
         json.loads(
             subprocess.run(
@@ -93,24 +114,38 @@ def ingest_main() -> None:
         )
         for case in ("file", "pr")
     ]
+    file, pr = (
+        IngestRow(
+            case=str(row["case"]),
+            files=int(row["files"]),
+            lines=int(row["lines"]),
+            seconds=float(row["seconds"]),
+            peak_mb=float(row["peak_mb"]),
+            added_mb=float(row["added_mb"]),
+        )
+        for row in rows
+    )
+    results = IngestResults(file, pr, Machine.now(load_start))
     print("ingest benchmark · parse → path filter → redaction → hunk split, one process each")
     heads = ("files", "lines", "ingest s", "µs/line", "peak MB", "+MB")
-    print(f"  {'diff':<22} " + " ".join(f"{h:>{max(6, len(h))}}" for h in heads))
-    for row in rows:
+    print(f"  {'diff':<30} " + " ".join(f"{h:>{max(6, len(h))}}" for h in heads))
+    for row in (file, pr):
         print(
-            f"  {row['case']:<22} {row['files']:>6} {row['lines']:>8,} {row['seconds']:>9.2f}"
-            f" {row['us_per_line']:>8.1f} {row['peak_mb']:>8.0f} {row['added_mb']:>6.0f}"
+            f"  {row.case:<30} {row.files:>6} {row.lines:>8,} {row.seconds:>9.2f}"
+            f" {row.us_per_line:>8.1f} {row.peak_mb:>8.0f} {row.added_mb:>6.0f}"
         )
-    file, pr = rows
-    ratio = pr["us_per_line"] / file["us_per_line"]
+    ratio = ingest_ratio(results)
     print(
         f"  time per line, 2,000 files vs one file: {ratio:.2f}×   target ≈ 1 (linear in lines, "
         f"not in files)   {'met' if ratio < 1.5 else 'NOT MET'}"
     )
     print(
-        f"  peak memory, 2,000-file PR: {pr['peak_mb']:.0f} MB   target < {TARGET_MB}"
-        f"   {'met' if pr['peak_mb'] < TARGET_MB else 'NOT MET'}"
+        f"  peak memory, 2,000-file PR: {pr.peak_mb:.0f} MB   target < {TARGET_MB}"
+        f"   {'met' if pr.peak_mb < TARGET_MB else 'NOT MET'}"
     )
+    if markdown:
+        write_figures(markdown, ingest_figures(results))
+        print(f"wrote the figures into {markdown}; now run python benchmarks/report.py")
 
 
 def one_size(files: int) -> dict[str, float]:
@@ -192,6 +227,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100,500,1000,2000")
     parser.add_argument("--ingest", action="store_true", help="time ingest alone")
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--one-ingest", choices=("file", "pr"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -202,8 +238,9 @@ def main() -> None:
         print(json.dumps(one_ingest(args.one_ingest)))
         return
     if args.ingest:
-        ingest_main()
+        ingest_main(args.markdown)
         return
+    load_start = os.getloadavg()[0]
     rows = []
     for size in (int(s) for s in args.sizes.split(",")):
         done = subprocess.run(
@@ -212,29 +249,41 @@ def main() -> None:
             capture_output=True,
             text=True,
         )
-        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        row = json.loads(done.stdout.strip().splitlines()[-1])
+        rows.append(
+            ScaleRow(
+                files=int(row["files"]),
+                lines=int(row["lines"]),
+                calls=int(row["calls"]),
+                findings=int(row["findings"]),
+                cpu_s=float(row["cpu_s"]),
+                peak_mb=float(row["peak_mb"]),
+            )
+        )
+    results = ScaleResults(tuple(rows), Machine.now(load_start))
     print("scale benchmark · 3 providers × 2 personas · fake models answering at once")
     print(f"  {'files':>6} {'lines':>8} {'calls':>6} {'findings':>9} {'CPU s':>7} {'peak MB':>8}")
     for row in rows:
         print(
-            f"  {row['files']:>6} {row['lines']:>8,} {row['calls']:>6} {row['findings']:>9}"
-            f" {row['cpu_s']:>7.2f} {row['peak_mb']:>8.0f}"
+            f"  {row.files:>6} {row.lines:>8,} {row.calls:>6} {row.findings:>9}"
+            f" {row.cpu_s:>7.2f} {row.peak_mb:>8.0f}"
         )
-    small, large = rows[0], rows[-1]
-    growth = (large["cpu_s"] / small["cpu_s"]) / (large["files"] / small["files"])
-    last = rows[-1]
+    small, last = rows[0], rows[-1]
     print(
-        f"  CPU per file grows {growth:.2f}× from {small['files']} to {large['files']} files"
-        " (1.0 = linear)"
+        f"  CPU per file grows {scale_growth(results):.2f}× from {small.files} to {last.files} "
+        "files (1.0 = linear)"
     )
     print(
-        f"  peak memory at {last['files']} files: {last['peak_mb']:.0f} MB   target < {TARGET_MB}"
-        f"   {'met' if last['peak_mb'] < TARGET_MB else 'NOT MET'}"
+        f"  peak memory at {last.files} files: {last.peak_mb:.0f} MB   target < {TARGET_MB}"
+        f"   {'met' if last.peak_mb < TARGET_MB else 'NOT MET'}"
     )
     print(
-        f"  tool CPU at {last['files']} files: {last['cpu_s']:.1f} s   target < {TARGET_CPU_S:g}"
-        f"   {'met' if last['cpu_s'] < TARGET_CPU_S else 'NOT MET'}"
+        f"  tool CPU at {last.files} files: {last.cpu_s:.1f} s   target < {TARGET_CPU_S:g}"
+        f"   {'met' if last.cpu_s < TARGET_CPU_S else 'NOT MET'}"
     )
+    if args.markdown:
+        write_figures(args.markdown, scale_figures(results))
+        print(f"wrote the figures into {args.markdown}; now run python benchmarks/report.py")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ disputed finding verified) and weighed votes at three target precisions.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -117,31 +116,146 @@ def verdicts(preset: JudgePreset, t: Tally) -> str:
     return ", ".join(f"{what} {'met' if ok else 'NOT MET'}" for what, ok in checks)
 
 
-def report(params: SimParams, presets: Sequence[JudgePreset]) -> str:
-    """The default rule under every preset (calibrated, and impartial judges uncalibrated),
-    then every rule under the first preset (the headline: agreeable)."""
-    started = time.perf_counter()
+UNCALIBRATED = f"{IMPARTIAL.name}, not calibrated (judged by the agreeable defaults)"
+
+
+@dataclass(frozen=True)
+class RulesRun:
+    """One seed's totals: the default rule under every preset (and under impartial judges
+    the product was not told about), every rule under the first preset."""
+
+    seed: int
+    prs: int
+    presets: tuple[JudgePreset, ...]
+    results: dict[str, dict[str, Tally]]  # preset name or UNCALIBRATED → rule → totals
+
+
+def measure(params: SimParams, presets: Sequence[JudgePreset]) -> RulesRun:
     default = [(WEIGHED, now(rule="weighed"))]
     headline, *others = presets
     results = {headline.name: simulate_rules(replace(params, judges=headline))}
     for preset in others:
         results[preset.name] = simulate_rules(replace(params, judges=preset), default)
-    uncalibrated = f"{IMPARTIAL.name}, not calibrated (judged by the agreeable defaults)"
-    results[uncalibrated] = simulate_rules(
+    results[UNCALIBRATED] = simulate_rules(
         replace(params, judges=IMPARTIAL, calibrated=False), default
     )
+    return RulesRun(params.seed, params.prs, tuple(presets), results)
+
+
+def report(run: RulesRun) -> str:
+    """The default rule under every preset, the targets, then every rule under the first
+    preset (the headline: agreeable)."""
+    headline = run.presets[0]
     lines = [
-        f"{params.prs} PRs, seed {params.seed}. The product's default rule (weighed votes, "
+        f"{run.prs} PRs, seed {run.seed}. The product's default rule (weighed votes, "
         "target precision 0.9) under each judge preset, the product given the judges' "
         "calibration:",
         "",
         HEAD.format(what="judges (preset)"),
     ]
-    lines += [row(name, tallies[WEIGHED]) for name, tallies in results.items()]
+    lines += [row(name, tallies[WEIGHED]) for name, tallies in run.results.items()]
     lines += ["", "Against the targets:", ""]
-    lines += [f"- {p.name}: {verdicts(p, results[p.name][WEIGHED])}" for p in presets]
+    lines += [f"- {p.name}: {verdicts(p, run.results[p.name][WEIGHED])}" for p in run.presets]
     lines += ["", f"Every rule under {headline.name} judges ({headline.describe()}):", ""]
     lines += [HEAD.format(what="rule")]
-    lines += [row(name, results[headline.name][name]) for name, _ in RULES]
-    lines += ["", f"({time.perf_counter() - started:.0f} s)"]
+    lines += [row(name, run.results[headline.name][name]) for name, _ in RULES]
     return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- judges section
+
+
+def _cells(t: Tally) -> list[str]:
+    return [
+        f"{t.precision:.3f}",
+        f"{t.recall:.3f}",
+        f"{clean_per_100(t):.1f} ({t.clean_posted} on {t.clean_prs})",
+        f"{calls_per_pr(t):.1f}",
+    ]
+
+
+def _bold(cell: str) -> str:
+    """`6.1 (11 on 181)` → `**6.1** (11 on 181)`: the figure, not its detail."""
+    figure, space, detail = cell.partition(" (")
+    return f"**{figure}**{space}{detail}"
+
+
+def _row(name: str, t: Tally, bold: bool = False) -> str:
+    cells = [f"**{name}**", *map(_bold, _cells(t))] if bold else [name, *_cells(t)]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _against(runs: Sequence[RulesRun], preset: JudgePreset) -> list[str]:
+    """One column of the targets table: each figure of the default rule, seed by seed."""
+    goal = TARGETS[preset.name]
+    figures = (
+        ("≥", goal.precision, lambda t: t.precision, "{:.3f}"),
+        ("≥", goal.recall, lambda t: t.recall, "{:.3f}"),
+        ("≤", goal.clean_per_100, clean_per_100, "{:.1f}"),
+        ("≤", goal.calls, calls_per_pr, "{:.1f}"),
+    )
+    cells = []
+    for op, target, value, fmt in figures:
+        marks = []
+        for run in runs:
+            v = value(run.results[preset.name][WEIGHED])
+            ok = v >= target if op == "≥" else v <= target
+            marks.append((ok, fmt.format(v)))
+        (ok, first), rest = marks[0], marks[1:]
+        others = ", ".join(text if good else f"not {text}" for good, text in rest)
+        limit = f"{target:g} / 100" if value is clean_per_100 else f"{target:g}"
+        cells.append(
+            f"{op} {limit}: {'met' if ok else 'NOT MET'} {first}" + (f" ({others})" if rest else "")
+        )
+    return cells
+
+
+def judges_figures(runs: Sequence[RulesRun]) -> dict[str, str]:
+    """The figures blocks of benchmarks/results/judges.md, from one run per seed (the first
+    seed is the headline; the others are shown beside it)."""
+    first = runs[0]
+    headline = first.presets[0]
+    presets = [
+        HEAD.format(what="judges (preset), seed"),
+        *(
+            _row(f"{name}, seed {run.seed}", run.results[name][WEIGHED],
+                 bold=name == headline.name and run is first)
+            for name in first.results
+            for run in runs
+        ),
+    ]  # fmt: skip
+    names = [f"{p.name} (headline)" if p is headline else p.name for p in first.presets]
+    columns = [_against(runs, p) for p in first.presets]
+    targets = [
+        "| figure | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+        *(
+            f"| {figure} | " + " | ".join(column[n] for column in columns) + " |"
+            for n, figure in enumerate(
+                ("precision", "recall", "posted on clean PRs", "verification calls / PR")
+            )
+        ),
+    ]
+    rules = [
+        HEAD.format(what="rule"),
+        *(
+            _row(name, first.results[headline.name][name], bold=name == WEIGHED)
+            for name, _ in RULES
+        ),
+    ]
+    for run in runs[1:]:
+        figures = []
+        for name, _ in RULES:
+            t = run.results[headline.name][name]
+            text = (f"{t.precision:.3f} / {t.recall:.3f} / {clean_per_100(t):.1f} / "
+                    f"{calls_per_pr(t):.1f}")  # fmt: skip
+            figures.append(f"**{text}**" if name == WEIGHED else text)
+        rules += ["", f"Seed {run.seed}: " + "; ".join(figures) + "."]
+    if runs[1:]:
+        rules += ["", "(precision / recall / per 100 clean PRs / calls per PR, rules in the "
+                      "order above)"]  # fmt: skip
+    return {
+        "judges-presets": "\n".join(presets),
+        "judges-targets": "\n".join(targets),
+        "judges-rules": "\n".join(rules),
+    }

@@ -1161,20 +1161,26 @@ def report(result: SimResult) -> str:
         "",
         table(result),
     ]
-    d = result.diagnosis
-    lines += ["", "Where found bugs end up (now, consensus ≥ 0.75 + verification, k=2):"]
-    lines += [f"- {name}: {count}" for name, count in sorted(d.outcome.items())]
-    lines += [
-        f"- found bugs split over several clusters: {d.split}",
-        f"- pairs of findings about one bug left apart: {_counts(d.split_pairs) or 'none'}",
-        f"- clusters mixing different problems: {d.mixed}",
-        f"- posted false positives: {_counts(d.fp_posted) or 'none'}",
-    ]
+    lines += ["", *diagnosis_lines(result)]
     pairs = merge_corpus.load()
     lines += ["", f"Merge corpus ({merge_corpus.CORPUS.relative_to(ROOT)}), through the real align "
               "(target: precision and recall each ≥ 0.95):", "",
               *merge_corpus.table(pairs)]  # fmt: skip
     return "\n".join(lines)
+
+
+def diagnosis_lines(result: SimResult) -> list[str]:
+    """Where the found bugs of the default method end up, as a list."""
+    d = result.diagnosis
+    lines = ["Where found bugs end up (now, consensus ≥ 0.75 + verification, k=2):"]
+    lines += [f"- {name}: {count}" for name, count in sorted(d.outcome.items())]
+    return [
+        *lines,
+        f"- found bugs split over several clusters: {d.split}",
+        f"- pairs of findings about one bug left apart: {_counts(d.split_pairs) or 'none'}",
+        f"- clusters mixing different problems: {d.mixed}",
+        f"- posted false positives: {_counts(d.fp_posted) or 'none'}",
+    ]
 
 
 def _counts(counter: Counter[str]) -> str:
@@ -1199,8 +1205,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.presets:
         from benchmarks.sim import quality_rules  # it imports this module: only when asked
 
-        print(quality_rules.report(replace(DEFAULT, prs=args.prs, seed=args.seed),
-                                   [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))  # fmt: skip
+        base = replace(DEFAULT, prs=args.prs, seed=args.seed)
+        presets = [AGREEABLE, IMPARTIAL, SELF_PREFERRING]
+        print(quality_rules.report(quality_rules.measure(base, presets)))
         return 0
     params = replace(
         DEFAULT,

@@ -1,0 +1,399 @@
+"""The benchmarks write their own figures into the BENCHMARKS.md sections: each section's
+render function turns one run's results into its figures blocks, and `write_figures`
+replaces exactly those blocks in the real section file, keeping the prose around them."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING
+from benchmarks.sim.quality_figures import quality_figures
+from benchmarks.sim.quality_rules import RULES, UNCALIBRATED, WEIGHED, RulesRun, judges_figures
+from benchmarks.sim.quality_world import (
+    DEFAULT,
+    HEADLINE,
+    NO_ASKING,
+    Diagnosis,
+    SimResult,
+    Tally,
+    now,
+    with_voting,
+)
+from benchmarks.sim.recorded import Record, Recorded
+from benchmarks.sim.sections import (
+    ActionFigures,
+    IngestResults,
+    IngestRow,
+    JournalResults,
+    Machine,
+    OverheadResults,
+    PhaseFigures,
+    ReviewResults,
+    ScaleResults,
+    ScaleRow,
+    StartUpFigures,
+    StepFigures,
+    figures_blocks,
+    hand_carried,
+    ingest_figures,
+    journal_figures,
+    overhead_figures,
+    review_figures,
+    scale_figures,
+    write_figures,
+)
+
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
+MACHINE = Machine(cores=2, load_start=0.64, load_end=1.26)
+
+JOURNAL = JournalResults(
+    calls=2000,
+    record_median_ms=0.0812,
+    record_p95_ms=0.149,
+    served_median_ms=0.071,
+    bytes_per_call=1475.0,
+    machine=MACHINE,
+)
+INGEST = IngestResults(
+    file=IngestRow("one 20,000-line source file", 1, 20_000, 0.326, 52.4, 13.1),
+    pr=IngestRow("2,000-file PR (50 lines each)", 2_000, 100_000, 2.04, 121.2, 76.4),
+    machine=MACHINE,
+)
+SCALE = ScaleResults(
+    rows=(
+        ScaleRow(100, 5_000, 6, 200, 0.31, 54.2),
+        ScaleRow(2_000, 100_000, 78, 4_000, 12.4, 532.0),
+    ),
+    machine=MACHINE,
+)
+REVIEW = ReviewResults(
+    calls=64,
+    wall_s=3.05,
+    planning_s=0.2,
+    ideal_s=2.4,
+    sent_over_naive=1.094,
+    prefix_share=0.75,
+    align_s=0.342,
+    machine=MACHINE,
+)
+STEP = StepFigures(
+    install_s=0.0, startup_s=5.2, calls_s=2.1, publish_s=1.7, step_s=9.0, first_call_s=5.8
+)
+OVERHEAD = OverheadResults(
+    start_up=StartUpFigures(
+        import_exit_s=3.61, import_done_s=2.73, first_call_s=3.68, help_s=0.07, runs=3
+    ),
+    phases=(
+        PhaseFigures(0.3, 64, 2.4, (1.13, 1.11, 1.12), 10.14, 1.20),
+        PhaseFigures(1.5, 64, 12.0, (1.02, 1.15), 9.9, 1.10),
+    ),
+    distinct_reports=1,
+    action=ActionFigures(
+        cold=replace(STEP, install_s=40.8, first_call_s=46.0),
+        warm=STEP,
+        slash_s=0.7,
+        same_report=True,
+        venv_mb=380.4,
+    ),
+    machine=MACHINE,
+)
+
+
+def table_rows(text: str) -> list[list[str]]:
+    return [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith("|")
+    ]
+
+
+def test_journal_block_is_the_machine_line_and_a_table_of_the_run() -> None:
+    assert journal_figures(JOURNAL) == {
+        "journal": "One run on the shared 2-core machine (load average 0.6 at the start, "
+        "1.3 at the end):\n"
+        "\n"
+        "| 2,000 calls | measured | target |\n"
+        "|---|---:|---|\n"
+        "| recording a call, median | 0.08 ms | < 2 ms: met |\n"
+        "| recording a call, p95 | 0.15 ms |  |\n"
+        "| serving it again on resume, median | 0.07 ms |  |\n"
+        "| journal size per call | 1.5 KB |  |"
+    }
+
+
+def test_journal_block_says_not_met_over_the_target() -> None:
+    [text] = journal_figures(replace(JOURNAL, record_median_ms=2.5)).values()
+    assert "| recording a call, median | 2.50 ms | < 2 ms: NOT MET |" in text
+
+
+def test_ingest_block_has_thousands_separators_right_aligned_numbers_and_the_verdicts() -> None:
+    [text] = ingest_figures(INGEST).values()
+    assert text.startswith("One run on the shared 2-core machine (load average 0.6")
+    assert "|---|---:|---:|---:|---:|---:|---:|" in text
+    assert table_rows(text)[2:] == [
+        ["one 20,000-line source file", "1", "20,000", "0.33", "16.3", "52", "13"],
+        ["2,000-file PR (50 lines each)", "2,000", "100,000", "2.04", "20.4", "121", "76"],
+    ]
+    assert text.endswith(
+        "Time per line grows 1.25× from one file to 2,000 files (target ≈ 1: linear in lines, "
+        "not in files; met); peak memory 121 MB for the 2,000-file PR (target < 500 MB; met)."
+    )
+
+
+def test_scale_block_rows_growth_and_targets_missed() -> None:
+    [text] = scale_figures(SCALE).values()
+    assert "|---:|---:|---:|---:|---:|---:|" in text
+    assert table_rows(text)[2:] == [
+        ["100", "5,000", "6", "200", "0.31", "54"],
+        ["2,000", "100,000", "78", "4,000", "12.40", "532"],
+    ]
+    assert text.endswith(
+        "CPU per file grows 2.00× from 100 to 2,000 files (1.0 = linear). Targets at 2,000 "
+        "files: peak memory < 500 MB (NOT MET: 532 MB), tool CPU < 10 s (NOT MET: 12.4 s)."
+    )
+
+
+def test_review_block_rows_with_their_targets() -> None:
+    [text] = review_figures(REVIEW).values()
+    assert table_rows(text)[2:] == [
+        [
+            "wall time / ideal (ideal = ceil(calls / concurrency) × latency; 64 calls)",
+            "1.27",
+            "≤ 1.3: met",
+        ],
+        ["of which planning (chunking, token counts)", "0.20 s of 3.05 s", ""],
+        ["prompt tokens sent / naive (diff tokens × providers × personas)", "1.09", ""],
+        [
+            "calls whose first 4,000 prompt characters repeat an earlier call's",
+            "0.75",
+            "≥ 0.75: met",
+        ],
+        ["aligning 5,000 findings (best of 3)", "0.34 s", "< 1 s: met"],
+    ]
+    [slow] = review_figures(replace(REVIEW, wall_s=4.4)).values()
+    assert "| 1.83 | ≤ 1.3: NOT MET |" in slow
+
+
+def test_overhead_blocks_the_table_and_the_step_times() -> None:
+    blocks = overhead_figures(OVERHEAD)
+    rows = {row[0]: row[1:] for row in table_rows(blocks["overhead"])[2:]}
+    assert rows['`python -c "import litellm"`, whole process (best of 3)'] == ["3.61 s", ""]
+    assert rows["first call / import litellm (whole process)"] == ["1.02", "≤ 1.10: met"]
+    assert rows["first call / import litellm (until the import is done)"] == [
+        "1.35",
+        "(stricter, not met)",
+    ]
+    assert rows[
+        "model phase / ideal at 0.3 s per call (64 calls, ideal 2.4 s; best, median of 3)"
+    ] == ["1.11, 1.12", "≤ 1.20: met"]
+    assert rows["model phase / ideal at 1.5 s per call (ideal 12 s; best, median of 2)"] == [
+        "1.02, 1.08",
+        "≤ 1.10: met",
+    ]
+    assert rows["Action, cold: install"] == ["40.8 s", ""]
+    assert rows["Action, warm: install"] == ["0 s (skipped)", ""]
+    assert rows["Action, cold: Python set up → first model call"] == ["46.0 s", ""]
+    assert rows["cold and warm Action runs: byte-identical JSON report"] == ["yes", "yes: met"]
+    assert blocks["overhead-step"] == (
+        "The review step itself, cold / warm: start-up (step start → first model call) "
+        "5.2 / 5.2 s, calls (first call → last answer) 2.1 / 2.1 s, publish (last answer → "
+        "step end) 1.7 / 1.7 s, whole step 9.0 / 9.0 s."
+    )
+
+
+def test_overhead_without_the_action_has_no_action_rows() -> None:
+    blocks = overhead_figures(replace(OVERHEAD, action=None))
+    assert "Action" not in blocks["overhead"]
+    assert "not run" in blocks["overhead-step"]
+
+
+def quality_result() -> SimResult:
+    """Tallies for the methods the quality blocks show, as a 10-PR run could give."""
+    t, k = HEADLINE
+    base = Tally(tp=40, fp=1, found=38, bugs=40, verify_calls=250, same_calls=40, prs=10,
+                 duplicates=1, clean_prs=2)  # fmt: skip
+    judged = replace(base, fp=3, self_votes=70, verify_calls=290)
+    names = {
+        with_voting(t, k): base,
+        with_voting(t, k, NO_ASKING): replace(base, same_calls=0, duplicates=7),
+    }
+    for configured in (False, True):
+        names[with_voting(t, k, now(configured=configured).name)] = base
+        names[with_voting(t, k, now(independent=False, configured=configured).name)] = judged
+    return SimResult(replace(DEFAULT, prs=10), names, Diagnosis(), 1.0, "")
+
+
+RECORDED = Recorded(
+    "a setting",
+    (
+        Record("5dbbbac", "before", {"duplicates posted / PR": 0.278, "precision": 0.903,
+                                     "verification calls / PR": 23.34}),
+        Record("9652b02", "after", {"posted findings on the clean PRs": 5}),
+    ),
+)  # fmt: skip
+
+
+def test_quality_headline_sets_recorded_commits_beside_this_run() -> None:
+    text = quality_figures(quality_result(), RECORDED)["quality-headline"]
+    rows = table_rows(text)
+    assert rows[0] == [
+        "figure (consensus ≥ 0.75, k=2)",
+        "`5dbbbac` (recorded)",
+        "`9652b02` (recorded)",
+        "now, without asking",
+        "now",
+        "target",
+        "",
+    ]
+    assert rows[1] == ["---", "---:", "---:", "---:", "---:", "---", "---"]
+    by_name = {row[0]: row[1:] for row in rows[2:]}
+    assert by_name["duplicates posted / PR"] == [
+        "0.278",
+        "–",
+        "0.700",
+        "0.100",
+        "≤ 0.02",
+        "NOT MET",
+    ]
+    assert by_name["posted findings on the 2 clean PRs"] == ["–", "5", "0", "0", "0", "met"]
+    assert by_name['verification calls / PR (inspector, votes, "same problem?")'] == [
+        "23.34",
+        "–",
+        "25.00",
+        "29.00",
+        "≤ 1.3 × `5dbbbac` = 30.34",
+        "met",
+    ]
+    assert by_name["F1"][-2:] == ["", ""]
+
+
+def test_quality_independence_names_the_configured_judges_and_reporters_may_judge() -> None:
+    text = quality_figures(quality_result(), RECORDED)["quality-independence"]
+    assert "With a configured inspector (anthropic/claude-sonnet-4-5) and voters " in text
+    rows = [row for row in table_rows(text) if row[0] == "precision"]
+    assert rows[0] == ["precision", "0.930", "0.976", "≥ 0.980 (reporters may judge + 0.05)",
+                       "NOT MET"]  # fmt: skip
+    answers = [row for row in table_rows(text) if row[0].startswith("answers by a verifier")]
+    assert answers[0][1:] == ["7.00", "0.00", "0", "met"]
+
+
+def test_quality_methods_lists_every_method_and_where_bugs_end_up() -> None:
+    text = quality_figures(quality_result(), RECORDED)["quality-methods"]
+    assert text.startswith("All methods:\n\n| method | precision |")
+    assert len(table_rows(text)) == 2 + len(quality_result().tallies)
+    assert "- posted false positives: none" in text
+
+
+def rules_run(seed: int, fp: int) -> RulesRun:
+    """One seed's totals over 10 PRs (2 clean); `fp` false positives for the default rule."""
+    base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
+                 clean_prs=2, clean_posted=1)  # fmt: skip
+    presets = (AGREEABLE, IMPARTIAL, SELF_PREFERRING)
+    results = {
+        AGREEABLE.name: {name: replace(base, fp=fp + n) for n, (name, _) in enumerate(RULES)},
+        IMPARTIAL.name: {WEIGHED: replace(base, found=47, verify_calls=230)},
+        SELF_PREFERRING.name: {WEIGHED: base},
+        UNCALIBRATED: {WEIGHED: replace(base, found=27)},
+    }
+    results[AGREEABLE.name][WEIGHED] = replace(base, fp=fp)
+    return RulesRun(seed, 10, presets, results)
+
+
+RUNS = (rules_run(1, fp=3), rules_run(2, fp=10))
+
+
+def test_judges_presets_block_has_every_preset_for_every_seed_the_headline_in_bold() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-presets"])
+    assert [row[0] for row in rows[2:]] == [
+        "**agreeable, seed 1**",
+        "agreeable, seed 2",
+        "impartial, seed 1",
+        "impartial, seed 2",
+        "agreeable+self-preferring, seed 1",
+        "agreeable+self-preferring, seed 2",
+        f"{UNCALIBRATED}, seed 1",
+        f"{UNCALIBRATED}, seed 2",
+    ]
+    assert rows[2][1:] == ["**0.968**", "**0.760**", "**50.0** (1 on 2)", "**50.0**"]
+    assert rows[3][1:] == ["0.900", "0.760", "50.0 (1 on 2)", "50.0"]
+
+
+def test_judges_targets_block_gives_the_first_seed_verdict_and_marks_other_seeds_not_met() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-targets"])
+    assert rows[0] == [
+        "figure",
+        "agreeable (headline)",
+        "impartial",
+        "agreeable+self-preferring",
+    ]
+    by_figure = {row[0]: row[1:] for row in rows[2:]}
+    assert by_figure["precision"][0] == "≥ 0.93: met 0.968 (not 0.900)"
+    assert by_figure["recall"][1] == "≥ 0.92: met 0.940 (0.940)"
+    assert by_figure["posted on clean PRs"][0] == "≤ 5 / 100: NOT MET 50.0 (not 50.0)"
+    assert by_figure["verification calls / PR"][1] == "≤ 35: met 25.0 (25.0)"
+
+
+def test_judges_rules_block_has_every_rule_then_the_other_seeds_in_a_line() -> None:
+    text = judges_figures(RUNS)["judges-rules"]
+    rows = table_rows(text)
+    assert [row[0] for row in rows[2:]] == [
+        f"**{WEIGHED}**" if name == WEIGHED else name for name, _ in RULES
+    ]
+    assert "Seed 2: 0.900 / 0.760 / 50.0 / 50.0; 0.891 / 0.760 / 50.0 / 50.0;" in text
+    assert "**0.900 / 0.760 / 50.0 / 50.0**" in text
+
+
+def hand_made_blocks(name: str) -> dict[str, str]:
+    return {
+        "judges": lambda: judges_figures(RUNS),
+        "journal": lambda: journal_figures(JOURNAL),
+        "ingest": lambda: ingest_figures(INGEST),
+        "scale": lambda: scale_figures(SCALE),
+        "review": lambda: review_figures(REVIEW),
+        "overhead": lambda: overhead_figures(OVERHEAD),
+        "quality": lambda: quality_figures(quality_result(), RECORDED),
+    }[name]()
+
+
+def prose(text: str) -> str:
+    """The section without what is inside its figures blocks."""
+    return re.sub(r"(<!-- figures: [\w-]+ -->\n).*?(<!-- /figures -->)", r"\1\2", text, flags=re.S)
+
+
+@pytest.mark.parametrize(
+    "name", ["judges", "quality", "review", "scale", "ingest", "journal", "overhead"]
+)
+def test_writing_a_run_into_the_real_section_replaces_its_blocks_and_keeps_the_prose(
+    name: str, tmp_path: Path
+) -> None:
+    real = (RESULTS / f"{name}.md").read_text(encoding="utf-8")
+    section = tmp_path / f"{name}.md"
+    section.write_text(real, encoding="utf-8")
+    blocks = hand_made_blocks(name)
+    assert set(blocks) == set(figures_blocks(real))  # every block of the section is the run's
+    write_figures(section, blocks)
+    written = section.read_text(encoding="utf-8")
+    assert prose(written) == prose(real)
+    assert figures_blocks(written) == {n: text.strip() + "\n" for n, text in blocks.items()}
+
+
+def test_a_block_the_section_lacks_is_an_error(tmp_path: Path) -> None:
+    section = tmp_path / "journal.md"
+    section.write_text("## Journal\n\nProse only.\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no figures block 'journal'"):
+        write_figures(section, journal_figures(JOURNAL))
+
+
+def test_a_section_without_blocks_that_no_benchmark_writes_whole_is_hand_carried(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "typed.md").write_text("## Typed\n\n| figure | 1.0 |\n", encoding="utf-8")
+    (tmp_path / "whole.md").write_text("## Whole\n\n| figure | 1.0 |\n", encoding="utf-8")
+    (tmp_path / "blocks.md").write_text(
+        "## Blocks\n\n<!-- figures: b -->\n| figure | 1.0 |\n<!-- /figures -->\n", encoding="utf-8"
+    )
+    assert hand_carried(tmp_path, ["typed", "whole", "blocks"], whole=["whole"]) == ["typed"]
