@@ -125,10 +125,10 @@ class _Pairs:
         self,
         features: Sequence[Features],
         sims: dict[tuple[int, int], float],
-        categories: Sequence[Category],
+        ordered: Sequence[Finding],
     ):
         self._features = features
-        self._categories = categories
+        self._ordered = ordered  # all of them: a list of one path's would cost paths × findings
         self.sims = sims
         self.links: dict[tuple[int, int], float] = {}  # pairs the words may join unasked
         self._sure: dict[tuple[int, int], bool] = {}
@@ -167,7 +167,7 @@ class _Pairs:
         return self._sure[key]
 
     def same_kind(self, i: int, j: int) -> bool:
-        return same_kind(self._categories[i], self._categories[j])
+        return same_kind(self._ordered[i].category, self._ordered[j].category)
 
     def kinds_differ(self, a: Sequence[int], b: Sequence[int]) -> bool:
         """Is a member of one side a remark and one of the other a defect?"""
@@ -256,7 +256,7 @@ def _pairs(
     ordered: Sequence[Finding], features: Sequence[Features], start: int, stop: int
 ) -> _Pairs:
     """The pairs of one path's findings (sorted by line) that could be one problem."""
-    pairs = _Pairs(features, {}, [f.category for f in ordered])
+    pairs = _Pairs(features, {}, ordered)
     for i in range(start, stop):
         a = ordered[i]
         for j in range(i + 1, stop):
