@@ -34,7 +34,8 @@ from benchmarks.sim.sections import (  # noqa: E402
     review_figures,
     write_figures,
 )
-from consensus.adapters.llm import LiteLLMClient, LiteLLMTokenCounter  # noqa: E402
+from consensus.adapters.llm import LiteLLMClient  # noqa: E402
+from consensus.app.wiring import planning_counter  # noqa: E402
 from consensus.decide.align import align  # noqa: E402
 from consensus.ingest.chunking import split_large_hunks  # noqa: E402
 from consensus.ingest.review_diff import ingest  # noqa: E402
@@ -198,7 +199,7 @@ def main() -> None:
     diff = split_large_hunks(ingest(synthetic_diff(args.files), include=("**",), exclude=()))
     personas = select_personas(load_personas([]), PERSONAS)
     settings = Settings(personas=PERSONAS, budget={"max_cost_usd": None, "max_tokens": None})
-    counter = LiteLLMTokenCounter()
+    counter = planning_counter(os.environ)  # the counter a review's services hold
     script = Script(default=reply('{"findings": []}'))
     with FakeProviderServer(script, latency_s=args.latency) as server:
         providers = providers_for(server.url)
