@@ -38,6 +38,7 @@ BANNER = (
 def demo(into: Path | None, github: bool) -> None:
     """Review a sample change with simulated providers: no key, no network."""
     import asyncio
+    import dataclasses
 
     from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
     from consensus.app.wiring import services
@@ -48,10 +49,11 @@ def demo(into: Path | None, github: bool) -> None:
     click.echo(BANNER, err=True)
     places = prepare(root.resolve())
     log(f"sample repository: {places.repo} (branch feature/order-search against main)")
-    observer = progress_observer()
     # Only the demo's own key and journal: nothing of the user's environment is read.
     env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
-    wired = services(env, log=log, progress=lambda: [observer])
+    wired = services(env, log=log)
+    observer = progress_observer(lambda model: wired.counter.price(model) is not None)
+    wired = dataclasses.replace(wired, progress=lambda: [observer])
     try:
         run = asyncio.run(run_demo(places, wired))
     finally:

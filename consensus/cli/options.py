@@ -92,7 +92,9 @@ def logger() -> Callable[[str], None]:
     return lambda line: click.echo(f"consensus: {line}", err=True)
 
 
-def progress_observer() -> Any:
+def progress_observer(priced: Callable[[str], bool]) -> Any:
+    """A live bar on a terminal (its cost is unknown once a model `priced` denies answers),
+    log lines elsewhere."""
     from consensus.app.progress import LogProgress, RichProgress
 
-    return RichProgress(sys.stderr) if is_tty(sys.stderr) else LogProgress(logger())
+    return RichProgress(sys.stderr, priced) if is_tty(sys.stderr) else LogProgress(logger())

@@ -118,7 +118,7 @@ def review(
     if job.diff.redactions:
         count = len(job.diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
-    observer = progress_observer()
+    observer = progress_observer(lambda model: wired.counter.price(model) is not None)
     shown = dataclasses.replace(wired, progress=lambda: [observer])
     events_file = events_path.open("a", encoding="utf-8") if events_path else None
     try:
