@@ -67,6 +67,15 @@ def neutral(text: str) -> str:
     return escape_data(text).replace("##[", "##%5B")
 
 
+def inert(text: str) -> str:
+    """`text` with each line the runner would act on marked `(escaped)` and neutralised: for
+    what the command line prints in a step of the user's own (`run: consensus review`), where
+    no ActionLog guards the streams but the runner still reads them for workflow commands."""
+    return "\n".join(
+        f"(escaped) {neutral(line)}" if runner_acts_on(line) else line for line in text.split("\n")
+    )
+
+
 class ActionLog:
     """Where `consensus action` writes: log lines to stderr, our commands to stdout.
 

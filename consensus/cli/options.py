@@ -59,8 +59,18 @@ def emit(report: Report, fmt: str, output: Path | None, log: Callable[[str], Non
     if output is not None:
         output.write_text(rendered, encoding="utf-8")
         log(f"report written to {output}")
-    else:
-        click.echo(rendered, nl=not rendered.endswith("\n"))
+        return
+    if fmt in ("text", "markdown") and in_actions_step():  # models' words reach the runner
+        from consensus.action.log import inert
+
+        rendered = inert(rendered)
+    click.echo(rendered, nl=not rendered.endswith("\n"))
+
+
+def in_actions_step() -> bool:
+    """Running in a GitHub Actions step: the runner reads what we print for workflow
+    commands (`::error::`, `::add-mask::`, …), and a finding's words are untrusted."""
+    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 def repo_root() -> Path:
@@ -89,7 +99,11 @@ def is_tty(stream: Any) -> bool:
 
 
 def logger() -> Callable[[str], None]:
-    return lambda line: click.echo(f"consensus: {line}", err=True)
+    if not in_actions_step():
+        return lambda line: click.echo(f"consensus: {line}", err=True)
+    from consensus.action.log import inert
+
+    return lambda line: click.echo(f"consensus: {inert(line)}", err=True)
 
 
 def progress_observer(priced: Callable[[str], bool]) -> Any:
