@@ -8,6 +8,11 @@ calls of each: the re-run runs on a fresh runner (no journal, as on GitHub's run
 carries every decision from the summary's state (0 model calls).
 
     python benchmarks/github_bench.py [--files 40] [--findings 25]
+        [--markdown benchmarks/results/github.md]
+
+`--markdown` writes this run's counts into the section's figures blocks
+(`benchmarks/sim/github_figures.py`); `python benchmarks/report.py` then assembles
+BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -25,13 +30,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from benchmarks.sim.github_figures import (  # noqa: E402
+    REQUEST_TARGET,
+    GitHubResults,
+    GitHubRun,
+    github_figures,
+)
+from benchmarks.sim.sections import write_figures  # noqa: E402
 from consensus.action.main import run  # noqa: E402
 from consensus.adapters.github import GitHubHost  # noqa: E402
 from consensus.sim.github_server import FakeGitHub, PullRequest  # noqa: E402
 from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 
 REPO = "acme/service"
-TARGET = 12
 
 
 def module(n: int, changed: bool) -> str:
@@ -92,9 +103,13 @@ def script(findings: int, files: int) -> Script:
 
 
 def measure(files: int, findings: int) -> tuple[Counter[str], Counter[str], list[int], float]:
-    with FakeGitHub() as github, FakeProviderServer(script(findings, files)) as providers:
+    with (
+        FakeGitHub() as github,
+        FakeProviderServer(script(findings, files)) as providers,
+        tempfile.TemporaryDirectory(prefix="github-bench-") as folder,
+    ):
         world(github, files, providers.url)
-        tmp = Path(tempfile.mkdtemp())
+        tmp = Path(folder)
         event = tmp / "event.json"
         event.write_text(json.dumps({"action": "opened", "pull_request": {"number": 1}}))
         env = {
@@ -132,27 +147,31 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--files", type=int, default=40)
     parser.add_argument("--findings", type=int, default=25)
+    parser.add_argument("--markdown", type=Path, help="write the counts into this section file")
     args = parser.parse_args()
     print(f"PR of {args.files} files; GitHub API requests per `consensus action` run")
     print(
         f"{'findings':>9} {'first run':>10} {'re-run':>7} {'target':>7}  "
         "model calls: first run / re-run (target 0)  wall"
     )
-    rows = []
+    runs = []
     for findings in (args.findings, args.findings * 4):
         first, again, calls, wall = measure(args.files, findings)
-        rows.append((findings, first, again))
+        runs.append(GitHubRun(findings, dict(first), dict(again), calls[0], calls[1]))
         total, rerun = sum(first.values()), sum(again.values())
         print(
-            f"{findings:>9} {total:>10} {rerun:>7} {'<= ' + str(TARGET):>7}  "
+            f"{findings:>9} {total:>10} {rerun:>7} {'<= ' + str(REQUEST_TARGET):>7}  "
             f"{calls[0]:>11} / {calls[1]:<28}  {wall:.1f}s"
         )
-    print("\nby endpoint, first run with", rows[0][0], "findings:")
-    for endpoint, count in sorted(rows[0][1].items()):
+    print("\nby endpoint, first run with", runs[0].findings, "findings:")
+    for endpoint, count in sorted(runs[0].first.items()):
         print(f"  {count:>3}  {endpoint}")
     print("by endpoint, re-run on the same head:")
-    for endpoint, count in sorted(rows[0][2].items()):
+    for endpoint, count in sorted(runs[0].rerun.items()):
         print(f"  {count:>3}  {endpoint}")
+    if args.markdown:
+        write_figures(args.markdown, github_figures(GitHubResults(args.files, tuple(runs))))
+        print(f"wrote the counts into {args.markdown}; now run python benchmarks/report.py")
 
 
 if __name__ == "__main__":

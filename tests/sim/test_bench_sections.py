@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.sim.first_run_figures import CommandTimes, FirstRunResults, first_run_figures
+from benchmarks.sim.github_figures import GitHubResults, GitHubRun, github_figures
 from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING
 from benchmarks.sim.quality_figures import quality_figures
 from benchmarks.sim.quality_rules import RULES, UNCALIBRATED, WEIGHED, RulesRun, judges_figures
@@ -100,6 +102,28 @@ OVERHEAD = OverheadResults(
         venv_mb=380.4,
     ),
     machine=MACHINE,
+)
+
+FIRST_RUN = FirstRunResults(
+    demo=CommandTimes("`consensus demo`", (9.91,), (0,)),
+    reference=CommandTimes('`python -c "import litellm"` alone', (3.6, 3.9, 3.7), (0, 0, 0)),
+    commands=(
+        CommandTimes("`consensus --help`", (0.08, 0.07, 0.31), (0, 0, 0)),
+        CommandTimes("`consensus doctor` without a key", (0.61, 0.58, 0.66), (3, 3, 3)),
+        CommandTimes("`consensus review --dry-run`", (0.97, 0.95, 1.4), (0, 0, 0)),
+    ),
+    machine=MACHINE,
+)
+FIRST_ENDPOINTS = {"GET /pulls/N": 1, "GET /pulls/N/files": 1, "POST /graphql": 1,
+                   "POST /pulls/N/reviews": 1, "POST /issues/N/comments": 1}  # fmt: skip
+RERUN_ENDPOINTS = {"GET /pulls/N": 1, "GET /pulls/N/files": 1, "POST /graphql": 2,
+                   "PATCH /issues/comments/N": 1}  # fmt: skip
+GITHUB = GitHubResults(
+    files=40,
+    runs=(
+        GitHubRun(25, FIRST_ENDPOINTS, RERUN_ENDPOINTS, first_calls=2, rerun_calls=0),
+        GitHubRun(100, FIRST_ENDPOINTS, RERUN_ENDPOINTS, first_calls=2, rerun_calls=0),
+    ),
 )
 
 
@@ -209,6 +233,72 @@ def test_overhead_without_the_action_has_no_action_rows() -> None:
     blocks = overhead_figures(replace(OVERHEAD, action=None))
     assert "Action" not in blocks["overhead"]
     assert "not run" in blocks["overhead-step"]
+
+
+def test_first_run_block_has_the_demo_the_reference_and_a_verdict_per_command() -> None:
+    [text] = first_run_figures(FIRST_RUN).values()
+    assert text.startswith("One run on the shared 2-core machine (load average 0.6")
+    assert "|---|---:|---:|---:|---:|---|" in text
+    assert table_rows(text)[2:] == [
+        ["`consensus demo`", "9.91", "9.91", "0", "1", "< 30 s: met"],
+        ['`python -c "import litellm"` alone', "3.70", "3.90", "0", "3", "the reference"],
+        ["`consensus --help`", "0.08", "0.31", "0", "3", "< 1 s: met"],
+        ["`consensus doctor` without a key", "0.61", "0.66", "3", "3", "< 1 s: met"],
+        ["`consensus review --dry-run`", "0.97", "1.40", "0", "3", "< 1 s: met"],
+    ]
+    assert text.endswith(
+        "Commands that call no model under 1 s: 3 of 3 (met). The slowest, at 0.97 s (0.26 × "
+        "`import litellm` alone): `consensus review --dry-run`. `consensus demo`: 9.9 s "
+        "(target < 30 s: met)."
+    )
+
+
+def test_first_run_block_judges_the_median_not_the_worst_run() -> None:
+    slow = CommandTimes("`consensus review --dry-run`", (1.02, 0.98, 1.05), (0, 0, 0))
+    late = replace(FIRST_RUN, commands=(*FIRST_RUN.commands[:2], slow))
+    [text] = first_run_figures(late).values()
+    assert "| `consensus review --dry-run` | 1.02 | 1.05 | 0 | 3 | < 1 s: NOT MET |" in text
+    assert "under 1 s: 2 of 3 (NOT MET). The slowest, at 1.02 s" in text
+    # the worst run over the target does not fail a command whose median is under it
+    assert "| `consensus --help` | 0.08 | 0.31 | 0 | 3 | < 1 s: met |" in text
+
+
+def test_github_block_counts_each_run_and_its_targets() -> None:
+    blocks = github_figures(GITHUB)
+    assert table_rows(blocks["github"])[2:] == [
+        ["25", "5", "5", "≤ 12 per run: met", "2", "0", "0 on a re-run: met"],
+        ["100", "5", "5", "≤ 12 per run: met", "2", "0", "0 on a re-run: met"],
+    ]
+    assert blocks["github"].endswith(
+        "A PR of 40 files. GitHub requests per run: 5 on every run, first run or re-run, "
+        "with 25 and 100 findings. Targets (≤ 12 requests per run, 0 model calls on a "
+        "re-run): met."
+    )
+
+
+def test_github_block_says_when_requests_grow_with_findings_or_a_re_run_asks_a_model() -> None:
+    busy = {**FIRST_ENDPOINTS, "POST /pulls/N/comments": 8}
+    grown = GitHubRun(100, busy, RERUN_ENDPOINTS, first_calls=2, rerun_calls=2)
+    blocks = github_figures(replace(GITHUB, runs=(GITHUB.runs[0], grown)))
+    assert table_rows(blocks["github"])[3] == [
+        "100", "13", "5", "≤ 12 per run: NOT MET", "2", "2", "0 on a re-run: NOT MET",
+    ]  # fmt: skip
+    assert "per run: from 5 to 13 over the runs with 25 and 100 findings" in blocks["github"]
+    assert blocks["github"].endswith("re-run): NOT MET.")
+
+
+def test_github_endpoints_block_lists_every_request_of_either_run_with_the_totals() -> None:
+    text = github_figures(GITHUB)["github-endpoints"]
+    assert text.startswith("By request, with 25 findings:")
+    assert table_rows(text)[2:] == [
+        ["`GET /pulls/N`", "1", "1"],
+        ["`GET /pulls/N/files`", "1", "1"],
+        ["`PATCH /issues/comments/N`", "0", "1"],
+        ["`POST /graphql`", "1", "2"],
+        ["`POST /issues/N/comments`", "1", "0"],
+        ["`POST /pulls/N/reviews`", "1", "0"],
+        ["all", "5", "5"],
+    ]
 
 
 def quality_result() -> SimResult:
@@ -355,6 +445,8 @@ def hand_made_blocks(name: str) -> dict[str, str]:
         "scale": lambda: scale_figures(SCALE),
         "review": lambda: review_figures(REVIEW),
         "overhead": lambda: overhead_figures(OVERHEAD),
+        "first_run": lambda: first_run_figures(FIRST_RUN),
+        "github": lambda: github_figures(GITHUB),
         "quality": lambda: quality_figures(quality_result(), RECORDED),
     }[name]()
 
@@ -365,7 +457,18 @@ def prose(text: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "name", ["judges", "quality", "review", "scale", "ingest", "journal", "overhead"]
+    "name",
+    [
+        "judges",
+        "quality",
+        "github",
+        "review",
+        "scale",
+        "ingest",
+        "journal",
+        "first_run",
+        "overhead",
+    ],
 )
 def test_writing_a_run_into_the_real_section_replaces_its_blocks_and_keeps_the_prose(
     name: str, tmp_path: Path
