@@ -160,6 +160,9 @@ class HostComment(BaseModel):
     in_reply_to: int | None = None  # a review comment's thread: its first comment's id
     node_id: str = ""  # GraphQL's id, to ask who last edited it
     commit_id: str = ""  # a review comment's commit: the code it was written about
+    # 👍 and 👎 on it, from the listing's reaction counts; None when the listing gave none
+    # (who gave them is a read of its own: `review_comment_reactions`)
+    thumbs: int | None = None
 
 
 class CommentEdit(BaseModel):

@@ -14,6 +14,8 @@ Three presets, reported side by side:
 - `impartial`: right 85% of the time either way, a wrong answer `uncertain` half the time.
 - `agreeable+self-preferring`: as agreeable, and a judge asked about its own family's claim
   confirms it with probability 0.6 first (arXiv 2502.01534).
+- `impartial+self-preferring`: as impartial, with the same self-preference (the verifiers
+  of the quality section's one-problem-one-comment figures).
 """
 
 from __future__ import annotations
@@ -87,4 +89,16 @@ SELF_PREFERRING = JudgePreset(
     uncertain=AGREEABLE.uncertain,
     self_preference=0.6,
 )
-PRESETS = {p.name: p for p in (AGREEABLE, IMPARTIAL, SELF_PREFERRING)}
+# The quality section's verifiers (measured before votes were weighed): impartial, and
+# confirming their own family's claims first, as LLM judges do.
+IMPARTIAL_SELF_PREFERRING = JudgePreset(
+    name="impartial+self-preferring",
+    tpr=IMPARTIAL.tpr,
+    tnr=IMPARTIAL.tnr,
+    uncertain=IMPARTIAL.uncertain,
+    self_preference=0.6,
+    default_tnr=IMPARTIAL.default_tnr,
+)
+PRESETS = {
+    p.name: p for p in (AGREEABLE, IMPARTIAL, SELF_PREFERRING, IMPARTIAL_SELF_PREFERRING)
+}

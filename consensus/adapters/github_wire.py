@@ -130,7 +130,18 @@ def host_comment(data: dict[str, Any]) -> HostComment:
         in_reply_to=data.get("in_reply_to_id"),
         node_id=str(data.get("node_id") or ""),
         commit_id=str(data.get("commit_id") or ""),
+        thumbs=_thumbs(data.get("reactions")),
     )
+
+
+def _thumbs(rollup: object) -> int | None:
+    """👍 and 👎 in a comment's `reactions` summary; None when it has none (or a bad one)."""
+    if not isinstance(rollup, dict):
+        return None
+    try:
+        return int(rollup.get("+1") or 0) + int(rollup.get("-1") or 0)
+    except (TypeError, ValueError):
+        return None
 
 
 def host_reaction(data: dict[str, Any]) -> HostReaction:

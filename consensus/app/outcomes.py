@@ -16,8 +16,9 @@ from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, label
 
 def record_labels(turn: Turn, comments: Sequence[HostComment] | None = None) -> None:
     """Read the reactions on our inline comments (among the PR's review `comments`, read
-    when not given); save the labels when they changed. The summary is read only when
-    someone gave a 👍 or 👎."""
+    when not given): only of those the listing counts a 👍 or 👎 on (or gives no counts
+    for); save the labels when they changed. The summary is read only when someone gave a
+    👍 or 👎."""
     if comments is None:
         comments = turn.host.review_comments(turn.info.number)
     ours = {
@@ -25,7 +26,12 @@ def record_labels(turn: Turn, comments: Sequence[HostComment] | None = None) -> 
         for comment in comments
         if (fingerprint := thread_fingerprint(comment, turn.identity)) is not None
     }
-    reactions = {fp: turn.host.review_comment_reactions(ident) for fp, ident in ours.items()}
+    thumbs = {comment.id: comment.thumbs for comment in comments}
+    # Who gave a 👍 or 👎 is one read per comment: only where the listing counted some.
+    reactions = {
+        fp: turn.host.review_comment_reactions(ident) if thumbs[ident] != 0 else []
+        for fp, ident in ours.items()
+    }
     if not any(r.content in LABELS for found in reactions.values() for r in found):
         return
     thread = turn.refresh_thread()

@@ -170,7 +170,8 @@ def review_pull_request(
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
     outcome = review_and_publish(run, carry=carry, thread=thread)
-    if after is not None:
+    # Replies and 👍/👎 wait only on comments an earlier run posted (one a summary records).
+    if after is not None and thread.summary_id is not None:
         after(run)
     return outcome
 

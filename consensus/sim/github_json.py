@@ -294,6 +294,17 @@ def review_comment(
     }
 
 
+def reaction_rollup(comment_url: str, reactions: list[JsonObject]) -> JsonObject:
+    """The `reactions` summary GitHub adds to each comment it lists: a count per content."""
+    counts = {content: 0 for content in REACTION_CONTENTS}
+    for item in reactions:
+        counts[item["content"]] += 1
+    return {"url": f"{comment_url}/reactions", "total_count": len(reactions), **counts}
+
+
+REACTION_CONTENTS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "eyes", "rocket")
+
+
 def reaction(ident: int, content: str, user: JsonObject) -> JsonObject:
     return {
         "id": ident,

@@ -97,6 +97,9 @@ class Repo:
     branches: dict[str, str] = dataclasses.field(default_factory=dict)  # name → head commit
     issue_bodies: dict[int, str] = dataclasses.field(default_factory=dict)  # PR descriptions
 
+    def reactions_on(self, comment_id: int) -> list[JsonObject]:
+        return [r for r in self.reactions if r["_comment"] == comment_id]
+
 
 def is_write(method: str, body: Any) -> bool:
     """Changes something: not a GET, nor a GraphQL query (a POST that only reads)."""

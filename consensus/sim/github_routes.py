@@ -196,8 +196,7 @@ def _comment_route(
     if m := re.match(r"^POST /pulls/(\d+)/comments/(\d+)/replies$", route):
         return _review_reply(owner, repo, int(m.group(1)), int(m.group(2)), body)
     if m := re.match(r"^GET /pulls/comments/(\d+)/reactions$", route):
-        on = [r for r in repo.reactions if r["_comment"] == int(m.group(1))]
-        return _page(owner, path, query, on)
+        return _page(owner, path, query, repo.reactions_on(int(m.group(1))))
     if m := re.match(r"^POST /issues/comments/(\d+)/reactions$", route):
         reaction = github_json.reaction(owner.next_id(), body["content"], owner.acting)
         repo.reactions.append({**reaction, "_comment": int(m.group(1))})
@@ -240,7 +239,11 @@ def _pull(
         files = [github_json.pull_file(repo.full_name, pull.head_sha, f) for f in pull.files]
         return _page(owner, path, query, files[:3000])
     if method == "GET" and what == "/comments":
-        mine = [c for c in repo.review_comments if c["_number"] == pull.number]
+        mine = [
+            {**c, "reactions": github_json.reaction_rollup(c["url"], repo.reactions_on(c["id"]))}
+            for c in repo.review_comments
+            if c["_number"] == pull.number
+        ]
         return _page(owner, path, query, mine)
     if method == "GET" and what == "/reviews":
         mine = [r for r in repo.reviews if r["_number"] == pull.number]

@@ -253,7 +253,16 @@ class FakeGitHubHost(FakeLearnings):
     # ------------------------------------------------------------------ ReviewWriter
 
     def review_comments(self, number: int) -> list[HostComment]:
-        return [c for c in self.review_comment_list if self.comment_pull.get(c.id) == number]
+        """As GitHub lists them: with the count of 👍 and 👎 on each."""
+        return [
+            c.model_copy(update={"thumbs": self._thumbs(c.id)})
+            for c in self.review_comment_list
+            if self.comment_pull.get(c.id) == number
+        ]
+
+    def _thumbs(self, comment_id: int) -> int:
+        found = self.comment_reactions.get(comment_id, [])
+        return sum(1 for r in found if r.content in ("+1", "-1"))
 
     def create_review(
         self,

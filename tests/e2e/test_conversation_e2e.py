@@ -209,3 +209,16 @@ def test_thumbs_are_labels_and_a_maintainer_s_thumbs_down_dismisses_at_close(
         "SQL injection": ("dismissed", MAINTAINER),
         "Off-by-one in loop": ("left", ""),
     }
+
+
+def test_who_reacted_is_read_only_on_comments_whose_listing_counts_a_thumb(
+    world: World,
+) -> None:
+    sql, loop = inline(world, "SQL injection"), inline(world, "Off-by-one")
+    world.github.react(REPO, int(sql["id"]), "-1", human(MAINTAINER))
+    world.github.react(REPO, int(loop["id"]), "eyes", human(READER))  # no label: no read
+    before = len(world.github.requests)
+    assert world.pull_event("synchronize").code == 0
+    read = {r.path for r in world.github.requests[before:] if r.path.endswith("/reactions")}
+    assert read == {f"/repos/{REPO}/pulls/comments/{sql['id']}/reactions"}
+    assert {(x.content, x.by) for x in state(world).labels} == {("-1", MAINTAINER)}
