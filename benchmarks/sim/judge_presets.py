@@ -99,6 +99,4 @@ IMPARTIAL_SELF_PREFERRING = JudgePreset(
     self_preference=0.6,
     default_tnr=IMPARTIAL.default_tnr,
 )
-PRESETS = {
-    p.name: p for p in (AGREEABLE, IMPARTIAL, SELF_PREFERRING, IMPARTIAL_SELF_PREFERRING)
-}
+PRESETS = {p.name: p for p in (AGREEABLE, IMPARTIAL, SELF_PREFERRING, IMPARTIAL_SELF_PREFERRING)}

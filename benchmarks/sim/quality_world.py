@@ -20,9 +20,8 @@ question is answered right with probability `same_accuracy`.
 
 Everything between the reviews and the posted findings is the product's REAL code: align
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
-"Today" is the same simulation through the code as it was before issues 11 and 16, and
-"after round 1" through issue 11's code as its first round left it, both loaded from git
-(benchmarks/sim/baseline.py), in the same run.
+Earlier versions of that code are not run: their figures are recorded, with the commit they
+were measured at, in benchmarks/results/recorded.json, and printed beside this run's.
 
     python benchmarks/quality_bench.py [--prs 1000] [--seed 1] [--judges agreeable] [--no-sweep]
     python benchmarks/quality_bench.py --presets [--prs 1000] [--seed 1]   # quality_rules.py
@@ -478,7 +477,9 @@ class Decisions:
     target: float = 0.9  # inspector.target_precision
 
 
-REPORTERS_JUDGE = "now, but reporters may judge their own claims (before issue 16)"
+REPORTERS_JUDGE = (
+    "now, but reporters may judge their own claims (as before judges were independent)"
+)
 NO_ASKING = 'now, without asking "same problem?"'
 
 
@@ -529,11 +530,11 @@ def today(baseline: Baseline) -> Decisions:
     )
 
 
-BEFORE = "issue 11 after its first round"
+BEFORE = "one-comment rule, first version"
 
 
 def before(baseline: Baseline) -> Decisions:
-    """The code this round of issue 11 started from (benchmarks.sim.baseline.ROUND_ONE)."""
+    """The decisions of the one-comment rule's first version (its figures are recorded)."""
     assert baseline.sameness is not None
     return Decisions(
         name=BEFORE,
@@ -787,7 +788,7 @@ class Old:
     """Earlier versions of the code, run beside today's when git has them."""
 
     today: Baseline | None = None  # before issues 11 and 16
-    before: Baseline | None = None  # issue 11 after its first round
+    before: Baseline | None = None  # the one-comment rule's first version
 
 
 def methods(params: SimParams, old: Old) -> list[Method]:
@@ -979,7 +980,7 @@ def _calls(t: Tally) -> float:
 
 
 def headline(result: SimResult) -> list[Figure]:
-    """Issue 11's figures: today's, after the first round, now without asking, now; with
+    """One problem, one comment: the recorded versions, now without asking, now; with
     the target of each (a column whose code was not loaded is None)."""
     t, k = HEADLINE
     old = result.tallies.get(with_voting(t, k, TODAY))
@@ -1027,7 +1028,7 @@ def headline_table(result: SimResult) -> str:
 
 
 def independence(result: SimResult, configured: bool = False) -> list[Figure]:
-    """Issue 16's figures: reporters may judge (before) against independent judges (now),
+    """Independent judges: reporters may judge (before) against independent judges (now),
     with the product's default judges or with `configured_judges`."""
     t, k = HEADLINE
     before = result.tallies[with_voting(t, k, now(independent=False, configured=configured).name)]
@@ -1138,14 +1139,14 @@ def plot(result: SimResult, path: Path) -> None:
 
 
 def report(result: SimResult) -> str:
-    lines = ["Issue 11 (one problem, one comment; severe consensus checked):", ""]
+    lines = ["One problem, one comment; severe consensus checked:", ""]
     if result.baseline:
         lines += [f"(today's figures not measured in this run: {result.baseline})", ""]
     if result.before:
         lines += [f"(the first round's figures not measured in this run: {result.before})", ""]
     lines += [headline_table(result), ""]
     lines += [
-        f"Issue 16 (independent verification; verifiers confirm their own family's claim "
+        f"Independent verification (verifiers confirm their own family's claim "
         f"with p={result.params.judges.self_preference:g} whatever the truth):",
         "",
         "With the product's default judges (no inspector or voters configured):",

@@ -35,6 +35,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from consensus.adapters.encodings import load_encoding
 from consensus.ports import ModelPrice, TokenCounter
 
 CHUNK_CHARS = 1024  # litellm's TIKTOKEN_ENCODE_CHUNK_SIZE_CHARS
@@ -156,16 +157,14 @@ def encoding_name(model: str) -> str:
 
 
 @cache
-def _encoding(name: str) -> Any:
-    import tiktoken
-
+def _encoding(name: str, cache: Path | None = None) -> Any:
     folder = litellm_folder()
     with _lock:
         # tiktoken reads its encodings from this folder; litellm ships them there, so a
         # count never reaches the network.
         if folder is not None and not os.environ.get("TIKTOKEN_CACHE_DIR"):
             os.environ["TIKTOKEN_CACHE_DIR"] = str(folder / "litellm_core_utils" / "tokenizers")
-        return tiktoken.get_encoding(name)
+        return load_encoding(name, cache)
 
 
 # Slice counts already made, by encoding and the slice's digest. litellm counts in slices,
@@ -193,9 +192,10 @@ def _exact(encoding: Any, text: str) -> int:
     return total
 
 
-def count_tokens(model: str, text: str) -> int:
-    """Tokens in `text` as litellm's `token_counter(model=..., text=...)` counts them."""
-    encoding = _encoding(encoding_name(model))
+def count_tokens(model: str, text: str, *, cache: Path | None = None) -> int:
+    """Tokens in `text` as litellm's `token_counter(model=..., text=...)` counts them; the
+    encodings built from copies in `cache` when there are (adapters/encodings.py)."""
+    encoding = _encoding(encoding_name(model), cache)
     if len(text) <= MAX_EXACT_CHARS:
         return _exact(encoding, text)
     width = MAX_EXACT_CHARS // SAMPLES
@@ -245,13 +245,18 @@ class MapTokenCounter:
     `fallback` (built only when needed) for a name litellm resolves by its own rules."""
 
     def __init__(
-        self, env: Mapping[str, str], fallback: Callable[[], TokenCounter] | None = None
+        self,
+        env: Mapping[str, str],
+        fallback: Callable[[], TokenCounter] | None = None,
+        *,
+        cache: Path | None = None,
     ) -> None:
         self._env = env
         self._fallback = fallback
+        self._cache = cache  # where the encodings' copies are kept
 
     def count(self, model: str, text: str) -> int:
-        return count_tokens(model, text)
+        return count_tokens(model, text, cache=self._cache)
 
     def context_window(self, model: str) -> int | None:
         if model.startswith(ASKS_THE_SERVER) and not _static_ollama(model):

@@ -205,7 +205,8 @@ def planning_counter(env: Mapping[str, str]) -> TokenCounter:
     """litellm's counts, windows and prices from its data without importing litellm: a dry
     run or a replay never loads it, and a review counts the slices its prompts share once;
     litellm itself only for a window it resolves by rules of its own."""
-    return model_map.MapTokenCounter(env, fallback=token_counter)
+    cache = consensus_home(env) / "tokenizers"
+    return model_map.MapTokenCounter(env, fallback=token_counter, cache=cache)
 
 
 def model_price(model: str) -> ModelPrice | None:

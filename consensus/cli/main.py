@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -213,4 +214,31 @@ for command in (review, replay, runs, report, config, bench, calibrate, demo):
 
 
 def main() -> None:
-    cli()
+    try:
+        cli()
+    except SystemExit as done:
+        leave(done.code)
+    leave(0)
+
+
+def leave(code: str | int | None) -> None:
+    """Exit with `code` as `sys.exit` would, but without the interpreter's teardown when
+    nothing else is running: freeing what a command built costs more than it is worth at
+    exit (two tokenizers' tables alone, about 0.15 s of a dry run's second). Our own files
+    and connections are closed by then (the journal in a `finally`); the streams are
+    flushed here. With another thread still alive, the ordinary exit waits for it."""
+    if threading.active_count() > 1:
+        sys.exit(code)
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:  # sys.exit("message"): the message on stderr, status 1
+        print(code, file=sys.stderr)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`consensus runs | head -1`)
+            status = status or 1
+    os._exit(status)

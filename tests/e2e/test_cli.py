@@ -205,3 +205,20 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
     assert "1 provider families answered; reviews need 2." in out
     assert done.returncode == 3
     assert len(server.log.requests_for("llama-test")) == 0
+
+
+@pytest.mark.parametrize(
+    ("code", "status", "err"), [("3", 3, ""), ("None", 0, ""), ("'no journal'", 1, "no journal")]
+)
+def test_leaving_without_teardown_keeps_the_exit_status_and_flushes_the_output(
+    code: str, status: int, err: str
+) -> None:
+    script = f"from consensus.cli.main import leave\nprint('report line', end='')\nleave({code})"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr.strip()) == (status, "report line", err)
