@@ -1,7 +1,6 @@
 """Fakes that implement the ports, shipped beside them (as httpx ships MockTransport).
 
-- `FakeModelClient`: a ModelClient with a queue of canned replies per model, or a function
-  of the request; it records every call and how many ran at once.
+- `FakeModelClient`: canned replies per model (or a function of the request); records calls.
 - `FakeGitHubHost`: the whole GitHub port (every role) over state in memory, strict where
   GitHub is strict: a review comment on a line outside its file's RIGHT-side hunks makes
   the whole review fail (`ReviewRejected`, nothing stored), a missing comment or PR is a
@@ -11,7 +10,7 @@
   anyone post, our marker included).
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
-milliseconds; the loopback HTTP servers in tests/ keep the real adapters honest.
+milliseconds; the loopback HTTP servers (`consensus/sim/`) keep the real adapters honest.
 """
 
 from __future__ import annotations
@@ -254,15 +253,11 @@ class FakeGitHubHost(FakeLearnings):
 
     def review_comments(self, number: int) -> list[HostComment]:
         """As GitHub lists them: with the count of 👍 and 👎 on each."""
-        return [
-            c.model_copy(update={"thumbs": self._thumbs(c.id)})
-            for c in self.review_comment_list
-            if self.comment_pull.get(c.id) == number
-        ]
+        mine = [c for c in self.review_comment_list if self.comment_pull.get(c.id) == number]
+        return [c.model_copy(update={"thumbs": self._thumbs(c.id)}) for c in mine]
 
     def _thumbs(self, comment_id: int) -> int:
-        found = self.comment_reactions.get(comment_id, [])
-        return sum(1 for r in found if r.content in ("+1", "-1"))
+        return sum(r.content in ("+1", "-1") for r in self.comment_reactions.get(comment_id, []))
 
     def create_review(
         self,
