@@ -252,7 +252,7 @@ class PhaseRun:
 
 
 def model_phase(provider: ProviderProcess, files: int, runs: int) -> tuple[float, list[PhaseRun]]:
-    from consensus.app.wiring import model_client, token_counter
+    from consensus.app.wiring import model_client, planning_counter
     from consensus.review.job import ReviewJob
     from consensus.review.pipeline import ReviewServices, review
 
@@ -261,7 +261,8 @@ def model_phase(provider: ProviderProcess, files: int, runs: int) -> tuple[float
     personas = select_personas(load_personas([]), PERSONAS)
     settings = Settings(personas=PERSONAS, budget={"max_cost_usd": None, "max_tokens": None})
     providers = providers_for(provider.url)
-    client, counter = model_client(os.environ), token_counter()
+    # The counter a review's services hold (litellm's data, each shared slice counted once).
+    client, counter = model_client(os.environ), planning_counter(os.environ)
     asyncio.run(warm_up(client, providers))  # type: ignore[arg-type]
     results = []
     for _ in range(runs):
