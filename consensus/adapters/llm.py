@@ -364,7 +364,7 @@ def _retry_after(exc: Exception) -> float | None:
 
 def _classify(exc: Exception, request: CompletionRequest) -> Exception:
     """Map a litellm exception to a retryable _Transient or a final ModelCallError."""
-    unreachable = unreachable_error(exc, request.api_base)
+    unreachable = unreachable_error(exc, request.api_base, request.model)
     if unreachable is not None:  # a refused connection may be a server restarting: retried
         refused = any(isinstance(cause, ConnectionRefusedError) for cause in causes(exc))
         return _Transient(unreachable, None) if refused else unreachable

@@ -18,6 +18,20 @@ from consensus.model.base import FailureKind
 from consensus.ports import ModelCallError
 
 DEFAULT_ENDPOINT = "the provider's default endpoint"
+# Where litellm sends a route's calls when no api_base is set: named in the error, so a
+# DNS failure reads "cannot resolve api.openai.com", not "the provider's default endpoint".
+DEFAULT_BASES = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+    "gemini": "https://generativelanguage.googleapis.com",
+    "mistral": "https://api.mistral.ai/v1",
+    "deepseek": "https://api.deepseek.com",
+    "xai": "https://api.x.ai/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "groq": "https://api.groq.com/openai/v1",
+    "ollama": "http://localhost:11434",
+    "ollama_chat": "http://localhost:11434",
+}
 
 
 def causes(exc: BaseException) -> Iterator[BaseException]:
@@ -39,11 +53,16 @@ def timed_out(timeout_s: float) -> ModelCallError:
     )
 
 
-def unreachable_error(exc: BaseException, api_base: str | None) -> ModelCallError | None:
+def unreachable_error(
+    exc: BaseException, api_base: str | None, model: str = ""
+) -> ModelCallError | None:
     """A ModelCallError naming why the endpoint could not be reached; None when the chain
-    holds no network cause (the provider answered, with an error of its own)."""
-    url = api_base or DEFAULT_ENDPOINT
-    host = urlsplit(api_base).hostname if api_base else None
+    holds no network cause (the provider answered, with an error of its own). Without an
+    `api_base`, the endpoint is the `model`'s route's default where it is known."""
+    base = api_base or DEFAULT_BASES.get(model.split("/", 1)[0])
+    url = base or DEFAULT_ENDPOINT
+    host = urlsplit(base).hostname if base else None
+    where = "the host name in api_base" if api_base else "that this machine can reach it"
     # The deepest cause is the standard one (aiohttp's TLS error subclasses ssl.SSLError
     # too, without its fields).
     for cause in reversed(list(causes(exc))):
@@ -51,7 +70,7 @@ def unreachable_error(exc: BaseException, api_base: str | None) -> ModelCallErro
             return ModelCallError(
                 FailureKind.CONNECTION,
                 f"cannot resolve {host or url}",
-                fix="check the host name in api_base, and this machine's DNS or network",
+                fix=f"check {where}: its DNS, its network, a proxy it needs",
             )
         if isinstance(cause, ConnectionRefusedError):
             return ModelCallError(
