@@ -35,7 +35,7 @@ from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
 PREFIX = "consensus: "
-ESCAPED = "consensus: (escaped) "
+ESCAPED = "(escaped) "  # marks a foreign line the runner would have acted on
 # Environment variables whose value is a credential by its name (GITHUB_TOKEN,
 # OPENAI_API_KEY, ACTIONS_ID_TOKEN_REQUEST_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…).
 CREDENTIAL_NAME = re.compile(
@@ -67,13 +67,16 @@ def neutral(text: str) -> str:
     return escape_data(text).replace("##[", "##%5B")
 
 
+def inert_line(line: str) -> str:
+    """The line as it is, or marked `(escaped)` and neutralised if the runner would act on it."""
+    return ESCAPED + neutral(line) if runner_acts_on(line) else line
+
+
 def inert(text: str) -> str:
     """`text` with each line the runner would act on marked `(escaped)` and neutralised: for
     what the command line prints in a step of the user's own (`run: consensus review`), where
     no ActionLog guards the streams but the runner still reads them for workflow commands."""
-    return "\n".join(
-        f"(escaped) {neutral(line)}" if runner_acts_on(line) else line for line in text.split("\n")
-    )
+    return "\n".join(inert_line(line) for line in text.split("\n"))
 
 
 class ActionLog:
@@ -205,5 +208,5 @@ class _GuardedStream:
 
     def _emit(self, line: str) -> None:
         if runner_acts_on(line):
-            line = ESCAPED + neutral(line)
+            line = PREFIX + inert_line(line)
         self._target.write(line + "\n")

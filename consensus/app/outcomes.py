@@ -22,15 +22,14 @@ def record_labels(turn: Turn, comments: Sequence[HostComment] | None = None) -> 
     if comments is None:
         comments = turn.host.review_comments(turn.info.number)
     ours = {
-        fingerprint: comment.id
+        fingerprint: comment
         for comment in comments
         if (fingerprint := thread_fingerprint(comment, turn.identity)) is not None
     }
-    thumbs = {comment.id: comment.thumbs for comment in comments}
     # Who gave a 👍 or 👎 is one read per comment: only where the listing counted some.
     reactions = {
-        fp: turn.host.review_comment_reactions(ident) if thumbs[ident] != 0 else []
-        for fp, ident in ours.items()
+        fp: turn.host.review_comment_reactions(comment.id) if comment.thumbs != 0 else []
+        for fp, comment in ours.items()
     }
     if not any(r.content in LABELS for found in reactions.values() for r in found):
         return
