@@ -213,7 +213,11 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
 def test_leaving_without_teardown_keeps_the_exit_status_and_flushes_the_output(
     code: str, status: int, err: str
 ) -> None:
-    script = f"from consensus.cli.main import leave\nprint('report line', end='')\nleave({code})"
+    script = (
+        "import atexit\nfrom consensus.cli.main import leave\n"
+        "atexit.register(print, 'teardown ran')\n"  # the teardown a plain exit would run
+        f"print('report line', end='')\nleave({code})"
+    )
     done = subprocess.run(
         [sys.executable, "-c", script],
         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
@@ -222,3 +226,19 @@ def test_leaving_without_teardown_keeps_the_exit_status_and_flushes_the_output(
         timeout=60,
     )
     assert (done.returncode, done.stdout, done.stderr.strip()) == (status, "report line", err)
+
+
+def test_with_another_thread_running_the_ordinary_exit_waits_for_it() -> None:
+    script = (
+        "import atexit, threading, time\nfrom consensus.cli.main import leave\n"
+        "atexit.register(print, 'teardown ran')\n"
+        "threading.Thread(target=time.sleep, args=(0.2,)).start()\nleave(3)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout.strip()) == (3, "teardown ran")
