@@ -91,7 +91,7 @@ def review(
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
     from consensus.app.runner import run_review
-    from consensus.app.wiring import planning_counter, services
+    from consensus.app.wiring import services
 
     if resume_id and fresh:
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
@@ -113,7 +113,7 @@ def review(
     if job is None:  # no file can be reviewed: the report says what was skipped and why
         _finish(prepared.nothing_to_review(log), fmt, output, fail_on, journaled=False)
     if dry_run:  # counted from litellm's data, without importing litellm
-        _dry_run(job, planning_counter(os.environ), fmt, output, log)
+        _dry_run(job, wired.counter, fmt, output, log)
         return
     if job.diff.redactions:
         count = len(job.diff.redactions)
