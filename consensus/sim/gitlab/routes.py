@@ -3,6 +3,7 @@ GitLabState as GitLab answers it (status codes, pagination headers, error messag
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 from urllib.parse import unquote
@@ -13,6 +14,17 @@ from consensus.sim.gitlab.state import GitLabState, Project, edited, set_resolve
 
 Answer = tuple[int, Any, dict[str, str]]
 SEG = r"([^/]+)"
+
+
+@dataclasses.dataclass(frozen=True)
+class Call:
+    """One request to a merge request's routes: who asks what, with which query and body."""
+
+    method: str
+    query: dict[str, str]
+    body: Any
+    user: Account
+    url: str  # the request's own URL, for pagination links
 
 
 def error(status: int, message: str) -> Answer:
@@ -76,10 +88,8 @@ def route(
     if m := re.match(r"^/merge_requests/(\d+)(/.*)?$", rest):
         if int(m.group(1)) not in project.merge_requests:
             return error(404, "404 Not found")
-        url = f"{state.api_url}{path}"
-        return merge_request_route(
-            state, project, int(m.group(1)), method, m.group(2) or "", query, body, user, url
-        )
+        call = Call(method, query, body, user, f"{state.api_url}{path}")
+        return merge_request_route(state, project, int(m.group(1)), m.group(2) or "", call)
     return NOT_FOUND
 
 
@@ -117,17 +127,10 @@ def _tree(project: Project, query: dict[str, str], url: str) -> Answer:
 
 
 def merge_request_route(
-    state: GitLabState,
-    project: Project,
-    iid: int,
-    method: str,
-    rest: str,
-    query: dict[str, str],
-    body: Any,
-    user: Account,
-    url: str,
+    state: GitLabState, project: Project, iid: int, rest: str, call: Call
 ) -> Answer:
     mr = project.merge_requests[iid]
+    method, query, body, user, url = call.method, call.query, call.body, call.user, call.url
     route_key = f"{method} {rest}"
     if route_key == "GET ":
         count = len([n for n in project.notes(iid) if not n.get("system")])
@@ -141,13 +144,13 @@ def merge_request_route(
     if route_key == "GET /diffs":
         return page([dict(d) for d in mr.latest.diffs], query, url)
     if route_key in ("GET /notes", "POST /notes"):
-        return _notes(state, project, iid, method, query, body, user, url)
+        return _notes(state, project, iid, call)
     if m := re.match(r"^(GET|PUT|DELETE) /notes/(\d+)$", route_key):
-        return _one_note(state, project, iid, method, int(m.group(2)), body, user)
+        return _one_note(state, project, iid, int(m.group(2)), call)
     if m := re.match(r"^(GET|POST) /notes/(\d+)/award_emoji$", route_key):
-        return _awards(state, project, iid, method, int(m.group(2)), query, body, user, url)
+        return _awards(state, project, iid, int(m.group(2)), call)
     if route_key in ("GET /discussions", "POST /discussions"):
-        return _discussions(state, project, iid, method, query, body, user, url)
+        return _discussions(state, project, iid, call)
     if m := re.match(rf"^(PUT|POST) /discussions/{SEG}(/notes)?$", route_key):
         found = next(
             (d for d in project.discussions if d["id"] == m.group(2) and d["_mr"] == iid), None
@@ -168,16 +171,8 @@ def merge_request_route(
     return NOT_FOUND
 
 
-def _notes(
-    state: GitLabState,
-    project: Project,
-    iid: int,
-    method: str,
-    query: dict[str, str],
-    body: Any,
-    user: Account,
-    url: str,
-) -> Answer:
+def _notes(state: GitLabState, project: Project, iid: int, call: Call) -> Answer:
+    method, query, body, user, url = call.method, call.query, call.body, call.user, call.url
     if method == "POST":
         text = str((body or {}).get("body") or "")
         if not text.strip():
@@ -189,15 +184,8 @@ def _notes(
     return page(notes, query, url)
 
 
-def _one_note(
-    state: GitLabState,
-    project: Project,
-    iid: int,
-    method: str,
-    note_id: int,
-    body: Any,
-    user: Account,
-) -> Answer:
+def _one_note(state: GitLabState, project: Project, iid: int, note_id: int, call: Call) -> Answer:
+    method, body, user = call.method, call.body, call.user
     found = state.discussion_of(project, note_id)
     if found is None or found["_mr"] != iid:
         return error(404, "404 Note Not Found")
@@ -218,17 +206,8 @@ def _one_note(
     return 200, note, {}
 
 
-def _awards(
-    state: GitLabState,
-    project: Project,
-    iid: int,
-    method: str,
-    note_id: int,
-    query: dict[str, str],
-    body: Any,
-    user: Account,
-    url: str,
-) -> Answer:
+def _awards(state: GitLabState, project: Project, iid: int, note_id: int, call: Call) -> Answer:
+    method, query, body, user, url = call.method, call.query, call.body, call.user, call.url
     found = state.discussion_of(project, note_id)
     if found is None or found["_mr"] != iid:
         return error(404, "404 Note Not Found")
@@ -245,16 +224,8 @@ def _awards(
     return 201, made, {}
 
 
-def _discussions(
-    state: GitLabState,
-    project: Project,
-    iid: int,
-    method: str,
-    query: dict[str, str],
-    body: Any,
-    user: Account,
-    url: str,
-) -> Answer:
+def _discussions(state: GitLabState, project: Project, iid: int, call: Call) -> Answer:
+    method, query, body, user, url = call.method, call.query, call.body, call.user, call.url
     if method == "GET":
         return page([d for d in project.discussions if d["_mr"] == iid], query, url)
     body = body or {}
