@@ -64,7 +64,8 @@ def test_the_core_never_imports_litellm_or_pygithub() -> None:
         "import sys; import consensus.review.pipeline, consensus.render, consensus.decide.align, "
         "consensus.ingest.review_diff, consensus.publish.plan, consensus.publish.summary, "
         "consensus.action.main, consensus.app.commands, consensus.ingest.pull_diff; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'github', 'gitlab')))"
+        "outside = ('litellm', 'github', 'gitlab'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in outside))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
