@@ -258,7 +258,7 @@ class GitLabHost:
             if exc.status == 404:
                 return None
             raise
-        return sorted(str(e["name"]) for e in entries if e.get("type") == "blob") or None
+        return sorted(str(e["name"]) for e in entries if e.get("type") == "blob")
 
     def default_branch(self) -> str:
         _, data = self._request("GET", self._base)

@@ -139,6 +139,7 @@ def test_files_are_read_at_the_target_branch_commit(gitlab: FakeGitLab) -> None:
         "nope": None,
     }
     assert adapter.list_dir("billing", base) == ["invoice.py", "tax.py"]
+    assert adapter.list_dir("", base) == [".consensus.yml"]  # files only, not folders
     assert adapter.list_dir(".consensus/personas", base) is None
     read = next(r for r in gitlab.requests if "/repository/files/" in r.path)
     assert read.path == "/projects/7/repository/files/.consensus.yml" and read.query == {
