@@ -187,7 +187,8 @@ class HostReaction(BaseModel):
 
 
 class InlineComment(BaseModel):
-    """A review comment to post on the RIGHT side: `line`, or `start_line`..`line`."""
+    """A review comment on `line`, or `start_line`..`line`, of one side of the diff: RIGHT
+    (the new version: added and unchanged lines) or LEFT (the old one: deleted lines)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -195,6 +196,7 @@ class InlineComment(BaseModel):
     line: int
     start_line: int | None = None
     body: str
+    side: Literal["RIGHT", "LEFT"] = "RIGHT"
 
 
 class ReviewThread(BaseModel):

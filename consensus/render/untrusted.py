@@ -28,7 +28,9 @@ What it neutralises, and how, so the page reads the same words and nothing in th
   the code spans of a line: escaped, so no span pairs differently from ours;
 - code fences: an unclosed one is closed (at the opener's indentation) so it cannot
   swallow the rest of the comment; `mermaid`, `geojson`, `topojson` and `stl` fences
-  show as plain code; a tilde fence that would open in one-line text is escaped;
+  show as plain code, and so does a `suggestion` fence (GitHub's, GitLab's
+  `suggestion:-N+M`), which a reviewer could otherwise apply to the code; a tilde
+  fence that would open in one-line text is escaped;
 - zero-width characters, bidi controls and other invisible format or control characters:
   U+FFFD (�), visibly, so no text hides and none is reordered (Trojan Source);
 - in one-line places (titles, reasons, table cells): whitespace and newlines flattened;
@@ -118,7 +120,9 @@ def escape_markdown_text(text: str, *, allowed_links: Sequence[str] = ()) -> str
         if opening := _FENCE_OPEN.match(line):
             depth, marker = len(opening.group(1)), opening.group(2)
             closer = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
-            if opening.group(3).lower() in _DIAGRAMS:  # shown as code, never drawn
+            info = opening.group(3).lower()
+            # Shown as code: never drawn, and never a suggestion a reviewer could apply.
+            if info in _DIAGRAMS or info.startswith("suggestion"):
                 line = opening.group(1) + marker + "text"
             out.append(line)
         else:

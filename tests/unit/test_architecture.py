@@ -159,7 +159,15 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     [
         ("litellm", {"consensus.adapters.llm"}),
         ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
-        ("requests", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("gitlab", {"consensus.adapters.gitlab"}),
+        (
+            "requests",
+            {
+                "consensus.adapters.github",
+                "consensus.adapters.github_wire",
+                "consensus.adapters.gitlab",
+            },
+        ),
         ("sqlite3", {"consensus.adapters.journal"}),
         ("detect_secrets", {"consensus.ingest.detector"}),
     ],
