@@ -110,10 +110,17 @@ def judge_plan(
     )
 
 
+def _unjudged(clean_prs: int) -> str:
+    if clean_prs == 1:
+        return "; 1 clean PR is not judged"
+    return f"; {clean_prs} clean PRs are not judged" if clean_prs else ""
+
+
 def render_estimate(plan: BenchEstimate) -> str:
     assumed = [p for p in plan.prs if p.assumed]
     reviews = sum(p.calls for p in plan.prs)
     cost, most = plan.cost(most=False), plan.cost(most=True)
+    unjudged = _unjudged(plan.clean_prs)
     lines = [
         f"bench {plan.suite}: {len(plan.prs)} pull request{'s' if len(plan.prs) != 1 else ''} "
         "(dry run: nothing is sent)",
@@ -122,8 +129,7 @@ def render_estimate(plan: BenchEstimate) -> str:
         f"review calls: {reviews:,} ({sum(p.prompt_tokens for p in plan.prs):,} prompt tokens)",
         f"judge calls:  {plan.judge.calls:,} with {plan.judge.model} "
         f"({plan.judge.prompt_tokens:,} prompt tokens; {ASSUMED_JUDGED} judged findings "
-        "a PR assumed"
-        + (f"; the {plan.clean_prs} clean PRs are not judged)" if plan.clean_prs else ")"),
+        f"a PR assumed{unjudged})",
         f"total: {plan.calls:,} calls, {plan.prompt_tokens:,} prompt tokens",
         "estimated cost: "
         + (
