@@ -257,6 +257,11 @@ def test_a_clean_pr_counts_what_was_posted_on_it_and_no_prompt_carries_a_planted
     markdown = (tmp_path / "out" / "bench.md").read_text()
     assert "- 2 pull requests (1 of them clean), 2 golden comments" in markdown
     assert "| posted on clean PRs |" in markdown and "| format-only (clean) |" in markdown
+    page = (tmp_path / "out" / "bench.html").read_text()
+    assert "<th>posted on clean PRs</th>" in page and "format-only</code> (clean)" in page
+    labels = (tmp_path / "out" / "labels.jsonl").read_text()
+    by_origin = {c.origin: c for c in read_labels(labels, source="labels.jsonl")}
+    assert by_origin["mine.jsonl:format-only"].real is False  # calibrate reads it: not real
     # no prompt of any kind carried either value; the judge's and verifiers' had them replaced
     assert not any(aws in p or own in p for p in prompts)
     assert any("«redacted:aws-access-key»" in p and "«redacted:custom»" in p for p in judged)
