@@ -24,15 +24,11 @@ def clean_cell(figure: Figure) -> str:
 
 def duplicates_line(result: BenchResult) -> str | None:
     """Which configurations posted a second finding on a golden already matched."""
-    repeated = [f"{v.label} {v.overall.duplicates}" for v in result.variants
-                if v.overall.duplicates]  # fmt: skip
-    if not repeated:
+    variants = [v for v in result.variants if v.overall.duplicates]
+    if not variants:
         return None
-    return (
-        "False positives that are a second finding on a golden already matched: "
-        + ", ".join(repeated)
-        + "."
-    )
+    counts = ", ".join(f"{v.label} {v.overall.duplicates}" for v in variants)
+    return f"False positives that are a second finding on a golden already matched: {counts}."
 
 
 def pct(value: float) -> str:
