@@ -164,6 +164,7 @@ async def run_bench(
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
+    services.core.models.add_patterns(panel.settings.redact)  # the judge's prompts too
     journal = services.core.journal()
     try:
         for n, pr in enumerate(suite.prs, 1):

@@ -112,6 +112,7 @@ def _conversation(turn: Turn) -> Iterator[Conversation]:
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
+    services.models.add_patterns(turn.settings.redact)
     client = JournaledClient(journal, run_id, services.models)
     try:
         yield Conversation(

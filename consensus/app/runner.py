@@ -85,6 +85,7 @@ async def _journaled(
 ) -> Report:
     """The review, its calls and its file reads recorded under `run_id`."""
     ledger = Ledger(job.settings.budget)
+    services.models.add_patterns(job.settings.redact)
     recorded = JournaledClient(
         journal,
         run_id,

@@ -4,7 +4,7 @@ A face (`consensus review`, `consensus action`, a slash command) asks wiring for
 `Services` and passes them to the flow; no flow reads the environment or builds a model
 client, a GitHub host or a journal.
 Tests build the same bundle around the fakes of consensus.testing (`FakeModelClient`,
-`FakeGitHubHost`) and an in-memory journal.
+behind the same RedactingClient, and `FakeGitHubHost`) and an in-memory journal.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from typing import Protocol
 
 from consensus.adapters.journal import Journal
 from consensus.errors import ConfigError, UsageError
-from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.ports import GitHubPort, Log, PullReader, SourceReader, TokenCounter
 from consensus.review.pipeline import ReviewObserver
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
 from consensus.settings.config import unavailable_providers as _unavailable
@@ -100,11 +101,12 @@ class ActionStep:
 @dataclass(frozen=True)
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
-    a flow that calls no model costs no import; `journal()` opens the run journal (the
-    caller closes it); `checkout` reads the Action's git checkout; `github` is absent on
-    faces that never reach GitHub."""
+    a flow that calls no model costs no import; `models` redacts every prompt it sends
+    (a flow adds the repository's `redact:` patterns once it has read its settings);
+    `journal()` opens the run journal (the caller closes it); `checkout` reads the
+    Action's git checkout; `github` is absent on faces that never reach GitHub."""
 
-    models: ModelClient
+    models: RedactingClient
     counter: TokenCounter
     keys: ProviderKeys
     journal: Callable[[], Journal]

@@ -42,6 +42,7 @@ from consensus.ports import (
     TokenCounter,
 )
 from consensus.review.pipeline import ReviewObserver
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 
 if TYPE_CHECKING:
@@ -154,7 +155,7 @@ def services(
     first call), the token counter (litellm's data), the provider keys, the run journal,
     GitHub when reached."""
     return Services(
-        models=_LazyClient(env, attempts),
+        models=RedactingClient(_LazyClient(env, attempts)),
         counter=planning_counter(env),
         keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),

@@ -21,6 +21,7 @@ from consensus.ports import (
     SourceReader,
 )
 from consensus.publish.thread import SUMMARY_MARKER
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull
 
@@ -131,7 +132,7 @@ class World:
 
     def services(self) -> Services:
         return Services(
-            models=self.models,
+            models=RedactingClient(self.models),
             counter=self.counter,
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),

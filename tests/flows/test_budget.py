@@ -29,6 +29,7 @@ from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES, worst_case
 from consensus.review.dry_run import plan_dry_run
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import ReviewServices, plan_calls, review
+from consensus.review.redacting import RedactingClient
 from consensus.settings.config import AUTO_PROVIDERS, Settings, resolve_providers
 from consensus.settings.personas import load_personas, select_personas
 from tests.flows.flows_world import NoCheckout
@@ -115,7 +116,7 @@ def reviewed(job: ReviewJob, client: LongestAnswers, counter: TokenCounter) -> R
 def services(client: LongestAnswers, counter: TokenCounter, journal: Path) -> Services:
     """What `run_review` works with: the fake model, the real counter, a journal file."""
     return Services(
-        models=client,
+        models=RedactingClient(client),
         counter=counter,
         keys=ProviderKeys(KEYS, needed_keys=lambda model: ()),
         journal=lambda: Journal(journal),

@@ -17,6 +17,7 @@ from consensus.publish.conversation import Step
 from consensus.publish.state import FindingRecord
 from consensus.publish.state_section import new_summary
 from consensus.publish.thread import ACTIONS, fingerprint_marker
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull, timed_out
@@ -50,7 +51,7 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
     settings = Settings(providers=(ProviderSettings(model=MODEL),))
     lines: list[str] = []
     services = Services(
-        models=FakeModelClient(),  # the flow is handed its client in Conversation
+        models=RedactingClient(FakeModelClient()),  # the flow is handed its client in Conversation
         counter=Counter(),
         keys=ProviderKeys({"OPENAI_API_KEY": KEY}, needed_keys=lambda model: ()),
         journal=lambda: Journal(Path(tempfile.mkdtemp()) / "journal.db"),

@@ -48,13 +48,13 @@ def reviewers(judge_fails: list[bool]) -> FakeModelClient:
     return FakeModelClient(by_request=answer)
 
 
-def bench(world: World) -> BenchOutcome:
+def bench(world: World, *, redact: tuple[str, ...] = ()) -> BenchOutcome:
     core = world.services()
     settings = Settings.model_validate(
         {"providers": [{"model": "openai/gpt-5.1", "api_key_env": "OPENAI_API_KEY"},
                        {"model": "anthropic/claude-sonnet-4-5",
                         "api_key_env": "ANTHROPIC_API_KEY"}],
-         "personas": ["security"]}
+         "personas": ["security"], "redact": list(redact)}
     )  # fmt: skip
     panel = BenchPanel(
         settings=settings,
