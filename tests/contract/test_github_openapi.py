@@ -22,16 +22,17 @@ import pytest
 from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
 from consensus.adapters.github_graphql import (
-    CLOSED_PULLS,
-    COMMIT_FILE,
-    CREATE_REF,
     EDIT_QUERY,
-    LEARNINGS_BRANCH,
-    MOVE_REF,
-    OPEN_PULL,
     RESOLVE_THREAD,
     REVIEW_THREADS,
     UNRESOLVE_THREAD,
+)
+from consensus.adapters.github_learnings import (
+    CLOSED_PULLS,
+    CREATE_REF,
+    LEARNINGS_BRANCH,
+    MOVE_REF,
+    OPEN_PULL,
 )
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
 from consensus.sim.github_server import FakeGitHub, PullRequest, human
@@ -211,7 +212,7 @@ def test_our_graphql_documents_are_valid_in_githubs_schema() -> None:
     schema = graphql_schema()
     if schema is None:
         pytest.skip(NOT_INSTALLED)
-    learnings = (CLOSED_PULLS, LEARNINGS_BRANCH, CREATE_REF, MOVE_REF, COMMIT_FILE, OPEN_PULL)
+    learnings = (CLOSED_PULLS, LEARNINGS_BRANCH, CREATE_REF, MOVE_REF, OPEN_PULL)
     for document in (REVIEW_THREADS, RESOLVE_THREAD, UNRESOLVE_THREAD, EDIT_QUERY, *learnings):
         assert graphql_problems({"query": document}, schema) == []
     wrong_input = "mutation($id: ID!) { resolveReviewThread(input: {id: $id}) { thread { id } } }"

@@ -16,7 +16,14 @@ from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.state import PublishState, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.settings.learned import LEARNED_PATH, parse_learned
-from consensus.sim.github_server import BOT, FakeGitHub, PullRequest, human, load_pull_from_git
+from consensus.sim.github_server import (
+    BOT,
+    FakeGitHub,
+    PullRequest,
+    human,
+    is_write,
+    load_pull_from_git,
+)
 from consensus.sim.provider_server import FakeProviderServer, Script
 from tests.contract.test_github_openapi import SCHEDULE
 from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, NUMBER, REPO, commit, config, git
@@ -107,16 +114,19 @@ def seed_closed(world: World) -> None:
 
 
 def schedule(world: World) -> list[str]:
-    """The scheduled run with the `learnings` input; the GraphQL mutations it sent."""
+    """The scheduled run with the `learnings` input; the writes it sent, in order: a GraphQL
+    mutation by its name, a REST write as `POST git/trees`."""
     before = len(world.github.requests)
     run = world.run("schedule", SCHEDULE, CONSENSUS_LEARNINGS="true")
     assert run.code == 0, run.stderr
-    queries = [
-        str((r.body or {}).get("query") or "").strip()
-        for r in world.github.requests[before:]
-        if r.path == "/graphql"
-    ]
-    return [q.split("(")[0].removeprefix("mutation ") for q in queries if q.startswith("mutation")]
+    writes = []
+    for r in world.github.requests[before:]:
+        if not is_write(r.method, r.body):
+            continue
+        query = str((r.body or {}).get("query") or "").strip() if r.path == "/graphql" else ""
+        name = query.split("(")[0].removeprefix("mutation ")
+        writes.append(name or f"{r.method} {r.path.split(f'/{REPO}/', 1)[-1]}")
+    return writes
 
 
 def test_closed_prs_become_one_learnings_pr_that_keeps_pr6_s_finding_out_of_line(
@@ -136,7 +146,8 @@ def test_closed_prs_become_one_learnings_pr_that_keeps_pr6_s_finding_out_of_line
     assert outcomes["Off-by-one in loop"].outcome == "left"
     seed_closed(world)
 
-    assert schedule(world) == ["ConsensusCreateRef", "ConsensusCommitFile", "ConsensusOpenPull"]
+    made = ["POST git/trees", "POST git/commits", "ConsensusCreateRef", "ConsensusOpenPull"]
+    assert schedule(world) == made
     repo = world.github.repos[REPO]
     [learnings] = [p for p in repo.pulls.values() if p.head_ref == BRANCH]
     text = repo.snapshots[repo.branches[BRANCH]][LEARNED_PATH]

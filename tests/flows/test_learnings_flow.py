@@ -13,7 +13,8 @@ from consensus.testing import FakeGitHubHost, FakePull
 from tests.e2e.test_learnings_e2e import KNOWN
 
 
-def close(host: FakeGitHubHost, number: int, at: str) -> int:
+def close(host: FakeGitHubHost, number: int, at: str, known: int | None = None) -> int:
+    """PR `number` closed at `at`, its summary holding the outcomes of `KNOWN[known]`."""
     info = PullRequestInfo(
         number=number,
         head_sha="h" * 40,
@@ -22,7 +23,7 @@ def close(host: FakeGitHubHost, number: int, at: str) -> int:
         state="closed",
     )
     host.add_pull(FakePull(info=info, files=[], closed_at=at))
-    line = encode_state(PublishState(outcomes=KNOWN[number], closed="closed"))
+    line = encode_state(PublishState(outcomes=KNOWN[known or number], closed="closed"))
     return host.seed_comment(
         number, f"{SUMMARY_MARKER}\n## consensus\n{line}", author="github-actions[bot]", bot=True
     )
@@ -35,9 +36,10 @@ def test_one_pull_request_opened_then_updated_and_nothing_new_writes_nothing() -
     close(host, 2, "2026-11-02T00:00:00Z")
     first = update_learnings(host, ACTIONS, lines.append)
     assert first.changed and first.pull is not None and first.counted == (2,)
-    close(host, 3, "2026-11-03T00:00:00Z")
+    assert first.pull == 3  # PR numbers are shared: the next PR is #4
+    close(host, 4, "2026-11-03T00:00:00Z", known=3)
     second = update_learnings(host, ACTIONS, lines.append)
-    assert second.pull == first.pull and second.counted == (2, 3)  # updated, not another
+    assert second.pull == first.pull and second.counted == (2, 4)  # updated, not another
     assert list(host.learnings_pulls) == [first.pull]
     learned = parse_learned(host.read_file(LEARNED_PATH, BRANCH) or "")
     assert learned.families["openai"].reporter.fixed == 1
