@@ -50,6 +50,15 @@ def render_learned(learned: Learned, *, source: str) -> str:
         lines.append(f"{title:<{width}}  fixed  dismissed  left  fixed rate [95% CI]")
         lines += [_reporter_row(k, v, width) for k, v in sorted(rows.items())] or ["(none)"]
         lines.append("")
+    lost = {kind: n for kind, n in learned.uncredited.model_dump().items() if n}
+    if lost:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in lost.items())
+        lines += [
+            f"credited to no one: {sum(lost.values())} outcome(s) ({kinds}), recorded by an "
+            "earlier version that did not keep who reported a finding a push fixed; they are "
+            "in no family's or persona's counts",
+            "",
+        ]
     lines.append(
         f"{'judge':<{width}}  TPR (confirms real) [95% CI]    TNR (refutes false) [95% CI]"
     )
