@@ -1,6 +1,7 @@
 """The learnings run as a flow over the in-memory GitHub: one PR opened, then updated (not a
-second one) when more PRs close, nothing written when nothing is new, and a summary someone
-else edited last is not believed."""
+second one) when more PRs close, nothing written when nothing is new, a summary someone
+else edited last is not believed; the learnings PR's merge is not counted, and, as on
+GitHub, a PR whose branch is reset to its base is closed."""
 
 from __future__ import annotations
 
@@ -60,3 +61,36 @@ def test_a_summary_someone_else_edited_last_is_not_believed() -> None:
     run = update_learnings(host, ACTIONS, lines.append)
     assert run.learned.families == {}  # counted as a PR with no outcomes
     assert any("last edited by mallory" in line for line in lines)
+
+
+def test_a_learnings_pr_whose_branch_is_reset_to_its_base_closes_as_on_github() -> None:
+    host = FakeGitHubHost(now="2026-11-02T09:00:00Z")
+    host.branches["main"] = "m" * 40
+    close(host, 2, "2026-11-02T00:00:00Z")
+    first = update_learnings(host, ACTIONS, [].append)
+    assert first.pull is not None and host.pulls[first.pull].info.state == "open"
+    host.move_branch(BRANCH, host.branches["main"])  # someone resets the branch
+    assert host.pulls[first.pull].info.state == "closed" and host.learnings_pulls == {}
+    assert host.pulls[first.pull].closed_at == "2026-11-02T09:00:00Z"
+    close(host, 4, "2026-11-03T00:00:00Z", known=3)
+    again = update_learnings(host, ACTIONS, [].append)
+    assert again.pull not in (None, first.pull) and list(host.learnings_pulls) == [again.pull]
+    assert again.counted == (2, 4)  # the closed learnings PR is not one of them
+
+
+def test_a_merged_learnings_pr_is_not_counted_and_proposes_nothing_new() -> None:
+    host = FakeGitHubHost()
+    host.branches["main"] = "m" * 40
+    close(host, 2, "2026-11-02T00:00:00Z")
+    first = update_learnings(host, ACTIONS, [].append)
+    assert first.pull is not None
+    host.merge_pull(first.pull, at="2026-11-03T00:00:00Z")
+    merged = host.read_file(LEARNED_PATH, "main")
+    assert merged == host.read_file(LEARNED_PATH, BRANCH)
+    writes = list(host.writes)
+    lines: list[str] = []
+    again = update_learnings(host, ACTIONS, lines.append)
+    assert not again.changed and host.writes == writes and host.learnings_pulls == {}
+    assert lines == [
+        "learnings: no PR with outcomes closed since 2026-11-02T00:00:00Z: nothing to do"
+    ]
