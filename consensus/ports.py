@@ -381,6 +381,7 @@ class LearningsBranch(BaseModel):
     ref_id: str | None = None  # None: the branch does not exist yet
     head_oid: str | None = None
     open_pull: int | None = None
+    open_pull_id: str = ""  # its GraphQL node id, to rewrite its description
 
 
 class LearningsWriter(Protocol):
@@ -400,6 +401,11 @@ class LearningsWriter(Protocol):
         ...
 
     def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int: ...
+
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        """Rewrite the open learnings pull request's description (GraphQL
+        updatePullRequest), once a commit updated what it proposes."""
+        ...
 
 
 class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):

@@ -37,12 +37,13 @@ from consensus.adapters.github_graphql import (
     graphql_data,
 )
 from consensus.adapters.github_learnings import (
-    LEARNINGS_BRANCH,
-    OPEN_PULL,
+    branch_query,
     branch_to,
     closed_since,
     commit_body,
+    describe_request,
     learnings_branch_of,
+    open_request,
     tree_body,
 )
 from consensus.adapters.github_wire import (
@@ -424,9 +425,7 @@ class GitHubHost:
         return closed_since(self._graphql, self.repo, since)
 
     def learnings_branch(self, name: str) -> LearningsBranch:
-        owner, repo = self.repo.split("/", 1)
-        asked = {"owner": owner, "name": repo, "ref": f"refs/heads/{name}", "branch": name}
-        return learnings_branch_of(self._graphql(LEARNINGS_BRANCH, asked), name)
+        return learnings_branch_of(self._graphql(*branch_query(self.repo, name)), name)
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
         git = f"{self._base}/git"  # the commit first, on top of the default head; then one move
@@ -436,10 +435,11 @@ class GitHubHost:
         return str(made["sha"])
 
     def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int:
-        asked = {"repositoryId": branch.repository_id, "base": branch.default_branch}
-        asked |= {"head": branch.name, "title": title, "body": body}
-        made = self._graphql(OPEN_PULL, asked)
+        made = self._graphql(*open_request(branch, title, body))
         return int(((made.get("createPullRequest") or {}).get("pullRequest") or {})["number"])
+
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        self._graphql(*describe_request(branch, body))
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

@@ -43,7 +43,7 @@ query ConsensusLearningsBranch($owner: String!, $name: String!, $ref: String!, $
     id
     defaultBranchRef { name target { oid ... on Commit { tree { oid } } } }
     ref(qualifiedName: $ref) { id target { oid } }
-    pullRequests(headRefName: $branch, states: [OPEN], first: 1) { nodes { number } }
+    pullRequests(headRefName: $branch, states: [OPEN], first: 1) { nodes { number id } }
   }
 }
 """
@@ -55,6 +55,11 @@ mutation ConsensusCreateRef($repositoryId: ID!, $name: String!, $oid: GitObjectI
 MOVE_REF = """
 mutation ConsensusMoveRef($refId: ID!, $oid: GitObjectID!) {
   updateRef(input: {refId: $refId, oid: $oid, force: true}) { ref { id } }
+}
+"""
+DESCRIBE_PULL = """
+mutation ConsensusDescribePull($id: ID!, $body: String!) {
+  updatePullRequest(input: {pullRequestId: $id, body: $body}) { pullRequest { number } }
 }
 """
 OPEN_PULL = """
@@ -129,7 +134,28 @@ def learnings_branch_of(data: dict[str, Any], branch: str) -> LearningsBranch:
         ref_id=str(ref["id"]) if ref.get("id") else None,
         head_oid=str((ref.get("target") or {}).get("oid") or "") or None,
         open_pull=int(pulls[0]["number"]) if pulls else None,
+        open_pull_id=str(pulls[0].get("id") or "") if pulls else "",
     )
+
+
+def branch_query(repo: str, name: str) -> tuple[str, dict[str, Any]]:
+    """The query for the learnings branch `name`, the default branch and the open PR."""
+    owner, repository = repo.split("/", 1)
+    asked = {"owner": owner, "name": repository, "ref": f"refs/heads/{name}", "branch": name}
+    return LEARNINGS_BRANCH, asked
+
+
+def open_request(branch: LearningsBranch, title: str, body: str) -> tuple[str, dict[str, Any]]:
+    """createPullRequest from the learnings branch into the default branch."""
+    asked = {"repositoryId": branch.repository_id, "base": branch.default_branch}
+    return OPEN_PULL, asked | {"head": branch.name, "title": title, "body": body}
+
+
+def describe_request(branch: LearningsBranch, body: str) -> tuple[str, dict[str, Any]]:
+    """updatePullRequest of the open learnings PR's description."""
+    if not branch.open_pull_id:
+        raise GitHubError(f"GitHub did not give the node id of PR #{branch.open_pull}")
+    return DESCRIBE_PULL, {"id": branch.open_pull_id, "body": body}
 
 
 def tree_body(branch: LearningsBranch, path: str, text: str) -> dict[str, Any]:

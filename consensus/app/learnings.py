@@ -12,7 +12,8 @@ as ONE pull request people review (never pushed to the default branch).
 4. one commit writing the file on top of the default head, and the branch
    `consensus/learnings` moved to it in one step (never to the default head itself: a pull
    request whose head has no commit beyond its base is closed by GitHub); the pull request
-   opened when none is open, an open one updated by the move.
+   opened when none is open, an open one updated by the move, and its description rewritten
+   to say what it now proposes.
 """
 
 from __future__ import annotations
@@ -67,11 +68,12 @@ def update_learnings(
         return LearningsRun(learned=new, counted=numbers, pull=branch.open_pull)
     message = f"consensus: learnings from {len(numbers)} closed PR(s)"
     host.commit_learnings(branch, LEARNED_PATH, wanted, message)
-    number = branch.open_pull
+    number, body = branch.open_pull, pull_body(learned, new, numbers)
     if number is None:
-        number = host.open_learnings_pull(branch, TITLE, pull_body(learned, new, numbers))
+        number = host.open_learnings_pull(branch, TITLE, body)
         log(f"learnings: opened PR #{number} changing {LEARNED_PATH}")
     else:
+        host.describe_learnings_pull(branch, body)  # it says what the PR now proposes
         log(f"learnings: updated PR #{number} changing {LEARNED_PATH}")
     return LearningsRun(learned=new, counted=numbers, pull=number, changed=True)
 

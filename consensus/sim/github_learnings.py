@@ -1,7 +1,8 @@
 """The loopback GitHub's side of the scheduled learnings run: closed pull requests with their
 conversation, the branch and pull request that carry `.consensus/learned.yml`, and the
 writes that propose it. GraphQL: `ConsensusClosedPulls`, `ConsensusLearningsBranch`,
-createRef, updateRef, createCommitOnBranch and createPullRequest; REST: the Git database's
+createRef, updateRef, createCommitOnBranch, createPullRequest and updatePullRequest (its
+description); REST: the Git database's
 `POST /git/trees` (on a base tree) and `POST /git/commits`.
 
 As strict as GitHub where it matters: a commit whose expectedHeadOid is not the branch head
@@ -35,6 +36,7 @@ OPERATIONS = frozenset(
         "ConsensusMoveRef",
         "ConsensusCommitFile",
         "ConsensusOpenPull",
+        "ConsensusDescribePull",
     }
 )
 APP = {"login": "github-actions[bot]", "id": 41898282, "type": "Bot"}
@@ -73,6 +75,8 @@ def answer(
         return _move_ref(repo, variables, forced=forced)
     if name == "ConsensusCommitFile":
         return _commit_on_branch(repo, variables)
+    if name == "ConsensusDescribePull":
+        return _describe(repo, variables)
     return _open_pull(repo, variables, make_pull)
 
 
@@ -88,12 +92,18 @@ def _repository_id(repo: Repo) -> str:
     return f"R_{hashlib.sha1(repo.full_name.encode()).hexdigest()[:12]}"
 
 
+def _pull_id(number: int) -> str:
+    return github_json.node_id("PR", number * 7)  # as the pull request's REST JSON says
+
+
 def _repo_of(repos: dict[str, Repo], variables: JsonObject) -> Repo | None:
     named = (variables.get("branch") or {}).get("repositoryNameWithOwner")
     for repo in repos.values():
         if repo.full_name == named or _repository_id(repo) == variables.get("repositoryId"):
             return repo
         if any(_ref_id(b) == variables.get("refId") for b in repo.branches):
+            return repo
+        if any(_pull_id(n) == variables.get("id") for n in repo.pulls):
             return repo
     return None
 
@@ -144,7 +154,7 @@ def _branch(repo: Repo, variables: JsonObject) -> JsonObject:
     default = repo.default_branch
     head, default_oid = repo.branches.get(name), repo.branches.get(default)
     opened = [
-        {"number": p.number}
+        {"number": p.number, "id": _pull_id(p.number)}
         for p in repo.pulls.values()
         if p.state == "open" and p.head_ref == name
     ]
@@ -336,6 +346,12 @@ def _open_pull(repo: Repo, variables: JsonObject, make_pull: Callable[..., Any])
     )
     repo.issue_bodies[number] = str(variables["body"])
     return {"data": {"createPullRequest": {"pullRequest": {"number": number}}}}
+
+
+def _describe(repo: Repo, variables: JsonObject) -> JsonObject:
+    number = next(n for n in repo.pulls if _pull_id(n) == variables["id"])
+    repo.issue_bodies[number] = str(variables["body"])
+    return {"data": {"updatePullRequest": {"pullRequest": {"number": number}}}}
 
 
 def _files(base: dict[str, str], head: dict[str, str]) -> list[JsonObject]:

@@ -73,6 +73,7 @@ class FakeLearnings:
     def learnings_branch(self, name: str) -> LearningsBranch:
         default = self.branches.setdefault(self.branch, "0" * 40)
         head = self.branches.get(name)
+        opened = next((n for n, b in self.learnings_pulls.items() if b == name), None)
         return LearningsBranch(
             name=name,
             repository_id="R_fake",
@@ -81,7 +82,8 @@ class FakeLearnings:
             default_tree=f"tree-of-{default}",
             ref_id=f"REF_{name}" if head else None,
             head_oid=head,
-            open_pull=next((n for n, b in self.learnings_pulls.items() if b == name), None),
+            open_pull=opened,
+            open_pull_id=f"PR_{opened}" if opened else "",
         )
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
@@ -114,6 +116,12 @@ class FakeLearnings:
         self.pulls[number] = FakePull(info=info, files=files, head_ref=branch.name, body=body)
         self.writes.append(f"open PR #{number} from {branch.name}: {title}")
         return number
+
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        if branch.open_pull is None or branch.open_pull_id != f"PR_{branch.open_pull}":
+            raise GitHubError("GitHub GraphQL: no such pull request", status=404)
+        self.pulls[branch.open_pull].body = body
+        self.writes.append(f"describe PR #{branch.open_pull}")
 
     # ------------------------------------------------------------------ branches
 

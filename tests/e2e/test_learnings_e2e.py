@@ -221,6 +221,10 @@ def learnings_pulls(world: World) -> list[PullRequest]:
     return [p for p in world.github.repos[REPO].pulls.values() if p.head_ref == BRANCH]
 
 
+def description(world: World, number: int) -> str:
+    return world.github.repos[REPO].issue_bodies[number]
+
+
 def proposed(world: World) -> Learned:
     repo = world.github.repos[REPO]
     return parse_learned(repo.snapshots[repo.branches[BRANCH]][LEARNED_PATH])
@@ -293,10 +297,14 @@ def test_updating_the_open_learnings_pr_moves_its_branch_once_and_keeps_it_open(
     first = pull.head_sha
     seed_closed(world, (4, 5))
 
+    assert "closed since the start: #2, #3." in description(world, pull.number)
     writes = schedule(world)
     assert [(p.number, p.state) for p in learnings_pulls(world)] == [(pull.number, "open")]
-    # The new commit first (on top of main), then the branch's one move.
-    assert writes == ["POST git/trees", "POST git/commits", "ConsensusMoveRef"]
+    # The new commit first (on top of main), then the branch's one move; the description
+    # says what the PR now proposes.
+    moved = ["POST git/trees", "POST git/commits", "ConsensusMoveRef", "ConsensusDescribePull"]
+    assert writes == moved
+    assert "closed since the start: #2, #3, #4, #5." in description(world, pull.number)
     repo = world.github.repos[REPO]
     assert pull.head_sha == repo.branches[BRANCH] != first
     assert repo.ancestors[pull.head_sha] == {pull.head_sha, repo.branches["main"]}

@@ -41,6 +41,7 @@ def test_one_pull_request_opened_then_updated_and_nothing_new_writes_nothing() -
     close(host, 4, "2026-11-03T00:00:00Z", known=3)
     second = update_learnings(host, ACTIONS, lines.append)
     assert second.pull == first.pull and second.counted == (2, 4)  # updated, not another
+    assert "#2, #4." in host.pulls[first.pull].body  # its description says so
     assert list(host.learnings_pulls) == [first.pull]
     learned = parse_learned(host.read_file(LEARNED_PATH, BRANCH) or "")
     assert learned.families["openai"].reporter.fixed == 1
