@@ -7,7 +7,9 @@
   `GitHubError` with status 404, writes are made by `github-actions[bot]` (or by `login`,
   a personal token's user), and it remembers who last edited each comment (`edit_as`
   lets a person or another bot edit one; `seed_comment` and `seed_review_comment` let
-  anyone post, our marker included).
+  anyone post, our marker included). Its learnings part (testing/learnings.py) keeps
+  branches of commits as GitHub does: a pull request whose branch is moved to no commit
+  beyond its base is closed (`move_branch`), and `merge_pull` merges one.
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
 milliseconds; the loopback HTTP servers (`consensus/sim/`) keep the real adapters honest.
@@ -44,7 +46,14 @@ from consensus.testing.learnings import FakeLearnings
 from consensus.testing.pull import BOT_LOGIN, FakePull
 
 Answer = str | ModelCallError
-__all__ = ["BOT_LOGIN", "FakeGitHubHost", "FakeModelClient", "FakePull"]
+__all__ = [
+    "BOT_LOGIN",
+    "FakeGitHubHost",
+    "FakeModelClient",
+    "FakePull",
+    "rate_limited",
+    "timed_out",
+]
 
 
 # --------------------------------------------------------------------------- models
