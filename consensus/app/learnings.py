@@ -24,6 +24,7 @@ from typing import Protocol
 from consensus.ports import ClosedPullThread, LearningsWriter, Log, PullReader
 from consensus.publish.learnings import ClosedPull, counted, learn
 from consensus.publish.thread import Identity, find_summary, read_thread
+from consensus.render.learned import uncredited_note
 from consensus.settings.learned import LEARNED_PATH, Learned, dump_learned, parse_learned
 
 BRANCH = "consensus/learnings"
@@ -114,12 +115,7 @@ def pull_body(before: Learned, after: Learned, counted: tuple[int, ...]) -> str:
     was = before.uncredited.model_dump()
     lost = {k: n - was[k] for k, n in after.uncredited.model_dump().items() if n > was[k]}
     if lost:
-        kinds = ", ".join(f"{n} {kind}" for kind, n in lost.items())
-        lines.append(
-            f"- outcomes credited to no one: {sum(lost.values())} ({kinds}), recorded by an "
-            "earlier version of consensus that did not keep who reported a finding a push "
-            "fixed; they are counted under `uncredited`, in no family's or persona's counts"
-        )
+        lines.append(f"- {uncredited_note(lost)}")
     return "\n".join(
         [
             *lines,

@@ -3,12 +3,11 @@ PRs with their comments, branches of commits that hold whole files, and the pull
 opened from those branches (kept among the host's pulls, so that their merge is a closed
 PR like any other).
 
-Strict where GitHub is: a commit whose expected base is not the default branch's head
-fails, a second open PR from one branch is refused, and so is a PR with no commit beyond
-its base. Every move of a branch (`move_branch`: a commit on it, a merge into it) does what
-GitHub does to the open PRs from it: their head follows, and one whose head then has no
-commit beyond its base is closed at that moment (at `now`). `merge_pull` is a maintainer
-merging a PR."""
+Strict where GitHub is: a second open PR from one branch is refused, and so is a PR with
+no commit beyond its base. Every move of a branch (`move_branch`: a commit on it, a merge
+into it) does what GitHub does to the open PRs from it: their head follows, and one whose
+head then has no commit beyond its base is closed at that moment (at `now`). `merge_pull`
+is a maintainer merging a PR."""
 
 from __future__ import annotations
 
@@ -87,8 +86,6 @@ class FakeLearnings:
         )
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
-        if self.branches.get(self.branch) != branch.default_oid:
-            raise GitHubError("GitHub: the default branch moved since it was read", status=422)
         files = {**self.commit_files.get(branch.default_oid, {}), path: text}
         oid = self._commit(files, (branch.default_oid,), message)
         self.move_branch(branch.name, oid)

@@ -265,7 +265,7 @@ def test_a_fix_is_credited_to_the_families_and_persona_that_reported_it(world: W
     assert learned.personas["correctness"].model_dump() == {"fixed": 1, "dismissed": 0, "left": 1}
     assert learned.uncredited.model_dump() == {"fixed": 1, "dismissed": 0, "left": 0}
     [pull] = learnings_pulls(world)
-    assert "outcomes credited to no one: 1 (1 fixed)" in repo.issue_bodies[pull.number]
+    assert "credited to no one: 1 outcome(s) (1 fixed)" in description(world, pull.number)
 
 
 def test_a_merged_learnings_pr_does_not_cause_the_next_one(world: World) -> None:

@@ -172,7 +172,7 @@ def test_outcomes_that_name_no_reporter_are_counted_apart_and_said_so(tmp_path: 
     assert parse_learned(text) == after
     assert "uncredited" not in dump_learned(before)  # written only when there are some
     body = pull_body(before, after, (7,))
-    assert "- outcomes credited to no one: 1 (1 fixed), recorded by an earlier version" in body
+    assert "- credited to no one: 1 outcome(s) (1 fixed), recorded by an earlier" in body
     path = tmp_path / "learned.yml"
     path.write_text(text)
     done = CliRunner().invoke(cli, ["learned", "--file", str(path)])
