@@ -364,6 +364,8 @@ class ClosedPullThread(BaseModel):
     number: int
     closed_at: str = ""  # ISO 8601
     merged: bool = False
+    head_ref: str = ""  # the branch it was opened from (the learnings PR's is ours)
+    cross_repository: bool = False  # opened from a fork
     comments: tuple[HostComment, ...] = ()
     edits: tuple[CommentEdit | None, ...] = ()  # one per comment: None when never edited
 
@@ -377,9 +379,11 @@ class LearningsBranch(BaseModel):
     repository_id: str
     default_branch: str
     default_oid: str
+    default_tree: str = ""  # the default head's tree, which the learnings commit builds on
     ref_id: str | None = None  # None: the branch does not exist yet
     head_oid: str | None = None
     open_pull: int | None = None
+    open_pull_id: str = ""  # its GraphQL node id, to rewrite its description
 
 
 class LearningsWriter(Protocol):
@@ -393,11 +397,17 @@ class LearningsWriter(Protocol):
     def learnings_branch(self, name: str) -> LearningsBranch: ...
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
-        """Put `branch` at the default branch's head plus one commit writing `path`; the
-        commit's id."""
+        """Put `branch` at the default branch's head plus one commit writing `path`, in one
+        move of the branch from wherever it was (never to the default head itself: GitHub
+        closes a pull request whose head has no commit beyond its base); the commit's id."""
         ...
 
     def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int: ...
+
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        """Rewrite the open learnings pull request's description (GraphQL
+        updatePullRequest), once a commit updated what it proposes."""
+        ...
 
 
 class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):

@@ -40,6 +40,7 @@ from consensus.model.report import (
     ReportFinding,
     Stats,
 )
+from consensus.publish.records import report_finding
 from consensus.publish.state import (
     MAX_DECIDED_FILES,
     MAX_RECORDS,
@@ -49,7 +50,6 @@ from consensus.publish.state import (
     PanelNote,
     PublishState,
     VerificationNote,
-    report_finding,
 )
 
 DIGEST_HEX = 32  # 128 bits: a PR author cannot make a new diff that matches an old digest

@@ -1,11 +1,14 @@
 """From closed PRs' outcomes to `.consensus/learned.yml`, and back to what a review does
 with it. Pure.
 
-- `learn`: the file with the outcomes of PRs closed after its `updated_through` added
-  (a run with nothing new changes nothing): each reporting family's and persona's finding
-  fixed / dismissed / left; each judge's verdict against the outcome (fixed = real,
-  dismissed = false); and each finding a maintainer dismissed *with a reason* as a
-  suppression (its directory and extension, its defect kind, its title, the reason);
+- `learn`: the file with the outcomes of PRs closed after its `updated_through` added:
+  each reporting family's and persona's finding fixed / dismissed / left (an outcome that
+  names no reporter, recorded by an earlier version, in `uncredited`); each judge's
+  verdict against the outcome (fixed = real, dismissed = false); and each finding a
+  maintainer dismissed *with a reason* as a suppression (its directory and extension, its
+  defect kind, its title, the reason). Only a PR with outcomes is counted, and only it
+  moves `updated_through`: a run with nothing new, or only PRs without findings of ours
+  (the learnings PR itself among them), changes nothing;
 - `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
   least half of the suppression's words), so it goes to the summary, never inline;
   `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
@@ -48,21 +51,29 @@ class ClosedPull(Frozen):
     outcomes: tuple[FindingOutcome, ...] = ()
 
 
-def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
-    """`learned` with the PRs closed after `updated_through` counted, oldest first."""
-    new = sorted(
-        (p for p in pulls if p.closed_at > learned.updated_through),
+def counted(learned: Learned, pulls: Sequence[ClosedPull]) -> list[ClosedPull]:
+    """The PRs `learn` counts: closed after `updated_through`, with outcomes; oldest first."""
+    return sorted(
+        (p for p in pulls if p.closed_at > learned.updated_through and p.outcomes),
         key=lambda p: (p.closed_at, p.number),
     )
+
+
+def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
+    """`learned` with the PRs closed after `updated_through` counted, oldest first."""
+    new = counted(learned, pulls)
     if not new:
         return learned
     families = {k: v.model_dump() for k, v in learned.families.items()}
     personas = {k: v.model_dump() for k, v in learned.personas.items()}
+    uncredited = learned.uncredited.model_dump()
     suppressions = list(learned.suppressions)
     known = {(s.path, s.kind, s.words) for s in suppressions}
     fixes = {(f.path, f.kind, f.words): f for f in learned.fixes}
     for pull in new:
         for outcome in pull.outcomes:
+            if not outcome.credited:
+                uncredited[outcome.outcome] += 1
             for family in outcome.families:
                 entry = families.setdefault(family, FamilyLearning().model_dump())
                 entry["reporter"][outcome.outcome] += 1
@@ -93,6 +104,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
             "updated_through": new[-1].closed_at,
             "families": families,
             "personas": personas,
+            "uncredited": uncredited,
             "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
             "fixes": [f.model_dump() for f in list(fixes.values())[-MAX_FIXES:]],
         }

@@ -27,12 +27,8 @@ from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
-from consensus.publish.state import (
-    Decisions,
-    PublishState,
-    TrackedFinding,
-    finding_records,
-)
+from consensus.publish.records import finding_records, tracked_finding
+from consensus.publish.state import Decisions, PublishState, TrackedFinding
 from consensus.publish.suggestion import HeadLines, suggestion_block, suggestion_problem
 from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
 from consensus.render.text import location, plural
@@ -341,15 +337,7 @@ def _next_state(
 ) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
     reviewed_paths, diff_paths, rechecked_paths = scope.reviewed, scope.in_diff, scope.rechecked
     tracked_now = {
-        p.finding.fingerprint: TrackedFinding(
-            fingerprint=p.finding.fingerprint,
-            id=p.finding.id,
-            path=p.finding.path,
-            line=p.finding.line,
-            severity=p.finding.severity,
-            title=" ".join(p.finding.title.split())[:200],
-            inline=p.placement.inline,
-        )
+        p.finding.fingerprint: tracked_finding(p.finding, inline=p.placement.inline)
         for p in placed
         if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
     }

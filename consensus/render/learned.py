@@ -37,6 +37,16 @@ def _reporter_row(name: str, counts: ReporterCounts, width: int) -> str:
     )
 
 
+def uncredited_note(lost: dict[str, int]) -> str:
+    """What is said of outcomes that name no reporter (`lost`: outcome → how many)."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in lost.items())
+    return (
+        f"credited to no one: {sum(lost.values())} outcome(s) ({kinds}), recorded by an "
+        "earlier version of consensus that did not keep who reported a finding a push fixed; "
+        "counted under `uncredited`, in no family's or persona's counts"
+    )
+
+
 def render_learned(learned: Learned, *, source: str) -> str:
     """Reporters (fixed rate among decided findings), judges (TPR on real findings, TNR on
     false ones) and suppressions, each rate with its interval."""
@@ -50,6 +60,9 @@ def render_learned(learned: Learned, *, source: str) -> str:
         lines.append(f"{title:<{width}}  fixed  dismissed  left  fixed rate [95% CI]")
         lines += [_reporter_row(k, v, width) for k, v in sorted(rows.items())] or ["(none)"]
         lines.append("")
+    lost = {kind: n for kind, n in learned.uncredited.model_dump().items() if n}
+    if lost:
+        lines += [uncredited_note(lost), ""]
     lines.append(
         f"{'judge':<{width}}  TPR (confirms real) [95% CI]    TNR (refutes false) [95% CI]"
     )

@@ -10,12 +10,17 @@ families:
     judge: {confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 3}
 personas:
   security: {fixed: 4, dismissed: 1, left: 2}
+uncredited: {fixed: 1, dismissed: 0, left: 2}   # written only when some were
 suppressions:
   - {path: "src/**/*.py", kind: "race", words: "lock not held when …",
      reason: "the caller holds the lock", pr: 123, by: "maintainer-login"}
 fixes:
   - {path: "src/app/db.py", kind: "injection", words: "SQL injection in get_user", pr: 118}
 ```
+
+`uncredited` counts the outcomes that name no reporter: recorded by an earlier version,
+which lost who reported a finding once a push fixed it. They are in no family's or
+persona's counts, and `consensus learned` says how many there are.
 
 A finding is *real* when its author fixed it and *false* when a maintainer dismissed it;
 one left as it was says nothing about either. A judge's vote on a real finding is
@@ -100,6 +105,7 @@ class Learned(_Strict):
     updated_through: str = Field(default="", pattern=_WHEN)
     families: dict[str, FamilyLearning] = Field(default_factory=dict)
     personas: dict[str, ReporterCounts] = Field(default_factory=dict)
+    uncredited: ReporterCounts = ReporterCounts()  # outcomes that name no reporter
     suppressions: tuple[Suppression, ...] = ()
     fixes: tuple[Fix, ...] = ()
 
@@ -137,6 +143,9 @@ def dump_learned(learned: Learned) -> str:
     for key in ("families", "personas"):
         block = {key: dict(sorted(data[key].items()))} if data[key] else {key: {}}
         lines.append(yaml.safe_dump(block, sort_keys=False, width=100).rstrip())
+    if learned.uncredited != ReporterCounts():
+        flow = yaml.safe_dump(data["uncredited"], default_flow_style=True, sort_keys=False)
+        lines.append(f"uncredited: {flow.strip()}")
     for key in ("suppressions", "fixes"):
         if not data[key]:
             lines.append(f"{key}: []")

@@ -57,7 +57,7 @@ def answer(
             f"Could not resolve to a node with the global id of '{variables.get('id')}'",
         )
     if name in github_learnings.OPERATIONS:
-        return 200, github_learnings.answer(repos, name, variables, make_pull)
+        return 200, github_learnings.answer(repos, name, variables, make_pull, query)
     return 200, _error("UNKNOWN", f"the loopback GitHub does not serve operation {name!r}")
 
 

@@ -96,6 +96,9 @@ class Repo:
     default_branch: str = "main"
     branches: dict[str, str] = dataclasses.field(default_factory=dict)  # name → head commit
     issue_bodies: dict[int, str] = dataclasses.field(default_factory=dict)  # PR descriptions
+    trees: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # sha → files
+    # When what happens by itself happens: a pull request closed by its branch moving.
+    now: str = "2026-01-02T00:00:00Z"
 
     def reactions_on(self, comment_id: int) -> list[JsonObject]:
         return [r for r in self.reactions if r["_comment"] == comment_id]

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from consensus.sim import github_graphql, github_json
+from consensus.sim import github_graphql, github_json, github_learnings
 from consensus.sim.github_repo import (
     BOOKKEEPING,
     PullRequest,
@@ -160,6 +160,9 @@ def _repo_route(
         return 201, owner.pull_json(repo, pull), {}
     if m := re.match(r"^GET /compare/([^/.]+)\.\.\.([^/.]+)$", route):
         return _compare(repo, m.group(1), m.group(2))
+    if m := re.match(r"^POST /git/(trees|commits)$", route):
+        status, payload = github_learnings.git_write(repo, m.group(1), body or {})
+        return status, payload, {}
     if m := re.match(r"^GET /git/blobs/([0-9a-f]{40})$", route):
         return _blob(repo, m.group(1))
     if m := re.match(r"^GET /contents/(.*)$", route):

@@ -18,7 +18,11 @@ through `base_url`, as to GitHub Enterprise Server):
 - who the token is: `GET /user` answers 403 as for a workflow's GITHUB_TOKEN, or the
   `viewer` account (a personal token's user), who then makes the writes;
 - GraphQL (`POST /graphql`) for one question: a comment's `editor` and `lastEditedAt`
-  (a Bot's GraphQL login lacks REST's `[bot]`, as on GitHub).
+  (a Bot's GraphQL login lacks REST's `[bot]`, as on GitHub);
+- the learnings run's branch and pull request (github_learnings: GraphQL, and the Git
+  database's `POST /git/trees` and `/git/commits`): an open pull request follows its
+  branch and is closed when the branch moves to no commit beyond its base, as on GitHub;
+  `merge_pull` is a maintainer merging one.
 
 Writes are made by `github-actions[bot]` (type Bot), as with a workflow's GITHUB_TOKEN;
 tests seed comments with `add_issue_comment(..., user=human("alice"))` (or another bot,

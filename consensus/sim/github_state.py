@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from consensus.sim import github_graphql, github_json
+from consensus.sim import github_graphql, github_json, github_learnings
 from consensus.sim.github_repo import (
     BOT,
     Fault,
@@ -158,6 +158,13 @@ class GitHubState:
         with self.lock:
             pull = self.repo(repo).pulls[number]
             pull.state, pull.merged, pull.closed_at = "closed", merged, at
+
+    def merge_pull(self, repo: str, number: int, *, at: str = "2026-01-02T00:00:00Z") -> str:
+        """A maintainer merges PR `number` into its base branch (a merge commit with the
+        head's version of the files it changes, as `github_learnings.merge` makes it)."""
+        with self.lock:
+            found = self.repo(repo)
+            return github_learnings.merge(found, found.pulls[number], at)
 
     # ------------------------------------------------------------------ behaviour
 

@@ -7,7 +7,9 @@
   `GitHubError` with status 404, writes are made by `github-actions[bot]` (or by `login`,
   a personal token's user), and it remembers who last edited each comment (`edit_as`
   lets a person or another bot edit one; `seed_comment` and `seed_review_comment` let
-  anyone post, our marker included).
+  anyone post, our marker included). Its learnings part (testing/learnings.py) keeps
+  branches of commits as GitHub does: a pull request whose branch is moved to no commit
+  beyond its base is closed (`move_branch`), and `merge_pull` merges one.
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
 milliseconds; the loopback HTTP servers (`consensus/sim/`) keep the real adapters honest.
@@ -41,9 +43,17 @@ from consensus.ports import (
     ReviewThread,
 )
 from consensus.testing.learnings import FakeLearnings
+from consensus.testing.pull import BOT_LOGIN, FakePull
 
 Answer = str | ModelCallError
-BOT_LOGIN = "github-actions[bot]"
+__all__ = [
+    "BOT_LOGIN",
+    "FakeGitHubHost",
+    "FakeModelClient",
+    "FakePull",
+    "rate_limited",
+    "timed_out",
+]
 
 
 # --------------------------------------------------------------------------- models
@@ -112,23 +122,6 @@ def timed_out() -> ModelCallError:
 
 
 @dataclass
-class FakePull:
-    """One pull request: its metadata, files (with patches) and the files at each commit."""
-
-    info: PullRequestInfo
-    files: list[PullFile]
-    head_files: dict[str, str] = field(default_factory=dict)
-    base_files: dict[str, str] = field(default_factory=dict)
-    labels: list[str] = field(default_factory=list)
-    reviews: list[HostReview] = field(default_factory=list)
-    requested_reviewers: list[str] = field(default_factory=list)
-    requested_teams: list[str] = field(default_factory=list)
-    created_at: str = "2026-01-01T00:00:00Z"
-    closed_at: str = ""  # set with info.state "closed"
-    merged: bool = False
-
-
-@dataclass
 class FakeGitHubHost(FakeLearnings):
     """Every role of the GitHub port, in memory; `writes` logs each write in order."""
 
@@ -147,7 +140,9 @@ class FakeGitHubHost(FakeLearnings):
     resolved_threads: dict[str, str] = field(default_factory=dict)  # thread id → who resolved
     branches: dict[str, str] = field(default_factory=dict)  # learnings: name → head commit
     commit_files: dict[str, dict[str, str]] = field(default_factory=dict)
-    learnings_pulls: dict[int, str] = field(default_factory=dict)
+    commit_parents: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    now: str = "2026-01-02T00:00:00Z"  # when a PR closed by its branch moving closed
+    repo: str = "acme/service"
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup

@@ -24,6 +24,7 @@ from consensus.publish.carry import (
     with_carried,
     without_paths,
 )
+from consensus.publish.records import finding_records
 from consensus.publish.state import (
     MAX_RECORDS,
     MAX_STATE_CHARS,
@@ -33,7 +34,6 @@ from consensus.publish.state import (
     PublishState,
     decode_state,
     encode_state,
-    finding_records,
 )
 
 OLD, NEW = "a1b2c3d" + "0" * 33, "e4f5a6b" + "0" * 33

@@ -1,5 +1,6 @@
 """`.consensus/learned.yml`: five closed PRs counted against a hand count, nothing new
-changes nothing, suppressions match later findings, the strict schema, the calibration
+(or only PRs without outcomes) changes nothing, outcomes that name no reporter are counted
+apart and said so, suppressions match later findings, the strict schema, the calibration
 mapping, and `consensus learned`'s table with Wilson intervals."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from consensus.app.learnings import pull_body
 from consensus.cli.main import cli
 from consensus.errors import ConfigError
 from consensus.model.base import Category, VerdictKind
@@ -139,7 +141,8 @@ def test_five_closed_prs_count_as_a_hand_count() -> None:
         1,
         "maria",
     )
-    assert learned.updated_through == "2026-11-09T12:00:00Z"
+    # the newest PR counted: #5 closed later, with no finding of ours (no outcome to count)
+    assert learned.updated_through == "2026-11-07T12:00:00Z"
 
 
 def test_a_second_run_with_nothing_new_changes_nothing() -> None:
@@ -148,6 +151,32 @@ def test_a_second_run_with_nothing_new_changes_nothing() -> None:
     assert parse_learned(text) == once
     again = learn(parse_learned(text), FIVE)
     assert dump_learned(again) == text
+
+
+def test_a_pr_without_outcomes_changes_nothing_not_even_the_date() -> None:
+    once = learn(Learned(), FIVE)
+    merged = ClosedPull(number=6, closed_at="2026-11-10T08:00:00Z")  # the learnings PR, say
+    assert learn(once, [*FIVE, merged]) == once
+
+
+def test_outcomes_that_name_no_reporter_are_counted_apart_and_said_so(tmp_path: Path) -> None:
+    # PR 7's fix was recorded by an earlier version, which lost its reporters.
+    lost = outcome(7, "fixed", ()).model_copy(update={"personas": ()})
+    seven = ClosedPull(number=7, closed_at="2026-11-12T08:00:00Z", outcomes=(lost,))
+    before = learn(Learned(), FIVE)
+    after = learn(before, [seven])
+    assert after.families == before.families and after.personas == before.personas
+    assert after.uncredited.model_dump() == {"fixed": 1, "dismissed": 0, "left": 0}
+    text = dump_learned(after)
+    assert "uncredited: {fixed: 1, dismissed: 0, left: 0}" in text.splitlines()
+    assert parse_learned(text) == after
+    assert "uncredited" not in dump_learned(before)  # written only when there are some
+    body = pull_body(before, after, (7,))
+    assert "- credited to no one: 1 outcome(s) (1 fixed), recorded by an earlier" in body
+    path = tmp_path / "learned.yml"
+    path.write_text(text)
+    done = CliRunner().invoke(cli, ["learned", "--file", str(path)])
+    assert "credited to no one: 1 outcome(s) (1 fixed), recorded by an earlier" in done.output
 
 
 def test_a_dismissed_finding_is_suppressed_later_on_the_same_pattern() -> None:

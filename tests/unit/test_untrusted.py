@@ -42,13 +42,13 @@ from consensus.publish.answers import (
     verified_section,
 )
 from consensus.publish.plan import Scope, inline_body, plan_publish
+from consensus.publish.records import finding_record
 from consensus.publish.state import (
     Dismissal,
     FindingRecord,
     PublishState,
     TrackedFinding,
     encode_state,
-    finding_record,
 )
 from consensus.publish.state_section import new_summary
 from consensus.publish.summary import render_summary
