@@ -26,6 +26,7 @@ from consensus.model.outcome import OutcomeKind
 from consensus.ports import CompletionRequest, HostReaction, PullFile, PullRequestInfo
 from consensus.publish.state import PublishState, decode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.learned import LEARNED_PATH, Learned, parse_learned
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull
@@ -218,7 +219,7 @@ class Month:
             ActionInputs(), Runner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
         )
         self.services = Services(
-            models=self.models,
+            models=RedactingClient(self.models),
             counter=Counter(),
             keys=ProviderKeys(KEYS, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
