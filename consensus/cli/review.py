@@ -113,8 +113,8 @@ def review(
     if job is None:  # no file can be reviewed: the report says what was skipped and why
         _finish(prepared.nothing_to_review(log), fmt, output, fail_on, journaled=False)
     if dry_run:  # counted from litellm's data, without importing litellm
-        _dry_run(job, wired.counter, fmt, output, log)
-        return
+        # exit as the real run would: 3 when it cannot end as a complete consensus
+        sys.exit(0 if _dry_run(job, wired.counter, fmt, output, log) else 3)
     if job.diff.redactions:
         count = len(job.diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
@@ -160,8 +160,9 @@ def _finish(
 
 def _dry_run(
     job: ReviewJob, counter: TokenCounter, fmt: str, output: Path | None, log: Log
-) -> None:
-    """Plan the review and print it with its cost: no provider is called."""
+) -> bool:
+    """Plan the review and print it with its cost: no provider is called. True when the
+    real run could end as a complete consensus review."""
     from consensus.app.wiring import model_price
     from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
     from consensus.review.dry_run import plan_dry_run
@@ -175,10 +176,14 @@ def _dry_run(
         prices={p.model: model_price(p.model) for p in job.providers},
         default_window=job.settings.default_context_window,
         budget=job.settings.budget,
+        min_providers=job.settings.min_providers,
     )
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:
         click.echo(rendered, nl=False)
-        return
-    output.write_text(rendered, encoding="utf-8")
-    log(f"plan written to {output}")
+    else:
+        output.write_text(rendered, encoding="utf-8")
+        log(f"plan written to {output}")
+    if plan.advisory is not None and (output is not None or fmt == "json"):
+        log(plan.advisory)  # where a person sees it, whatever the format
+    return plan.would_finish
