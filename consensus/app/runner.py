@@ -57,8 +57,8 @@ async def run_review(
     try:
         base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
         run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
-        if resume is not None:
-            job = ReviewJob.from_json(journal.inputs(run_id))
+        if resume is not None:  # the journal keeps no password: the live endpoints have it
+            job = ReviewJob.from_json(journal.inputs(run_id)).with_endpoints_of(job.providers)
         if resuming:
             answered = sum(1 for call in journal.calls(run_id) if call.ok)
             services.log(

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
+from consensus.model.urls import without_userinfo
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
 from consensus.render.untrusted import code, escape_line, mention, person
@@ -230,10 +231,8 @@ def safe_url(url: str | None) -> str | None:
     """A URL without user, password, query or fragment: where a credential could hide."""
     if not url:
         return url
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    parts = urlsplit(without_userinfo(url))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
 def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[str, Any]:

@@ -61,7 +61,7 @@ class DryRunPlan(Frozen):
     cost_usd: float | None  # None when a planned provider has no known price
     max_cost_usd: float | None
     budget: BudgetCheck | None = None
-    families: list[str] = []  # the provider families that would review
+    families: tuple[str, ...] = ()  # the provider families that would review
     min_providers: int = 1
     note: str = (
         "verification calls (judges' votes on disputed findings) are not planned one by one: "
@@ -158,7 +158,7 @@ def plan_dry_run(
         cost_usd=round(sum(p.cost_usd or 0.0 for p in planned), 6) if priced else None,
         max_cost_usd=round(sum(p.max_cost_usd or 0.0 for p in planned), 6) if priced else None,
         budget=_check(run_budget),
-        families=sorted({p.family for p in planned}),
+        families=tuple(sorted({p.family for p in planned})),
         min_providers=min_providers,
     )
 

@@ -4,14 +4,22 @@ the dry run with one key, unknown models, `consensus config` saved as `.consensu
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import socket
 from pathlib import Path
 
 import pytest
 
 from consensus.app.demo import write_repository
+from consensus.ingest.review_diff import ingest
+from consensus.model.urls import scrub_urls
+from consensus.review.job import ReviewJob
+from consensus.settings.config import ProviderSettings, Settings
 from fakes.inprocess import Ran, run_consensus
+
+PASSWORD = "s3cr3t-pa55word"
 
 
 @pytest.fixture
@@ -74,3 +82,72 @@ def test_a_dry_run_with_nothing_to_send_names_no_empty_price_list(
     )
     assert "no known price for )" not in done.stdout
     assert "budget: no review call would be sent" in done.stdout
+
+
+# --------------------------------------------------------------------------- credentials
+
+
+def test_a_password_in_an_api_base_is_kept_nowhere(shop: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: the call is refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = shop.parent / "gateway.yml"
+    config.write_text(
+        "providers:\n"
+        f"  - {{model: openai/gpt-test, api_base: 'http://gw-user:{PASSWORD}@127.0.0.1:{port}/v1',"
+        " api_key_env: GW_KEY}\n"
+        f"  - {{model: anthropic/claude-test, api_base: 'http://gw-user:{PASSWORD}@127.0.0.1:{port}',"
+        " api_key_env: GW_KEY}\n"
+        "personas: [correctness]\n"
+    )
+    done = consensus(
+        shop,
+        "review",
+        "--base",
+        "main",
+        "--config",
+        str(config),
+        "--format",
+        "json",
+        GW_KEY="sk-gateway",
+    )
+    assert done.returncode == 3, done.stderr
+    run_id = json.loads(done.stdout)["run_id"]
+    page = shop.parent / "run.html"
+    consensus(shop, "report", run_id, "--html", str(page))
+    shown = consensus(shop, "replay", run_id, "--format", "markdown")
+    journal = (shop.parent / "home" / "journal.db").read_bytes()
+    everything = [done.stdout, done.stderr, shown.stdout, shown.stderr, page.read_text()]
+    assert PASSWORD.encode() not in journal
+    assert not [text for text in everything if PASSWORD in text]
+
+
+def test_a_resumed_run_reaches_its_endpoint_with_the_configured_credentials() -> None:
+    live = ProviderSettings(model="openai/gpt-test", api_base=f"https://u:{PASSWORD}@gw/v1")
+    job = ReviewJob(
+        diff=ingest(""), settings=Settings(providers=(live,)), providers=(live,), personas=()
+    )
+    stored = ReviewJob.from_json(job.to_json())
+    assert PASSWORD not in job.to_json()
+    assert stored.providers[0].api_base == "https://gw/v1"
+    resumed = stored.with_endpoints_of((live,))
+    assert resumed.providers[0].api_base == live.api_base
+    assert resumed.settings.providers[0].api_base == live.api_base
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("https://user:pw@llm.internal/v1", "https://llm.internal/v1"),
+        (
+            "connection refused at http://a:b@127.0.0.1:9/v1 (x)",
+            "connection refused at http://127.0.0.1:9/v1 (x)",
+        ),
+        (
+            "mail dev@example.com about https://example.com/a@b",
+            "mail dev@example.com about https://example.com/a@b",
+        ),
+    ],
+)
+def test_urls_lose_their_userinfo_and_nothing_else(text: str, shown: str) -> None:
+    assert scrub_urls(text) == shown
