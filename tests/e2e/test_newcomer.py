@@ -151,3 +151,35 @@ def test_a_resumed_run_reaches_its_endpoint_with_the_configured_credentials() ->
 )
 def test_urls_lose_their_userinfo_and_nothing_else(text: str, shown: str) -> None:
     assert scrub_urls(text) == shown
+
+
+# --------------------------------------------------------------------------- config
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "",
+        "providers:\n  - model: anthropic/claude-sonnet-4-5\n"
+        "  - {model: openai/qwen2.5-coder, api_base: 'https://llm.internal/v1', family: qwen}\n"
+        "redact: ['(?i)internal-token-[a-z0-9]+']\n"
+        "budget: {max_cost_usd: 2.0}\n",
+    ],
+    ids=["defaults", "providers and redact"],
+)
+def test_config_saved_as_consensus_yml_reads_back_as_the_same_settings(
+    shop: Path, config: str
+) -> None:
+    if config:
+        (shop / ".consensus.yml").write_text(config)
+    first = consensus(shop, "config")
+    assert first.returncode == 0, first.stderr
+    (shop / ".consensus.yml").write_text(first.stdout)
+    again = consensus(shop, "config")
+    assert again.returncode == 0, again.stderr
+    settings = [line for line in again.stdout.splitlines() if not line.startswith("#")]
+    assert settings == [
+        line.split("  # inferred")[0]
+        for line in first.stdout.splitlines()
+        if not line.startswith("#")
+    ]
