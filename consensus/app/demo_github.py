@@ -93,7 +93,7 @@ def github_stage(places: DemoPlaces) -> Iterator[GitHubStage]:
             "GITHUB_STEP_SUMMARY": str(folder / "step-summary.md"),
             "GITHUB_OUTPUT": str(folder / "outputs.txt"),
             "RUNNER_TEMP": str(folder),
-            "CONSENSUS_HOME": str(folder / "journal"),
+            "CONSENSUS_HOME": str(places.home),  # the user's journal: `consensus runs` lists it
             "CONSENSUS_POST_INTERVAL": "0",
             KEY_VARIABLE: NOT_A_KEY,
         }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -57,13 +58,14 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
 
 
 def test_the_demo_run_is_journaled_and_replays_without_a_model(
-    demo: tuple[Path, str, str], tmp_path: Path
+    demo: tuple[Path, str, str],
 ) -> None:
     into, _, stderr = demo
     hint = next(line for line in stderr.splitlines() if "consensus replay" in line)
-    run_id = hint.split()[-1]
-    env = {**bare_env(tmp_path), "CONSENSUS_HOME": str(into / "journal")}
-    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp_path, env=env)
+    run_id = re.search(r"`consensus replay (\w+)`", hint).group(1)  # type: ignore[union-attr]
+    # the same shell, nothing copied from the hint: the demo used the user's own journal
+    tmp = into.parent
+    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp, env=bare_env(tmp))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     statuses = {f["id"]: f["status"] for f in report["findings"]}

@@ -183,3 +183,20 @@ def test_config_saved_as_consensus_yml_reads_back_as_the_same_settings(
         for line in first.stdout.splitlines()
         if not line.startswith("#")
     ]
+
+
+# --------------------------------------------------------------------------- the demo
+
+
+def test_runs_after_the_demo_lists_the_demo_run_and_replay_finds_it(tmp_path: Path) -> None:
+    shell = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}  # no CONSENSUS_HOME
+    demo = run_consensus(["demo", "--into", str(tmp_path / "tour")], cwd=tmp_path, env=shell)
+    assert demo.returncode == 0, demo.stderr
+    assert "CONSENSUS_HOME=" not in demo.stderr  # nothing to copy
+    runs = run_consensus(["runs"], cwd=tmp_path, env=shell)
+    listed = [line for line in runs.stdout.splitlines() if "consensus demo" in line]
+    assert len(listed) == 1 and " done " in listed[0], runs.stdout
+    run_id = listed[0].split()[0]
+    replay = run_consensus(["replay", run_id], cwd=tmp_path, env=shell)
+    assert replay.returncode == 0, replay.stderr
+    assert "SQL injection" in replay.stdout
