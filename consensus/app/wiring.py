@@ -137,6 +137,8 @@ def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
     known = model_map.missing_keys(model, env)
     if known is not None:
         return known
+    if model_map.unroutable(model):  # an unknown name: planning refuses it, litellm unasked
+        return []
     keys: Sequence[str] = _llm().needed_keys(model)
     return keys
 
@@ -156,7 +158,12 @@ def services(
     return Services(
         models=_LazyClient(env, attempts),
         counter=planning_counter(env),
-        keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
+        keys=ProviderKeys(
+            dict(env),
+            lambda m: needed_keys(m, env),
+            lambda: ollama_models(env),
+            unroutable=model_map.unroutable,
+        ),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
         checkout=GitCheckout(),

@@ -103,7 +103,7 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     answered = set()
     for check in checks:
         status = "ok  " if check.ok else "FAIL"
-        click.echo(f"{status} {check.model} (family {check.family}): {check.detail}")
+        click.echo(f"{status} {check.named}: {check.detail}")
         if check.ok:
             answered.add(check.family)
     need = loaded.settings.min_providers

@@ -176,8 +176,7 @@ def _dry_run(
         prices={p.model: model_price(p.model) for p in job.providers},
         default_window=job.settings.default_context_window,
         budget=job.settings.budget,
-        min_providers=job.settings.min_providers,
-    )
+    ).needing(job.settings.min_providers)
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:
         click.echo(rendered, nl=False)

@@ -69,6 +69,10 @@ class DryRunPlan(Frozen):
         "the budget caps them"
     )
 
+    def needing(self, min_providers: int) -> DryRunPlan:
+        """The plan judged against the configuration's `min_providers`."""
+        return DryRunPlan.model_validate({**dict(self), "min_providers": min_providers})
+
     @property
     def advisory(self) -> str | None:
         """Why the real run would be advisory (exit 3) whatever the models answer; None:
@@ -106,7 +110,6 @@ def plan_dry_run(
     prices: Mapping[str, ModelPrice | None],
     default_window: int,
     budget: BudgetSettings | None = None,
-    min_providers: int = 1,
 ) -> DryRunPlan:
     """What a review of `diff` would send, provider by provider, and what it would cost."""
     calls = plan_calls(
@@ -159,7 +162,6 @@ def plan_dry_run(
         max_cost_usd=round(sum(p.max_cost_usd or 0.0 for p in planned), 6) if priced else None,
         budget=_check(run_budget),
         families=tuple(sorted({p.family for p in planned})),
-        min_providers=min_providers,
     )
 
 

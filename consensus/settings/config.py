@@ -20,6 +20,7 @@ from consensus.model.base import Severity
 from consensus.model.calibration import Calibration
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
+from consensus.settings.problems import problem_in_words
 from consensus.settings.scope import (
     ContextSettings,
     ConversationSettings,
@@ -316,7 +317,9 @@ def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) ->
     # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
     errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     error = errors[0]
-    loc = [str(part) for part in error["loc"] if not _UNION_MEMBER.match(str(part))]
+    parts = [str(part) for part in error["loc"]]
+    # pydantic names a union's member after the key ('budget.max_tokens.int'): not a key
+    loc = parts[:1] + [part for part in parts[1:] if not _UNION_MEMBER.match(part)]
     key = ".".join(loc) or None
     if error["type"] == "extra_forbidden":
         model = _model_at(Settings, loc[:-1])
@@ -329,11 +332,7 @@ def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) ->
             "unknown key",
             fix=f"{hint}known keys here: {', '.join(known)}",
         )
-    problem = error["msg"]
-    value = error.get("input")
-    if not isinstance(value, (dict, list)):
-        problem = f"{problem} (got {value!r})"
-    return ConfigError(source, key, problem, fix=_fix_for(loc))
+    return ConfigError(source, key, problem_in_words(error), fix=_fix_for(loc))
 
 
 def _model_at(model: type[BaseModel], loc: Sequence[str]) -> type[BaseModel] | None:
@@ -380,8 +379,27 @@ def _fix_for(loc: Sequence[str]) -> str:
         "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
         "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
         "title": "regular expressions searched in the PR title, e.g. ['^WIP\\b']",
+        "personas": "a list of persona ids, e.g. 'personas: [correctness, security]' "
+        "(`consensus personas` lists them)",
+        "persona_dirs": "a list of folders, e.g. 'persona_dirs: [.consensus/personas]'",
+        "providers": "a list of providers, e.g. 'providers: [{model: openai/gpt-5.1}]'",
+        "redact": "a list of regular expressions, e.g. "
+        "'redact: [\"(?i)internal-token-[a-z0-9]+\"]'",
     }
-    return fixes.get(last, "see the configuration reference in README.md")
+    return fixes.get(last) or _described(loc) or f"see {REFERENCE}"
+
+
+REFERENCE = "the configuration reference (docs/configuration.md)"
+
+
+def _described(loc: Sequence[str]) -> str | None:
+    """The field's own description, as the configuration reference shows it."""
+    names = [part for part in loc if not part.isdigit()]
+    model = _model_at(Settings, names[:-1]) if names else None
+    field = model.model_fields.get(names[-1]) if model else None
+    if field is None or not field.description:
+        return None
+    return f"{field.description} (see {REFERENCE})"
 
 
 def resolve_providers(

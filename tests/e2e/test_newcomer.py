@@ -17,6 +17,7 @@ from consensus.ingest.review_diff import ingest
 from consensus.model.urls import scrub_urls
 from consensus.review.job import ReviewJob
 from consensus.settings.config import ProviderSettings, Settings
+from consensus.sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import Ran, run_consensus
 
 PASSWORD = "s3cr3t-pa55word"
@@ -200,3 +201,52 @@ def test_runs_after_the_demo_lists_the_demo_run_and_replay_finds_it(tmp_path: Pa
     replay = run_consensus(["replay", run_id], cwd=tmp_path, env=shell)
     assert replay.returncode == 0, replay.stderr
     assert "SQL injection" in replay.stdout
+
+
+# --------------------------------------------------------------------------- unknown models
+
+
+def test_unknown_models_are_refused_while_planning(shop: Path) -> None:
+    models = "gpt-9-imaginary,foobar/claude-nonexistent"
+    done = consensus(shop, "review", "--dry-run", "--models", models, OPENAI_API_KEY="x")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "unknown models: gpt-9-imaginary: litellm does not know the model" in done.stderr
+    assert "foobar/claude-nonexistent: 'foobar' is not a provider litellm knows" in done.stderr
+    assert "fix: write the model as PROVIDER/NAME" in done.stderr
+    assert done.stdout == ""  # nothing planned
+
+
+def test_doctor_names_an_unknown_model_with_a_fix_and_no_family(shop: Path) -> None:
+    models = "gpt-9-imaginary,foobar/claude-nonexistent"
+    done = consensus(shop, "doctor", "--models", models, OPENAI_API_KEY="x")
+    assert done.returncode == 3
+    assert "FAIL foobar/claude-nonexistent: unknown model: 'foobar' is not a provider" in (
+        done.stdout
+    )
+    assert "family anthropic" not in done.stdout
+    assert done.stdout.count("fix: write the model as PROVIDER/NAME") == 2
+    assert "Huggingface" not in done.stdout and "LLM Provider NOT provided" not in done.stdout
+
+
+def test_a_model_the_server_does_not_have_fails_once_with_advice_to_correct_it(
+    shop: Path,
+) -> None:
+    with FakeProviderServer(Script()) as server:  # it serves no model at all: 404 for each
+        config = shop.parent / "c.yml"
+        config.write_text(
+            "providers:\n"
+            "  - model: openai/gpt-nonexistent\n"
+            f"    api_base: '{server.url}/v1'\n    api_key_env: K\n    max_concurrency: 1\n"
+            "  - model: anthropic/claude-nonexistent\n"
+            f"    api_base: '{server.url}'\n    api_key_env: K\n    max_concurrency: 1\n"
+        )
+        done = consensus(shop, "review", "--base", "main", "--config", str(config), K="sk-x")
+        sent = {
+            m: len(server.log.requests_for(m)) for m in ("gpt-nonexistent", "claude-nonexistent")
+        }
+    assert done.returncode == 3
+    assert "the server has no model 'gpt-nonexistent'" in done.stdout
+    assert "Run again when the providers answer" not in done.stdout + done.stderr
+    assert "Running again as it is fails the same way" in done.stdout
+    # one call each, one at a time: the first answer says no later call can succeed
+    assert sent == {"gpt-nonexistent": 1, "claude-nonexistent": 1}
