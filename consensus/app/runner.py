@@ -104,7 +104,7 @@ async def _journaled(
         ledger=ledger,
     )
     report = await review(job, tools, run_id=run_id)
-    status = "paused" if report.budget_exhausted else "done"
+    status = run_status(report)
     journal.finish_run(
         run_id,
         status=status,
@@ -114,6 +114,17 @@ async def _journaled(
     if events is not None:
         events.run_ended(report, status=status)
     return report
+
+
+def run_status(report: Report) -> str:
+    """How `consensus runs` lists a finished run: `paused` (its budget stopped it: run it
+    again with the advised cap), `incomplete` (a file no model reviewed, or too few families
+    answered: running it again resumes it, answered calls are not paid again), else `done`."""
+    if report.budget_exhausted:
+        return "paused"
+    if report.incomplete is not None or not report.quorum.met:
+        return "incomplete"
+    return "done"
 
 
 async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:

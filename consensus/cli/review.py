@@ -134,6 +134,9 @@ def review(
     _finish(report, fmt, output, fail_on, journaled=True)
 
 
+OPENED = "error: exit 3: the review is incomplete; the report's first lines say why and what to do"
+
+
 def _finish(
     report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
 ) -> NoReturn:
@@ -149,7 +152,10 @@ def _finish(
         spent = report.stats.tokens_in + report.stats.tokens_out
         log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
-    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log)
+    # A report printed here opens with why it is incomplete: the last line only points at it.
+    opened = output is None and fmt in ("text", "markdown")
+    said = (lambda line: log(OPENED)) if opened else log
+    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=said)
     if journaled:  # the last line names the run: replay and report take its id
         log(
             f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "

@@ -250,3 +250,53 @@ def test_a_model_the_server_does_not_have_fails_once_with_advice_to_correct_it(
     assert "Running again as it is fails the same way" in done.stdout
     # one call each, one at a time: the first answer says no later call can succeed
     assert sent == {"gpt-nonexistent": 1, "claude-nonexistent": 1}
+
+
+# --------------------------------------------------------------------------- nothing answered
+
+
+@pytest.fixture
+def unanswered(shop: Path) -> tuple[Path, Ran]:
+    """A review where no provider answers (the server has none of the models)."""
+    with FakeProviderServer(Script()) as server:
+        config = shop.parent / "c.yml"
+        config.write_text(
+            "providers:\n"
+            f"  - {{model: openai/gpt-gone, api_base: '{server.url}/v1', api_key_env: K}}\n"
+            f"  - {{model: anthropic/claude-gone, api_base: '{server.url}', api_key_env: K}}\n"
+            "personas: [correctness]\n"
+        )
+        done = consensus(shop, "review", "--base", "main", "--config", str(config), K="sk-x")
+    return shop, done
+
+
+def test_a_review_where_nothing_answered_says_each_thing_once(
+    unanswered: tuple[Path, Ran],
+) -> None:
+    _, done = unanswered
+    said = done.stdout + done.stderr
+    assert done.returncode == 3
+    assert said.count("ADVISORY ONLY") == 1, said
+    assert said.count("Incomplete: ") == 1, said
+
+
+def test_runs_lists_a_run_where_nothing_answered_as_incomplete(
+    unanswered: tuple[Path, Ran],
+) -> None:
+    shop, _ = unanswered
+    runs = consensus(shop, "runs")
+    [row] = [line for line in runs.stdout.splitlines() if "shop:" in line]
+    assert " incomplete " in row and " done " not in row
+
+
+def test_the_html_report_counts_calls_as_its_table_does(unanswered: tuple[Path, Ran]) -> None:
+    shop, done = unanswered
+    run_id = re.search(r"run (\w+) \(journal", done.stderr).group(1)  # type: ignore[union-attr]
+    page = shop.parent / "run.html"
+    consensus(shop, "report", run_id, "--html", str(page))
+    html = page.read_text()
+    sent = re.search(r"(\d+) sent \((\d+) failed\)", html)
+    assert sent is not None
+    rows = re.findall(r"<td class='num'>(\d+)</td><td class='num'>(\d+)</td>", html)
+    assert sum(int(calls) for calls, _ in rows) == int(sent.group(1))
+    assert sum(int(failed) for _, failed in rows) == int(sent.group(2))
