@@ -28,7 +28,11 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option("--base", help="Base ref; the diff is taken from its merge-base (default: main).")
+@click.option(
+    "--base",
+    help="Base ref; the diff is taken from its merge-base (default: the repository's default "
+    "branch, origin/HEAD; without a remote, main or master).",
+)
 @click.option("--head", help="Head ref (default: the working tree, uncommitted changes included).")
 @click.option("--diff", "diff_path", help="Read a unified diff from a file, or '-' for stdin.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")

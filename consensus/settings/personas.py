@@ -40,7 +40,7 @@ _RULES = Rules(
     keys_hint="id, title, focus, categories, severity_guide",
     body_hint="the reviewer's instructions",
     fixes=_FIXES,
-    default_fix="see README.md, section 'Personas', and the built-ins in personas/",
+    default_fix="see docs/configuration.md, 'Personas', and the built-ins in personas/",
 )
 # Template errors a user-written body can raise while rendering (the sandbox turns unsafe
 # access into SecurityError, a TemplateError).
