@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
 import struct
@@ -38,6 +39,7 @@ from tests.e2e.test_e2e_review import repo, script_panel, write_config
 
 __all__ = ["repo"]  # the fixture, imported for use here
 
+ROOT = Path(__file__).resolve().parents[2]
 HOSTILE_TITLE = "Fix <script>alert(1)</script> and <img src=x onerror=alert(2)>"
 
 # --------------------------------------------------------------------------- builders
@@ -265,6 +267,37 @@ def test_one_bar_per_call_grouped_by_provider_on_the_phase_timeline() -> None:
     assert lanes == sorted(lanes)  # one lane per provider, in the report's order
     assert "openai/llama-x</text>" not in text  # no calls, no lane
     assert "(timeout)" in text  # the failure's kind on the bar's tooltip
+
+
+def test_a_bar_and_its_tooltip_give_the_same_duration() -> None:
+    waited = a_call("openai/gpt-x", 100.0).model_dump()
+    waited.update(finished=102.83, latency_s=0.32)  # waited for a slot, then answered
+    text = render_html(a_report([], PANEL), [CallRow(**waited)], [], None)
+    assert "openai/gpt-x: ok, 2.83 s (the model answered in 0.32 s)" in text
+
+
+def test_a_phase_name_near_the_right_edge_ends_at_it() -> None:
+    phases = [
+        PhaseRow(name="fan-out", started=100.0),
+        PhaseRow(name="align and score", started=109.9),
+    ]
+    text = render_html(a_report([], PANEL), [a_call("openai/gpt-x", 100.0)], phases, None)
+    label = re.search(
+        r"<text class='phase-label' x='([\d.]+)' text-anchor='(\w+)'[^>]*>align and score", text
+    )
+    assert label is not None and label.group(2) == "end"
+    width = re.search(r"<svg class='timeline' viewBox='0 0 (\d+)", text)
+    assert width is not None and float(label.group(1)) <= int(width.group(1))
+
+
+def test_provider_errors_notes_and_verification_are_shown_in_words() -> None:
+    report = a_report([], PANEL)
+    text = render_html(report, [], [], None)
+    assert "<td class='error'>auth: invalid api key</td>" in text  # not only in a tooltip
+    assert "verification: not_available" not in text and "not_needed" not in text
+    assert "No finding was verified: verification did not run" in text
+    css = (ROOT / "consensus" / "render" / "templates" / "report.css").read_text()
+    assert ".notes { color: var(--muted); }" in css  # plain notes are not alarms
 
 
 def test_an_empty_run_still_renders() -> None:
