@@ -18,7 +18,7 @@ from consensus.model.findings import ModelFailure, ModelReview
 from consensus.model.report import BudgetReport, FileCoverage, Incomplete
 
 CallResult = ModelReview | ModelFailure
-NOT_A_CLEAN_BILL = "No findings is not a clean bill."
+NOT_A_CLEAN_BILL = "What was not reviewed may still hold problems."
 FAILURE_FIX = (
     "Run again when the providers answer (each provider's error is in the report); calls "
     "already answered are not paid again."

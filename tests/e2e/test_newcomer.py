@@ -21,6 +21,7 @@ from consensus.sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import Ran, run_consensus
 
 PASSWORD = "s3cr3t-pa55word"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -300,3 +301,34 @@ def test_the_html_report_counts_calls_as_its_table_does(unanswered: tuple[Path, 
     rows = re.findall(r"<td class='num'>(\d+)</td><td class='num'>(\d+)</td>", html)
     assert sum(int(calls) for calls, _ in rows) == int(sent.group(1))
     assert sum(int(failed) for _, failed in rows) == int(sent.group(2))
+
+
+# --------------------------------------------------------------------------- words
+
+RETIRED = [
+    "in summary ·",  # the count of findings listed, not posted: "summary only"
+    "in this summary only",
+    "kept out of the review",
+    "rejected by verification)",
+    "not a clean bill",
+    " of 4 providers (",  # agreement counts families
+    "(no answer)",
+]
+
+
+def test_the_cli_and_the_pr_say_the_same_things_with_the_glossarys_words(
+    tmp_path: Path,
+) -> None:
+    shell = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home")}
+    into = tmp_path / "tour"
+    done = run_consensus(["demo", "--github", "--into", str(into)], cwd=tmp_path, env=shell)
+    assert done.returncode == 0, done.stderr
+    page = (into / "github" / "pull-request.html").read_text()
+    step = (into / "github" / "step-summary.md").read_text()
+    for text in (done.stdout, page, step):
+        assert [word for word in RETIRED if word in text] == []
+    counted = "1 summary only"
+    assert counted in done.stdout and counted in page and counted in step
+    glossary = (ROOT / "docs" / "glossary.md").read_text()
+    for word in ("provider", "family", "judge", "summary only", "rejected", "carried", "advisory"):
+        assert f"**{word}**" in glossary
