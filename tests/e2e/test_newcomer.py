@@ -13,10 +13,6 @@ from pathlib import Path
 import pytest
 
 from consensus.app.demo import write_repository
-from consensus.ingest.review_diff import ingest
-from consensus.model.urls import scrub_urls
-from consensus.review.job import ReviewJob
-from consensus.settings.config import ProviderSettings, Settings
 from consensus.sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import Ran, run_consensus
 
@@ -122,37 +118,6 @@ def test_a_password_in_an_api_base_is_kept_nowhere(shop: Path) -> None:
     everything = [done.stdout, done.stderr, shown.stdout, shown.stderr, page.read_text()]
     assert PASSWORD.encode() not in journal
     assert not [text for text in everything if PASSWORD in text]
-
-
-def test_a_resumed_run_reaches_its_endpoint_with_the_configured_credentials() -> None:
-    live = ProviderSettings(model="openai/gpt-test", api_base=f"https://u:{PASSWORD}@gw/v1")
-    job = ReviewJob(
-        diff=ingest(""), settings=Settings(providers=(live,)), providers=(live,), personas=()
-    )
-    stored = ReviewJob.from_json(job.to_json())
-    assert PASSWORD not in job.to_json()
-    assert stored.providers[0].api_base == "https://gw/v1"
-    resumed = stored.with_endpoints_of((live,))
-    assert resumed.providers[0].api_base == live.api_base
-    assert resumed.settings.providers[0].api_base == live.api_base
-
-
-@pytest.mark.parametrize(
-    ("text", "shown"),
-    [
-        ("https://user:pw@llm.internal/v1", "https://llm.internal/v1"),
-        (
-            "connection refused at http://a:b@127.0.0.1:9/v1 (x)",
-            "connection refused at http://127.0.0.1:9/v1 (x)",
-        ),
-        (
-            "mail dev@example.com about https://example.com/a@b",
-            "mail dev@example.com about https://example.com/a@b",
-        ),
-    ],
-)
-def test_urls_lose_their_userinfo_and_nothing_else(text: str, shown: str) -> None:
-    assert scrub_urls(text) == shown
 
 
 # --------------------------------------------------------------------------- config
