@@ -261,6 +261,11 @@ def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:
     return git.git_diff(root, base or git.default_base(root), head)
 
 
+def default_base(root: Path) -> str:
+    """The branch a pull request from this checkout would target (a DiffError: none)."""
+    return git.default_base(root)
+
+
 def gitattributes(root: Path) -> str:
     return git.read_gitattributes(root)
 

@@ -71,7 +71,10 @@ def demo(into: Path | None, github: bool) -> None:
         f"run {run.report.run_id} is in your journal: `consensus runs` lists it, `consensus "
         f"replay {run.report.run_id}` derives it again without any model"
     )
-    log("review your own branch: set a provider key, then `consensus review --base main`")
+    log(
+        "review your own branch: set provider keys of two families, then `consensus review "
+        "--dry-run` to see the plan, and `consensus review`"
+    )
     sys.exit(0)
 
 

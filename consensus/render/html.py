@@ -89,8 +89,14 @@ def render_html(
         row_height=ROW_HEIGHT,
         most_tokens=max((p.tokens_in + p.tokens_out for p in report.providers), default=0) or 1,
         files=_files(report, reviewed),
-        verification_words=VERIFICATION_WORDS.get(report.verification, report.verification),
+        verification_words=_verification_words(report),
     )
+
+
+def _verification_words(report: Report) -> str:
+    if not any(p.status == "ok" for p in report.providers):
+        return "no model answered the review, so there was nothing to verify"
+    return VERIFICATION_WORDS.get(report.verification, report.verification)
 
 
 # report.verification, in words

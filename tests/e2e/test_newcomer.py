@@ -253,6 +253,9 @@ def test_runs_lists_a_run_where_nothing_answered_as_incomplete(
     runs = consensus(shop, "runs")
     [row] = [line for line in runs.stdout.splitlines() if "shop:" in line]
     assert " incomplete " in row and " done " not in row
+    assert row.endswith("shop: main...working tree")  # the base named, not "default base"
+    header = runs.stdout.splitlines()[0]
+    assert row.index("$") == header.index("COST") + len("COST") - len("$0.0000")  # aligned
 
 
 def test_the_html_report_counts_calls_as_its_table_does(unanswered: tuple[Path, Ran]) -> None:
@@ -266,6 +269,7 @@ def test_the_html_report_counts_calls_as_its_table_does(unanswered: tuple[Path, 
     rows = re.findall(r"<td class='num'>(\d+)</td><td class='num'>(\d+)</td>", html)
     assert sum(int(calls) for calls, _ in rows) == int(sent.group(1))
     assert sum(int(failed) for _, failed in rows) == int(sent.group(2))
+    assert "no model answered the review, so there was nothing to verify" in html
 
 
 # --------------------------------------------------------------------------- words
