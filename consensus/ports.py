@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
 from consensus.model.findings import Usage
+from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
 
@@ -70,10 +71,12 @@ class ModelCallError(Exception):
     `fix` says what to do about it, when the adapter knows."""
 
     def __init__(self, kind: FailureKind, message: str, fix: str | None = None) -> None:
+        # a library's message may quote the endpoint it called, password and all
+        message = scrub_urls(message)
         super().__init__(message)
         self.kind = kind
         self.message = message
-        self.fix = fix
+        self.fix = scrub_urls(fix) if fix else fix
 
 
 class ModelClient(Protocol):

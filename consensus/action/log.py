@@ -34,6 +34,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
+from consensus.model.urls import scrub_urls
+
 PREFIX = "consensus: "
 ESCAPED = "(escaped) "  # marks a foreign line the runner would have acted on
 # Environment variables whose value is a credential by its name (GITHUB_TOKEN,
@@ -91,7 +93,7 @@ class ActionLog:
         self._masked: set[str] = set()
 
     def __call__(self, line: str) -> None:
-        self._write(self._err, PREFIX + neutral(line))
+        self._write(self._err, PREFIX + neutral(scrub_urls(line)))
 
     def warning(self, message: str, *, title: str = "consensus") -> None:
         """Our warning annotation on the run."""

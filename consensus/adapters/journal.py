@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS runs (
     created REAL NOT NULL,
     updated REAL NOT NULL,
     label TEXT NOT NULL,
-    status TEXT NOT NULL,           -- running | paused | done
+    status TEXT NOT NULL,           -- running | paused | incomplete | done
     phase TEXT NOT NULL,
     cost_usd REAL NOT NULL DEFAULT 0,
     inputs TEXT NOT NULL,           -- JSON: what replay needs to derive every decision again

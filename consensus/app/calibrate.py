@@ -53,7 +53,7 @@ def read_labels(text: str, *, source: str) -> tuple[LabelledClaim, ...]:
                           for e in exc.errors())
             )  # fmt: skip
             raise ConfigError(
-                source, f"line {number}", problem, fix='see README, "Calibration"'
+                source, f"line {number}", problem, fix="see docs/calibration.md"
             ) from exc
     if not labels:
         raise ConfigError(source, None, "holds no labelled claim", fix="one JSON object a line")
@@ -270,6 +270,6 @@ def merged(results: Sequence[ProviderResult], earlier: Calibration | None) -> Ca
 
 
 def calibration_yaml(calibration: Calibration) -> str:
-    """The calibration file's text (the format README, "Calibration", describes)."""
+    """The calibration file's text (the format docs/calibration.md describes)."""
     data = calibration.model_dump(mode="json", exclude_none=True)
     return "# written by `consensus calibrate`\n" + yaml.safe_dump(data, sort_keys=False)

@@ -4,8 +4,9 @@ The flow: write a small git repository whose feature branch carries a realistic 
 (consensus/sim/demo_panel.py), start the loopback provider server that ships in the
 package, point four providers of four families at it, and run the real review (fan-out,
 align, score, verification, the report) with the real litellm client over HTTP on
-127.0.0.1. No key, no network. The journal and the HTML report are written beside the
-repository, so `consensus replay` and `consensus report` work on the run afterwards.
+127.0.0.1. No key, no network. The run goes into the user's own journal (where
+`consensus runs` looks), labelled as the demo's, so `consensus runs`, `replay` and
+`report` find it afterwards; the HTML report is written beside the repository.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ AUTHOR = ["-c", "user.name=Demo Dev", "-c", "user.email=dev@example.com"]
 
 @dataclass(frozen=True)
 class DemoPlaces:
-    """Where the demo writes: the repository, the journal's home, the HTML report."""
+    """Where the demo writes: the repository, the HTML report; and the journal's home (the
+    user's own, $CONSENSUS_HOME or the platform's cache)."""
 
     root: Path
     repo: Path
@@ -51,8 +53,8 @@ class DemoPlaces:
     html: Path
 
     @classmethod
-    def under(cls, root: Path) -> DemoPlaces:
-        return cls(root, root / demo_panel.REPOSITORY, root / "journal", root / "report.html")
+    def under(cls, root: Path, home: Path) -> DemoPlaces:
+        return cls(root, root / demo_panel.REPOSITORY, home, root / "report.html")
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,12 @@ class DemoRun:
     label: str
 
 
-def prepare(root: Path) -> DemoPlaces:
-    """The demo's folder, which must be new or empty (nothing of the user's is touched)."""
+def prepare(root: Path, home: Path) -> DemoPlaces:
+    """The demo's folder, which must be new or empty (nothing of the user's is touched), and
+    the journal's home."""
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise UsageError(f"{root} is not an empty directory", fix="pass --into a new directory")
-    places = DemoPlaces.under(root)
+    places = DemoPlaces.under(root, home)
     places.repo.mkdir(parents=True)
     write_repository(places.repo)
     return places

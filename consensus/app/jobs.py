@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from consensus.app.services import ProviderKeys
+from consensus.app.services import ProviderKeys, unknown_models_error
 from consensus.model.diff import ReviewDiff
 from consensus.ports import Log
 from consensus.review.guidelines import Guidelines
@@ -47,6 +47,9 @@ def prepare_job(diff: ReviewDiff, request: JobRequest, keys: ProviderKeys, log: 
     settings, providers, workflow = request.settings, request.providers, request.workflow
     if workflow is not None:
         settings, providers = narrow_providers(workflow, settings, providers)
+    unknown = keys.unknown(providers)
+    if unknown:  # no call to them could be routed: refused before anything is planned or sent
+        raise unknown_models_error(unknown)
     for warning in duplicate_model_warnings(providers):
         log(f"warning: {warning}")
     unavailable = keys.unavailable(providers)

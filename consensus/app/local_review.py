@@ -17,11 +17,12 @@ from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.services import Services
 from consensus.app.wiring import (
     branch_diff,
+    default_base,
     gitattributes,
     guidelines_source,
     local_source,
 )
-from consensus.errors import UsageError
+from consensus.errors import DiffError, UsageError
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.review_diff import ingest
 from consensus.model.diff import ReviewDiff
@@ -206,4 +207,8 @@ def label(request: LocalRequest) -> str:
     if request.diff_path is not None:
         return "diff from stdin" if request.diff_path == "-" else f"diff {request.diff_path}"
     where = request.root.name
-    return f"{where}: {request.base or 'default base'}...{request.head or 'working tree'}"
+    try:  # the branch the diff was taken against, named
+        base = request.base or default_base(request.root)
+    except DiffError:
+        base = "default branch"
+    return f"{where}: {base}...{request.head or 'working tree'}"

@@ -127,7 +127,7 @@ def base_guidelines(
 def fork_setup_link(runner: Runner) -> str:
     if runner.action_repository:
         return f"{runner.server_url}/{runner.action_repository}{FORK_SETUP}"
-    return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"
+    return f"docs/action.md, 'Fork pull requests' ({FORK_SETUP})"
 
 
 def repository_personas(

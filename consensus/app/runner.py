@@ -57,8 +57,8 @@ async def run_review(
     try:
         base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
         run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
-        if resume is not None:
-            job = ReviewJob.from_json(journal.inputs(run_id))
+        if resume is not None:  # the journal keeps no password: the live endpoints have it
+            job = ReviewJob.from_json(journal.inputs(run_id)).with_endpoints_of(job.providers)
         if resuming:
             answered = sum(1 for call in journal.calls(run_id) if call.ok)
             services.log(
@@ -105,7 +105,7 @@ async def _journaled(
         ledger=ledger,
     )
     report = await review(job, tools, run_id=run_id)
-    status = "paused" if report.budget_exhausted else "done"
+    status = run_status(report)
     journal.finish_run(
         run_id,
         status=status,
@@ -115,6 +115,17 @@ async def _journaled(
     if events is not None:
         events.run_ended(report, status=status)
     return report
+
+
+def run_status(report: Report) -> str:
+    """How `consensus runs` lists a finished run: `paused` (its budget stopped it: run it
+    again with the advised cap), `incomplete` (a file no model reviewed, or too few families
+    answered: running it again resumes it, answered calls are not paid again), else `done`."""
+    if report.budget_exhausted:
+        return "paused"
+    if report.incomplete is not None or not report.quorum.met:
+        return "incomplete"
+    return "done"
 
 
 async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:

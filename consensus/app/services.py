@@ -36,6 +36,8 @@ class ProviderKeys:
     env: Mapping[str, str]
     needed_keys: Callable[[str], Sequence[str]]
     local_models: Callable[[], Sequence[str]] = lambda: ()  # a local Ollama's models
+    # (model, api_base) → why litellm could not route it; None when it can
+    unroutable: Callable[[str, str | None], str | None] = lambda model, api_base: None
 
     def providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
         """The configured providers, else one per API key found."""
@@ -46,6 +48,11 @@ class ProviderKeys:
         Ollama's models (asked only then)."""
         local = () if settings.providers else self.local_models()
         return resolve_providers(settings, self.env, ollama_models=local)
+
+    def unknown(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
+        """model → why no call to it could be routed (a name litellm does not know)."""
+        found = {p.model: self.unroutable(p.model, p.api_base) for p in providers}
+        return {model: why for model, why in found.items() if why}
 
     def unavailable(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
         """model → why it will not be called (its key is missing)."""
@@ -63,6 +70,25 @@ class ProviderKeys:
         except ConfigError:
             return True
         return len(self.unavailable(providers)) == len(providers)
+
+
+def unknown_model_fix(model: str) -> str:
+    """What to write instead of a model string litellm cannot route."""
+    name = model.split("/", 1)[-1]
+    return (
+        f"write the model as PROVIDER/NAME, e.g. openai/{name} or anthropic/{name}; for an "
+        f"OpenAI-compatible server, openai/{name} with its api_base (the providers litellm "
+        "knows: https://docs.litellm.ai/docs/providers)"
+    )
+
+
+def unknown_models_error(unknown: Mapping[str, str]) -> UsageError:
+    """The planning-time error for models no call could reach, before anything is sent."""
+    named = "; ".join(f"{model}: {why}" for model, why in unknown.items())
+    model = next(iter(unknown))
+    return UsageError(
+        f"unknown model{'s' if len(unknown) > 1 else ''}: {named}", fix=unknown_model_fix(model)
+    )
 
 
 class Checkout(Protocol):

@@ -138,6 +138,8 @@ def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
     known = model_map.missing_keys(model, env)
     if known is not None:
         return known
+    if model_map.unroutable(model):  # an unknown name: planning refuses it, litellm unasked
+        return []
     keys: Sequence[str] = _llm().needed_keys(model)
     return keys
 
@@ -157,7 +159,12 @@ def services(
     return Services(
         models=RedactingClient(_LazyClient(env, attempts)),
         counter=planning_counter(env),
-        keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
+        keys=ProviderKeys(
+            dict(env),
+            lambda m: needed_keys(m, env),
+            lambda: ollama_models(env),
+            unroutable=model_map.unroutable,
+        ),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
         checkout=GitCheckout(),
@@ -253,6 +260,11 @@ def repo_root(cwd: Path) -> Path:
 def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:
     """`git diff BASE...HEAD` (HEAD None: the working tree), BASE defaulting as a PR's would."""
     return git.git_diff(root, base or git.default_base(root), head)
+
+
+def default_base(root: Path) -> str:
+    """The branch a pull request from this checkout would target (a DiffError: none)."""
+    return git.default_base(root)
 
 
 def gitattributes(root: Path) -> str:

@@ -1,7 +1,7 @@
 """A benchmark suite: pull requests with their known defects (golden comments).
 
 Our own format is JSON Lines, one pull request a line, so that a team can benchmark on
-its own PRs (README, "How good is it?"):
+its own PRs (docs/benchmarks.md, "How good is it?"):
 
     {"repo": "acme/shop", "number": 812, "goldens": [{"comment": "…", "severity": "high"}]}
     {"id": "local-1", "diff": "diff --git a/x.py b/x.py\\n…", "goldens": [...]}

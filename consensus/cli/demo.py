@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -27,7 +28,8 @@ BANNER = (
     "--into",
     "into",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write the sample repository, journal and report here (default: a new temp folder).",
+    help="Write the sample repository and its report here (default: a new temp folder); the "
+    "run goes into your journal, where `consensus runs` lists it.",
 )
 @click.option(
     "--github",
@@ -41,15 +43,15 @@ def demo(into: Path | None, github: bool) -> None:
     import dataclasses
 
     from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
-    from consensus.app.wiring import services
+    from consensus.app.wiring import consensus_home, services
     from consensus.render.text import render_text
 
     log = logger()
     root = into or Path(tempfile.mkdtemp(prefix="consensus-demo-"))
     click.echo(BANNER, err=True)
-    places = prepare(root.resolve())
+    places = prepare(root.resolve(), consensus_home(os.environ))
     log(f"sample repository: {places.repo} (branch feature/order-search against main)")
-    # Only the demo's own key and journal: nothing of the user's environment is read.
+    # Only the demo's own key, and the user's journal: no provider key of the user is read.
     env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
     wired = services(env, log=log)
     observer = progress_observer(lambda model: wired.counter.price(model) is not None)
@@ -66,10 +68,13 @@ def demo(into: Path | None, github: bool) -> None:
         log(f"the pull request as GitHub would show it (simulated GitHub): {page}")
     log(f"HTML report (simulated providers): {places.html}")
     log(
-        f"replay it without any model: CONSENSUS_HOME={places.home} consensus replay "
-        f"{run.report.run_id}"
+        f"run {run.report.run_id} is in your journal: `consensus runs` lists it, `consensus "
+        f"replay {run.report.run_id}` derives it again without any model"
     )
-    log("review your own branch: set a provider key, then `consensus review --base main`")
+    log(
+        "review your own branch: set provider keys of two families, then `consensus review "
+        "--dry-run` to see the plan, and `consensus review`"
+    )
     sys.exit(0)
 
 

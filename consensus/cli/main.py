@@ -103,7 +103,7 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     answered = set()
     for check in checks:
         status = "ok  " if check.ok else "FAIL"
-        click.echo(f"{status} {check.model} (family {check.family}): {check.detail}")
+        click.echo(f"{status} {check.named}: {check.detail}")
         if check.ok:
             answered.add(check.family)
     need = loaded.settings.min_providers
@@ -200,7 +200,7 @@ def learned(path: Path | None) -> None:
     if not where.is_file():
         raise UsageError(
             f"{where}: no learnings file",
-            fix="the scheduled run of the Action writes it (README, 'Conversation and learnings')",
+            fix="the scheduled run of the Action writes it (docs/conversation.md)",
         )
     text = where.read_text(encoding="utf-8")
     click.echo(render_learned(parse_learned(text, source=str(where)), source=str(where)))

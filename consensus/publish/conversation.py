@@ -267,11 +267,20 @@ def scrubbed(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def _no_answer(finding_id: str) -> str:
+    """What is said when the model wrote nothing: honest, and where to look instead."""
+    explain = code(f"/consensus explain {finding_id}") if finding_id else "`/consensus help`"
+    return (
+        f"consensus has no answer to this reply: the model wrote none. {explain} shows the "
+        "votes and reasons behind the finding."
+    )
+
+
 def model_answer(
     reply: Reply, finding_id: str, text: str, *, conceded: bool, dismissed: bool
 ) -> str:
     """A model's answer (untrusted: sanitised, bounded), and what became of the finding."""
-    body = escape_markdown_text(text.strip()[:MAX_ANSWER]) or "(no answer)"
+    body = escape_markdown_text(text.strip()[:MAX_ANSWER]) or _no_answer(finding_id)
     if conceded and dismissed:
         body += "\n\nConceded: the finding is dismissed on this PR."
     elif conceded:

@@ -150,10 +150,10 @@ def established(finding: ReportFinding) -> str:
     """How a finding was established, in one readable line: who reported it, and who
     verified it, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) · 6
     independent judges confirmed, 0 refuted · 0.93" (weighed votes), or "Verified 3–0 by
-    2 models that did not report it · reported by 1 of 4 providers (`openai/gamma`)"
-    (ahead-by-k)."""
+    2 models that did not report it · reported by 1 of 4 families (`openai/gamma`)"
+    (ahead-by-k). Agreement counts families, so "reported by" does too."""
     names = finding.model_providers
-    reported = f"{finding.votes.for_} of {finding.votes.of} providers"
+    reported = f"{finding.votes.for_} of {finding.votes.of} families"
     if names:
         reported += f" ({', '.join(code(p) for p in names)})"
     record = finding.verification

@@ -19,11 +19,15 @@ class BudgetSettings(BaseModel):
     A number is a hard cap; null is no limit.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    """US dollars one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
     max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
+    """Tokens one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
     max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    """US dollars automatic reviews of one pull request may spend together; auto: 5 × the run's cost
+    cap."""
 
     def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
         """Refused with an update, as every settings model: layer with settings.layered."""

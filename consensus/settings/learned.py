@@ -119,13 +119,15 @@ def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
     if data is None:
         return Learned()
     if not isinstance(data, dict):
-        raise ConfigError(source, None, "must be a mapping of keys to values", fix="see README")
+        raise ConfigError(
+            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
+        )
     try:
         return Learned.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"]) or None
-        fix = "see README, section 'Conversation and learnings', for the schema"
+        fix = "see docs/conversation.md for the schema"
         raise ConfigError(source, key, error["msg"], fix=fix) from exc
 
 
@@ -137,7 +139,7 @@ def dump_learned(learned: Learned) -> str:
     )
     lines = [
         "# What maintainers decided on closed PRs, counted by consensus's scheduled run.",
-        "# Edit or delete any line; see README, 'Conversation and learnings'.",
+        "# Edit or delete any line; see docs/conversation.md.",
         head.rstrip(),
     ]
     for key in ("families", "personas"):

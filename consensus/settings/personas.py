@@ -40,7 +40,7 @@ _RULES = Rules(
     keys_hint="id, title, focus, categories, severity_guide",
     body_hint="the reviewer's instructions",
     fixes=_FIXES,
-    default_fix="see README.md, section 'Personas', and the built-ins in personas/",
+    default_fix="see docs/configuration.md, 'Personas', and the built-ins in personas/",
 )
 # Template errors a user-written body can raise while rendering (the sandbox turns unsafe
 # access into SecurityError, a TemplateError).
@@ -153,9 +153,11 @@ def select_personas(
     source: str = ".consensus.yml",
 ) -> list[Persona]:
     """The personas named in `wanted`, in that order, without repeats."""
+    key = None if source.startswith("--") else "personas"  # a flag names itself
+    example = "e.g. --personas correctness,security" if key is None else "e.g. [correctness]"
     if not wanted:
         raise ConfigError(
-            source, "personas", "is empty", fix=f"name one or more of: {_known(available)}"
+            source, key, "is empty", fix=f"name one or more of: {_known(available)} ({example})"
         )
     selected: list[Persona] = []
     for name in dict.fromkeys(wanted):
@@ -164,9 +166,10 @@ def select_personas(
             hint = did_you_mean(name, list(available))
             raise ConfigError(
                 source,
-                "personas",
-                f"unknown persona '{name}'",
-                fix=f"{hint}known: {_known(available)}",
+                key,
+                f"there is no persona '{name}'",
+                fix=f"{hint}the personas are {_known(available)} ({example}; `consensus "
+                "personas` describes each)",
             )
         selected.append(persona)
     return selected

@@ -26,7 +26,7 @@ def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
 
 DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
@@ -42,8 +42,11 @@ class IgnoreSettings(_Strict):
     """
 
     authors: tuple[str, ...] = ()
+    """GitHub logins whose pull requests are not reviewed, e.g. dependabot[bot]."""
     labels: tuple[str, ...] = ()
+    """Label names (exact) that skip a pull request."""
     title: tuple[str, ...] = ()
+    """Regular expressions searched in the title, e.g. ^WIP\b."""
 
     @field_validator("authors")
     @classmethod
@@ -93,7 +96,9 @@ class ContextSettings(_Strict):
     """
 
     guidelines: tuple[str, ...] = GUIDELINE_FILES
+    """Files read from the base branch, in this order, and given to every reviewer."""
     max_chars: int = Field(default=20_000, ge=0, le=200_000)
+    """Their total size in every prompt, after redaction (0: none)."""
 
     @field_validator("guidelines")
     @classmethod
@@ -139,8 +144,11 @@ class ConversationSettings(BaseModel):
     """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
     (each costs at most one model call; a "fixed" check, a verification's calls)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     enabled: bool = True
+    """Answer people's replies in consensus's threads."""
     max_answers: int = Field(default=5, ge=0, le=100)
+    """consensus's answers on one pull request at most."""
     model: str | None = Field(default=None, min_length=1)  # who answers; the first provider
+    """Who answers (default: the first provider with a key)."""

@@ -51,7 +51,7 @@ _RULES = Rules(
     keys_hint="description (and title, personas, providers, threshold, …)",
     body_hint="the extra instructions",
     fixes=_FIXES,
-    default_fix="see README.md, section 'Saved review workflows'",
+    default_fix="see docs/workflows.md",
     body_required=False,
 )
 

@@ -269,7 +269,7 @@ def test_first_run_posts_one_review_and_one_summary(world: World) -> None:
     for comment in comments:
         body = comment["body"]
         assert body.startswith("**high** · **")
-        assert " of 4 providers (`" in body or " of 4 families (`" in body  # weighed: families
+        assert " of 4 families (`" in body  # agreement counts families
         assert "<b>" not in body and "https://evil" not in body  # escaped, link defanged
         assert body.rsplit("\n", 1)[-1].startswith("<!-- consensus:fp=")
     summary = world.bot_summary()

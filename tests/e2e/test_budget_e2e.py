@@ -80,7 +80,7 @@ def test_the_wide_change_stops_says_so_everywhere_and_the_advice_finishes_it(wid
     headline = incomplete.headline
     assert re.fullmatch(
         rf"Incomplete: \d+ of {FILES} files were not reviewed by any model \(budget reached\)\. "
-        r"No findings is not a clean bill\.",
+        r"What was not reviewed may still hold problems\.",
         headline,
     )
     assert budget.tokens_source == "auto" and budget.stopped_by == ["max_tokens"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,20 +51,23 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
     assert "verified (confirmed 3, refuted 1, uncertain 0)" in stdout
     assert "inspector ollama/qwen-sim: refuted" in stdout
     # the discount claim misreads the code: rejected; the nit is a low singleton
-    assert "1 rejected by verification" in stdout
+    assert "2 findings to post, 1 summary only, 1 rejected" in stdout
+    assert "Not posted: 1 summary only, 1 rejected" in stdout
+    assert "discount rate can produce a negative price  [F3] — rejected" in stdout
     assert "unverified: low severity, 1 of 4 families" in stdout
     assert (into / "shop" / ".git").is_dir()
     assert f"HTML report (simulated providers): {into / 'report.html'}" in stderr
 
 
 def test_the_demo_run_is_journaled_and_replays_without_a_model(
-    demo: tuple[Path, str, str], tmp_path: Path
+    demo: tuple[Path, str, str],
 ) -> None:
     into, _, stderr = demo
     hint = next(line for line in stderr.splitlines() if "consensus replay" in line)
-    run_id = hint.split()[-1]
-    env = {**bare_env(tmp_path), "CONSENSUS_HOME": str(into / "journal")}
-    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp_path, env=env)
+    run_id = re.search(r"`consensus replay (\w+)`", hint).group(1)  # type: ignore[union-attr]
+    # the same shell, nothing copied from the hint: the demo used the user's own journal
+    tmp = into.parent
+    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp, env=bare_env(tmp))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     statuses = {f["id"]: f["status"] for f in report["findings"]}
@@ -137,6 +141,10 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
+    # the summary counts as the command line does: 2 posted, 1 summary only, 1 rejected
+    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "1 summary only · 1 rejected" in text
+    assert "Not posted: 1 summary only, 1 rejected" in text
 
 
 def test_the_github_page_renders_in_chromium(

@@ -248,7 +248,7 @@ def test_one_comment_for_a_paraphrased_problem_none_for_a_refuted_severe_consens
     assert state is not None
     statuses = {r.title: r.status.value for r in state.records}
     assert statuses[WRONG] == "rejected"
-    assert "kept out of the review" in str(summary["body"])
+    assert "Not posted: " in str(summary["body"])
     assert os.environ.get("GITHUB_TOKEN") != "ghs_fake_token"  # CliRunner restored the env
 
 

@@ -205,7 +205,7 @@ def test_following_the_stop_advice_literally_completes_the_review(
     first = asyncio.run(run_review(job_for(text, settings), wired, source=None))
     assert first.incomplete is not None
     assert first.incomplete.headline.startswith("Incomplete: ")
-    assert first.incomplete.headline.endswith("No findings is not a clean bill.")
+    assert first.incomplete.headline.endswith("What was not reviewed may still hold problems.")
     flags = dict(re.findall(r"--(max-tokens|max-cost) ([0-9.]+)", first.incomplete.fix))
     assert flags  # the fix names the flags that stopped the run
     sent_before = len(client.calls)
@@ -240,7 +240,7 @@ def test_every_format_opens_with_the_same_incomplete_line(counter: LiteLLMTokenC
     headline = report.incomplete.headline
     assert re.fullmatch(
         r"Incomplete: \d+ of 30 files were not reviewed by any model \(budget reached\)\. "
-        r"No findings is not a clean bill\.",
+        r"What was not reviewed may still hold problems\.",
         headline,
     )
     for fmt in ("text", "markdown", "json", "sarif"):

@@ -164,6 +164,15 @@ def test_a_model_answer_is_sanitised_and_carries_the_marker() -> None:
     assert "@alice" not in body  # the replier is named, never pinged
 
 
+@pytest.mark.parametrize("said", ["", "   \n  "])
+def test_an_empty_model_answer_says_so_and_where_to_look(said: str) -> None:
+    body = model_answer(pending(), "F1", said, conceded=False, dismissed=False)
+    assert "(no answer)" not in body
+    first = body.split("\n", 1)[0]
+    assert first.startswith("consensus has no answer to this reply: the model wrote none.")
+    assert "`/consensus explain F1`" in first
+
+
 def test_a_concession_says_who_may_dismiss_unless_it_was_dismissed() -> None:
     asked = model_answer(pending(), "F1", "You are right.", conceded=True, dismissed=False)
     assert "`/consensus dismiss F1`" in asked

@@ -338,21 +338,21 @@ C, R = VerdictKind.CONFIRMED, VerdictKind.REFUTED
     [
         (Status.VERIFIED, ["openai/gamma"],
          _judged(("anthropic/a", C, False), ("google/b", C, False), ("anthropic/a", C, False)),
-         "Verified 3–0 by 2 models that did not report it · reported by 3 of 4 providers "
+         "Verified 3–0 by 2 models that did not report it · reported by 3 of 4 families "
          "(`openai/gamma`) · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"], None,
-         "Reported by 3 of 4 providers (`anthropic/c`, `google/g`, `openai/o`) · bug · F1"),
+         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"],
          _judged(("qwen/q", C, False), ("qwen/q", R, False), ("qwen/q", C, False),
                  ("qwen/q", C, False)),
-         "Reported by 3 of 4 providers (`anthropic/c`, `google/g`, `openai/o`) · verified "
+         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · verified "
          "3–1 by 1 model that did not report it · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "openai/o"],
          _judged(("anthropic/c", C, True), ("openai/o", C, True), ("anthropic/c", C, True)),
-         "Reported by 3 of 4 providers (`anthropic/c`, `openai/o`) · verified 3–0 by the "
+         "Reported by 3 of 4 families (`anthropic/c`, `openai/o`) · verified 3–0 by the "
          "2 models that reported it (no other family answered) · bug · F1"),
         (Status.CONSENSUS, ["consensus", "openai/o"], None,
-         "Found by consensus's own scan of the diff · also reported by 3 of 4 providers "
+         "Found by consensus's own scan of the diff · also reported by 3 of 4 families "
          "(`openai/o`) · bug · F1"),
     ],
 )  # fmt: skip

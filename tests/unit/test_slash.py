@@ -1,4 +1,4 @@
-"""The slash-command parser, argument grammar, command files, README table and state."""
+"""The slash-command parser, argument grammar, command files, the documented table and state."""
 
 from __future__ import annotations
 
@@ -203,11 +203,11 @@ def test_every_command_file_loads_and_has_a_handler() -> None:
     assert specs["review"].spends_tokens and specs["verify"].spends_tokens
 
 
-def test_the_readme_table_is_generated_from_the_command_files() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.index(README_START), readme.index(README_END) + len(README_END)
-    assert readme[start:end] == readme_block(load_commands(handlers=GRAMMARS)), (
-        "README.md is out of step with commands/: paste the output of readme_block()"
+def test_the_documented_table_is_generated_from_the_command_files() -> None:
+    page = (ROOT / "docs" / "slash-commands.md").read_text(encoding="utf-8")
+    start, end = page.index(README_START), page.index(README_END) + len(README_END)
+    assert page[start:end] == readme_block(load_commands(handlers=GRAMMARS)), (
+        "docs/slash-commands.md is out of step with commands/: paste the output of readme_block()"
     )
 
 
