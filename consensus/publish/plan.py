@@ -35,7 +35,7 @@ from consensus.publish.state import (
 )
 from consensus.publish.suggestion import HeadLines, suggestion_block, suggestion_problem
 from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
-from consensus.render.text import location, plural
+from consensus.render.text import plural
 from consensus.render.untrusted import code, escape_line, escape_markdown_text
 from consensus.settings.config import PublishSettings
 
@@ -439,7 +439,3 @@ def move_to_summary(
             "state": plan.state.model_copy(update={"findings": findings}),
         }
     )
-
-
-def location_code(finding: ReportFinding) -> str:
-    return code(location(finding))
