@@ -197,9 +197,8 @@ def _help(turn: Turn, arguments: Arguments, specs: dict[str, CommandSpec]) -> Se
         saved = next((w for w in workflows if w.name == arguments.topic), None)
         if saved is not None:  # its text comes from a repository file: escaped
             text = {"summary": saved.summary, "help": saved.help}
-            topic = saved.model_copy(
-                update={key: escape_markdown_text(value) for key, value in text.items()}
-            )
+            escaped = {key: escape_markdown_text(value) for key, value in text.items()}
+            topic = CommandSpec.model_validate({**dict(saved), **escaped})
     if arguments.topic and topic is None:
         return help_section(specs, unknown=arguments.topic, workflows=workflows)
     return help_section(specs, topic=topic, workflows=workflows)

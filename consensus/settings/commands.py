@@ -17,10 +17,11 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.settings.frontmatter import OneLine, Rules, closest, read_document
+from consensus.settings.strict import Strict
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # consensus/
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -51,9 +52,7 @@ class Permission(str, Enum):
     WRITE = "write"
 
 
-class _FrontMatter(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _FrontMatter(Strict):
     name: str = Field(pattern=_NAME)
     usage: OneLine
     summary: OneLine
@@ -70,10 +69,8 @@ class _FrontMatter(BaseModel):
         return value
 
 
-class CommandSpec(BaseModel):
+class CommandSpec(Strict):
     """A loaded command file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     usage: str

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
@@ -28,22 +28,12 @@ from consensus.settings.scope import (
     check_path_patterns,
     github_logins,
 )
+from consensus.settings.strict import Strict
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
-        """Refused with an update: it would accept a misspelt key or a wrong type silently.
-        Settings are layered by `layered`, which validates the merged whole."""
-        if update:
-            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
-        return super().model_copy(deep=deep)
-
-
-class ProviderSettings(_Strict):
+class ProviderSettings(Strict):
     model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
     api_base: str | None = None
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -58,7 +48,7 @@ class ProviderSettings(_Strict):
         return self.family or infer_family(self.model)
 
 
-class InspectorSettings(_Strict):
+class InspectorSettings(Strict):
     """Verification of disputed findings: one inspector, then first-to-ahead-by-k voting.
 
     `model`: the inspector (default: a reviewing provider of a family not in the cluster).
@@ -91,7 +81,7 @@ class InspectorSettings(_Strict):
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
 
 
-class PublishSettings(_Strict):
+class PublishSettings(Strict):
     max_inline_comments: int = Field(default=10, ge=0)
     min_severity: Severity = Severity.LOW
     request_changes_on: Severity = Severity.CRITICAL
@@ -100,7 +90,7 @@ class PublishSettings(_Strict):
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
-class QueueSettings(_Strict):
+class QueueSettings(Strict):
     """The agent-PR queue (README, "Agent-PR queue").
 
     Agent PRs: authors in `agents`, any `[bot]` author unless `include_bots` is false or
@@ -157,14 +147,14 @@ class QueueSettings(_Strict):
         return tuple(name.lstrip("@") for name in names)
 
 
-class CommandSettings(_Strict):
+class CommandSettings(Strict):
     """Slash commands in PR comments. `mention` (e.g. "@consensus") is accepted at the start
     of a line as an alias of `/consensus`; off unless set."""
 
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
 
 
-class Settings(_Strict):
+class Settings(Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     min_providers: int = Field(default=2, ge=1)
     paths: tuple[str, ...] = ("**",)
@@ -234,10 +224,8 @@ AUTO_PROVIDERS: tuple[tuple[str, str], ...] = (
 )
 
 
-class LoadedConfig(BaseModel):
+class LoadedConfig(Strict):
     """Settings plus where they came from, for `doctor` and error messages."""
-
-    model_config = ConfigDict(frozen=True)
 
     settings: Settings
     source: str  # a path, or "defaults"

@@ -10,7 +10,9 @@ from collections.abc import Collection
 
 from pathspec.patterns.gitignore import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from consensus.settings.strict import Strict
 
 LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
 MAX_PATH_INSTRUCTION_CHARS = 4_000
@@ -25,14 +27,10 @@ def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
     return tuple(login.lstrip("@") for login in logins)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
 DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
 
 
-class IgnoreSettings(_Strict):
+class IgnoreSettings(Strict):
     """Pull requests that are not reviewed automatically (one log line, a neutral exit).
 
     `authors`: logins (`dependabot[bot]`); `labels`: label names, compared exactly;
@@ -84,7 +82,7 @@ GUIDELINE_FILES = (
 )
 
 
-class ContextSettings(_Strict):
+class ContextSettings(Strict):
     """The repository's own guidelines, given to every reviewer after the diff.
 
     `guidelines`: files read from the BASE branch, in this order (a file that is not there
@@ -135,11 +133,9 @@ def check_path_instructions(instructions: dict[str, str]) -> dict[str, str]:
     return instructions
 
 
-class ConversationSettings(BaseModel):
+class ConversationSettings(Strict):
     """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
     (each costs at most one model call; a "fixed" check, a verification's calls)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = True
     max_answers: int = Field(default=5, ge=0, le=100)
