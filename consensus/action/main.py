@@ -10,7 +10,7 @@ queue, and replies on our inline comments not answered yet are answered
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
 (app.learnings) and do nothing else.
 
-Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for the CLI:
+Each flow returns an Outcome; app/exit_codes.py turns it into the exit code, as for the CLI:
 0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
 (no provider answered, quorum not met, budget reached) unless on-no-review is "warn".
 """
@@ -28,8 +28,8 @@ from pydantic import ValidationError
 
 from consensus.action.log import ActionLog, credential_values
 from consensus.app.commands import handle_comment
+from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
-from consensus.app.outcome import exit_code
 from consensus.app.progress import LogProgress
 from consensus.app.pull_review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
@@ -45,7 +45,7 @@ from consensus.model.events import (
     PullRequestEvent,
     ReviewCommentEvent,
 )
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.ports import GitHubPort, Log
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from consensus.adapters.journal import Journal, call_digest
 from consensus.adapters.recording import JournaledClient, JournaledSource
-from consensus.app.runner import run_review
+from consensus.app.journaled import run_review
 from consensus.app.services import Services
 from consensus.model.report import Report
 from consensus.ports import Completion, CompletionRequest, ModelClient, SourceReader

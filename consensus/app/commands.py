@@ -29,7 +29,7 @@ from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.app.turn import Turn
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.publish.answers import (
     WRITE_LEVELS,
     Section,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from consensus.adapters.git import git
 from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.journaled import run_review
 from consensus.app.run_page import html_report
-from consensus.app.runner import run_review
 from consensus.app.services import Services
 from consensus.app.wiring import branch_diff, local_source
 from consensus.errors import UsageError

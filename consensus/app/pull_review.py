@@ -9,7 +9,7 @@ models about nothing else. `full-review` and `/consensus review` decide every fi
 fingerprints keep anything from being posted twice either way.
 
 The flow returns an Outcome (reviewed, incomplete, skipped with the reason); the face
-turns it into an exit code (app/outcome.py).
+turns it into an exit code (app/exit_codes.py).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from consensus import __version__
 from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.journaled import run_review
 from consensus.app.pr_budget import Superseded, check_head, stopped_by_pr_budget
 from consensus.app.publishing import (
     post_review,
@@ -39,7 +40,6 @@ from consensus.app.pull_inputs import (
     not_reviewed,
     repository_personas,
 )
-from consensus.app.runner import run_review
 from consensus.app.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
 from consensus.ingest.chunking import split_large_hunks
@@ -47,7 +47,7 @@ from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, re
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
-from consensus.model.outcome import Outcome
+from consensus.model.flow_result import Outcome
 from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
 from consensus.publish.carry import Carried, carry_forward, decision_basis

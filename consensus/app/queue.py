@@ -8,7 +8,7 @@ from pathlib import Path
 from consensus.app.services import ActionStep, Services
 from consensus.errors import GitHubError
 from consensus.model.events import PullRequestEvent
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.ports import OpenPull
 from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.apply import reconcile

@@ -29,7 +29,7 @@ from consensus.app.spend_commands import verify_record
 from consensus.app.turn import Turn
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.conversation import Step
 from consensus.publish.thread import Identity

@@ -88,9 +88,9 @@ def review(
     import asyncio
     import dataclasses
 
+    from consensus.app.journaled import run_review
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
-    from consensus.app.runner import run_review
     from consensus.app.wiring import services
 
     if resume_id and fresh:
@@ -138,8 +138,8 @@ def _finish(
     report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
 ) -> NoReturn:
     """Print the report, say what an incomplete one needs, exit with the outcome's code."""
-    from consensus.app.outcome import exit_code
-    from consensus.model.outcome import Outcome
+    from consensus.app.exit_codes import exit_code
+    from consensus.model.flow_result import Outcome
 
     log = logger()
     emit(report, fmt, output, log)

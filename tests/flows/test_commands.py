@@ -13,7 +13,7 @@ from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import OutcomeKind
 from consensus.ports import GitHubPort, InlineComment, PullFile, PullRequestInfo, ReviewRejected
 from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from consensus.app.outcome import exit_code
+from consensus.app.exit_codes import exit_code
 from consensus.app.pull_review import review_pull_request
 from consensus.model.base import Severity
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.publish.thread import ACTIONS
 from consensus.settings.action_inputs import ActionInputs
 from tests.flows.flows_world import NUMBER, World, panel

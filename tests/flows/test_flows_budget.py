@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from consensus.app.outcome import exit_code
+from consensus.app.exit_codes import exit_code
 from consensus.app.pull_review import review_pull_request
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.spend import SPEND_MARKER
 from consensus.publish.spent import Spent

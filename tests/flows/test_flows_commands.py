@@ -10,7 +10,7 @@ from consensus.app.commands import handle_comment
 from consensus.app.pull_review import review_pull_request
 from consensus.model.base import Status
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import OutcomeKind
 from consensus.publish.state import decode_state
 from consensus.publish.thread import ACTIONS
 from tests.flows.flows_world import MAINTAINER, NUMBER, World, panel

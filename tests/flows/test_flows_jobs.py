@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
+from consensus.app.exit_codes import exit_code
 from consensus.app.jobs import JobRequest, prepare_job
-from consensus.app.outcome import exit_code
 from consensus.app.services import ProviderKeys
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Severity
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, load_personas, select_personas

@@ -22,7 +22,7 @@ from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import OutcomeKind
 from consensus.ports import CommentEdit, HostComment, OpenPull, PullFile, PullRequestInfo
 from consensus.publish.state import Pause, PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import (

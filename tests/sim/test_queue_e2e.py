@@ -254,7 +254,7 @@ def test_after_a_review_only_an_agent_pr_moves_the_queue(github: FakeGitHub) -> 
     from consensus.app.queue import run_in_action
     from consensus.app.wiring import action_step, services
     from consensus.model.events import PullRequestEvent
-    from consensus.model.outcome import OutcomeKind
+    from consensus.model.flow_result import OutcomeKind
 
     env = {"GITHUB_REPOSITORY": REPO}
     wired = services(env, log=lambda line: None, github=host(github))

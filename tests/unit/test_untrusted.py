@@ -24,7 +24,7 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import OutcomeKind
 from consensus.model.report import (
     FindingMember,
     ProviderReport,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from consensus.errors import ReviewImpossible
 from consensus.model.base import Severity
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import Outcome, OutcomeKind
 from consensus.ports import Log
 
 

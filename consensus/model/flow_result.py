@@ -1,4 +1,4 @@
-"""What a flow did, as the faces turn it into an exit code (app/outcome.py, the one place)."""
+"""What a flow did, as the faces turn it into an exit code (app/exit_codes.py, the one place)."""
 
 from __future__ import annotations
 
