@@ -10,7 +10,7 @@ queue, and replies on our inline comments not answered yet are answered
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
 (app.learnings) and do nothing else.
 
-Each flow returns an Outcome; app/exit_codes.py turns it into the exit code, as for the CLI:
+Each flow returns a FlowResult; app/exit_codes.py turns it into the exit code, as for the CLI:
 0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
 (no provider answered, quorum not met, budget reached) unless on-no-review is "warn".
 """
@@ -45,7 +45,7 @@ from consensus.model.events import (
     PullRequestEvent,
     ReviewCommentEvent,
 )
-from consensus.model.flow_result import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import GitHubPort, Log
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -139,17 +139,17 @@ def run(
     try:
         # Progress goes through the log: a provider's error in it is foreign text.
         wired = services(env, log=log, github=built, progress=lambda: [LogProgress(log)], mask=mask)
-        outcome = _handle(env, wired, step)
+        result = _handle(env, wired, step)
     finally:
         if host is None:
             built.close()
     inputs = step.inputs
     return exit_code(
-        outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review, warn=warn
+        result, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review, warn=warn
     )
 
 
-def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Outcome:
+def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> FlowResult:
     event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(services, step, read_event(env, IssueCommentEvent))
@@ -159,7 +159,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
         identity = own_identity(host, step.inputs, log)
         if step.inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
             update_learnings(host, identity, log)
-            return Outcome(kind=OutcomeKind.DONE, reason="the learnings were counted")
+            return FlowResult(kind=ResultKind.DONE, reason="the learnings were counted")
         return run_in_action(services, step, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
@@ -174,7 +174,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
     reviewed_on = WORKFLOW_ACTIONS if step.inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
-        return Outcome.skipped(f"{event} '{pull.action}'")
+        return FlowResult.skipped(f"{event} '{pull.action}'")
     # Every pull_request run carries the decisions of unchanged files (a re-run, `reopened`,
     # a push that changes one file); `full-review: true` decides every file afresh.
     carry = not step.inputs.full_review
@@ -187,7 +187,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
         except ConsensusError as exc:
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 
-    outcome = review_pull_request(
+    result = review_pull_request(
         services,
         step,
         number,
@@ -201,7 +201,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
         run_in_action(services, step, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:
         log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
-    return outcome
+    return result
 
 
 def read_event(env: Mapping[str, str], model: type[P]) -> P:

@@ -98,7 +98,7 @@ class BenchPanel:
 
 
 @dataclass(frozen=True)
-class BenchOutcome:
+class BenchOutput:
     result: BenchResult
     labels: Labelled
 
@@ -158,9 +158,7 @@ def reported(report: Report) -> list[BenchFinding]:
     return [BenchFinding.of(f) for f in report.findings if f.status is not Status.REJECTED]
 
 
-async def run_bench(
-    loaded: LoadedSuite, panel: BenchPanel, services: BenchServices
-) -> BenchOutcome:
+async def run_bench(loaded: LoadedSuite, panel: BenchPanel, services: BenchServices) -> BenchOutput:
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
@@ -178,7 +176,7 @@ async def run_bench(
         published_judge=loaded.published_judge,
         published=loaded.published,
     )
-    return BenchOutcome(result, label_findings(tally.reviewed, tally.judgements))
+    return BenchOutput(result, label_findings(tally.reviewed, tally.judgements))
 
 
 async def _one_pr(
@@ -255,7 +253,7 @@ def _judge_run(journal: Journal, pr: SuitePR, judge: ProviderSettings, run_id: s
     return ident
 
 
-def write_outputs(outcome: BenchOutcome, directory: Path) -> list[Path]:
+def write_outputs(outcome: BenchOutput, directory: Path) -> list[Path]:
     """bench.md, bench.json (every judgement), bench.html, labels.jsonl, votes.jsonl."""
     directory.mkdir(parents=True, exist_ok=True)
     files = {

@@ -36,7 +36,7 @@ class SharedCalls:
         self._inner = inner
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        known = self._journal.outcome(self._source, call_digest(request))
+        known = self._journal.recorded(self._source, call_digest(request))
         if known is not None and known.ok:
             return known.completion()
         return await self._inner.complete(request)

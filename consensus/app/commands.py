@@ -29,7 +29,7 @@ from consensus.app.spend_commands import review_now, verify_now, workflow_now
 from consensus.app.turn import Turn
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
-from consensus.model.flow_result import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.publish.answers import (
     WRITE_LEVELS,
     Section,
@@ -63,7 +63,7 @@ from consensus.settings.workflows import Workflow, workflow_command
 EYES, ROCKET, CONFUSED = "eyes", "rocket", "confused"
 
 
-def handle_comment(services: Services, step: ActionStep, event: IssueCommentEvent) -> Outcome:
+def handle_comment(services: Services, step: ActionStep, event: IssueCommentEvent) -> FlowResult:
     """Answer the slash commands of the comment in `event`."""
     specs = load_commands(handlers=GRAMMARS)  # broken command files fail here, at start-up
     comment, login = event.comment, event.comment.user.login
@@ -71,21 +71,21 @@ def handle_comment(services: Services, step: ActionStep, event: IssueCommentEven
     why = _ignored(event)
     if why is not None:
         log(why)
-        return Outcome.skipped(why)
+        return FlowResult.skipped(why)
     identity = own_identity(host, inputs, log)  # once per run, and only when needed
     if identity.owns(login):
         log(f"a comment by {login}, the login consensus posts as: ignored.")
-        return Outcome.skipped("a comment of consensus's own")
+        return FlowResult.skipped("a comment of consensus's own")
     info = host.pull_request(event.issue.number)
     settings = base_settings(host, info, inputs)
     services.mask(services.keys.named_values(settings))
     invocations = find_invocations(comment.body, mention=settings.commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
-        return Outcome.skipped("no command")
+        return FlowResult.skipped("no command")
     turn = Turn(services, step, info, settings, login, identity)
     _answer(turn, comment.id, invocations, specs)
-    return Outcome(kind=OutcomeKind.DONE, reason="the commands were answered")
+    return FlowResult(kind=ResultKind.DONE, reason="the commands were answered")
 
 
 def _ignored(event: IssueCommentEvent) -> str | None:

@@ -55,16 +55,16 @@ from consensus.settings.commands import load_commands
 from consensus.settings.config import ProviderSettings
 
 SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-Check = Callable[[FindingRecord], Judgement]  # a finding judged on the current head
+JudgeOnHead = Callable[[FindingRecord], Judgement]  # a finding judged on the current head
 
 
 @dataclass(frozen=True)
-class Conversation:
+class AnswerTools:
     """What answering needs besides the PR: who answers, through which client, the check."""
 
     client: ModelClient  # journaled by the face; budgeted here
     providers: tuple[ProviderSettings, ...]  # callable ones; the first answers
-    check: Check
+    judge_now: JudgeOnHead
     secrets: tuple[str, ...] = ()  # the run's key and token values: never written
 
 
@@ -84,15 +84,15 @@ def waiting(turn: Turn, comments: Sequence[HostComment], *, only: int | None = N
     return pending_replies(comments, turn.identity, only=only)
 
 
-def answer_replies(turn: Turn, conversation: Conversation, threads: Threads) -> list[Answered]:
+def answer_replies(turn: Turn, tools: AnswerTools, threads: Threads) -> list[Answered]:
     """Answer the replies `threads` holds waiting (see `waiting`)."""
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
     ledger = Ledger(turn.settings.budget)
     ledger.without_plan()  # one reply: only the caps that are set hold
-    client = GuardedClient(conversation.client, ledger)
+    client = GuardedClient(tools.client, ledger)
     for reply in threads.pending:
-        step, why = _one(turn, conversation, client, reply, answers)
+        step, why = _one(turn, tools, client, reply, answers)
         answers += step is not Step.IGNORE
         done.append(Answered(reply.comment.id, step, why))
     for item in done:
@@ -101,7 +101,7 @@ def answer_replies(turn: Turn, conversation: Conversation, threads: Threads) -> 
 
 
 def _one(
-    turn: Turn, conversation: Conversation, client: ModelClient, reply: Reply, answers: int
+    turn: Turn, tools: AnswerTools, client: ModelClient, reply: Reply, answers: int
 ) -> tuple[Step, str]:
     cap = turn.settings.conversation.max_answers
     kind = classify_words(reply.comment.body)
@@ -117,8 +117,8 @@ def _one(
         _dismiss(turn, reply, finding_id, record)
         return plan.step, plan.why
     if plan.step is Step.CHECK_FIXED:
-        return _check_fixed(turn, conversation, reply, finding_id, record), plan.why
-    answer = _ask(turn, conversation, client, reply, record)
+        return _check_fixed(turn, tools, reply, finding_id, record), plan.why
+    answer = _ask(turn, tools, client, reply, record)
     if answer is None:
         return Step.IGNORE, "no usable answer from the model (nothing posted)"
     if plan.step is Step.CLASSIFY:
@@ -130,14 +130,14 @@ def _one(
             _dismiss(turn, reply, finding_id, record)
             return plan.step, f"{plan.why} (read by the model)"
         if plan.step is Step.CHECK_FIXED:
-            return _check_fixed(turn, conversation, reply, finding_id, record), plan.why
+            return _check_fixed(turn, tools, reply, finding_id, record), plan.why
         if plan.step is not Step.ANSWER:
             return Step.IGNORE, f"{plan.why} (read by the model)"
     conceded = not answer.stands
     dismissed = conceded and _may_write(turn, reply.comment.author)
     if dismissed:
         _save_dismissal(turn, reply, finding_id, record)
-    text = scrubbed(redact_text(answer.answer, turn.settings.redact)[0], conversation.secrets)
+    text = scrubbed(redact_text(answer.answer, turn.settings.redact)[0], tools.secrets)
     body = model_answer(reply, finding_id, text, conceded=conceded, dismissed=dismissed)
     turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
@@ -145,12 +145,12 @@ def _one(
 
 def _ask(
     turn: Turn,
-    conversation: Conversation,
+    tools: AnswerTools,
     client: ModelClient,
     reply: Reply,
     record: FindingRecord | None,
 ) -> ConverseReply | None:
-    if not conversation.providers:
+    if not tools.providers:
         turn.log("warning: no provider can be called: replies that need a model wait")
         return None
     topic = _topic(reply, record)
@@ -161,9 +161,7 @@ def _ask(
         turn.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
         source = None
     wanted = turn.settings.conversation.model
-    provider = next(
-        (p for p in conversation.providers if p.model == wanted), conversation.providers[0]
-    )
+    provider = next((p for p in tools.providers if p.model == wanted), tools.providers[0])
     request = converse_request(
         provider,
         topic,
@@ -193,7 +191,7 @@ def _topic(reply: Reply, record: FindingRecord | None) -> Topic:
 
 def _check_fixed(
     turn: Turn,
-    conversation: Conversation,
+    tools: AnswerTools,
     reply: Reply,
     finding_id: str,
     record: FindingRecord | None,
@@ -205,7 +203,7 @@ def _check_fixed(
         turn.host.reply_to_review_comment(turn.info.number, reply.thread.id, body)
         return Step.CHECK_FIXED
     try:
-        checked = conversation.check(record)
+        checked = tools.judge_now(record)
     except ConsensusError as exc:
         turn.log(f"warning: the fixed finding was not checked: {exc.message}")
         checked = None

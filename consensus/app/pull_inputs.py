@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from consensus.app.services import ProviderKeys, Runner
+from consensus.app.services import ActionsRunner, ProviderKeys
 from consensus.errors import ConfigError
 from consensus.ports import Log, PullReader, PullRequestInfo
 from consensus.review.guidelines import Guidelines, collect_guidelines
@@ -124,7 +124,7 @@ def base_guidelines(
     return collect_guidelines(found.get, context, settings.redact)
 
 
-def fork_setup_link(runner: Runner) -> str:
+def fork_setup_link(runner: ActionsRunner) -> str:
     if runner.action_repository:
         return f"{runner.server_url}/{runner.action_repository}{FORK_SETUP}"
     return f"README.md, section 'Fork pull requests' ({FORK_SETUP})"

@@ -8,7 +8,7 @@ publish/carry.py): a re-run, a `reopened` event or a push that changes one file 
 models about nothing else. `full-review` and `/consensus review` decide every file again;
 fingerprints keep anything from being posted twice either way.
 
-The flow returns an Outcome (reviewed, incomplete, skipped with the reason); the face
+The flow returns a FlowResult (reviewed, incomplete, skipped with the reason); the face
 turns it into an exit code (app/exit_codes.py).
 """
 
@@ -47,7 +47,7 @@ from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, re
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
-from consensus.model.flow_result import Outcome
+from consensus.model.flow_result import FlowResult
 from consensus.model.report import Report
 from consensus.ports import Conversation, GitHubPort, Log, PullFile, PullRequestInfo
 from consensus.publish.carry import Carried, carry_forward, decision_basis
@@ -128,7 +128,7 @@ def review_pull_request(
     identity: Identity,
     after: Callable[[PullRun], None] | None = None,
     event_head: str = "",
-) -> Outcome:
+) -> FlowResult:
     """Gates first (a superseded head, a draft, a pause, the base branch's rules, a fork
     without keys, the PR's budget), then the review of the PR head, published; then
     `after` (the replies on our threads), only when the PR was reviewed."""
@@ -139,18 +139,18 @@ def review_pull_request(
             f"PR #{number}: head {event_head[:12]} was superseded by {info.head_sha[:12]} "
             "before this run started: not reviewed (the newer push's run reviews it)."
         )
-        return Outcome.skipped("superseded by a newer push")
+        return FlowResult.skipped("superseded by a newer push")
     if info.draft and not inputs.review_drafts:
         log(f"PR #{number} is a draft: skipped (set review-drafts to review drafts).")
-        return Outcome.skipped("a draft")
+        return FlowResult.skipped("a draft")
     thread = pull_thread(host, number, identity, log)  # read once: the pause, the review
     if _paused(thread, info, log):
-        return Outcome.skipped("automatic reviews are paused")
+        return FlowResult.skipped("automatic reviews are paused")
     base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
     settings = base_settings(host, info, inputs, base)
     services.mask(services.keys.named_values(settings))
     if not_reviewed(settings, info, services.keys, event=event, log=log):
-        return Outcome.skipped("not reviewed by the base branch's rules")
+        return FlowResult.skipped("not reviewed by the base branch's rules")
     fork = info.head_repo != info.base_repo
     if event == "pull_request" and fork and services.keys.none_usable(settings):
         log(
@@ -158,22 +158,22 @@ def review_pull_request(
             "GitHub gives its pull_request runs no secrets, so no provider can be called. "
             f"Nothing was reviewed. For fork PRs use the safe setup: {fork_setup_link(step.runner)}"
         )
-        return Outcome.skipped("a fork's pull_request run has no provider key")
+        return FlowResult.skipped("a fork's pull_request run has no provider key")
     left = stopped_by_pr_budget(
         host, number, state=thread.state, budget=settings.budget, head=info.head_sha, ours=identity
     )
     if left is None:
         log(f"PR #{number}: the PR's budget is spent; `/consensus review` runs a review now.")
-        return Outcome.skipped("the pull request's budget is spent")
+        return FlowResult.skipped("the pull request's budget is spent")
     run = PullRun(services, step, info, settings, identity, base=base, allowance=left)
     if inputs.workflow:
         run = for_workflow(run, base_workflow(host, info, inputs.workflow))
         log(f"PR #{number}: running the saved review workflow '{inputs.workflow}'")
-    outcome = review_and_publish(run, carry=carry, thread=thread)
+    result = review_and_publish(run, carry=carry, thread=thread)
     # Replies and 👍/👎 wait only on comments an earlier run posted (one a summary records).
     if after is not None and thread.summary_id is not None:
         after(run)
-    return outcome
+    return result
 
 
 def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
@@ -205,7 +205,7 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
     return diff, pull, files
 
 
-def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> Outcome:
+def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> FlowResult:
     """Review the PR head and publish: one review, the summary comment, the step outputs.
 
     `carry`: reuse the decisions the summary's state holds for files whose diff is unchanged
@@ -222,7 +222,7 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
         fresh = _run(run, job, carried)
     except Superseded as moved:
         run.log(f"PR #{run.info.number}: {moved}: stopped before the model phase.")
-        return Outcome.skipped("superseded by a newer push")
+        return FlowResult.skipped("superseded by a newer push")
     report = carried.report(
         fresh,
         diff,
@@ -232,7 +232,7 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
         notes=pull.notes,
     )
     plan = _publish(run, thread, own, report, carried, diff, files)
-    return Outcome.of(report, _posted(plan))
+    return FlowResult.of(report, _posted(plan))
 
 
 def _own_part(run: PullRun, thread: PullRequestThread) -> PullRequestThread:

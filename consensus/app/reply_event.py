@@ -17,7 +17,7 @@ from consensus.adapters.recording import JournaledClient
 from consensus.app.conversation import (
     SECRET_SUFFIXES,
     Answered,
-    Conversation,
+    AnswerTools,
     answer_replies,
     waiting,
 )
@@ -29,7 +29,7 @@ from consensus.app.spend_commands import verify_record
 from consensus.app.turn import Turn
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
-from consensus.model.flow_result import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.conversation import Step
 from consensus.publish.thread import Identity
@@ -38,7 +38,7 @@ from consensus.settings.config import ProviderSettings, Settings
 
 def handle_review_comment(
     services: Services, step: ActionStep, event: ReviewCommentEvent
-) -> Outcome:
+) -> FlowResult:
     """Answer the reply in `event` when it is one of ours to answer."""
     comment, login, log = event.comment, event.comment.user.login, services.log
     why = ""
@@ -50,13 +50,13 @@ def handle_review_comment(
         why = "a new review thread, not a reply to one of ours: nothing to do."
     if why:
         log(why)
-        return Outcome.skipped(why)
+        return FlowResult.skipped(why)
     identity = own_identity(services.host, step.inputs, log)
     if identity.owns(login):
         log(f"a review comment by {login}, the login consensus posts as: ignored.")
-        return Outcome.skipped("a comment of consensus's own")
+        return FlowResult.skipped("a comment of consensus's own")
     answer_on_pull(services, step, event.pull_request.number, identity, only=comment.id)
-    return Outcome(kind=OutcomeKind.DONE, reason="the reply was read")
+    return FlowResult(kind=ResultKind.DONE, reason="the reply was read")
 
 
 def answer_on_pull(
@@ -104,7 +104,7 @@ def pull_turn(services: Services, step: ActionStep, number: int, identity: Ident
 
 
 @contextmanager
-def _conversation(turn: Turn) -> Iterator[Conversation]:
+def _conversation(turn: Turn) -> Iterator[AnswerTools]:
     """What answering needs: the services' model client behind a run of the journal
     (opened and finished here), the providers that can be called, the "fixed" check."""
     info, services = turn.info, turn.services
@@ -114,10 +114,10 @@ def _conversation(turn: Turn) -> Iterator[Conversation]:
     journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
     client = JournaledClient(journal, run_id, services.models)
     try:
-        yield Conversation(
+        yield AnswerTools(
             client=client,
             providers=_callable(turn),
-            check=lambda record: verify_record(turn, record, client),
+            judge_now=lambda record: verify_record(turn, record, client),
             secrets=tuple(
                 v for k, v in services.keys.env.items() if k.endswith(SECRET_SUFFIXES) and v
             ),

@@ -77,7 +77,7 @@ class Checkout(Protocol):
 
 
 @dataclass(frozen=True)
-class Runner:
+class ActionsRunner:
     """Where an Action step runs (GitHub's variables, read once): the checkout, the server
     for links, and the files GitHub Actions reads back (step summary, outputs)."""
 
@@ -94,7 +94,7 @@ class ActionStep:
     """One `consensus action` step: its inputs (parsed once) and where it runs."""
 
     inputs: ActionInputs
-    runner: Runner = Runner()
+    runner: ActionsRunner = ActionsRunner()
 
 
 @dataclass(frozen=True)

@@ -137,9 +137,9 @@ def review(
 def _finish(
     report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
 ) -> NoReturn:
-    """Print the report, say what an incomplete one needs, exit with the outcome's code."""
+    """Print the report, say what an incomplete one needs, exit with the result's code."""
     from consensus.app.exit_codes import exit_code
-    from consensus.model.flow_result import Outcome
+    from consensus.model.flow_result import FlowResult
 
     log = logger()
     emit(report, fmt, output, log)
@@ -149,7 +149,7 @@ def _finish(
         spent = report.stats.tokens_in + report.stats.tokens_out
         log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
-    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log)
+    code = exit_code(FlowResult.of(report, posted), fail_on=fail_on, log=log)
     if journaled:  # the last line names the run: replay and report take its id
         log(
             f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "

@@ -9,29 +9,29 @@ from consensus.model.base import Frozen, Severity
 from consensus.model.report import Report
 
 
-class OutcomeKind(str, Enum):
+class ResultKind(str, Enum):
     REVIEWED = "reviewed"
     INCOMPLETE = "incomplete"  # reviewed, but not to be read as complete: no quorum, budget
     SKIPPED = "skipped"  # nothing was reviewed, on purpose (a draft, a pause, a rule…)
     DONE = "done"  # a run that reviews nothing by design: slash commands, the queue
 
 
-class Outcome(Frozen):
+class FlowResult(Frozen):
     """A flow's result: reviewed, incomplete or skipped, with the reason in words; for a
     review, the severities of the findings it posted (what `fail-on` is checked against)."""
 
-    kind: OutcomeKind
+    kind: ResultKind
     reason: str = ""
     quorum_met: bool = True
     posted: tuple[Severity, ...] = ()
 
     @classmethod
-    def skipped(cls, reason: str) -> Outcome:
-        return cls(kind=OutcomeKind.SKIPPED, reason=reason)
+    def skipped(cls, reason: str) -> FlowResult:
+        return cls(kind=ResultKind.SKIPPED, reason=reason)
 
     @classmethod
-    def of(cls, report: Report, posted: Iterable[Severity]) -> Outcome:
-        """A review's outcome: incomplete when its quorum was not met, or when it says so
+    def of(cls, report: Report, posted: Iterable[Severity]) -> FlowResult:
+        """A review's result: incomplete when its quorum was not met, or when it says so
         itself (the budget stopped it, a file no model reviewed): its own words and fix."""
         quorum = report.quorum
         reasons = []
@@ -47,5 +47,5 @@ class Outcome(Frozen):
                 "budget reached before every file was reviewed: the review is incomplete"
             )
         reason = " ".join(reasons)
-        kind = OutcomeKind.INCOMPLETE if reason else OutcomeKind.REVIEWED
+        kind = ResultKind.INCOMPLETE if reason else ResultKind.REVIEWED
         return cls(kind=kind, reason=reason, quorum_met=quorum.met, posted=tuple(posted))

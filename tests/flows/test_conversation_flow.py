@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.conversation import Conversation, answer_replies, waiting
+from consensus.app.conversation import AnswerTools, answer_replies, waiting
 from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.app.turn import Turn
 from consensus.model.findings import ScoredCluster
@@ -50,7 +50,7 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
     settings = Settings(providers=(ProviderSettings(model=MODEL),))
     lines: list[str] = []
     services = Services(
-        models=FakeModelClient(),  # the flow is handed its client in Conversation
+        models=FakeModelClient(),  # the flow is handed its client in AnswerTools
         counter=Counter(),
         keys=ProviderKeys({"OPENAI_API_KEY": KEY}, needed_keys=lambda model: ()),
         journal=lambda: Journal(Path(tempfile.mkdtemp()) / "journal.db"),
@@ -62,13 +62,13 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
     return host, turn, lines
 
 
-def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> Conversation:
+def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> AnswerTools:
     def check(record: FindingRecord) -> ScoredCluster:
         checked.append(record)
         raise AssertionError("no check expected")
 
     provider = ProviderSettings(model=MODEL)
-    return Conversation(client=client, providers=(provider,), check=check, secrets=(KEY,))
+    return AnswerTools(client=client, providers=(provider,), judge_now=check, secrets=(KEY,))
 
 
 def pending(host: FakeGitHubHost, turn: Turn):  # type: ignore[no-untyped-def]

@@ -1,5 +1,5 @@
 """The hallway's two single places: `prepare_job` (every face's way to a ReviewJob) and
-`exit_code` (every face's way from an Outcome to its exit code)."""
+`exit_code` (every face's way from a FlowResult to its exit code)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.services import ProviderKeys
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Severity
-from consensus.model.flow_result import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, load_personas, select_personas
@@ -81,12 +81,12 @@ def test_the_personas_flag_outranks_the_workflows_choice_of_personas() -> None:
     assert sources == ["--personas"]
 
 
-REVIEWED_HIGH = Outcome(kind=OutcomeKind.REVIEWED, posted=(Severity.HIGH,))
-INCOMPLETE = Outcome(kind=OutcomeKind.INCOMPLETE, reason="quorum not met", quorum_met=False)
+REVIEWED_HIGH = FlowResult(kind=ResultKind.REVIEWED, posted=(Severity.HIGH,))
+INCOMPLETE = FlowResult(kind=ResultKind.INCOMPLETE, reason="quorum not met", quorum_met=False)
 
 
 @pytest.mark.parametrize(
-    ("outcome", "fail_on", "on_no_review", "code"),
+    ("result", "fail_on", "on_no_review", "code"),
     [
         (REVIEWED_HIGH, "none", "fail", 0),
         (REVIEWED_HIGH, "high", "fail", 1),
@@ -94,18 +94,18 @@ INCOMPLETE = Outcome(kind=OutcomeKind.INCOMPLETE, reason="quorum not met", quoru
         (REVIEWED_HIGH, "critical", "fail", 0),
         (INCOMPLETE, "none", "fail", 3),
         (INCOMPLETE, "none", "warn", 0),
-        (Outcome.skipped("a draft"), "low", "fail", 0),
-        (Outcome(kind=OutcomeKind.DONE), "low", "fail", 0),
+        (FlowResult.skipped("a draft"), "low", "fail", 0),
+        (FlowResult(kind=ResultKind.DONE), "low", "fail", 0),
     ],
 )
 def test_one_rule_from_outcome_to_exit_code(
-    outcome: Outcome, fail_on: str, on_no_review: str, code: int
+    result: FlowResult, fail_on: str, on_no_review: str, code: int
 ) -> None:
     lines: list[str] = []
     warned: list[str] = []  # the Action's warning annotation on the run
     assert (
         exit_code(
-            outcome,
+            result,
             fail_on=fail_on,
             log=lines.append,
             on_no_review=on_no_review,
@@ -114,5 +114,5 @@ def test_one_rule_from_outcome_to_exit_code(
         == code
     )
     assert lines == (["error: quorum not met"] if code == 3 else [])
-    advisory = outcome.kind is OutcomeKind.INCOMPLETE and on_no_review == "warn"
+    advisory = result.kind is ResultKind.INCOMPLETE and on_no_review == "warn"
     assert warned == (["quorum not met"] if advisory else [])

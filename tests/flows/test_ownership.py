@@ -22,7 +22,7 @@ from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
-from consensus.model.flow_result import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.ports import CommentEdit, HostComment, OpenPull, PullFile, PullRequestInfo
 from consensus.publish.state import Pause, PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import (
@@ -243,7 +243,7 @@ def answer(github: FakeGitHubHost, body: str, login: str) -> str:
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
     wired = services(env, log=lambda line: None, github=github)
-    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
+    assert handle_comment(wired, action_step(env), event).kind is not ResultKind.INCOMPLETE
     return github.issue_comment_list[-1].body
 
 

@@ -24,7 +24,7 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
-from consensus.model.flow_result import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -325,7 +325,7 @@ def comment(host: FakeGitHubHost, body: str, login: str) -> str:
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
     wired = services(env, log=lambda line: None, github=host)
-    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
+    assert handle_comment(wired, action_step(env), event).kind is not ResultKind.INCOMPLETE
     return host.issue_comment_list[-1].body
 
 
