@@ -1,9 +1,9 @@
 """`consensus action`: the GitHub Actions face. Reads the event, hands it to app/.
 
 Dispatches on GITHUB_EVENT_NAME: `pull_request` (opened, synchronize, reopened,
-ready_for_review) is reviewed and published (app.pull_review), then agent PRs move in the
+ready_for_review) is reviewed and published (app.pull.review), then agent PRs move in the
 queue, and replies on our inline comments not answered yet are answered
-(app.reply_event); `issue_comment` runs slash commands (app.commands);
+(app.talk.reply_event); `issue_comment` runs slash commands (app.talk.commands);
 `pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
 (app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
@@ -27,14 +27,14 @@ from typing import TypeVar
 from pydantic import ValidationError
 
 from consensus.action.log import ActionLog, credential_values
-from consensus.app.commands import handle_comment
 from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
 from consensus.app.progress import LogProgress
-from consensus.app.pull_review import PullRun, own_identity, review_pull_request
+from consensus.app.pull.review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
-from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.services import ActionStep, Services
+from consensus.app.talk.commands import handle_comment
+from consensus.app.talk.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
 from consensus.ingest.detector import looks_random

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.app.turn import Turn
+from consensus.app.pull.context import Turn
 from consensus.errors import ConsensusError
 from consensus.ports import HostComment
 from consensus.publish.answers import WRITE_LEVELS

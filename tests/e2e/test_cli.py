@@ -61,7 +61,7 @@ def test_the_core_never_imports_litellm_or_pygithub() -> None:
     probe = (
         "import sys; import consensus.review.pipeline, consensus.render, consensus.decide.align, "
         "consensus.ingest.review_diff, consensus.publish.plan, consensus.publish.summary, "
-        "consensus.action.main, consensus.app.commands, consensus.ingest.pull_diff; "
+        "consensus.action.main, consensus.app.talk.commands, consensus.ingest.pull_diff; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'github')))"
     )
     out = subprocess.run(

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from consensus.app.commands import handle_comment
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity

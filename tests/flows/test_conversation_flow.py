@@ -8,9 +8,9 @@ import tempfile
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.conversation import AnswerTools, answer_replies, waiting
+from consensus.app.pull.context import Turn
 from consensus.app.services import ActionStep, ProviderKeys, Services
-from consensus.app.turn import Turn
+from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
 from consensus.model.findings import ScoredCluster
 from consensus.ports import PullFile, PullRequestInfo
 from consensus.publish.conversation import Step

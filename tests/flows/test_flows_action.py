@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from consensus.app.exit_codes import exit_code
-from consensus.app.pull_review import review_pull_request
+from consensus.app.pull.review import review_pull_request
 from consensus.model.base import Severity
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.publish.thread import ACTIONS

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from consensus.app.exit_codes import exit_code
-from consensus.app.pull_review import review_pull_request
+from consensus.app.pull.review import review_pull_request
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.spend import SPEND_MARKER

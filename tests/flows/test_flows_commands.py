@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from consensus.app.commands import handle_comment
-from consensus.app.pull_review import review_pull_request
+from consensus.app.pull.review import review_pull_request
+from consensus.app.talk.commands import handle_comment
 from consensus.model.base import Status
 from consensus.model.events import IssueCommentEvent
 from consensus.model.flow_result import ResultKind

@@ -16,8 +16,8 @@ import pytest
 
 from consensus.action.main import run as run_action
 from consensus.adapters.github import GitHubHost, Retries
-from consensus.app.commands import handle_comment
-from consensus.app.publishing import settle_concurrent_runs
+from consensus.app.pull.apply import settle_concurrent_runs
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from consensus.app.commands import handle_comment
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile

@@ -1,12 +1,12 @@
 """The slash commands that spend tokens: `review` and `verify`. Only reached after the
-commenter's write permission was confirmed (app/commands.py)."""
+commenter's write permission was confirmed (app/talk/commands.py)."""
 
 from __future__ import annotations
 
 import asyncio
 
-from consensus.app.pull_review import PullRun, for_workflow, pull_review_diff, review_and_publish
-from consensus.app.turn import Turn
+from consensus.app.pull.context import Turn
+from consensus.app.pull.review import PullRun, for_workflow, pull_review_diff, review_and_publish
 from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
 from consensus.model.base import Status

@@ -1,5 +1,5 @@
 """`consensus action` on a `pull_request_review_comment` event, after a push's review, and
-when a PR closes: the replies on our inline comments (app/conversation.py answers them),
+when a PR closes: the replies on our inline comments (app/talk/conversation.py answers them),
 the 👍/👎 on them, and the outcomes (app/outcomes.py).
 
 Only a reply just *created* in a thread counts: edits, deletions and new threads are left
@@ -14,19 +14,19 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from consensus.adapters.recording import JournaledClient
-from consensus.app.conversation import (
+from consensus.app.outcomes import record_labels, record_outcomes
+from consensus.app.pull.context import Turn
+from consensus.app.pull.inputs import base_settings
+from consensus.app.pull.review import own_identity
+from consensus.app.services import ActionStep, Services
+from consensus.app.talk.conversation import (
     SECRET_SUFFIXES,
     Answered,
     AnswerTools,
     answer_replies,
     waiting,
 )
-from consensus.app.outcomes import record_labels, record_outcomes
-from consensus.app.pull_inputs import base_settings
-from consensus.app.pull_review import own_identity
-from consensus.app.services import ActionStep, Services
-from consensus.app.spend_commands import verify_record
-from consensus.app.turn import Turn
+from consensus.app.talk.spend_commands import verify_record
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
 from consensus.model.flow_result import FlowResult, ResultKind

@@ -22,7 +22,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from consensus.app.turn import Turn
+from consensus.app.pull.context import Turn
 from consensus.decide.judgement import Judgement
 from consensus.errors import ConsensusError, GitHubError
 from consensus.ingest.redact import redact_text

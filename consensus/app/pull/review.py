@@ -23,15 +23,15 @@ from dataclasses import dataclass
 from consensus import __version__
 from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.journaled import run_review
-from consensus.app.pr_budget import Superseded, check_head, stopped_by_pr_budget
-from consensus.app.publishing import (
+from consensus.app.pull.apply import (
     post_review,
     settle_concurrent_runs,
     sync_review_threads,
     upsert_summary,
     write_outputs,
 )
-from consensus.app.pull_inputs import (
+from consensus.app.pull.budget import Superseded, check_head, stopped_by_pr_budget
+from consensus.app.pull.inputs import (
     BaseFiles,
     base_guidelines,
     base_learned,
@@ -40,7 +40,7 @@ from consensus.app.pull_inputs import (
     not_reviewed,
     repository_personas,
 )
-from consensus.app.saved_workflows import base_workflow
+from consensus.app.pull.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from consensus.app.pull_review import PullRun
-from consensus.app.saved_workflows import BaseWorkflows, base_workflows
+from consensus.app.pull.review import PullRun
+from consensus.app.pull.saved_workflows import BaseWorkflows, base_workflows
 from consensus.app.services import ActionStep, Services
 from consensus.ports import GitHubPort, Log, PullRequestInfo
 from consensus.publish.state import PublishState

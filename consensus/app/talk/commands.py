@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from consensus.app.pull_inputs import base_guidelines, base_settings, repository_personas
-from consensus.app.pull_review import own_identity
+from consensus.app.pull.context import Turn
+from consensus.app.pull.inputs import base_guidelines, base_settings, repository_personas
+from consensus.app.pull.review import own_identity
 from consensus.app.services import ActionStep, Services
-from consensus.app.spend_commands import review_now, verify_now, workflow_now
-from consensus.app.turn import Turn
+from consensus.app.talk.spend_commands import review_now, verify_now, workflow_now
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.model.flow_result import FlowResult, ResultKind
