@@ -26,19 +26,18 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
-from consensus.action.log import ActionLog, credential_values
+from consensus.action.log import ActionLog
 from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
 from consensus.app.progress import LogProgress
 from consensus.app.pull.review import PullRun, own_identity, review_pull_request
 from consensus.app.queue import run_in_action
+from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.commands import handle_comment
 from consensus.app.talk.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
-from consensus.ingest.detector import looks_random
-from consensus.ingest.redact import redact_text
 from consensus.model.events import (
     IssueCommentEvent,
     Payload,
@@ -57,8 +56,6 @@ QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"
 REPLY_EVENT = "pull_request_review_comment"
 LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
-RUNNER_VARIABLES = ("GITHUB_", "RUNNER_", "ACTIONS_", "CI_")
-KEY_ALPHABET = re.compile(r"[A-Za-z0-9+/=_.-]+")  # base64, base64url, hex, with separators
 CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
@@ -86,31 +83,15 @@ def guarded(log: ActionLog, step: Callable[[], int]) -> int:
 
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
-    """Every provider key and token the run could read: by their names, the names a
-    checked-out .consensus.yml gives as `api_key_env`, any value that is a key by its
-    format, and any random-looking value of the step's own variables (a key under a name of
-    the user's choosing, named only in the base branch's config). The runner's variables
-    (`GITHUB_SHA`, `RUNNER_*`) are public but for their tokens, which go by name."""
+    """The run's secrets (app/secrets.py) as the step starts: the keys the checked-out
+    .consensus.yml names as `api_key_env` among them (the base branch's configuration,
+    read later, masks the keys it names too)."""
     config = Path(env.get("GITHUB_WORKSPACE") or ".") / ".consensus.yml"
     try:
         named = API_KEY_ENV.findall(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         named = []
-    values = credential_values(env, named)
-    keyed = [
-        value
-        for name, value in sorted(env.items())
-        if value not in values
-        and (
-            redact_text(value)[1]
-            or (
-                not name.startswith(RUNNER_VARIABLES)
-                and KEY_ALPHABET.fullmatch(value.strip()) is not None
-                and looks_random(value.strip())
-            )
-        )
-    ]
-    return [*values, *keyed]
+    return run_secrets(env, named)
 
 
 def run(

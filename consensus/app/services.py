@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from consensus.adapters.journal import Journal
+from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
 from consensus.review.pipeline import ReviewObserver
@@ -50,10 +51,10 @@ class ProviderKeys:
         """model → why it will not be called (its key is missing)."""
         return _unavailable(providers, self.env, self.needed_keys)
 
-    def named_values(self, settings: Settings) -> list[str]:
-        """The keys the configuration names (`api_key_env`) that this run holds."""
-        names = [p.api_key_env for p in settings.providers if p.api_key_env]
-        return [self.env[name] for name in names if self.env.get(name)]
+    def secrets(self, settings: Settings) -> list[str]:
+        """The run's secrets (app/secrets.py), the keys `settings` name (`api_key_env`)
+        among them."""
+        return run_secrets(self.env, [p.api_key_env for p in settings.providers if p.api_key_env])
 
     def none_usable(self, settings: Settings) -> bool:
         """True when not one configured provider could be called with these keys."""

@@ -148,7 +148,7 @@ def review_pull_request(
         return FlowResult.skipped("automatic reviews are paused")
     base = BaseFiles.for_review(host, info, inputs)  # one request for what every run reads
     settings = base_settings(host, info, inputs, base)
-    services.mask(services.keys.named_values(settings))
+    services.mask(services.keys.secrets(settings))
     if not_reviewed(settings, info, services.keys, event=event, log=log):
         return FlowResult.skipped("not reviewed by the base branch's rules")
     fork = info.head_repo != info.base_repo

@@ -78,7 +78,7 @@ def handle_comment(services: Services, step: ActionStep, event: IssueCommentEven
         return FlowResult.skipped("a comment of consensus's own")
     info = host.pull_request(event.issue.number)
     settings = base_settings(host, info, inputs)
-    services.mask(services.keys.named_values(settings))
+    services.mask(services.keys.secrets(settings))
     invocations = find_invocations(comment.body, mention=settings.commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")

@@ -54,7 +54,6 @@ from consensus.review.ledger import Ledger
 from consensus.settings.commands import load_commands
 from consensus.settings.config import ProviderSettings
 
-SECRET_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 JudgeOnHead = Callable[[FindingRecord], Judgement]  # a finding judged on the current head
 
 

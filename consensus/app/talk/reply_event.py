@@ -20,7 +20,6 @@ from consensus.app.pull.inputs import base_settings
 from consensus.app.pull.review import own_identity
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.conversation import (
-    SECRET_SUFFIXES,
     Answered,
     AnswerTools,
     answer_replies,
@@ -118,9 +117,7 @@ def _conversation(turn: Turn) -> Iterator[AnswerTools]:
             client=client,
             providers=_callable(turn),
             judge_now=lambda record: verify_record(turn, record, client),
-            secrets=tuple(
-                v for k, v in services.keys.env.items() if k.endswith(SECRET_SUFFIXES) and v
-            ),
+            secrets=tuple(services.keys.secrets(turn.settings)),
         )
     finally:
         journal.finish_run(run_id, status="done", report="", cost_usd=0.0)
