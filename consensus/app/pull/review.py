@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from consensus import __version__
-from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.jobs import JobRequest, RawDiff, prepare_job
 from consensus.app.journaled import run_review
 from consensus.app.pull.apply import (
     post_review,
@@ -42,9 +42,7 @@ from consensus.app.pull.inputs import (
 )
 from consensus.app.pull.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
-from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff, host_hunks, review_hunks
-from consensus.ingest.review_diff import ingest
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
 from consensus.model.flow_result import FlowResult
@@ -183,10 +181,11 @@ def for_workflow(run: PullRun, workflow: Workflow) -> PullRun:
     )
 
 
-def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]]:
-    """The PR's diff as GitHub lists its files (omitted patches from the checkout), ingested
-    under the base branch's settings; with the files GitHub listed."""
-    info, settings = run.info, run.settings
+def pull_review_diff(run: PullRun) -> tuple[RawDiff, PullDiff, list[PullFile]]:
+    """The PR's diff as GitHub lists its files (omitted patches from the checkout), with
+    the base branch's .gitattributes, for `prepare_job` to ingest; and the files GitHub
+    listed."""
+    info = run.info
     files = run.host.pull_files(info.number)
     workspace, checkout = run.step.runner.workspace, run.services.checkout
     pull = build_pull_diff(
@@ -194,15 +193,8 @@ def pull_review_diff(run: PullRun) -> tuple[ReviewDiff, PullDiff, list[PullFile]
         changed_files=info.changed_files,
         fallback=lambda: checkout.sections(workspace, info.base_sha, info.head_sha),
     )
-    diff = ingest(
-        pull.text,
-        include=settings.paths,
-        exclude=settings.exclude,
-        redact_patterns=settings.redact,
-        gitattributes=run.base_files().read(".gitattributes") or "",
-    )
-    diff = diff.model_copy(update={"skipped": (*diff.skipped, *pull.skipped)})
-    return diff, pull, files
+    gitattributes = run.base_files().read(".gitattributes") or ""
+    return RawDiff(pull.text, gitattributes, pull.skipped), pull, files
 
 
 def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) -> FlowResult:
@@ -212,10 +204,11 @@ def review_and_publish(run: PullRun, *, carry: bool, thread: PullRequestThread) 
     (publish/carry.py); False is a fresh look that decides every file again and says where
     it decided differently.
     """
-    diff, pull, files = pull_review_diff(run)
+    raw, pull, files = pull_review_diff(run)
     own = _own_part(run, thread)  # a workflow sees only its own part of the state
+    job = _job(run, raw)
+    diff = job.diff
     _say_if_nothing_to_review(run, diff)
-    job = _job(run, diff)
     basis = decision_basis([job.decision_inputs(), __version__, prompts_digest()])
     carried = carry_forward(own.state, diff, basis=basis, fresh=not carry)
     try:
@@ -254,20 +247,20 @@ def _say_if_nothing_to_review(run: PullRun, diff: ReviewDiff) -> None:
         )
 
 
-def _job(run: PullRun, diff: ReviewDiff) -> ReviewJob:
+def _job(run: PullRun, raw: RawDiff) -> ReviewJob:
     """What the review decides from: the base branch's settings, providers, personas and
     guidelines, narrowed by the saved workflow when there is one."""
     info, settings = run.info, run.settings
     request = JobRequest(
         settings=settings,
-        providers=run.services.keys.providers(settings),
+        providers=lambda: run.services.keys.providers(settings),
         personas=lambda chosen, source: repository_personas(run.host, info, chosen, source=source),
         personas_from=f"{info.base_ref} config",
         guidelines=lambda chosen: base_guidelines(run.host, info, chosen, run.base),
         label=f"{info.base_repo}#{info.number} @ {info.head_sha[:12]}",
         workflow=run.workflow,
     )
-    job = prepare_job(diff, request, run.services.keys, run.log)
+    job = prepare_job(raw, request, run.services.keys, run.log)
     if run.allowance is None:
         return job
     return ReviewJob.model_validate({**dict(job), "ceiling": run.allowance.ceiling()})
@@ -291,7 +284,7 @@ def _run(run: PullRun, job: ReviewJob, carried: Carried) -> Report | None:
     check_head(run.host, run.info.number, run.info.head_sha)  # the model phase starts here
     checkout = run.services.checkout
     source = checkout.head_source(run.host, run.info.head_sha, run.step.runner.workspace)
-    rest = job.with_diff(split_large_hunks(carried.rest))
+    rest = job.with_diff(carried.rest)
     return asyncio.run(run_review(rest, run.services, source=source))
 
 

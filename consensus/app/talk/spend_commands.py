@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 
+from consensus.app.jobs import review_diff
 from consensus.app.pull.context import Turn
 from consensus.app.pull.review import PullRun, for_workflow, pull_review_diff, review_and_publish
 from consensus.decide.judgement import Judgement, settled
@@ -78,7 +79,8 @@ def verify_record(turn: Turn, record: FindingRecord, client: ModelClient) -> Jud
     if not panel:
         raise ConsensusError("no provider key is available to this run: nothing was verified")
     run = turn.pull_run()
-    diff, _, _ = pull_review_diff(run)
+    raw, _, _ = pull_review_diff(run)
+    diff = review_diff(raw, settings)
     ledger = Ledger(settings.budget)
     # No review calls are planned: an `auto` cap is the verification share alone.
     ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
