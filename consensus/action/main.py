@@ -30,7 +30,8 @@ from consensus.action.log import ActionLog
 from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
 from consensus.app.progress import LogProgress
-from consensus.app.pull.review import PullRun, own_identity, review_pull_request
+from consensus.app.pull.context import PullContext
+from consensus.app.pull.review import review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionStep, Services
@@ -137,7 +138,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Flo
     if event == REPLY_EVENT:
         return handle_review_comment(services, step, read_event(env, ReviewCommentEvent))
     if event in QUEUE_EVENTS:
-        identity = own_identity(host, step.inputs, log)
+        identity = PullContext.own_identity(services, step.inputs)
         if step.inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
             update_learnings(host, identity, log)
             return FlowResult(kind=ResultKind.DONE, reason="the learnings were counted")
@@ -145,10 +146,10 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Flo
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"
-        identity = own_identity(host, step.inputs, log)
+        identity = PullContext.own_identity(services, step.inputs)
         try:  # what people decided about our findings, for the learnings
             merged = bool(pull.pull_request.merged)
-            close_on_pull(services, step, number, identity, merged=merged)
+            close_on_pull(PullContext.open(services, step, number, identity), merged=merged)
         except ConsensusError as exc:
             log(f"warning: the outcomes of our findings were not recorded: {exc.message}")
         return run_in_action(services, step, why=why, identity=identity)
@@ -160,11 +161,13 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Flo
     # a push that changes one file); `full-review: true` decides every file afresh.
     carry = not step.inputs.full_review
     number = pull.pull_request.number
-    identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
+    identity = PullContext.own_identity(
+        services, step.inputs
+    )  # once per run: the review and the queue
 
-    def replies(run: PullRun) -> None:  # replies a run missed (no reply workflow, a failure)
+    def replies(context: PullContext) -> None:  # what a run missed (no reply workflow, a failure)
         try:
-            answer_on_pull(services, step, number, identity, known=(run.info, run.settings))
+            answer_on_pull(context)
         except ConsensusError as exc:
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal
 
 from consensus.decide.evidence import evidence_words
 from consensus.ingest.hunks import Hunks
@@ -27,6 +26,7 @@ from consensus.model.base import Frozen, Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
+from consensus.publish.spent import Spent
 from consensus.publish.state import (
     Decisions,
     PublishState,
@@ -41,9 +41,6 @@ from consensus.settings.config import PublishSettings
 
 MAX_TRACKED = 300  # findings remembered in the summary state (open first, then resolved)
 MAX_BODY_CHARS = 12_000  # model text in one inline comment
-
-
-# --------------------------------------------------------------------------- state
 
 
 # --------------------------------------------------------------------------- the plan
@@ -75,8 +72,11 @@ class PlacedFinding(Frozen):
 
 
 class PlannedReview(Frozen):
+    """One review: its body, its inline comments, and whether it asks for changes (a finding
+    at or above `publish.request_changes_on` is in it)."""
+
     body: str
-    event: Literal["COMMENT", "REQUEST_CHANGES"]
+    requests_changes: bool
     comments: tuple[InlineComment, ...]
     fingerprints: tuple[str, ...]  # one per comment, in order
 
@@ -223,13 +223,15 @@ class Scope:
     """What this run looked at, on which head: `reviewed` the files a provider reviewed
     (or whose decisions were carried); `in_diff` every file of the PR diff, reviewed or
     not; `rechecked` files decided again on unchanged code (a fresh look), where a finding
-    that is gone was not fixed; `decisions` what the state carries to the next run."""
+    that is gone was not fixed; `decisions` what the state carries to the next run, and
+    `spent` what the PR's runs have spent, this one's included."""
 
     head_sha: str
     reviewed: Collection[str]
     in_diff: Collection[str]
     rechecked: Collection[str] = ()
     decisions: Decisions | None = None
+    spent: Spent | None = None
 
 
 @dataclass(frozen=True)
@@ -327,7 +329,7 @@ def _review(
     body = "\n".join(lines)
     return PlannedReview(
         body=body,
-        event="REQUEST_CHANGES" if blocking else "COMMENT",
+        requests_changes=bool(blocking),
         comments=tuple(comments),
         fingerprints=tuple(fingerprints),
     )
@@ -389,6 +391,7 @@ def _next_state(
         paused=previous.paused,
         workflows=previous.workflows,  # each workflow's findings are its own runs' to settle
         decisions=scope.decisions,
+        spent=scope.spent,
     )
     return tuple(resolved), tuple(unchecked), state
 

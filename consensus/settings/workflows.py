@@ -266,8 +266,9 @@ def narrow_providers(
     return layered(settings, update, source=workflow.path), kept
 
 
-def workflow_command(workflow: Workflow) -> CommandSpec:
-    """The workflow as a slash command: `/consensus <name>`, write permission, spends tokens."""
+def workflow_spec(workflow: Workflow) -> CommandSpec:
+    """The workflow as a slash command's file: `/consensus <name>`, write permission,
+    spends tokens."""
     return CommandSpec(
         name=workflow.name,
         usage=f"/consensus {workflow.name}",

@@ -1,14 +1,19 @@
-"""The Action's writes: the review (with the 422 ladder), the summary comment, the files
-and outputs GitHub Actions reads. An edge over the GitHub port's roles."""
+"""A publication applied to GitHub: the review (with the 422 ladder), the review threads, the
+summary comment, the clean-up after concurrent runs, the files and outputs GitHub Actions
+reads. An edge over the GitHub port's roles that decides nothing: what to post was composed
+in publish/compose.py, and what a refusal changes is composed there again
+(`Publication.refused`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
+from consensus.app.pull.context import PullContext
 from consensus.app.services import ActionStep
 from consensus.errors import GitHubError
 from consensus.ingest.hunks import Hunks
-from consensus.model.report import Report
+from consensus.ingest.pull_diff import host_hunks
 from consensus.ports import (
     Conversation,
     GitHubPort,
@@ -17,32 +22,47 @@ from consensus.ports import (
     ReviewRejected,
     ReviewWriter,
 )
-from consensus.publish.plan import PublishPlan, move_to_summary, suspect_comments
-from consensus.publish.resolution import thread_changes
-from consensus.publish.state import PublishState
-from consensus.publish.thread import Identity, PullRequestThread, duplicates
-from consensus.settings.config import Settings
+from consensus.publish.compose import Publication
+from consensus.publish.plan import suspect_comments
+from consensus.publish.resolution import ThreadChanges, thread_changes
+from consensus.publish.thread import Identity, duplicates
+
+
+def post(context: PullContext, publication: Publication) -> Publication:
+    """Post `publication` on the PR of `context`, in order: the review, the threads, the
+    summary, then the clean-up and the step's files. What was posted: comments GitHub
+    refused are in its summary."""
+    host, number, log = context.host, context.info.number, context.log
+    api_hunks = host_hunks(context.pull_files())
+    publication = post_review(host, context.info, publication, api_hunks, log)
+    sync_review_threads(host, number, publication.threads, context.identity, log)
+    upsert_summary(host, number, publication, log)
+    settle_concurrent_runs(host, number, context.identity, log)
+    write_outputs(context.step, publication)
+    return publication
 
 
 def post_review(
     host: ReviewWriter,
     info: PullRequestInfo,
-    plan: PublishPlan,
-    settings: Settings,
+    publication: Publication,
     api_hunks: Hunks,
     log: Log,
-) -> PublishPlan:
+) -> Publication:
     """Post the review; a 422 retries without the comments GitHub refused (to the summary)."""
     for attempt in range(3):
-        review = plan.review
+        review = publication.plan.review
         if review is None:
-            return plan
+            return publication
+        event: Literal["COMMENT", "REQUEST_CHANGES"] = (
+            "REQUEST_CHANGES" if review.requests_changes else "COMMENT"
+        )
         try:
             host.create_review(
                 info.number,
                 commit_sha=info.head_sha,
                 body=review.body,
-                event=review.event,
+                event=event,
                 comments=review.comments,
             )
         except ReviewRejected as exc:
@@ -52,35 +72,26 @@ def post_review(
             suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
             refused = suspects or set(review.fingerprints)
             log(f"GitHub refused the review ({reason}): {len(refused)} comment(s) → summary")
-            plan = move_to_summary(
-                plan, refused, note, settings=settings.publish, head_sha=info.head_sha
-            )
+            publication = publication.refused(refused, note)
             continue
-        log(f"posted a review with {len(review.comments)} inline comment(s) ({review.event})")
-        return plan
+        log(f"posted a review with {len(review.comments)} inline comment(s) ({event})")
+        return publication
     log("GitHub refused the review three times: everything is in the summary comment")
-    return plan.model_copy(update={"review": None})
+    return publication.without_review()
 
 
 def sync_review_threads(
-    host: ReviewWriter,
-    number: int,
-    plan: PublishPlan,
-    previous: PublishState,
-    identity: Identity,
-    log: Log,
+    host: ReviewWriter, number: int, wanted: ThreadChanges, identity: Identity, log: Log
 ) -> None:
     """Resolve the review threads of findings this run resolved, and unresolve those of
     findings that came back (publish.resolution says which). GitHub is asked only when
     something may change; a failure is a warning, as the summary already says it all."""
-    earlier = {t.fingerprint for t in previous.findings if t.resolved}
-    back = earlier & {p.finding.fingerprint for p in plan.placed if p.placement.inline}
-    if not plan.resolved and not back:
+    if not wanted.any:
         return
     done: list[str] = []
     try:
         threads = host.review_threads(number)
-        for change in thread_changes(threads, plan, previously_resolved=earlier, identity=identity):
+        for change in thread_changes(threads, wanted, identity=identity):
             host.set_thread_resolved(change.thread_id, change.resolve)
             done.append(f"{'resolved' if change.resolve else 'reopened'} {change.fingerprint}")
     except GitHubError as exc:
@@ -89,14 +100,13 @@ def sync_review_threads(
         log(f"review threads: {', '.join(done)}")
 
 
-def upsert_summary(
-    host: Conversation, number: int, thread: PullRequestThread, body: str, log: Log
-) -> None:
-    if thread.summary_id is not None:
-        host.edit_issue_comment(thread.summary_id, body)
-        log(f"summary comment {thread.summary_id} updated")
+def upsert_summary(host: Conversation, number: int, publication: Publication, log: Log) -> None:
+    summary_id = publication.summary_id
+    if summary_id is not None:
+        host.edit_issue_comment(summary_id, publication.summary)
+        log(f"summary comment {summary_id} updated")
     else:
-        created = host.create_issue_comment(number, body)
+        created = host.create_issue_comment(number, publication.summary)
         log(f"summary comment {created.id} posted")
 
 
@@ -118,21 +128,19 @@ def settle_concurrent_runs(host: GitHubPort, number: int, identity: Identity, lo
         )
 
 
-def write_outputs(step: ActionStep, report: Report, plan: PublishPlan, summary: str) -> None:
+def write_outputs(step: ActionStep, publication: Publication) -> None:
     """The JSON report (and SARIF when asked), the step summary, the step's outputs."""
     from consensus.render import render_json, render_sarif
 
-    runner = step.runner
+    runner, report = step.runner, publication.report
     report_path = runner.temp / "consensus-report.json"
     report_path.write_text(render_json(report), encoding="utf-8")
     if step.inputs.sarif:
         Path(step.inputs.sarif).write_text(render_sarif(report), encoding="utf-8")
     if runner.step_summary:
         with open(runner.step_summary, "a", encoding="utf-8") as handle:
-            handle.write(summary + "\n")
+            handle.write(publication.step_summary + "\n")
     if runner.outputs:
-        kept_out = ("not_posted", "below_min_severity", "dismissed", "suppressed")
-        open_findings = sum(1 for p in plan.placed if p.placement.value not in kept_out)
         with open(runner.outputs, "a", encoding="utf-8") as handle:
-            handle.write(f"run-id={report.run_id}\nfindings={open_findings}\n")
+            handle.write(f"run-id={report.run_id}\nfindings={publication.open_findings}\n")
             handle.write(f"report={report_path}\n")

@@ -15,9 +15,7 @@ from contextlib import contextmanager
 
 from consensus.adapters.recording import JournaledClient
 from consensus.app.outcomes import record_labels, record_outcomes
-from consensus.app.pull.context import Turn
-from consensus.app.pull.inputs import base_settings
-from consensus.app.pull.review import own_identity
+from consensus.app.pull.context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.conversation import (
     Answered,
@@ -29,10 +27,8 @@ from consensus.app.talk.spend_commands import verify_record
 from consensus.errors import ConfigError
 from consensus.model.events import ReviewCommentEvent
 from consensus.model.flow_result import FlowResult, ResultKind
-from consensus.ports import PullRequestInfo
 from consensus.publish.conversation import Step
-from consensus.publish.thread import Identity
-from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.config import ProviderSettings
 
 
 def handle_review_comment(
@@ -50,63 +46,42 @@ def handle_review_comment(
     if why:
         log(why)
         return FlowResult.skipped(why)
-    identity = own_identity(services.host, step.inputs, log)
+    identity = PullContext.own_identity(services, step.inputs)
     if identity.owns(login):
         log(f"a review comment by {login}, the login consensus posts as: ignored.")
         return FlowResult.skipped("a comment of consensus's own")
-    answer_on_pull(services, step, event.pull_request.number, identity, only=comment.id)
+    context = PullContext.open(services, step, event.pull_request.number, identity)
+    answer_on_pull(context, only=comment.id)
     return FlowResult(kind=ResultKind.DONE, reason="the reply was read")
 
 
-def answer_on_pull(
-    services: Services,
-    step: ActionStep,
-    number: int,
-    identity: Identity,
-    *,
-    only: int | None = None,
-    known: tuple[PullRequestInfo, Settings] | None = None,
-) -> list[Answered]:
-    """The replies on PR `number` not answered yet (or the comment `only`), answered; after
-    a push's review (`only` None), the 👍/👎 on our inline comments recorded too. `known`:
-    the PR and its base settings, as the review just read them."""
-    if known is not None:
-        turn = Turn(services, step, *known, "", identity)
-    else:
-        turn = pull_turn(services, step, number, identity)
-    comments = services.host.review_comments(number)  # read once: replies, then reactions
-    threads = waiting(turn, comments, only=only)
+def answer_on_pull(context: PullContext, *, only: int | None = None) -> list[Answered]:
+    """The replies on the PR not answered yet (or the comment `only`), answered; after a
+    push's review (`only` None), the 👍/👎 on our inline comments recorded too."""
+    comments = context.host.review_comments(context.info.number)  # read once: both below
+    threads = waiting(context, comments, only=only)
     answered = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     if threads.pending:  # the journal and a client only when someone waits for an answer
-        with _conversation(turn) as conversation:
-            answered = answer_replies(turn, conversation, threads)
+        with _answer_tools(context) as tools:
+            answered = answer_replies(context, tools, threads)
     else:
         for item in answered:
-            services.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
+            context.log(f"reply {item.comment_id}: {item.step.value} ({item.why})")
     if only is None:
-        record_labels(turn, comments)
+        record_labels(context, comments)
     return answered
 
 
-def close_on_pull(
-    services: Services, step: ActionStep, number: int, identity: Identity, *, merged: bool
-) -> None:
-    """PR `number` closed: every finding we posted gets its outcome in the state."""
-    record_outcomes(pull_turn(services, step, number, identity), merged=merged)
-
-
-def pull_turn(services: Services, step: ActionStep, number: int, identity: Identity) -> Turn:
-    """The PR as the conversation sees it: its settings from the base branch."""
-    info = services.host.pull_request(number)
-    settings = base_settings(services.host, info, step.inputs)
-    return Turn(services, step, info, settings, "", identity)
+def close_on_pull(context: PullContext, *, merged: bool) -> None:
+    """The PR closed: every finding we posted gets its outcome in the state."""
+    record_outcomes(context, merged=merged)
 
 
 @contextmanager
-def _conversation(turn: Turn) -> Iterator[AnswerTools]:
+def _answer_tools(context: PullContext) -> Iterator[AnswerTools]:
     """What answering needs: the services' model client behind a run of the journal
     (opened and finished here), the providers that can be called, the "fixed" check."""
-    info, services = turn.info, turn.services
+    info, services = context.info, context.services
     journal = services.journal()
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
@@ -115,19 +90,19 @@ def _conversation(turn: Turn) -> Iterator[AnswerTools]:
     try:
         yield AnswerTools(
             client=client,
-            providers=_callable(turn),
-            judge_now=lambda record: verify_record(turn, record, client),
-            secrets=tuple(services.keys.secrets(turn.settings)),
+            providers=_callable(context),
+            judge_now=lambda record: verify_record(context, record, client),
+            secrets=context.secrets(),
         )
     finally:
         journal.finish_run(run_id, status="done", report="", cost_usd=0.0)
         journal.close()
 
 
-def _callable(turn: Turn) -> tuple[ProviderSettings, ...]:
-    keys = turn.services.keys
+def _callable(context: PullContext) -> tuple[ProviderSettings, ...]:
+    keys = context.services.keys
     try:
-        providers = keys.providers(turn.settings)
+        providers = keys.providers(context.settings)
     except ConfigError:
         return ()
     unavailable = keys.unavailable(providers)
