@@ -42,6 +42,17 @@ from consensus.settings.workflows import (
     workflow_files,
 )
 
+# `consensus review`'s preparation; its flags layer the same way for `consensus bench`.
+__all__ = [
+    "Flags",
+    "LocalRequest",
+    "Prepared",
+    "configured_as",
+    "prepare_local",
+    "providers_for",
+    "with_flags",
+]
+
 
 @dataclass(frozen=True)
 class Flags:

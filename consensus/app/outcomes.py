@@ -11,6 +11,9 @@ from consensus.ports import HostComment
 from consensus.publish.conversation import thread_fingerprint
 from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from
 
+# People's decisions, recorded after a review and when the PR closes.
+__all__ = ["record_labels", "record_outcomes"]
+
 
 def record_labels(context: PullContext, comments: Sequence[HostComment] | None = None) -> None:
     """Read the reactions on our inline comments (among the PR's review `comments`, read

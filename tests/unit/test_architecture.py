@@ -312,3 +312,59 @@ def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> No
     assert not names & {"environ", "getenv", "from_env"}, "the face reads the environment"
     wired = any(target == "consensus.app.wiring" for target, _, _ in imports(MODULES[module]))
     assert not wired or module in ASKS_WIRING, "take Services from the face instead"
+
+
+# --------------------------------------------------------------------------- the flows' rooms
+
+# What every flow of app/ shares: the hallway. Everything else in app/ is a flow: a room of
+# its own (app/pull/, app/talk/), or modules named after one (bench, bench_plan…).
+HALLWAY = {"services", "wiring", "jobs", "journaled", "exit_codes", "progress", "run_log"}
+HALLWAY |= {"run_page", "secrets"}
+
+
+def flow_of(module: str) -> str | None:
+    """The flow a module of app/ belongs to (its room); None for the hallway."""
+    parts = module.split(".")
+    if parts[:2] != ["consensus", "app"] or len(parts) < 3 or parts[2] in HALLWAY:
+        return None
+    return parts[2].split("_")[0]
+
+
+def declared(module: str) -> set[str]:
+    """The names a module opens to other flows: its `__all__`."""
+    for node in ast.parse(MODULES[module].read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def borrowed_across_flows(imports_of: dict[str, list[tuple[str, list[str], int]]]) -> list[str]:
+    """`importer: module.name` for each name a flow takes from another flow's module that
+    the module does not open (`__all__`)."""
+    return sorted(
+        f"{importer}: {module}.{name} (line {line})"
+        for importer, found in imports_of.items()
+        for module, names, line in found
+        if flow_of(importer) and flow_of(module) and flow_of(importer) != flow_of(module)
+        for name in names
+        if name not in declared(module)
+    )
+
+
+def test_no_flow_imports_another_flows_helpers() -> None:
+    """A flow reaches another only through the names that flow opens (its `__all__`): the
+    PR's context, the review and the base branch's readers of app/pull/, the labels and
+    outcomes of app/outcomes.py, the flags `consensus review` layers for the bench."""
+    imports_of = {name: imports(path) for name, path in MODULES.items()}
+    assert borrowed_across_flows(imports_of) == []
+
+
+def test_a_helper_borrowed_from_another_flow_is_caught() -> None:
+    reach = {"consensus.app.talk.commands": [("consensus.app.pull.review", ["_stopped"], 1)]}
+    assert borrowed_across_flows(reach) == [
+        "consensus.app.talk.commands: consensus.app.pull.review._stopped (line 1)"
+    ]
+    assert flow_of("consensus.app.bench_plan") == flow_of("consensus.app.bench") == "bench"
+    assert flow_of("consensus.app.jobs") is None

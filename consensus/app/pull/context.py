@@ -31,6 +31,9 @@ from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
 from consensus.settings.workflows import Workflow, narrow_settings
 
+# What other flows take from this room: the PR's context.
+__all__ = ["PullContext", "PullReads"]
+
 
 @dataclass
 class PullReads:

@@ -22,6 +22,17 @@ from consensus.settings.learned import LEARNED_PATH, Learned, parse_learned
 from consensus.settings.personas import Persona, load_personas, parse_persona, select_personas
 from consensus.settings.scope import DEPENDENCY_BOTS, GUIDELINE_FILES
 
+# The base branch's readers, for every flow on a pull request.
+__all__ = [
+    "BaseFiles",
+    "base_guidelines",
+    "base_learned",
+    "base_settings",
+    "fork_setup_link",
+    "not_reviewed",
+    "repository_personas",
+]
+
 FORK_SETUP = "#fork-pull-requests"
 
 

@@ -45,6 +45,9 @@ from consensus.review.pipeline import run_id_for
 from consensus.review.prompt import prompts_digest
 from consensus.settings.workflows import Workflow
 
+# A push's review, and the review a slash command runs.
+__all__ = ["review_and_publish", "review_pull_request"]
+
 
 def review_pull_request(
     services: Services,
