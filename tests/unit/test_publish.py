@@ -9,11 +9,11 @@ from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, S
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import FindingMember, Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
+from consensus.publish.inline import inline_body
 from consensus.publish.plan import (
     Placement,
     PlannedReview,
     Scope,
-    inline_body,
     move_to_summary,
     plan_publish,
     suspect_comments,

@@ -41,7 +41,8 @@ from consensus.publish.answers import (
     render_answer,
     verified_section,
 )
-from consensus.publish.plan import Scope, inline_body, plan_publish
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import Scope, plan_publish
 from consensus.publish.state import (
     Dismissal,
     FindingRecord,
