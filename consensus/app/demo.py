@@ -1,7 +1,7 @@
 """`consensus demo`: a real review of a sample change by simulated providers.
 
 The flow: write a small git repository whose feature branch carries a realistic change
-(consensus/sim/demo_panel.py), start the loopback provider server that ships in the
+(consensus_sim/demo_panel.py), start the loopback provider server that ships in the
 package, point four providers of four families at it, and run the real review (fan-out,
 align, score, verification, the report) with the real litellm client over HTTP on
 127.0.0.1. No key, no network. The journal and the HTML report are written beside the
@@ -24,8 +24,8 @@ from consensus.model.report import Report
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import Settings, parse_settings
 from consensus.settings.personas import builtin_persona_dir, load_personas, select_personas
-from consensus.sim import demo_panel
-from consensus.sim.provider_server import FakeProviderServer
+from consensus_sim import demo_panel
+from consensus_sim.provider_server import FakeProviderServer
 
 SIMULATED = "simulated providers"
 NOTICE = (

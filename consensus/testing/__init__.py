@@ -11,7 +11,7 @@
   anyone post, our marker included).
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
-milliseconds; the loopback HTTP servers (`consensus/sim/`) keep the real adapters honest.
+milliseconds; the loopback HTTP servers (`consensus_sim/`) keep the real adapters honest.
 """
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ from consensus.adapters.github_graphql import (
     UNRESOLVE_THREAD,
 )
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost, FakePull
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 from tests.contract.github_openapi import (
     EXAMPLES,
     NOT_INSTALLED,

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
-from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, error, reply
 from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,8 +16,8 @@ from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.state import PublishState, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.settings.learned import LEARNED_PATH, parse_learned
-from consensus.sim.github_server import BOT, FakeGitHub, PullRequest, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.github_server import BOT, FakeGitHub, PullRequest, human, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.contract.test_github_openapi import SCHEDULE
 from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, NUMBER, REPO, commit, config, git
 from tests.e2e.test_commands_e2e import MAINTAINER, World

@@ -16,8 +16,8 @@ from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
 from consensus.publish.resolution import ThreadChange, ThreadChanges, thread_changes
 from consensus.publish.state import PublishState, TrackedFinding
 from consensus.publish.thread import Identity, fingerprint_marker
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 from tests.e2e import test_action_e2e as e2e
 
 FIXED, BACK, OTHER = "aaaa0000aaaa0000", "bbbb1111bbbb1111", "cccc2222cccc2222"

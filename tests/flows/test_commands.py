@@ -17,8 +17,8 @@ from consensus.model.flow_result import ResultKind
 from consensus.ports import GitHubPort, InlineComment, PullFile, PullRequestInfo, ReviewRejected
 from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, PullRequest
 from consensus.testing import FakeGitHubHost, FakePull
+from consensus_sim.github_server import FakeGitHub, PullRequest
 
 REPO, NUMBER, MAINTAINER, READER = "acme/service", 7, "maria", "randall"
 PATCH = "@@ -1,2 +1,3 @@\n import os\n+import hmac\n def check(sig, mac):"

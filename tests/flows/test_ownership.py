@@ -35,8 +35,8 @@ from consensus.publish.thread import (
 from consensus.queue.observe import observe_pull
 from consensus.queue.plan import COMMENT_MARKER
 from consensus.queue.standing import QueueRules
-from consensus.sim.github_server import BOT, FakeGitHub, PullRequest, human
 from consensus.testing import BOT_LOGIN, FakeGitHubHost, FakePull
+from consensus_sim.github_server import BOT, FakeGitHub, PullRequest, human
 
 NUMBER = 5
 RENOVATE = "renovate[bot]"

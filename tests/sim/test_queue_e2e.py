@@ -16,7 +16,7 @@ from benchmarks.sim.queue_world import REPO, add_pull, build, host, labels, queu
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
-from consensus.sim.github_server import FakeGitHub, human
+from consensus_sim.github_server import FakeGitHub, human
 
 ROOT = Path(__file__).resolve().parents[2]
 READY, QUEUED = ["consensus:ready"], ["consensus:queued"]

@@ -25,9 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "ports": {"model"},
     "adapters": {"model", "errors", "ports", "settings", "ingest"},
     "testing": {"model", "errors", "ports", "settings", "ingest", "publish"},
-    # The loopback servers stand for the outside world: they know none of the package.
-    "sim": set(),
-    "app": {*CORE, "errors", "ports", "adapters", "sim", "__init__"},
+    "app": {*CORE, "errors", "ports", "adapters", "__init__"},
     # `consensus action` is the command line's door to the Action face.
     "cli": {*CORE, "errors", "ports", "app", "action", "__init__"},
     "action": {*CORE, "errors", "ports", "app", "__init__"},
@@ -76,7 +74,7 @@ def imports(path: Path) -> list[tuple[str, list[str], int]]:
 
 def internal_targets(module: str, names: list[str]) -> list[str]:
     """The consensus modules an import reaches (`from pkg import submodule` included)."""
-    if not module.startswith("consensus"):
+    if not (module == "consensus" or module.startswith("consensus.")):
         return []
     found = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
     return found if found and len(found) == len(names) else [module]
@@ -202,6 +200,15 @@ def _crossings(tree: str, other: str) -> list[str]:
         for module, _, line in _imports(path)
         if module == other or module.startswith(f"{other}.")
     )
+
+
+def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
+    """The loopback servers (consensus_sim/, shipped in the wheel for `consensus demo`)
+    stand for the outside world: they import nothing of the product, and of the product
+    only the demo's flow imports them, so no other command loads them."""
+    assert _crossings("consensus_sim", "consensus") == []
+    importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
+    assert importers == {"consensus/app/demo.py", "consensus/app/demo_github.py"}
 
 
 def test_fakes_and_benchmarks_never_import_the_tests() -> None:

@@ -9,8 +9,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from consensus.sim import github_graphql, github_json
-from consensus.sim.github_repo import (
+from consensus_sim import github_graphql, github_json
+from consensus_sim.github_repo import (
     BOT,
     Fault,
     JsonObject,

@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from consensus.sim import github_graphql, github_json
-from consensus.sim.github_repo import (
+from consensus_sim import github_graphql, github_json
+from consensus_sim.github_repo import (
     BOOKKEEPING,
     PullRequest,
     Repo,
@@ -21,7 +21,7 @@ from consensus.sim.github_repo import (
     edited,
     human,
 )
-from consensus.sim.github_state import GitHubState
+from consensus_sim.github_state import GitHubState
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from consensus.sim.script import JsonObject, Responder, Script, Step, prompt_text, reply
+from consensus_sim.script import JsonObject, Responder, Script, Step, prompt_text, reply
 
 REPOSITORY = "shop"
 BASE_BRANCH = "main"

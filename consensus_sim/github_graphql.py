@@ -8,10 +8,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from consensus.sim import github_learnings
+from consensus_sim import github_learnings
 
 if TYPE_CHECKING:
-    from consensus.sim.github_repo import JsonObject, Repo
+    from consensus_sim.github_repo import JsonObject, Repo
 
 PAGE = 100
 _OPERATION = re.compile(r"\b(query|mutation)\s+(\w+)")

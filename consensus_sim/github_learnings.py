@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from consensus.sim.github_repo import JsonObject, Repo
+    from consensus_sim.github_repo import JsonObject, Repo
 
 OPERATIONS = frozenset(
     {

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
-from consensus.sim.github_repo import (
+from consensus_sim.github_repo import (
     BOT,
     Fault,
     JsonObject,
@@ -47,8 +47,8 @@ from consensus.sim.github_repo import (
     right_lines,
     snapshot,
 )
-from consensus.sim.github_routes import Handler
-from consensus.sim.github_state import GitHubState, load_pull_from_git
+from consensus_sim.github_routes import Handler
+from consensus_sim.github_state import GitHubState, load_pull_from_git
 
 __all__ = [
     "BOT",

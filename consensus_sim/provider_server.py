@@ -22,7 +22,7 @@ for Ollama, whose real server would stream.)
 
 Standalone, for tests that run the real CLI in a subprocess::
 
-    python -m consensus.sim.provider_server --port 0 --script S.json --port-file P \\
+    python -m consensus_sim.provider_server --port 0 --script S.json --port-file P \\
         [--latency 0.3] [--log requests.jsonl]
 
 where ``S.json`` maps a model name to a list of steps (consumed in order), to one
@@ -53,8 +53,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from consensus.sim.provider_wire import OLLAMA_SHOW, ROUTES, Answer
-from consensus.sim.script import (
+from consensus_sim.provider_wire import OLLAMA_SHOW, ROUTES, Answer
+from consensus_sim.script import (
     JsonObject,
     RecordedRequest,
     RequestLog,

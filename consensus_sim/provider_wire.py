@@ -9,7 +9,7 @@ import json
 import time
 from collections.abc import Iterator
 
-from consensus.sim.script import Api, JsonObject, Step, prompt_text
+from consensus_sim.script import Api, JsonObject, Step, prompt_text
 
 
 def _forced_tool(body: JsonObject) -> str | None:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from consensus.sim import github_json
+from consensus_sim import github_json
 
 JsonObject = dict[str, Any]
 BOT: JsonObject = github_json.simple_user("github-actions[bot]", ident=41898282, kind="Bot")
