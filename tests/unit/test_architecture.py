@@ -178,10 +178,33 @@ def test_the_package_root_holds_at_most_ten_modules() -> None:
     assert {Path(n).stem for n in root} <= ROOT_MODULES
 
 
+MAX_MODULE_LINES = 450
+ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
+# A row of ARCHITECTURE.md's table of modules allowed more lines: the module, its cap, why.
+LONGER_ROW = re.compile(r"^\| `(consensus/[\w/]+)\.py` \| (\d+) \| (.+) \|$")
+
+
+def longer_modules() -> dict[str, int]:
+    """module → its own cap, from ARCHITECTURE.md (each row says why it is longer)."""
+    rows = [LONGER_ROW.match(line) for line in ARCHITECTURE.read_text().splitlines()]
+    return {m.group(1).replace("/", "."): int(m.group(2)) for m in rows if m is not None}
+
+
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_is_over_450_lines(module: str) -> None:
+    """Over the cap, split where the meaning splits; or, when it does not, raise the cap
+    for the module in ARCHITECTURE.md with the reason."""
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
-    assert lines <= 450, f"{module}: {lines} lines"
+    cap = longer_modules().get(module, MAX_MODULE_LINES)
+    assert lines <= cap, f"{module}: {lines} lines"
+
+
+def test_every_longer_module_exists_and_needs_its_cap() -> None:
+    longer = longer_modules()
+    assert longer, "the table in ARCHITECTURE.md is read"
+    for module, cap in longer.items():
+        lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+        assert cap > MAX_MODULE_LINES and lines > MAX_MODULE_LINES - 50, (module, lines)
 
 
 def test_a_forbidden_import_is_caught() -> None:
