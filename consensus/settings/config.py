@@ -26,6 +26,7 @@ from consensus.settings.scope import (
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
+    check_regexes,
     github_logins,
 )
 from consensus.settings.strict import Strict
@@ -202,14 +203,7 @@ class Settings(Strict):
     @field_validator("redact")
     @classmethod
     def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
 
 # Environment keys that, when set, bring in a default provider (no `providers` key).

@@ -18,6 +18,17 @@ LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
 MAX_PATH_INSTRUCTION_CHARS = 4_000
 
 
+def check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """`patterns` when each compiles as a regular expression; a ValueError naming the first
+    that does not."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
+    return patterns
+
+
 def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
     """`logins` as GitHub writes them (a leading @ dropped); a ValueError for one that is not
     a GitHub login, with an `example` of one that is."""
@@ -51,12 +62,7 @@ class IgnoreSettings(Strict):
     @field_validator("title")
     @classmethod
     def _title_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
     def reason(self, *, author: str, labels: Collection[str], title: str) -> str | None:
         """Why a PR with this author, these labels and this title is skipped; None: it is not."""
