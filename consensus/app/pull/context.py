@@ -145,9 +145,7 @@ class PullContext:
     def secrets(self) -> tuple[str, ...]:
         """The run's secrets (app/secrets.py), the keys the base configuration names too."""
         if self.reads.secrets is None:
-            settings = self._base_settings()  # the configuration names keys of its own
-            if self.reads.secrets is None:  # (reading it just now may have found them)
-                self.reads.secrets = tuple(self.services.keys.secrets(settings))
+            self.reads.secrets = tuple(self.services.keys.secrets(self._base_settings()))
         return self.reads.secrets
 
     # ------------------------------------------------------------------ people
