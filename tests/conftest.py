@@ -4,7 +4,7 @@ starts is held to GitHub's OpenAPI description.
 
 The tiers: `unit` (pure stages, in memory), `flows` (app flows through the in-memory fakes of
 `consensus/testing/`), `e2e` (the real CLI or Action against the loopback servers in
-`consensus/sim/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI
+`consensus_sim/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI
 description, GraphQL schema, webhook examples and actionlint), `sim` (reduced runs of the
 benchmark simulations in `benchmarks/sim/`: whole simulated worlds run end to end, so they
 are marked `e2e` too). `pytest -m "not e2e"` is the quick loop.
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.gitlab import FakeGitLab
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.gitlab import FakeGitLab
 from tests.contract import gitlab_api
 from tests.contract.github_openapi import description, problems_of
 

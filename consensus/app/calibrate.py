@@ -21,9 +21,9 @@ from pydantic import ValidationError
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient
+from consensus.app.jobs import RawDiff, review_diff
 from consensus.app.services import Services
 from consensus.errors import ConfigError
-from consensus.ingest.review_diff import ingest
 from consensus.model.base import Frozen, VerdictKind
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
 from consensus.model.claim import Claim
@@ -78,7 +78,7 @@ def prepared(labels: Sequence[LabelledClaim], settings: Settings, source: str) -
     """Each label's diff parsed and redacted as a review's is; its place must be in it."""
     out = []
     for label in labels:
-        diff = ingest(label.diff, redact_patterns=settings.redact)
+        diff = review_diff(RawDiff(label.diff, filtered=False), settings)
         changed = diff.file(label.path)
         if changed is None:
             raise ConfigError(

@@ -1,7 +1,7 @@
 """`consensus demo`: a real review of a sample change by simulated providers.
 
 The flow: write a small git repository whose feature branch carries a realistic change
-(consensus/sim/demo_panel.py), start the loopback provider server that ships in the
+(consensus_sim/demo_panel.py), start the loopback provider server that ships in the
 package, point four providers of four families at it, and run the real review (fan-out,
 align, score, verification, the report) with the real litellm client over HTTP on
 127.0.0.1. No key, no network. The run goes into the user's own journal (where
@@ -15,19 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consensus.adapters.git import git
-from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.jobs import JobRequest, RawDiff, prepare_job
+from consensus.app.journaled import run_review
 from consensus.app.run_page import html_report
-from consensus.app.runner import run_review
 from consensus.app.services import Services
 from consensus.app.wiring import branch_diff, local_source
 from consensus.errors import UsageError
-from consensus.ingest.review_diff import ingest
 from consensus.model.report import Report
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import Settings, parse_settings
 from consensus.settings.personas import builtin_persona_dir, load_personas, select_personas
-from consensus.sim import demo_panel
-from consensus.sim.provider_server import FakeProviderServer
+from consensus_sim import demo_panel
+from consensus_sim.provider_server import FakeProviderServer
 
 SIMULATED = "simulated providers"
 NOTICE = (
@@ -124,16 +123,10 @@ async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
     base, head = demo_panel.BASE_BRANCH, demo_panel.FEATURE_BRANCH
     with FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as server:
         settings = demo_settings(server.url)
-        diff = ingest(
-            branch_diff(places.repo, base, head),
-            include=settings.paths,
-            exclude=settings.exclude,
-            redact_patterns=settings.redact,
-        )
         label = f"{demo_panel.REPOSITORY}: {base}...{head} ({SIMULATED}, consensus demo)"
         request = JobRequest(
             settings=settings,
-            providers=settings.providers,
+            providers=lambda: settings.providers,
             personas=lambda chosen, source: select_personas(
                 load_personas([builtin_persona_dir()]), chosen.personas, source=source
             ),
@@ -141,7 +134,8 @@ async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
             guidelines=lambda chosen: Guidelines(),
             label=label,
         )
-        job = prepare_job(diff, request, services.keys, services.log)
+        raw = RawDiff(branch_diff(places.repo, base, head))
+        job = prepare_job(raw, request, services.keys, services.log)
         source = local_source(places.repo, head, from_diff_file=False)
         report = await run_review(job, services, source=source, fresh=True)
     journal = services.journal()

@@ -25,9 +25,9 @@ from consensus.app.demo import (
     write_repository,
 )
 from consensus.render.github_page import InlineNote, PullPage, inline_notes, render_pull_page
-from consensus.sim import demo_panel
-from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer
+from consensus_sim import demo_panel
+from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer
 
 REPOSITORY = "acme/shop"
 NUMBER = 1

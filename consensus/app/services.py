@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from consensus.adapters.journal import Journal
+from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import GitHubPort, Log, PullReader, SourceReader, TokenCounter
 from consensus.review.pipeline import ReviewObserver
@@ -58,10 +59,10 @@ class ProviderKeys:
         """model → why it will not be called (its key is missing)."""
         return _unavailable(providers, self.env, self.needed_keys)
 
-    def named_values(self, settings: Settings) -> list[str]:
-        """The keys the configuration names (`api_key_env`) that this run holds."""
-        names = [p.api_key_env for p in settings.providers if p.api_key_env]
-        return [self.env[name] for name in names if self.env.get(name)]
+    def secrets(self, settings: Settings) -> list[str]:
+        """The run's secrets (app/secrets.py), the keys `settings` name (`api_key_env`)
+        among them."""
+        return run_secrets(self.env, [p.api_key_env for p in settings.providers if p.api_key_env])
 
     def none_usable(self, settings: Settings) -> bool:
         """True when not one configured provider could be called with these keys."""
@@ -104,7 +105,7 @@ class Checkout(Protocol):
 
 
 @dataclass(frozen=True)
-class Runner:
+class ActionsRunner:
     """Where an Action step runs (GitHub's variables, read once): the checkout, the server
     for links, and the files GitHub Actions reads back (step summary, outputs)."""
 
@@ -121,7 +122,7 @@ class ActionStep:
     """One `consensus action` step: its inputs (parsed once) and where it runs."""
 
     inputs: ActionInputs
-    runner: Runner = Runner()
+    runner: ActionsRunner = ActionsRunner()
 
 
 @dataclass(frozen=True)

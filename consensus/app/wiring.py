@@ -27,7 +27,7 @@ from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
-from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
@@ -176,13 +176,13 @@ def services(
 
 def action_step(env: Mapping[str, str]) -> ActionStep:
     """The Action step's inputs (parsed here, once) and where it runs."""
-    return ActionStep(ActionInputs.from_env(env), runner(env))
+    return ActionStep(ActionInputs.from_env(env), actions_runner(env))
 
 
-def runner(env: Mapping[str, str]) -> Runner:
+def actions_runner(env: Mapping[str, str]) -> ActionsRunner:
     """Where this Action step runs, read once from GitHub's variables."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
-    return Runner(
+    return ActionsRunner(
         workspace=workspace,
         server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
         temp=Path(env.get("RUNNER_TEMP") or env.get("GITHUB_WORKSPACE") or "."),

@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from consensus.bench.judge import BenchFinding, GoldenMatch
 from consensus.bench.suite import SuitePR
 from consensus.model.base import Frozen, Severity
+from consensus.model.calibration import wilson
 
-Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2_000
 BOOTSTRAP_SEED = 0
 SEVERITIES = (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO)
@@ -95,15 +95,13 @@ def count_pr(
     )
 
 
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson's score interval for a proportion; None with no trial."""
+def interval(successes: int, trials: int) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a proportion (model/calibration.py); None with no
+    trial."""
     if trials <= 0:
         return None
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    measured = wilson(successes, trials)
+    return (measured.low, measured.high)
 
 
 def ratio(part: int, whole: int) -> float:
@@ -166,8 +164,8 @@ def figure(counts: Sequence[PRCounts]) -> Figure:
         precision=ratio(tp, tp + fp),
         recall=ratio(tp, tp + fn),
         f1=f1_of(tp, fp, fn),
-        precision_ci=wilson(tp, tp + fp),
-        recall_ci=wilson(tp, tp + fn),
+        precision_ci=interval(tp, tp + fp),
+        recall_ci=interval(tp, tp + fn),
         f1_ci=bootstrap_f1(counts),
         duplicates=sum(c.duplicates for c in counts),
         clean_prs=sum(1 for c in counts if c.clean),
@@ -201,11 +199,11 @@ def by_severity(counts: Sequence[PRCounts]) -> list[SeverityRow]:
                     goldens=goldens,
                     found=found,
                     recall=ratio(found, goldens),
-                    recall_ci=wilson(found, goldens),
+                    recall_ci=interval(found, goldens),
                     findings=findings,
                     matched=matched,
                     precision=ratio(matched, findings),
-                    precision_ci=wilson(matched, findings),
+                    precision_ci=interval(matched, findings),
                 )
             )
     return rows

@@ -19,7 +19,7 @@ def replay(run_id: str, fmt: str, output: Path | None) -> None:
     """Re-derive every decision of a run from its journal, calling no model."""
     import asyncio
 
-    from consensus.app.runner import replay_run
+    from consensus.app.journaled import replay_run
     from consensus.app.wiring import open_journal, planning_counter
 
     log = logger()

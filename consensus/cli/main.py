@@ -1,5 +1,5 @@
 """The `consensus` command line: parse, ask app/wiring.py for services, call app/, map
-outcomes (app/outcome.py) and errors to exit codes.
+outcomes (app/exit_codes.py) and errors to exit codes.
 
 Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage or configuration error;
 3 review impossible (no provider answered, quorum not met, budget gone first).

@@ -92,9 +92,9 @@ def review(
     import asyncio
     import dataclasses
 
+    from consensus.app.journaled import run_review
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
-    from consensus.app.runner import run_review
     from consensus.app.wiring import services
 
     if resume_id and fresh:
@@ -144,9 +144,9 @@ OPENED = "error: exit 3: the review is incomplete; the report's first lines say 
 def _finish(
     report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
 ) -> NoReturn:
-    """Print the report, say what an incomplete one needs, exit with the outcome's code."""
-    from consensus.app.outcome import exit_code
-    from consensus.model.outcome import Outcome
+    """Print the report, say what an incomplete one needs, exit with the result's code."""
+    from consensus.app.exit_codes import exit_code
+    from consensus.model.flow_result import FlowResult
 
     log = logger()
     emit(report, fmt, output, log)
@@ -159,7 +159,7 @@ def _finish(
     # A report printed here opens with why it is incomplete: the last line only points at it.
     opened = output is None and fmt in ("text", "markdown")
     said = (lambda line: log(OPENED)) if opened else log
-    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=said)
+    code = exit_code(FlowResult.of(report, posted), fail_on=fail_on, log=said)
     if journaled:  # the last line names the run: replay and report take its id
         log(
             f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "

@@ -180,15 +180,6 @@ def _stats(findings: Sequence[ReportFinding], base: Stats, clusters: int) -> Sta
     )
 
 
-def with_carried(fresh: Report, carry: Carry) -> Report:
-    """The report of a run that reviewed some files, with the carried files' findings."""
-    if not carry.findings and not carry.files:
-        return fresh
-    findings = merged_findings(fresh.findings, carry.findings)
-    stats = _stats(findings, fresh.stats, fresh.stats.clusters + len(carry.findings))
-    return fresh.model_copy(update={"findings": findings, "stats": stats})
-
-
 def carried_report(
     carry: Carry, diff: ReviewDiff, *, run_id: str, threshold: float, workflow: str | None
 ) -> Report:

@@ -34,7 +34,7 @@ from consensus.settings.learned import (
     FamilyLearning,
     Fix,
     Learned,
-    ReporterCounts,
+    OutcomeCounts,
     Suppression,
 )
 
@@ -78,7 +78,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
                 entry = families.setdefault(family, FamilyLearning().model_dump())
                 entry["reporter"][outcome.outcome] += 1
             for persona in outcome.personas:
-                counts = personas.setdefault(persona, ReporterCounts().model_dump())
+                counts = personas.setdefault(persona, OutcomeCounts().model_dump())
                 counts[outcome.outcome] += 1
             if outcome.outcome != "left":
                 real = outcome.outcome == "fixed"

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from consensus import __version__
 from consensus.model.base import Status
 from consensus.model.report import Report, ReportFinding
-from consensus.publish.plan import PlacedFinding, Placement, PublishPlan, inline_body
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
 from consensus.publish.spend import spend_text
 from consensus.publish.state import TrackedFinding, encode_state
 from consensus.publish.state_section import command_section

@@ -45,11 +45,6 @@ def read_under(root: Path, name: str) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
 
-def _read_under(root: Path, name: str) -> str | None:
-    path = root / name
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-
-
 def with_calibration_file(
     settings: Settings, read: Callable[[str], str | None], source: str
 ) -> Settings:

@@ -18,10 +18,11 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.settings.frontmatter import OneLine, Rules, closest, read_document
+from consensus.settings.strict import Strict
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # consensus/
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -52,9 +53,7 @@ class Permission(str, Enum):
     WRITE = "write"
 
 
-class _FrontMatter(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _FrontMatter(Strict):
     name: str = Field(pattern=_NAME)
     usage: OneLine
     summary: OneLine
@@ -71,10 +70,8 @@ class _FrontMatter(BaseModel):
         return value
 
 
-class CommandSpec(BaseModel):
+class CommandSpec(Strict):
     """A loaded command file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     usage: str

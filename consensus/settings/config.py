@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
@@ -26,24 +26,15 @@ from consensus.settings.scope import (
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
+    check_regexes,
     github_logins,
 )
+from consensus.settings.strict import Strict
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
-        """Refused with an update: it would accept a misspelt key or a wrong type silently.
-        Settings are layered by `layered`, which validates the merged whole."""
-        if update:
-            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
-        return super().model_copy(deep=deep)
-
-
-class ProviderSettings(_Strict):
+class ProviderSettings(Strict):
     model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
     """litellm model string, PROVIDER/NAME, e.g. openai/gpt-5.1 or anthropic/claude-sonnet-4-5."""
     api_base: str | None = None
@@ -66,7 +57,7 @@ class ProviderSettings(_Strict):
         return self.family or infer_family(self.model)
 
 
-class InspectorSettings(_Strict):
+class InspectorSettings(Strict):
     """Verification of disputed findings: one inspector, then first-to-ahead-by-k voting.
 
     `model`: the inspector (default: a reviewing provider of a family not in the cluster).
@@ -114,7 +105,7 @@ class InspectorSettings(_Strict):
     """
 
 
-class PublishSettings(_Strict):
+class PublishSettings(Strict):
     max_inline_comments: int = Field(default=10, ge=0)
     """Inline comments open on a pull request at most; the rest go to the summary."""
     min_severity: Severity = Severity.LOW
@@ -126,7 +117,7 @@ class PublishSettings(_Strict):
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
-class QueueSettings(_Strict):
+class QueueSettings(Strict):
     """The agent-PR queue (docs/queue.md).
 
     Agent PRs: authors in `agents`, any `[bot]` author unless `include_bots` is false or
@@ -191,7 +182,7 @@ class QueueSettings(_Strict):
         return tuple(name.lstrip("@") for name in names)
 
 
-class CommandSettings(_Strict):
+class CommandSettings(Strict):
     """Slash commands in PR comments. `mention` (e.g. "@consensus") is accepted at the start
     of a line as an alias of `/consensus`; off unless set."""
 
@@ -200,7 +191,7 @@ class CommandSettings(_Strict):
     """
 
 
-class Settings(_Strict):
+class Settings(Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     """Fraction of the provider families that reviewed a file that must report a finding for it to
     reach consensus (at least two families always)."""
@@ -279,13 +270,7 @@ class Settings(_Strict):
     @field_validator("redact")
     @classmethod
     def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
 
 # Environment keys that, when set, bring in a default provider (no `providers` key).
@@ -300,10 +285,8 @@ AUTO_PROVIDERS: tuple[tuple[str, str], ...] = (
 )
 
 
-class LoadedConfig(BaseModel):
+class LoadedConfig(Strict):
     """Settings plus where they came from, for `doctor` and error messages."""
-
-    model_config = ConfigDict(frozen=True)
 
     settings: Settings
     source: str  # a path, or "defaults"

@@ -17,10 +17,11 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from consensus.errors import UsageError
 from consensus.model.gitlab_events import MergeRequestHook, NoteHook
+from consensus.settings.strict import Strict
 
 TOKEN_VARIABLE = "CONSENSUS_GITLAB_TOKEN"  # the masked CI/CD variable holding the token
 MERGE_REQUEST_EVENT = "merge_request_event"
@@ -29,10 +30,8 @@ _URL = re.compile(r"^https?://[^\s/]+(?:/[^\s]*)?$")
 NOT_IN_CI = "run it as a GitLab CI job (see docs/gitlab.md); locally, use `consensus review`"
 
 
-class GitLabJob(BaseModel):
+class GitLabJob(Strict):
     """What a GitLab CI job knows about where it runs and what it runs for."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     api_url: str  # CI_API_V4_URL: https://gitlab.example.com/api/v4 (a relative root kept)
     server_url: str  # CI_SERVER_URL

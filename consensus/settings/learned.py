@@ -33,13 +33,12 @@ from __future__ import annotations
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
-from consensus.model.calibration import Calibration, FamilyCalibration
-from consensus.model.calibration import JudgeCounts as JudgeTally
-from consensus.model.calibration import ReporterCounts as ReporterTally
+from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, ReporterCounts
 from consensus.settings.scope import check_path_patterns
+from consensus.settings.strict import Strict
 
 LEARNED_PATH = ".consensus/learned.yml"
 MIN_EVIDENCE = 10  # decided findings a rate rests on before the weighed votes use it
@@ -48,33 +47,20 @@ _LOGIN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?)?$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ReporterCounts(_Strict):
-    """What became of the findings a family (or persona) reported."""
+class OutcomeCounts(Strict):
+    """What became of the findings a family (or persona) reported: their outcomes."""
 
     fixed: int = Field(default=0, ge=0)
     dismissed: int = Field(default=0, ge=0)
     left: int = Field(default=0, ge=0)
 
 
-class JudgeCounts(_Strict):
-    """A family's verdicts as a judge, against what people decided."""
-
-    confirmed_real: int = Field(default=0, ge=0)
-    missed_real: int = Field(default=0, ge=0)
-    refuted_false: int = Field(default=0, ge=0)
-    confirmed_false: int = Field(default=0, ge=0)
+class FamilyLearning(Strict):
+    reporter: OutcomeCounts = OutcomeCounts()
+    judge: JudgeCounts = JudgeCounts()  # against what people decided
 
 
-class FamilyLearning(_Strict):
-    reporter: ReporterCounts = ReporterCounts()
-    judge: JudgeCounts = JudgeCounts()
-
-
-class Suppression(_Strict):
+class Suppression(Strict):
     """A maintainer's dismissal as a rule: a later finding at a path matching `path`, of the
     defect kind `kind`, in words like `words`, goes to the summary only."""
 
@@ -91,7 +77,7 @@ class Suppression(_Strict):
         return check_path_patterns((value,))[0]
 
 
-class Fix(_Strict):
+class Fix(Strict):
     """A finding an author fixed: reported again in that file later, it says so."""
 
     path: str = Field(min_length=1, max_length=4_096)
@@ -100,12 +86,12 @@ class Fix(_Strict):
     pr: int = Field(ge=1)
 
 
-class Learned(_Strict):
+class Learned(Strict):
     version: Literal[1] = 1
     updated_through: str = Field(default="", pattern=_WHEN)
     families: dict[str, FamilyLearning] = Field(default_factory=dict)
-    personas: dict[str, ReporterCounts] = Field(default_factory=dict)
-    uncredited: ReporterCounts = ReporterCounts()  # outcomes that name no reporter
+    personas: dict[str, OutcomeCounts] = Field(default_factory=dict)
+    uncredited: OutcomeCounts = OutcomeCounts()  # outcomes that name no reporter
     suppressions: tuple[Suppression, ...] = ()
     fixes: tuple[Fix, ...] = ()
 
@@ -145,7 +131,7 @@ def dump_learned(learned: Learned) -> str:
     for key in ("families", "personas"):
         block = {key: dict(sorted(data[key].items()))} if data[key] else {key: {}}
         lines.append(yaml.safe_dump(block, sort_keys=False, width=100).rstrip())
-    if learned.uncredited != ReporterCounts():
+    if learned.uncredited != OutcomeCounts():
         flow = yaml.safe_dump(data["uncredited"], default_flow_style=True, sort_keys=False)
         lines.append(f"uncredited: {flow.strip()}")
     for key in ("suppressions", "fixes"):
@@ -171,9 +157,9 @@ def learned_calibration(learned: Learned) -> Calibration:
         false = judge.refuted_false + judge.confirmed_false
         decided = reporter.fixed + reporter.dismissed
         calibrated = FamilyCalibration(
-            judge=JudgeTally(**judge.model_dump()) if min(real, false) >= MIN_EVIDENCE else None,
+            judge=judge if min(real, false) >= MIN_EVIDENCE else None,
             reporter=(
-                ReporterTally(right=reporter.fixed, wrong=reporter.dismissed)
+                ReporterCounts(right=reporter.fixed, wrong=reporter.dismissed)
                 if decided >= MIN_EVIDENCE
                 else None
             ),

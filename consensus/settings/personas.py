@@ -15,11 +15,12 @@ from pathlib import Path
 
 from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.base import Category, Severity
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
+from consensus.settings.strict import Strict
 
 BUILTIN_SOURCE = "built-in"
 TEMPLATE_VARIABLES = frozenset({"persona", "paths"})
@@ -47,10 +48,8 @@ _RULES = Rules(
 _RENDER_ERRORS = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
 
 
-class _FrontMatter(BaseModel):
+class _FrontMatter(Strict):
     """The YAML front matter as written: unknown keys are errors."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID_PATTERN)
     title: OneLine
@@ -74,10 +73,8 @@ class _FrontMatter(BaseModel):
         return {severity: " ".join(value[severity].split()) for severity in Severity}
 
 
-class Persona(BaseModel):
+class Persona(Strict):
     """A loaded persona. `severity_guide` holds (severity, rule) pairs, critical first."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID_PATTERN)
     title: str

@@ -10,10 +10,23 @@ from collections.abc import Collection
 
 from pathspec.patterns.gitignore import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from consensus.settings.strict import Strict
 
 LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
 MAX_PATH_INSTRUCTION_CHARS = 4_000
+
+
+def check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """`patterns` when each compiles as a regular expression; a ValueError naming the first
+    that does not."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
+    return patterns
 
 
 def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
@@ -25,14 +38,10 @@ def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
     return tuple(login.lstrip("@") for login in logins)
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
-
-
 DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
 
 
-class IgnoreSettings(_Strict):
+class IgnoreSettings(Strict):
     """Pull requests that are not reviewed automatically (one log line, a neutral exit).
 
     `authors`: logins (`dependabot[bot]`); `labels`: label names, compared exactly;
@@ -56,12 +65,7 @@ class IgnoreSettings(_Strict):
     @field_validator("title")
     @classmethod
     def _title_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
     def reason(self, *, author: str, labels: Collection[str], title: str) -> str | None:
         """Why a PR with this author, these labels and this title is skipped; None: it is not."""
@@ -87,7 +91,7 @@ GUIDELINE_FILES = (
 )
 
 
-class ContextSettings(_Strict):
+class ContextSettings(Strict):
     """The repository's own guidelines, given to every reviewer after the diff.
 
     `guidelines`: files read from the BASE branch, in this order (a file that is not there
@@ -140,11 +144,9 @@ def check_path_instructions(instructions: dict[str, str]) -> dict[str, str]:
     return instructions
 
 
-class ConversationSettings(BaseModel):
+class ConversationSettings(Strict):
     """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
     (each costs at most one model call; a "fixed" check, a verification's calls)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
 
     enabled: bool = True
     """Answer people's replies in consensus's threads."""

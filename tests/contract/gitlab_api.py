@@ -1,5 +1,5 @@
 """GitLab's REST API v4 as python-gitlab defines it, as a checker of the requests our
-GitLab adapter sends (recorded by the loopback GitLab, consensus/sim/gitlab).
+GitLab adapter sends (recorded by the loopback GitLab, consensus_sim/gitlab).
 
 GitLab publishes an OpenAPI description of part of its API (`doc/api/openapi/
 openapi_v2.yaml` in its repository), but no package of the registries CI reaches (PyPI,
@@ -221,7 +221,7 @@ def uncovered(requests: Iterable[Any]) -> set[str]:
 
 
 def problems_of(requests: Iterable[Any]) -> list[str]:
-    """Every problem of the recorded requests (consensus.sim.gitlab.state.Request)."""
+    """Every problem of the recorded requests (consensus_sim.gitlab.state.Request)."""
     out: list[str] = []
     for r in requests:
         out += request_problems(r.method, r.path, r.query, r.body)

@@ -12,8 +12,8 @@ import base64
 from typing import Any
 
 from consensus.adapters.github_learnings import CREATE_REF, LEARNINGS_BRANCH, MOVE_REF, OPEN_PULL
-from consensus.sim import github_graphql, github_learnings
-from consensus.sim.github_server import PullRequest, Repo
+from consensus_sim import github_graphql, github_learnings
+from consensus_sim.github_server import PullRequest, Repo
 from tests.contract.github_openapi import graphql_problems, graphql_schema
 
 REPO, BASE, BRANCH = "acme/service", "b" * 40, "consensus/learnings"

@@ -36,8 +36,8 @@ from consensus.adapters.github_learnings import (
     OPEN_PULL,
 )
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost, FakePull
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 from tests.contract.github_openapi import (
     EXAMPLES,
     NOT_INSTALLED,

@@ -16,7 +16,7 @@ import pytest
 
 from consensus.adapters.gitlab import GitLabHost
 from consensus.ports import InlineComment
-from consensus.sim.gitlab import DEVELOPER, MAINTAINER, FakeGitLab
+from consensus_sim.gitlab import DEVELOPER, MAINTAINER, FakeGitLab
 from tests.contract.gitlab_api import definition, problems_of, request_problems, uncovered
 
 ROOT = Path(__file__).resolve().parents[2]

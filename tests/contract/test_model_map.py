@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from consensus.adapters import llm, model_map
-from consensus.sim.provider_server import FakeProviderServer, Script, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, reply
 
 DB_AFTER = """\
 import sqlite3

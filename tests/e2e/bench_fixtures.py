@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from consensus.bench import martian
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git
-from consensus.sim.provider_server import Script, Step, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git
+from consensus_sim.provider_server import Script, Step, prompt_text, reply
 
 CART_BEFORE = "def total(items):\n    return sum(item.price for item in items)\n"
 CART_AFTER = """\

@@ -17,8 +17,8 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
-from consensus.sim.provider_server import (
+from consensus_sim.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
+from consensus_sim.provider_server import (
     FakeProviderServer,
     Script,
     Step,

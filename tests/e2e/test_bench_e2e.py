@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from consensus.app.calibrate import read_labels
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text
 from fakes.inprocess import Ran, run_consensus
 from tests.e2e.bench_fixtures import (
     CLEAN_DIFF,

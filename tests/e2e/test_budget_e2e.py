@@ -22,7 +22,7 @@ from consensus.ingest.risk import Tier, tier
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile
 from consensus.model.report import Report
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.wide_change import FILES, build, changed_lines, provider_config
 

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
-from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, error, reply
 from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +63,7 @@ def test_the_core_never_imports_litellm_or_pygithub() -> None:
     probe = (
         "import sys; import consensus.review.pipeline, consensus.render, consensus.decide.align, "
         "consensus.ingest.review_diff, consensus.publish.plan, consensus.publish.summary, "
-        "consensus.action.main, consensus.app.commands, consensus.ingest.pull_diff; "
+        "consensus.action.main, consensus.app.talk.commands, consensus.ingest.pull_diff; "
         "outside = ('litellm', 'github', 'gitlab'); "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in outside))"
     )

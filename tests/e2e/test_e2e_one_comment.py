@@ -23,8 +23,8 @@ from click.testing import CliRunner
 
 from consensus.cli.main import cli
 from consensus.publish.state import decode_state
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 
 REPO, NUMBER = "acme/hooks", 11
 VERIFIER_PROMPT = "You are an independent verifier"

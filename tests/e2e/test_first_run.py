@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, Script, hang, reply
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, Script, hang, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.test_e2e_review import repo, review, script_panel, server, write_config
 

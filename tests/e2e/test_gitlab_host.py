@@ -12,7 +12,7 @@ from consensus.adapters.gitlab import GitLabHost
 from consensus.adapters.retries import Retries
 from consensus.errors import GitLabError
 from consensus.ports import InlineComment, ReviewRejected
-from consensus.sim.gitlab import DEVELOPER, MAINTAINER, REPORTER, FakeGitLab
+from consensus_sim.gitlab import DEVELOPER, MAINTAINER, REPORTER, FakeGitLab
 
 PROJECT = "acme/service"
 TOKEN = "glpat-consensus-bot-token"

@@ -11,8 +11,8 @@ import requests
 
 from consensus.model.gitlab_events import MergeRequestHook, NoteHook
 from consensus.settings.gitlab_job import read_trigger_payload
-from consensus.sim.gitlab import DEVELOPER, FakeGitLab
-from consensus.sim.gitlab.hooks import merge_request_hook, note_hook
+from consensus_sim.gitlab import DEVELOPER, FakeGitLab
+from consensus_sim.gitlab.hooks import merge_request_hook, note_hook
 
 BASE = {"app/tax.py": "RATE = 0.2\n"}
 HEAD = {"app/tax.py": "RATE = 0.21\n"}

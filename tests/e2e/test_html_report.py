@@ -32,7 +32,7 @@ from consensus.model.report import (
     Votes,
 )
 from consensus.render.html import Cell, cell, render_html
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import run_consensus
 from tests.e2e.test_e2e_journal import command, env_for, run_cli
 from tests.e2e.test_e2e_review import repo, script_panel, write_config

@@ -24,7 +24,7 @@ from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.state import STATE_VERSION, PublishState, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.settings.learned import LEARNED_PATH, Learned, parse_learned
-from consensus.sim.github_server import (
+from consensus_sim.github_server import (
     BOT,
     FakeGitHub,
     PullRequest,
@@ -32,7 +32,7 @@ from consensus.sim.github_server import (
     is_write,
     load_pull_from_git,
 )
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.contract.test_github_openapi import SCHEDULE
 from tests.e2e.test_action_e2e import (
     DB_AFTER,

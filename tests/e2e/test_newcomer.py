@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from consensus.app.demo import write_repository
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import Ran, run_consensus
 
 PASSWORD = "s3cr3t-pa55word"

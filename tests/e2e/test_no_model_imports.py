@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub, human
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.github_server import FakeGitHub, human
+from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.e2e.test_action_e2e import NUMBER, REPO, ROOT, config, git
 from tests.e2e.test_commands_e2e import MAINTAINER, World, seeded_state
 from tests.e2e.test_e2e_review import repo, review, script_panel, write_config

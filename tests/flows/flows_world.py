@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.ports import (
     CompletionRequest,
@@ -145,7 +145,7 @@ class World:
     def step(self) -> ActionStep:
         outputs = self.tmp / "outputs"
         outputs.touch()
-        runner = Runner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
+        runner = ActionsRunner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
         return ActionStep(self.inputs, runner)
 
     def summary(self) -> str:

@@ -16,7 +16,7 @@ import pytest
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.llm import LiteLLMTokenCounter
-from consensus.app.runner import run_review
+from consensus.app.journaled import run_review
 from consensus.app.services import ProviderKeys, Services
 from consensus.ingest.review_diff import ingest
 from consensus.ingest.risk import Tier, risk_order, tier

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.commands import handle_comment
 from consensus.app.learnings import BRANCH, LearningsRun, update_learnings
-from consensus.app.pull_review import review_pull_request
-from consensus.app.reply_event import close_on_pull
-from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.app.pull.context import PullContext
+from consensus.app.pull.review import review_pull_request
+from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
+from consensus.app.talk.commands import handle_comment
+from consensus.app.talk.reply_event import close_on_pull
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.ports import CompletionRequest, HostReaction, PullFile, PullRequestInfo
 from consensus.publish.state import PublishState, decode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER
@@ -216,7 +217,7 @@ class Month:
         outputs = self.tmp / "outputs"
         outputs.touch()
         self.step = ActionStep(
-            ActionInputs(), Runner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
+            ActionInputs(), ActionsRunner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
         )
         self.services = Services(
             models=RedactingClient(self.models),
@@ -256,10 +257,10 @@ class Month:
         pull.info = self._info(number, self.pushes[number])
         pull.head_files = dict(files)
         pull.files = [added(path, text) for path, text in sorted(files.items())]
-        outcome = review_pull_request(
+        result = review_pull_request(
             self.services, self.step, number, event="pull_request", carry=True, identity=ACTIONS
         )
-        assert outcome.kind is OutcomeKind.REVIEWED, self.lines[-5:]
+        assert result.kind is ResultKind.REVIEWED, self.lines[-5:]
 
     def state(self, number: int) -> PublishState:
         [summary] = [
@@ -302,7 +303,7 @@ class Month:
                 },
             }
         )
-        assert handle_comment(self.services, self.step, event).kind is OutcomeKind.DONE
+        assert handle_comment(self.services, self.step, event).kind is ResultKind.DONE
 
     def live(self, pull: Pull, day: str) -> None:
         """A PR opened, reviewed, acted on, pushed to, and closed on `day`."""
@@ -322,7 +323,8 @@ class Month:
         closed = self.host.pulls[number]
         closed.info = closed.info.model_copy(update={"state": "closed"})
         closed.closed_at, closed.merged = f"2026-{day}T16:00:00Z", pull.merged
-        close_on_pull(self.services, self.step, number, ACTIONS, merged=pull.merged)
+        context = PullContext.open(self.services, self.step, number, ACTIONS)
+        close_on_pull(context, merged=pull.merged)
 
     # ------------------------------------------------------------------ the learnings
 

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from consensus.app.calibrate import calibrate, prepared
-from consensus.app.commands import handle_comment
-from consensus.app.pull_review import review_pull_request
-from consensus.app.reply_event import answer_on_pull
+from consensus.app.pull.context import PullContext
+from consensus.app.pull.review import review_pull_request
+from consensus.app.talk.commands import handle_comment
+from consensus.app.talk.reply_event import answer_on_pull
 from consensus.ingest.redact import redact_text
 from consensus.model.events import IssueCommentEvent
 from consensus.model.labels import LabelledClaim
@@ -141,7 +142,8 @@ def test_the_conversation_quotes_the_finding_without_its_keys(
     before = len(reviewed.models.calls)
     [ours] = [c for c in reviewed.host.review_comment_list if "SQL injection" in c.body]
     asked = reviewed.host.seed_reply(ours.id, "Why is this a problem?", author="randall")
-    answer_on_pull(reviewed.services(), reviewed.step(), NUMBER, ACTIONS, only=asked)
+    context = PullContext.open(reviewed.services(), reviewed.step(), NUMBER, ACTIONS)
+    answer_on_pull(context, only=asked)
     calls = reviewed.models.calls[before:]
     assert holds_no_planted_value(calls, values) == {"converse"}
     assert replaced(calls, "aws-access-key") == replaced(calls, "custom") == {"converse"}

@@ -18,7 +18,7 @@ from consensus.bench.judge import (
     parse_judgement,
 )
 from consensus.bench.labels import jsonl, label_findings
-from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, wilson
+from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, interval
 from consensus.bench.suite import Golden, SuitePR, load_suite
 from consensus.errors import ConfigError
 from consensus.model.base import Category, FailureKind, Severity, Status, VerdictKind
@@ -201,13 +201,13 @@ def test_by_severity_takes_recall_from_goldens_and_precision_from_findings() -> 
     ],
 )
 def test_wilson_interval_matches_published_values(k: int, n: int, low: float, high: float) -> None:
-    interval = wilson(k, n)
-    assert interval is not None
-    assert interval == pytest.approx((low, high), abs=1e-4)
+    found = interval(k, n)
+    assert found is not None
+    assert found == pytest.approx((low, high), abs=1e-4)
 
 
 def test_no_trial_has_no_interval() -> None:
-    assert wilson(0, 0) is None
+    assert interval(0, 0) is None
 
 
 def test_the_f1_bootstrap_is_reproducible_and_brackets_the_estimate() -> None:

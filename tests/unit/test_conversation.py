@@ -13,13 +13,13 @@ from consensus.publish.conversation import (
     answer_marker,
     classify_words,
     dismissed_answer,
-    dismissed_state,
     fixed_answer,
     fixed_commit,
     model_answer,
     pending_replies,
     plan_reply,
 )
+from consensus.publish.dismissal import dismissed
 from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.publish.thread import Identity, fingerprint_marker
 from tests.e2e.test_review_threads import tracked
@@ -192,8 +192,8 @@ def test_what_we_say_on_a_dismissal_and_a_fixed_check() -> None:
 
 def test_a_dismissal_by_reply_is_kept_in_the_state() -> None:
     state = PublishState(head_sha="h", findings=(tracked(FP),))
-    after = dismissed_state(
-        state, FP, by="maria", reason="the caller holds the lock", finding_id="F1", title="t"
+    after = dismissed(
+        state, FP, by="maria", reason="the caller holds the lock", finding=("F1", "t"), via="reply"
     )
     read = decode_state(f"x\n{encode_state(after)}")
     assert read is not None

@@ -25,7 +25,7 @@ from consensus.publish.learnings import (
 from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
-from consensus.render.learned import wilson
+from consensus.render.learned import rate
 from consensus.settings.calibration_file import with_learned_calibration
 from consensus.settings.config import PublishSettings, Settings
 from consensus.settings.learned import (
@@ -268,10 +268,9 @@ def test_the_learnings_calibrate_a_review_unless_the_configuration_names_one() -
     assert broken == Settings()  # the review reports it where it reads the suppressions
 
 
-def test_wilson_intervals() -> None:
-    low, high = wilson(8, 10)
-    assert round(low, 3) == 0.490 and round(high, 3) == 0.943
-    assert wilson(0, 0) == (0.0, 1.0)
+def test_a_rate_is_shown_with_its_wilson_interval() -> None:
+    assert rate(8, 10) == "80% [49%–94%] of 10"
+    assert rate(0, 0) == "– of 0"
 
 
 def test_consensus_learned_prints_the_table(tmp_path: Path) -> None:

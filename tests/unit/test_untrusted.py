@@ -18,13 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from consensus.app.commands import handle_comment
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -41,7 +41,8 @@ from consensus.publish.answers import (
     render_answer,
     verified_section,
 )
-from consensus.publish.plan import Scope, inline_body, plan_publish
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import Scope, plan_publish
 from consensus.publish.records import finding_record
 from consensus.publish.state import (
     Dismissal,
@@ -325,7 +326,7 @@ def comment(host: FakeGitHubHost, body: str, login: str) -> str:
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
     wired = services(env, log=lambda line: None, github=host)
-    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
+    assert handle_comment(wired, action_step(env), event).kind is not ResultKind.INCOMPLETE
     return host.issue_comment_list[-1].body
 
 
