@@ -44,6 +44,9 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+# The loopback servers beside the package (consensus_sim/, shipped in the same wheel) are
+# held to the same sizes as the product's modules; their imports have a rule of their own.
+SIMULATION = {module_name(p): p for p in sorted((PACKAGE.parent / "consensus_sim").rglob("*.py"))}
 
 
 def part_of(module: str) -> str:
@@ -198,11 +201,11 @@ def longer_modules() -> dict[str, int]:
     return {m.group(1).replace("/", "."): int(m.group(2)) for m in rows if m is not None}
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+@pytest.mark.parametrize("module", sorted({**MODULES, **SIMULATION}))
 def test_no_module_is_over_450_lines(module: str) -> None:
     """Over the cap, split where the meaning splits; or, when it does not, raise the cap
     for the module in ARCHITECTURE.md with the reason."""
-    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+    lines = {**MODULES, **SIMULATION}[module].read_text(encoding="utf-8").count("\n")
     cap = longer_modules().get(module, MAX_MODULE_LINES)
     assert lines <= cap, f"{module}: {lines} lines"
 
@@ -268,7 +271,7 @@ SETTINGS_RECEIVER = re.compile(
 
 
 def functions() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    for module, path in MODULES.items():
+    for module, path in {**MODULES, **SIMULATION}.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 yield module, node
