@@ -77,6 +77,9 @@ from consensus.model.findings import (  # noqa: E402
     ModelReview,
     ScoredCluster,
 )
+from consensus.model.calibration import Calibration  # noqa: E402
+from consensus.model.history import PanelTally  # noqa: E402
+from consensus.model.panel import PanelEstimate  # noqa: E402
 from consensus.model.reply import ReplyFinding, ReviewReply  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
 from consensus.review.audit import audit  # noqa: E402
@@ -112,7 +115,8 @@ class SimParams:
     prs: int = 1_000
     seed: int = 1
     judges: JudgePreset = AGREEABLE  # how the simulated verifiers answer
-    calibrated: bool = True  # the product knows the judges' TPR/TNR (else its defaults)
+    calibrated: bool = False  # the product is given the judges' calibration (labels)
+    history: PanelTally | None = None  # earlier runs' counts, as .consensus/learned.yml pools them
     shared_fp_per_pr: float = 0.5  # invented problems reported by two reviewers at once
     shared3_fp_per_pr: float = 0.3  # severe invented problems three families report
     clean_share: float = 0.2  # PRs with no bug at all
@@ -385,12 +389,15 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
     """The simulated verifier panel, deterministic per (seed, request).
 
     Verification: a real claim confirmed with the judge family's TPR, a false one refuted
-    with its TNR; a wrong answer is `uncertain` with the preset's share, else the opposite
+    with its TNR; a wrong answer is `uncertain` with the judge's share, else the opposite
     verdict; a verifier whose family reported the problem confirms it with probability
-    `self_preference` first. "Same problem?": right with `same_accuracy`."""
+    `self_preference` first. A family asked again about a claim it has judged returns its
+    first verdict with the preset's `repeat`, else answers afresh. "Same problem?": right
+    with `same_accuracy`."""
     preset = params.judges
     families = {r.model: r.family for r in params.reviewers}
     problems = {p for p in pr.reporters}
+    first: dict[tuple[str, str, int, int], str] = {}  # (family, claim) → its first verdict
 
     def problem_at(path: str, line: int, end: int) -> Problem | None:
         near = [
@@ -400,6 +407,18 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
         ]
         return min(near, key=lambda p: (abs(p.line - line), p.line), default=None)
 
+    def fresh(request: CompletionRequest, prompt: str, real: bool, own: bool) -> str:
+        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
+            return "confirmed"
+        judge = preset.judge(families.get(request.model, request.model))
+        right = judge.tpr if real else judge.tnr
+        draw = _draw(params.seed, request.model, prompt)
+        if draw < right:
+            return "confirmed" if real else "refuted"
+        if draw < right + (1 - right) * (1 - judge.uncertain):
+            return "refuted" if real else "confirmed"
+        return "uncertain"
+
     def verdict(request: CompletionRequest, prompt: str) -> str:
         where = _LOCATION.search(prompt)
         if where is None:
@@ -407,17 +426,14 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
         path, line, end = where["path"], int(where["line"]), int(where["end"])
         real = about_bug(pr.bugs, path, line, end) is not None
         problem = problem_at(path, line, end)
-        own = problem is not None and families.get(request.model) in pr.reporters[problem]
-        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
-            return "confirmed"
-        tpr, tnr = preset.rates(families.get(request.model, request.model))
-        right = tpr if real else tnr
-        draw = _draw(params.seed, request.model, prompt)
-        if draw < right:
-            return "confirmed" if real else "refuted"
-        if draw < right + (1 - right) * (1 - preset.uncertain):
-            return "refuted" if real else "confirmed"
-        return "uncertain"
+        family = families.get(request.model, request.model)
+        own = problem is not None and family in pr.reporters[problem]
+        key = (family, path, line, end)
+        if key in first and _draw(params.seed, "repeat", request.model, prompt) < preset.repeat:
+            return first[key]
+        answer = fresh(request, prompt, real, own)
+        first.setdefault(key, answer)
+        return answer
 
     def side(text: str) -> set[Problem | None]:
         where = _SIDE.search(text)
@@ -564,7 +580,9 @@ def settings_for(
     `params.rule`); the judges' calibration when `params.calibrated`."""
     model, voters = params.configured_judges if configured else (None, ())
     families = sorted({r.family for r in params.reviewers})
-    calibration = params.judges.calibration(families) if params.calibrated else None
+    calibration = params.judges.calibration(families) if params.calibrated else Calibration()
+    if params.history is not None:
+        calibration = calibration.with_knowledge(Calibration(history=params.history))
     inspector = {
         "model": model,
         "voters": voters,
@@ -603,6 +621,7 @@ class Outcome:
     items: list[ScoredCluster]
     verify_calls: int
     same_calls: int
+    panel: PanelEstimate | None = None  # the product's estimate of the judges (weighed rule)
 
 
 async def decide(
@@ -647,7 +666,7 @@ async def decide(
     if k is None:
         return Outcome(scored, 0, 0)
     judges = {} if code.independent is None else {"independent": code.independent}
-    items = await code.verify(
+    verified = await code.verify(
         scored,
         diff=pr.diff,
         panel=panel,
@@ -657,7 +676,9 @@ async def decide(
         source=_Source(pr.texts) if params.with_source else None,
         **judges,
     )
-    return Outcome(items, len(client.calls) - same_calls, same_calls)
+    items = verified if isinstance(verified, list) else verified.items
+    panel = None if isinstance(verified, list) else verified.panel
+    return Outcome(items, len(client.calls) - same_calls, same_calls, panel)
 
 
 # --------------------------------------------------------------------------- evaluation

@@ -83,7 +83,10 @@ def closed_pull(thread: ClosedPullThread, identity: Identity, log: Log) -> Close
     if read.state_problem:
         log(f"warning: PR #{thread.number}: {read.state_problem}")
     return ClosedPull(
-        number=thread.number, closed_at=thread.closed_at, outcomes=read.state.outcomes
+        number=thread.number,
+        closed_at=thread.closed_at,
+        outcomes=read.state.outcomes,
+        panel=read.state.panel,
     )
 
 

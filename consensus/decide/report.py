@@ -23,6 +23,7 @@ from consensus.model.findings import (
     Suggestion,
     Usage,
 )
+from consensus.model.panel import PanelEstimate
 from consensus.model.report import (
     BudgetReport,
     FindingMember,
@@ -178,6 +179,7 @@ class ReportParts:
     reviewed: bool = True
     workflow: str | None = None
     budget: BudgetReport | None = None
+    panel: PanelEstimate | None = None
 
 
 def build_report(parts: ReportParts) -> Report:
@@ -237,4 +239,5 @@ def build_report(parts: ReportParts) -> Report:
         else None,
         coverage=coverage if reviewed else [],
         budget=budget,
+        panel=parts.panel,
     )

@@ -17,6 +17,7 @@ from consensus.model.base import (
 )
 from consensus.model.diff import Redaction, SkippedFile
 from consensus.model.findings import DroppedFinding, Suggestion, Verification
+from consensus.model.panel import PanelEstimate
 
 
 class Votes(BaseModel):
@@ -196,3 +197,4 @@ class Report(Frozen):
     carried: CarriedFiles | None = None  # files whose earlier decisions this run carried
     coverage: list[FileCoverage] = []  # each reviewable file, riskiest first
     budget: BudgetReport | None = None
+    panel: PanelEstimate | None = None  # each family's rates, as this run's votes show them

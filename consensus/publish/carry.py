@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Verification
@@ -282,14 +283,17 @@ def next_decisions(
 def decision_text(
     status: Status, votes_for: int, votes_of: int, checked: Verification | VerificationNote | None
 ) -> str:
-    """How a finding was decided, in a few characters: "verified 3–1", "consensus 3/4", and
-    "consensus 3/4 · verified 2–0" for a consensus that was checked before it was posted."""
+    """How a finding was decided, in a few words: "verified (confirmed by openai and
+    google)", "consensus 3/4", and "consensus 3/4 · verified (confirmed by qwen)" for a
+    consensus that was checked before it was posted."""
     agreed = f"{status.value} {votes_for}/{votes_of}"
-    if checked is None or not checked.confirmed + checked.refuted + checked.uncertain:
+    said = judged_by(checked.votes) if checked is not None else ""
+    if not said:
         return agreed
-    votes = f"{checked.confirmed}–{checked.refuted + checked.uncertain}"
     return (
-        f"{agreed} · verified {votes}" if status is Status.CONSENSUS else f"{status.value} {votes}"
+        f"{agreed} · verified ({said})"
+        if status is Status.CONSENSUS
+        else f"{status.value} ({said})"
     )
 
 

@@ -4,15 +4,17 @@ with it. Pure.
 - `learn`: the file with the outcomes of PRs closed after its `updated_through` added
   (a run with nothing new changes nothing): each reporting family's and persona's finding
   fixed / dismissed / left; each judge's verdict against the outcome (fixed = real,
-  dismissed = false); and each finding a maintainer dismissed *with a reason* as a
+  dismissed = false); each finding a maintainer dismissed *with a reason* as a
   suppression (its directory and extension, its defect kind, its title, the reason);
+  and each closed PR's last run's estimate of its panel (the state's `panel`), pooled
+  (model/history.py) into `panel`;
 - `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
   least half of the suppression's words), so it goes to the summary, never inline;
   `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
-  posted with "this came back after #N fixed it";
+  posted with "this came back after #N fixed it".
 
-The weighed votes read the file's family counts as their calibration
-(settings/learned.py, `learned_calibration`) when the configuration names none.
+Every review's estimate of its panel starts from the file's family counts (labels) and
+its pooled `panel` (settings/learned.py, `learned_calibration`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import PurePosixPath
 from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
 from consensus.model.base import Category, Frozen, VerdictKind
+from consensus.model.history import PanelTally
 from consensus.model.report import ReportFinding
 from consensus.publish.decided import FindingOutcome
 from consensus.publish.plan import Marks
@@ -46,6 +49,7 @@ class ClosedPull(Frozen):
     number: int
     closed_at: str  # ISO 8601, as GitHub writes it
     outcomes: tuple[FindingOutcome, ...] = ()
+    panel: PanelTally | None = None  # what its last run estimated of the panel
 
 
 def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
@@ -61,7 +65,10 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
     suppressions = list(learned.suppressions)
     known = {(s.path, s.kind, s.words) for s in suppressions}
     fixes = {(f.path, f.kind, f.words): f for f in learned.fixes}
+    panel = learned.panel
     for pull in new:
+        if pull.panel is not None:
+            panel = pull.panel if panel is None else panel.plus(pull.panel)
         for outcome in pull.outcomes:
             for family in outcome.families:
                 entry = families.setdefault(family, FamilyLearning().model_dump())
@@ -95,6 +102,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
             "personas": personas,
             "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
             "fixes": [f.model_dump() for f in list(fixes.values())[-MAX_FIXES:]],
+            "panel": panel.model_dump() if panel is not None else None,
         }
     )
 

@@ -54,6 +54,7 @@ from consensus.model.base import (
     source_by_name,
 )
 from consensus.model.findings import Verification, Vote
+from consensus.model.history import PanelTally
 from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, Label
 from consensus.publish.spent import Spent
@@ -216,6 +217,7 @@ class PublishState(Frozen):
     labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)  # publish/decided.py
     outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_OUTCOMES)
     closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed
+    panel: PanelTally | None = None  # what the last run estimated of its panel (learnings)
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)

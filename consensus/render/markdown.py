@@ -52,7 +52,8 @@ def row(cells: list[str]) -> str:
 
 
 def agreement(finding: ReportFinding) -> str:
-    """ "3/4 (75%)", or "3/4 · verified 3–0" for consensus that verification confirmed."""
+    """ "3/4 (75%)", or "3/4 · verified: confirmed by qwen" for consensus verification
+    checked and kept."""
     checked = checked_consensus(finding)
     tail = f" · {checked}" if checked else f" ({finding.agreement:.0%})"
     return f"{finding.votes.for_}/{finding.votes.of}{tail}"

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 
 import click
 
+from consensus.decide.evidence import judged_by
 from consensus.model.base import Severity, Status
 from consensus.model.report import Report, ReportFinding
 
@@ -101,20 +102,20 @@ def agreement_text(finding: ReportFinding) -> str:
 
 
 def checked_consensus(finding: ReportFinding) -> str | None:
-    """ "verified 3–0" for a consensus finding that verification checked and confirmed."""
+    """ "verified: confirmed by qwen" for a consensus finding verification checked and kept."""
     record = finding.verification
     if finding.status is not Status.CONSENSUS or record is None or not record.votes:
         return None
     chance = f" · {record.belief:.2f}" if record.belief is not None else ""
-    return f"verified {record.confirmed}–{record.refuted + record.uncertain}{chance}"
+    return f"verified: {judged_by(record.votes) or 'no verdict'}{chance}"
 
 
 def status_text(finding: ReportFinding) -> str:
-    counts = finding.verification
-    if counts is None:
+    """The status, with who judged it and how, by family."""
+    record = finding.verification
+    if record is None:
         return finding.status.value
-    tally = f"confirmed {counts.confirmed}, refuted {counts.refuted}"
-    return f"{finding.status.value} ({tally}, uncertain {counts.uncertain})"
+    return f"{finding.status.value} ({judged_by(record.votes) or 'no verdict'})"
 
 
 def providers_answered(report: Report) -> tuple[int, int]:

@@ -59,25 +59,24 @@ class ProviderSettings(_Strict):
 
 
 class InspectorSettings(_Strict):
-    """Verification of disputed findings: one inspector, then first-to-ahead-by-k voting.
+    """Verification of disputed findings: judges weigh in, family by family, until the
+    rule decides.
 
-    `model`: the inspector (default: a reviewing provider of a family not in the cluster).
-    `voters`: the voting panel, rotated (default: every reviewing provider).
-    Neither judges a finding its own family reported while another family answered
-    (consensus.verify.judges).
+    `model`: the first judge; `voters`: the others, in order (default: every reviewing
+    provider). Neither judges a finding its own family reported while another family
+    answered (review/judges.py).
     `ahead_by`: k; security and critical findings use max(k, 3).
-    `single_family_extra_lead`: a finding only one provider family reported is verified
-    only when confirmations lead by k + this (it is rejected when they trail by k).
-    `max_votes`: the cap on votes, the inspector's included (default 12; ahead-by-k: 2 ×
-    the lead to verify + 3).
+    `single_family_extra_lead`: ahead-by-k: a finding only one provider family reported
+    is verified only when confirmations lead by k + this (rejected when they trail by k).
+    `max_votes`: the cap on votes on one finding (default 12; ahead-by-k: 2 × the lead to
+    verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
-    every family reviewing its file reported is checked with a veto: one refutation by a
-    family that did not report it stops it (agreement is evidence, not proof, where a
-    wrong claim costs most).
-    `rule`: `weighed` (default): verdicts weigh by their judge family's TPR/TNR and a
-    finding is verified at `target_precision` (decide/evidence.py); `ahead-by-k`: every
-    vote the same; `veto`: one independent judge per consensus finding, nothing else.
+    every family reviewing its file reported is checked, from what its reports say, like
+    any other claim (agreement is evidence, not proof, where a wrong claim costs most).
+    `rule`: `weighed` (default): each family's rates as a judge and as a reporter are
+    estimated from the run's votes and a finding is verified at `target_precision`
+    (decide/evidence.py); `ahead-by-k`: every vote the same.
     """
 
     model: str | None = None
@@ -87,7 +86,7 @@ class InspectorSettings(_Strict):
     check_consensus: bool = False
     check_consensus_min_severity: Severity = Severity.HIGH
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
-    rule: Literal["weighed", "ahead-by-k", "veto"] = "weighed"
+    rule: Literal["weighed", "ahead-by-k"] = "weighed"
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
 
 
@@ -196,7 +195,8 @@ class Settings(_Strict):
     calibration: Calibration | str | None = None
 
     def judged_by(self) -> Calibration:
-        """The calibration the verification weighs votes by (empty: agreeable defaults)."""
+        """What the repository knows of its panel (labels and earlier runs), the prior of
+        every run's estimate of it (empty: the estimate's defaults alone)."""
         return self.calibration if isinstance(self.calibration, Calibration) else Calibration()
 
     @field_validator("paths", "exclude")
@@ -321,7 +321,7 @@ def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) ->
     if error["type"] == "extra_forbidden":
         model = _model_at(Settings, loc[:-1])
         known = sorted(model.model_fields) if model else []
-        close = difflib.get_close_matches(loc[-1], known, n=1)
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""
         return ConfigError(
             source,

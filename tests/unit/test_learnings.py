@@ -10,8 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from consensus.cli.main import cli
+from consensus.decide.panel_rates import known_counts
 from consensus.errors import ConfigError
 from consensus.model.base import Category, VerdictKind
+from consensus.model.history import FamilyTally, JudgeTally, PanelTally
 from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.learnings import (
     ClosedPull,
@@ -197,7 +199,8 @@ def test_a_person_may_delete_any_line() -> None:
     assert learned.suppressions == ()
 
 
-def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() -> None:
+def test_the_learnings_are_labels_however_few_and_their_panel_the_history() -> None:
+    pooled = PanelTally(runs=3, families={"openai": FamilyTally(judge=JudgeTally(refuted_false=4))})
     learned = Learned.model_validate(
         {
             "families": {
@@ -211,7 +214,8 @@ def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() 
                     },
                 },
                 "meta": {"reporter": {"dismissed": 1}, "judge": {"confirmed_false": 1}},
-            }
+            },
+            "panel": pooled.model_dump(),
         }
     )
     calibration = learned_calibration(learned)
@@ -219,22 +223,28 @@ def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() 
     assert openai.reporter is not None and openai.judge is not None
     assert (openai.reporter.right, openai.reporter.wrong) == (12, 3)
     assert openai.judge.confirmed_false == 8
-    judge = calibration.judge("openai")
-    assert judge.source == "calibrated" and round(judge.tnr, 2) == 0.2
-    assert "meta" not in calibration.families  # one dismissal is no evidence yet
-    assert calibration.judge("meta").source == "default"
-    assert learned_calibration(learn(Learned(), FIVE)).families == {}  # five PRs: too few
+    # One dismissal is one label: it counts, as one claim's worth.
+    meta = calibration.families["meta"]
+    assert meta.judge is not None and meta.judge.confirmed_false == 1
+    assert calibration.history == pooled
+    known = known_counts(calibration)
+    assert known.labelled == {"meta": 1, "openai": 21} and known.pooled == {"openai": 4.0}
 
 
-def test_the_learnings_calibrate_a_review_unless_the_configuration_names_one() -> None:
+def test_the_learnings_join_a_calibration_the_configuration_names() -> None:
     text = (
         "version: 1\nfamilies:\n  openai:\n    judge: "
         "{confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 8}\n"
     )
-    calibrated = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
-    assert calibrated.judged_by().judge("openai").source == "calibrated"
-    named = Settings.model_validate({"calibration": {"version": 1, "families": {}}})
-    assert with_learned_calibration(named, {LEARNED_PATH: text}.get) == named
+    learned = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
+    judge = learned.judged_by().families["openai"].judge
+    assert judge is not None and judge.confirmed_real == 10
+    named = Settings.model_validate(
+        {"calibration": {"families": {"openai": {"judge": {"confirmed_real": 5}}}}}
+    )
+    both = with_learned_calibration(named, {LEARNED_PATH: text}.get).judged_by()
+    added = both.families["openai"].judge
+    assert added is not None and (added.confirmed_real, added.confirmed_false) == (15, 8)
     broken = with_learned_calibration(Settings(), {LEARNED_PATH: "version: 9\n"}.get)
     assert broken == Settings()  # the review reports it where it reads the suppressions
 

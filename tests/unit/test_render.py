@@ -12,9 +12,9 @@ import jsonschema
 import pytest
 
 from consensus.errors import UsageError
-from consensus.model.base import Category, Severity, Status
+from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import Redaction, SkippedFile
-from consensus.model.findings import DroppedFinding, Verification
+from consensus.model.findings import DroppedFinding, Verification, Vote
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.render import FORMATS, render
 from consensus.render.markdown import ZWJ, escape_markdown_text
@@ -39,6 +39,7 @@ EXTRA_TOP = {
     "incomplete",
     "coverage",
     "budget",
+    "panel",
 }
 SPEC_FINDING = [
     "id",
@@ -136,7 +137,19 @@ def make_report(
                 category=Category.SECURITY,
                 title="Token compared with ==",
                 votes=(1, 2),
-                verification=Verification(confirmed=3, refuted=1),
+                verification=Verification(
+                    confirmed=3,
+                    refuted=1,
+                    votes=tuple(
+                        Vote(model=f"{f}/m", family=f, role="voter", verdict=v, reason="")
+                        for f, v in (
+                            ("anthropic", VerdictKind.CONFIRMED),
+                            ("google", VerdictKind.CONFIRMED),
+                            ("qwen", VerdictKind.CONFIRMED),
+                            ("mistral", VerdictKind.REFUTED),
+                        )
+                    ),
+                ),
             ),
             finding(
                 3,
@@ -341,7 +354,7 @@ def test_text_groups_posted_findings_by_file_sorted_by_line() -> None:
     assert heads[1].split()[1] == "HIGH" and heads[1].endswith("[F1]")
     assert "agreement 2/2 (1.00) · openai/gpt-5.1, anthropic/claude-sonnet-4-5" in text
     assert "personas: correctness, security · consensus" in text
-    assert "verified (confirmed 3, refuted 1, uncertain 0)" in text
+    assert "verified (confirmed by anthropic, google and qwen, refuted by mistral)" in text
     assert "    Use a bound parameter instead." in text
 
 
