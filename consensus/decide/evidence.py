@@ -41,7 +41,7 @@ from consensus.model.findings import Vote
 __all__ = ["logit", "probability"]
 
 WEIGHED_CAP = 12  # votes on one claim when `max_votes` is not set
-EPSILON = 1e-9  # a sum of weights that lands on a bound has reached it
+EPSILON = 1e-6  # a sum of weights within this of a bound has reached it (rates are estimated)
 
 
 @dataclass(frozen=True)
