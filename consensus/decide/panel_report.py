@@ -1,6 +1,6 @@
-"""What a run's estimate says of each family, as the report shows it: each rate with its 95%
-interval, and what it rests on here ("anthropic judged 9 claims here: refuted 4 of the 5
-the panel rejected"), and on labels and earlier runs."""
+"""What a run's estimate says of each family, as the report keeps it: each rate with its 95%
+interval, what it rests on here (the claims the family judged, and how the panel decided
+them), and the labels and earlier runs behind it (render/panel.py puts it in words)."""
 
 from __future__ import annotations
 
@@ -84,23 +84,3 @@ def _family(
             **rates,
         }
     )
-
-
-def rests_on(family: FamilyEstimate) -> str:
-    """ "anthropic judged 9 claims here: refuted 4 of the 5 the panel rejected, confirmed 3
-    of the 4 it verified; 120 labelled claims; 80 claims of earlier runs"."""
-    plural = "claim" if family.judged == 1 else "claims"
-    text = f"{family.family} judged {family.judged} {plural} here"
-    said = []
-    if family.rejected:
-        refuted = f"refuted {family.refuted_rejected} of the {family.rejected}"
-        said.append(f"{refuted} the panel rejected")
-    if family.verified:
-        said.append(f"confirmed {family.confirmed_verified} of the {family.verified} it verified")
-    if said:
-        text += ": " + ", ".join(said)
-    if family.labelled:
-        text += f"; {family.labelled} labelled claims"
-    if family.pooled >= 1:
-        text += f"; {family.pooled:.0f} claims of earlier runs"
-    return text

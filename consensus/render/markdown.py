@@ -12,7 +12,9 @@ import re
 
 from consensus import __version__
 from consensus.model.base import Status
+from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report, ReportFinding
+from consensus.render.panel import HEAD, NOTE, TITLE, panel_rows
 from consensus.render.text import (
     checked_consensus,
     context_lines,
@@ -95,6 +97,14 @@ def _details(finding: ReportFinding) -> list[str]:
     ]
 
 
+def panel_block(panel: PanelEstimate) -> list[str]:
+    """Each family's estimated rates, folded: what the verification weighed votes by."""
+    rows = [row(list(HEAD)), row(["---"] * len(HEAD))]
+    rows += [row([code(r[0]), *(cell(c) for c in r[1:])]) for r in panel_rows(panel)]
+    return ["<details>", f"<summary>{TITLE}</summary>", "", *rows, "", escape_line(NOTE), "",
+            "</details>"]  # fmt: skip
+
+
 def providers_table(report: Report) -> list[str]:
     header = ["Model", "Status", "Calls", "Not sent", "Tokens in / out", "Cost", "Error"]
     rows = [row(header), row(["---"] * len(header))]
@@ -166,6 +176,8 @@ def render_markdown(report: Report) -> str:
 
     if report.providers:
         out += ["### Providers", "", *providers_table(report), ""]
+    if report.panel is not None and report.panel.judged:
+        out += [*panel_block(report.panel), ""]
 
     places = [
         f"{code(f'{r.path}:{r.line}' if r.line else r.path)} ({r.kind})" for r in report.redactions

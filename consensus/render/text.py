@@ -21,6 +21,7 @@ import click
 from consensus.decide.evidence import judged_by
 from consensus.model.base import Severity, Status
 from consensus.model.report import Report, ReportFinding
+from consensus.render.panel import panel_lines
 
 BODY_WIDTH = 88
 BODY_MAX_LINES = 6
@@ -309,6 +310,9 @@ def render_text(report: Report, *, color: bool = False) -> str:
             )
         out.append("")
 
+    if report.panel is not None and report.panel.judged:
+        out += [style(line, bold=n == 0) for n, line in enumerate(panel_lines(report.panel))]
+        out.append("")
     out += _footer(report, style)
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -125,7 +125,7 @@ def _judgement(panel: Estimate, claim: Open, target: float) -> Judgement:
     elif outcome is None:
         outcome = Status.UNDECIDED
         why = "no family left to ask" if claim.asked >= len(claim.judges) else "the vote cap"
-        reason = f"undecided ({why}): {words}{bad}"
+        reason = f"undecided: {why}; {words}{bad}"
     else:
         reason = f"{outcome.value}: {words}"
     return judgement_of(outcome, tally, 0, probability(level), reason)

@@ -16,7 +16,6 @@ from consensus.decide.ahead_by import Lead, ahead_by_for, decide, lead_for, max_
 from consensus.decide.evidence import belief, observed
 from consensus.decide.judgement import claim_of
 from consensus.decide.panel_rates import estimate, known_counts
-from consensus.decide.panel_report import rests_on
 from consensus.model.base import (
     SCAN_NAME,
     Category,
@@ -33,6 +32,7 @@ from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
 from consensus.publish.claims import claim_of_record
 from consensus.publish.state import FindingRecord, MemberNote
+from consensus.render.panel import rests_on
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judge_calls import sampling_seed
