@@ -65,6 +65,9 @@ class ReportFinding(Frozen):
     # The head this decision was made on, when an earlier run made it on the same code and
     # this run carried it (no model was asked again); None when this run decided it.
     carried_from: str | None = None
+    # Where its lines were moved from ("src/old.py:12"), when the change only moved them:
+    # code the pull request did not write (ingest/moved.py).
+    moved_from: str | None = None
 
     @property
     def found_by_scan(self) -> bool:

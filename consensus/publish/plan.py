@@ -23,7 +23,7 @@ from typing import Literal
 
 from consensus.decide.evidence import evidence_words
 from consensus.ingest.hunks import Hunks
-from consensus.model.base import Frozen, Status
+from consensus.model.base import Frozen, Severity, Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
@@ -62,6 +62,7 @@ class Placement(str, Enum):
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
     DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
     SUPPRESSED = "suppressed"  # a suppression of .consensus/learned.yml: summary only
+    MOVED = "in_moved_code"  # on lines the change only moved: summary, unless critical
 
     @property
     def inline(self) -> bool:
@@ -190,6 +191,8 @@ def _place(
         return Placement.INLINE_EARLIER, "", None
     if not quorum:
         return Placement.NO_QUORUM, "quorum not met: advisory only", None
+    if finding.moved_from and not finding.severity.at_least(Severity.CRITICAL):
+        return Placement.MOVED, f"in moved code (from {finding.moved_from})", None
     anchor = _anchor(finding, hunks)
     if anchor is None:
         return Placement.NOT_ON_DIFF, "its line is not on the PR diff", None
