@@ -78,9 +78,10 @@ class JudgePreset:
         return Calibration(families=entries)
 
     def describe(self) -> str:
-        each = "; ".join(
-            f"{f} TPR {j.tpr:g} / TNR {j.tnr:g}" for f, j in self.judges
-        ) or f"TPR {self.default.tpr:g} / TNR {self.default.tnr:g}"
+        each = (
+            "; ".join(f"{f} TPR {j.tpr:g} / TNR {j.tnr:g}" for f, j in self.judges)
+            or f"TPR {self.default.tpr:g} / TNR {self.default.tnr:g}"
+        )
         shares = sorted({f"{j.uncertain:.0%}" for _, j in self.judges} or {"0%"})
         text = f"{each}; a wrong answer `uncertain` {' or '.join(shares)} of the time"
         if self.self_preference:

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from consensus.decide.panel_prior import (
     DEFAULT_PRIOR,
@@ -53,9 +53,7 @@ from consensus.decide.panel_prior import (
     Known,
     Prior,
     Verdicts,
-    judged,
     known_counts,
-    reported,
 )
 from consensus.model.base import VerdictKind
 from consensus.model.history import (
@@ -89,12 +87,20 @@ class Observed:
 @dataclass(frozen=True)
 class Rates:
     """One family's point rates: its verdicts' shares on real and on false claims, its
-    reports'."""
+    reports'; and the log-likelihood ratio of each thing it may say."""
 
     real: tuple[float, float, float]  # confirmed, refuted, uncertain on a real claim
     false: tuple[float, float, float]  # … on a false one
     recall: float
     invention: float
+    weights: tuple[float, float, float] = field(init=False)  # per verdict, in VERDICTS order
+    reports: tuple[float, float] = field(init=False)  # (silent, reported)
+
+    def __post_init__(self) -> None:
+        weights = tuple(math.log(r / f) for r, f in zip(self.real, self.false, strict=True))
+        silent = math.log((1 - self.recall) / (1 - self.invention))
+        object.__setattr__(self, "weights", weights)
+        object.__setattr__(self, "reports", (silent, math.log(self.recall / self.invention)))
 
     @property
     def tpr(self) -> float:
@@ -106,14 +112,11 @@ class Rates:
 
     def report(self, reported: bool) -> float:
         """The log-likelihood ratio of a report (or a silence) of this family."""
-        if reported:
-            return math.log(self.recall / self.invention)
-        return math.log((1 - self.recall) / (1 - self.invention))
+        return self.reports[reported]
 
     def verdict(self, verdict: VerdictKind) -> float:
         """The log-likelihood ratio of a verdict of this family."""
-        at = VERDICTS.index(verdict)
-        return math.log(self.real[at] / self.false[at])
+        return self.weights[VERDICTS.index(verdict)]
 
 
 @dataclass(frozen=True)
@@ -123,14 +126,19 @@ class Panel:
     real: tuple[float, ...]  # share of real claims, by reporting families (1, 2, 3, 4+)
     rates: Mapping[str, Rates]
     fallback: Rates  # a family the run never saw: the prior's (and the panel's) rates
+    averages: tuple[float, float] = field(init=False)  # the panel's (silent, reported)
+
+    def __post_init__(self) -> None:
+        rates = list(self.rates.values()) or [self.fallback]
+        averages = tuple(sum(r.reports[n] for r in rates) / len(rates) for n in (0, 1))
+        object.__setattr__(self, "averages", averages)
 
     def family(self, name: str) -> Rates:
         return self.rates.get(name, self.fallback)
 
     def average(self, reported: bool) -> float:
         """The panel's average report (or silence) weight: the agreement shares hold it."""
-        weights = [r.report(reported) for r in self.rates.values()] or [0.0]
-        return sum(weights) / len(weights)
+        return self.averages[reported]
 
 
 @dataclass(frozen=True)
@@ -205,47 +213,91 @@ def _implied_precision(share: float, family: Rates, panel: Panel) -> float:
     return probability(logit(share) + family.report(True) - panel.average(True))
 
 
-def _posteriors(claims: Sequence[Observed], panel: Panel, known: Known) -> tuple[float, ...]:
+@dataclass(frozen=True)
+class _Read:
+    """A claim as the EM loop reads it, worked out once: its agreement bucket, each
+    reviewing family with whether it reported, each verdict's family and index."""
+
+    bucket: int
+    seen: tuple[tuple[str, bool], ...]
+    verdicts: tuple[tuple[str, int], ...]
+
+
+def _read(claim: Observed, judged: bool = True) -> _Read:
+    return _Read(
+        bucket=agreement(len(claim.reporters)),
+        seen=tuple((f, f in claim.reporters) for f in _seen(claim)),
+        verdicts=tuple((f, VERDICTS.index(v)) for f, v in claim.verdicts) if judged else (),
+    )
+
+
+def _posteriors(claims: Sequence[_Read], panel: Panel, known: Known) -> list[float]:
     out = []
+    shares = [logit(share) for share in panel.real]
+    averages = panel.averages
     for claim in claims:
-        level = _start(claim, panel, known)
-        for name, verdict in claim.verdicts:
-            level += panel.family(name).verdict(verdict)
+        level = shares[claim.bucket]
+        for name, reported in claim.seen:
+            level += panel.family(name).reports[reported] - averages[reported]
+        if known.precision:
+            level = _start_labelled(claim, panel, known, level)
+        for name, at in claim.verdicts:
+            level += panel.family(name).weights[at]
         out.append(probability(level))
-    return tuple(out)
+    return out
 
 
-def _unjudged(claim: Observed) -> Observed:
-    return Observed(reporters=claim.reporters, reviewers=claim.reviewers)
+def _start_labelled(claim: _Read, panel: Panel, known: Known, level: float) -> float:
+    share = panel.real[claim.bucket]
+    for name, reported in claim.seen:
+        labels = known.precision.get(name)
+        if labels is not None and reported:
+            implied = _implied_precision(share, panel.family(name), panel)
+            said = (labels + Beta(LABEL_WEIGHT * implied, LABEL_WEIGHT * (1 - implied))).mean
+            level += logit(_clamped(said)) - logit(_clamped(implied))
+    return level
 
 
-def _data(claims: Sequence[Observed], posteriors: Sequence[float]) -> PanelTally:
-    """This run's soft counts: each claim's reports, silences and verdicts, split between
-    real and false by its probability."""
-    judge: dict[str, dict[str, float]] = {}
-    report: dict[str, dict[str, float]] = {}
+# Soft counts of one family, in this order: confirmed, refuted, uncertain on real claims,
+# the same on false ones; reported and silent on real claims, on false ones.
+_SLOTS = 10
+
+
+def _soft(
+    claims: Sequence[_Read], posteriors: Sequence[float]
+) -> tuple[dict[str, list[float]], list[list[float]]]:
+    """This run's soft counts, each claim split between real and false by its probability."""
+    counts: dict[str, list[float]] = {}
     shares = [[0.0, 0.0] for _ in range(AGREEMENTS)]
     for claim, p in zip(claims, posteriors, strict=True):
-        bucket = shares[agreement(len(claim.reporters))]
+        q = 1 - p
+        bucket = shares[claim.bucket]
         bucket[0] += p
-        bucket[1] += 1 - p
-        for name in _seen(claim):
-            side = report.setdefault(name, dict.fromkeys(ReportTally.model_fields, 0.0))
-            said = "reported" if name in claim.reporters else "silent"
-            side[f"{said}_real"] += p
-            side[f"{said}_false"] += 1 - p
+        bucket[1] += q
+        for name, reported in claim.seen:
+            row = counts.setdefault(name, [0.0] * _SLOTS)
+            at = 6 if reported else 7
+            row[at] += p
+            row[at + 2] += q
         for name, verdict in claim.verdicts:
-            side = judge.setdefault(name, dict.fromkeys(JudgeTally.model_fields, 0.0))
-            side[f"{verdict.value}_real"] += p
-            side[f"{verdict.value}_false"] += 1 - p
-    families = {
-        name: FamilyTally(
-            judge=JudgeTally(**judge.get(name, {})), reporter=ReportTally(**report.get(name, {}))
+            row = counts.setdefault(name, [0.0] * _SLOTS)
+            row[verdict] += p
+            row[3 + verdict] += q
+    return counts, shares
+
+
+def _tally(counts: dict[str, list[float]], shares: list[list[float]]) -> PanelTally:
+    families = {}
+    for name in sorted(counts):
+        row = counts[name]
+        families[name] = FamilyTally(
+            judge=JudgeTally(**dict(zip(JudgeTally.model_fields, row[:6], strict=True))),
+            reporter=ReportTally(
+                reported_real=row[6], silent_real=row[7], reported_false=row[8], silent_false=row[9]
+            ),
         )
-        for name in sorted({*judge, *report})
-    }
-    claims_held = tuple(ClaimTally(real=real, false=false) for real, false in shares)
-    return PanelTally(runs=1, claims=claims_held, families=families)
+    claims = tuple(ClaimTally(real=real, false=false) for real, false in shares)
+    return PanelTally(runs=1, claims=claims, families=families)
 
 
 @dataclass(frozen=True)
@@ -258,20 +310,27 @@ class Counts:
     invention: Beta
 
 
+def _parts(row: Sequence[float]) -> tuple[Verdicts, Verdicts, Beta, Beta]:
+    return (
+        Verdicts.of(row[0], row[1], row[2]),
+        Verdicts.of(row[3], row[4], row[5]),
+        Beta(row[6], row[7]),
+        Beta(row[8], row[9]),
+    )
+
+
 def _counts(
-    names: Sequence[str], data: PanelTally, known: Known, prior: Prior
+    names: Sequence[str], counts: dict[str, list[float]], known: Known, prior: Prior
 ) -> dict[str, Counts]:
     """Every family's counts: the prior's, drawn toward the panel's own rates (`shrink`
     and `shrink_reports` claims' worth), what the repository knows, and this run's."""
-    mine = {name: data.families.get(name, FamilyTally()) for name in names}
-    real, false = prior.real_verdicts, prior.false_verdicts
-    recall, invention = prior.recall, prior.invention
-    for tally in mine.values():
-        (r, f), (s, i) = judged(tally), reported(tally)
-        real, false, recall, invention = real + r, false + f, recall + s, invention + i
+    whole = [sum(row[n] for row in counts.values()) for n in range(_SLOTS)]
+    real, false, recall, invention = _parts(whole)
+    real, false = prior.real_verdicts + real, prior.false_verdicts + false
+    recall, invention = prior.recall + recall, prior.invention + invention
     out = {}
     for name in names:
-        (r, f), (s, i) = judged(mine[name]), reported(mine[name])
+        r, f, s, i = _parts(counts.get(name, [0.0] * _SLOTS))
         out[name] = Counts(
             real=prior.real_verdicts
             + real.times(prior.shrink)
@@ -316,14 +375,18 @@ def _rates(counts: Counts) -> Rates:
 
 
 def _panel(
-    names: Sequence[str], data: PanelTally, known: Known, prior: Prior
+    names: Sequence[str],
+    data: tuple[dict[str, list[float]], list[list[float]]],
+    known: Known,
+    prior: Prior,
 ) -> tuple[Panel, dict[str, Counts]]:
-    counts = _counts(names, data, known, prior)
+    counts_of, held = data
+    counts = _counts(names, counts_of, known, prior)
     shares = tuple(
-        _clamped((p + k + Beta(d.real, d.false)).mean)
-        for p, k, d in zip(prior.real, known.real, data.claims, strict=True)
+        _clamped((p + k + Beta(real, false)).mean)
+        for p, k, (real, false) in zip(prior.real, known.real, held, strict=True)
     )
-    fallback = _rates(_counts(["?"], data, Known(), prior)["?"])
+    fallback = _rates(_counts(["?"], counts_of, Known(), prior)["?"])
     panel = Panel(real=shares, rates={n: _rates(counts[n]) for n in names}, fallback=fallback)
     return panel, counts
 
@@ -340,22 +403,24 @@ def estimate(
         | set(known.real_verdicts)
         | set(known.recall)
     )
-    panel, counts = _panel(names, PanelTally(), known, prior)
+    read = [_read(c) for c in claims]
+    nothing: tuple[dict[str, list[float]], list[list[float]]] = ({}, [[0.0, 0.0]] * AGREEMENTS)
+    panel, counts = _panel(names, nothing, known, prior)
     # The start reads the reports alone: the judges' rates are first measured on what
     # the reports say the claims are, so that "real" is anchored where reports put it.
-    posteriors = _posteriors([_unjudged(c) for c in claims], panel, known)
+    posteriors = _posteriors([_read(c, judged=False) for c in claims], panel, known)
     for _ in range(MAX_ROUNDS):
-        panel, counts = _panel(names, _data(claims, posteriors), known, prior)
-        moved = _posteriors(claims, panel, known)
+        panel, counts = _panel(names, _soft(read, posteriors), known, prior)
+        moved = _posteriors(read, panel, known)
         done = all(abs(a - b) < TOLERANCE for a, b in zip(moved, posteriors, strict=True))
         posteriors = moved
         if done:
             break
     return Estimate(
         panel=panel,
-        posteriors=posteriors,
+        posteriors=tuple(posteriors),
         counts=counts,
-        data=_data(claims, posteriors),
+        data=_tally(*_soft(read, posteriors)),
         known=known,
     )
 
