@@ -45,7 +45,5 @@ def ingest(
         skipped=(*parsed.skipped, *filtered, *moved),
         redactions=tuple(redactions),
         links=tuple(parsed.links),
-        moved=tuple(
-            m for m in moved_blocks(parsed.files, parsed.deleted) if m.path in kept_paths
-        ),
+        moved=tuple(m for m in moved_blocks(parsed.files, parsed.deleted) if m.path in kept_paths),
     )
