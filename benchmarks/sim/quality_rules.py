@@ -15,7 +15,9 @@ measured under each preset in three conditions:
   runs (model/history.py, capped at POOL_CAP claims' worth per family); here pooled at once,
   where the scheduled learnings run pools closed PRs in batches;
 - **calibrated**: the product given the judges' calibration (what `consensus calibrate`
-  would measure on 1,000 real and 1,000 false claims), each PR alone.
+  would measure on 1,000 real and 1,000 false claims), its runs pooled as in warm (a
+  repository with a calibration keeps its learnings too): warm against calibrated is what
+  the unlabelled history learns of the judges against what labels say of them.
 
 The frontier (cold) adds, under each preset: consensus without verification,
 first-to-ahead-by-k (every vote counts the same, k = 2), and weighed votes with the judges
@@ -74,7 +76,7 @@ def rules(preset: JudgePreset) -> tuple[Rule, ...]:
         Rule(ASSUMED, now(), labels=AGREEABLE),
         Rule(ESTIMATED, now()),
         Rule(WARM, now(), warm=True),
-        Rule(CALIBRATED, now(), labels=preset),
+        Rule(CALIBRATED, now(), labels=preset, warm=True),
     )
 
 
@@ -109,7 +111,7 @@ def condition(rule: str) -> str:
 
 
 async def _one_pr(
-    params: SimParams, pr: SimPR, chosen: Sequence[Rule], pool: PanelTally | None
+    params: SimParams, pr: SimPR, chosen: Sequence[Rule], pools: dict[str, PanelTally]
 ) -> list[Outcome]:
     """Every rule on one PR, one after the other: align and score once, for all of them."""
     threshold, k = HEADLINE
@@ -118,7 +120,7 @@ async def _one_pr(
 
     def knowing(rule: Rule) -> SimParams:
         labelled = replace(params, calibrated=rule.labels is not None, labels=rule.labels)
-        return replace(labelled, history=pool) if rule.warm else labelled
+        return replace(labelled, history=pools.get(rule.name)) if rule.warm else labelled
 
     outcomes = []
     for rule in chosen:
@@ -128,19 +130,19 @@ async def _one_pr(
 
 
 def simulate_rules(params: SimParams, chosen: Sequence[Rule]) -> dict[str, Tally]:
-    """Every rule on every PR of `params`, in sequence, totalled; the warm rule's estimates
-    pooled PR after PR."""
+    """Every rule on every PR of `params`, in sequence, totalled; each warm rule's estimates
+    pooled PR after PR, in a pool of its own."""
     totals: dict[str, Tally] = {r.name: Tally() for r in chosen}
-    pool: PanelTally | None = None
+    pools: dict[str, PanelTally] = {}
     for index in range(params.prs):
         pr = make_pr(params, index)
-        outcomes = asyncio.run(_one_pr(params, pr, chosen, pool))
+        outcomes = asyncio.run(_one_pr(params, pr, chosen, pools))
         for rule, outcome in zip(chosen, outcomes, strict=True):
             posted = [s.cluster for s in outcome.items if s.status.posted]
             totals[rule.name].add(tally(pr, posted, outcome.verify_calls, outcome.same_calls))
             if rule.warm and outcome.panel is not None:
-                tallied = outcome.panel.tally
-                pool = tallied if pool is None else pool.plus(tallied)
+                pool = pools.get(rule.name, PanelTally())
+                pools[rule.name] = pool.plus(outcome.panel.tally)
     return totals
 
 

@@ -1,9 +1,11 @@
 """The weighed rule in rounds over all of a run's claims, re-estimating the panel as votes
 arrive (decide/panel_rates.py, decide/evidence.py).
 
-Round one asks each claim's first FIRST_ROUND judges at once (two verdicts on a claim show
-the estimate how far its judges agree, and most claims need two); each later round asks
-one more judge of every claim still open. A judge is a family that has not judged the
+Round one asks each claim's first FIRST_ROUND judges at once: with four families, every
+family that did not report it. The estimate reads a panel from how far its judges agree on
+each claim, and a run's few claims give it little to read: three verdicts a claim show it
+far more than two, for about three more calls a PR than stopping at two would make. Each
+later round asks one more judge of every claim still open (on a wider panel). A judge is a family that has not judged the
 claim yet (one family, one judge), in the order `judges` chose: the configured inspector
 first. Before each round the panel is estimated again from every vote so far and every
 claim of the run, and every claim is decided again with that estimate: a claim that looked
@@ -39,7 +41,7 @@ from consensus.review.judges import Judges
 from consensus.review.tally import EXTRA_CALLS_PER_FINDING, Tally, judgement_of
 from consensus.settings.config import ProviderSettings
 
-FIRST_ROUND = 2
+FIRST_ROUND = 3
 
 
 @dataclass

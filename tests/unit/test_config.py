@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.decide.panel_prior import Beta, Dice
+from consensus.decide.panel_prior import ZERO, Beta, Verdicts
 from consensus.decide.panel_rates import Observed, estimate, known_counts
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
@@ -211,8 +211,8 @@ def test_a_calibration_inline_or_in_a_file_is_labels_the_estimate_starts_from(
     known = known_counts(inline.judged_by())
     # Each labelled claim counts once: 48 real ones confirmed, 2 missed; 41 false ones
     # confirmed, 9 refuted.
-    assert known.real_verdicts["openai"] == Dice(48, 2, 0)
-    assert known.false_verdicts["openai"] == Dice(41, 9, 0)
+    assert known.real_verdicts["openai"] == Verdicts(Beta(48, 2), ZERO)
+    assert known.false_verdicts["openai"] == Verdicts(Beta(41, 9), ZERO)
     assert known.precision["openai"] == Beta(30, 12)
     assert known.labelled == {"openai": 100}
     (tmp_path / ".consensus").mkdir()

@@ -58,7 +58,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from"}
+EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from", "moved_from"}
 SPEC_PROVIDER = [
     "model",
     "status",
