@@ -100,7 +100,10 @@ def _details(finding: ReportFinding) -> list[str]:
 def panel_block(panel: PanelEstimate) -> list[str]:
     """Each family's estimated rates, folded: what the verification weighed votes by."""
     rows = [row(list(HEAD)), row(["---"] * len(HEAD))]
-    rows += [row([code(r[0]), *(cell(c) for c in r[1:])]) for r in panel_rows(panel)]
+    rows += [
+        row([code(r[0]), *(cell(c, raw=True) for c in r[1:4]), cell(r[4])])
+        for r in panel_rows(panel)
+    ]
     return ["<details>", f"<summary>{TITLE}</summary>", "", *rows, "", escape_line(NOTE), "",
             "</details>"]  # fmt: skip
 

@@ -5,12 +5,13 @@ Round one asks each claim's first FIRST_ROUND judges at once: with four families
 family that did not report it. The estimate reads a panel from how far its judges agree on
 each claim, and a run's few claims give it little to read: three verdicts a claim show it
 far more than two, for about three more calls a PR than stopping at two would make. Each
-later round asks one more judge of every claim still open (on a wider panel). A judge is a family that has not judged the
-claim yet (one family, one judge), in the order `judges` chose: the configured inspector
-first. Before each round the panel is estimated again from every vote so far and every
-claim of the run, and every claim is decided again with that estimate: a claim that looked
-settled reopens when the panel turns out other than it seemed, and nothing is final until
-no open claim has a family left to ask. The last estimate decides every claim.
+later round asks one more judge of every claim still open (on a wider panel). A judge is a
+family that has not judged the claim yet (one family, one judge), in the order `judges`
+chose: the configured inspector first. Before each round the panel is estimated again from
+every vote so far and every claim of the run, and every claim is decided again with that
+estimate: a claim that looked settled reopens when the panel turns out other than it
+seemed, and nothing is final until no open claim has a family left to ask. The last
+estimate decides every claim.
 
 A claim whose family list is used up, or whose call cap is reached, between the bounds is
 undecided; one the budget stopped is left unjudged (`outcome` None) with the note that

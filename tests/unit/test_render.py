@@ -13,8 +13,10 @@ import pytest
 
 from consensus.errors import UsageError
 from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.calibration import Rate
 from consensus.model.diff import Redaction, SkippedFile
 from consensus.model.findings import DroppedFinding, Verification, Vote
+from consensus.model.panel import FamilyEstimate, PanelEstimate
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.render import FORMATS, render
 from consensus.render.markdown import ZWJ, escape_markdown_text
@@ -664,3 +666,43 @@ def test_an_unknown_cost_is_unknown_never_zero() -> None:
     for fmt in ("text", "markdown"):
         headline = "\n".join(render(report, fmt).splitlines()[:4])
         assert "cost unknown" in headline and "$0" not in headline
+
+
+# --------------------------------------------------------------------------- the panel
+
+
+def panel_estimate() -> PanelEstimate:
+    anthropic = FamilyEstimate(
+        family="anthropic",
+        tpr=Rate(value=0.91, low=0.7, high=0.98, n=14),
+        tnr=Rate(value=0.83, low=0.55, high=0.95, n=12),
+        precision=Rate(value=0.62, low=0.3, high=0.86, n=8),
+        judged=9,
+        rejected=5,
+        refuted_rejected=4,
+        verified=3,
+        confirmed_verified=3,
+        labelled=40,
+        pooled=120.4,
+    )
+    return PanelEstimate(families=(anthropic,), claims=14, judged=9)
+
+
+def test_every_output_shows_each_familys_estimate_and_what_it_rests_on() -> None:
+    report = make_report(panel=panel_estimate())
+    rests = (
+        "anthropic judged 9 claims here: refuted 4 of the 5 the panel rejected, confirmed 3 "
+        "of the 3 it verified; 40 labelled claims; 120 claims of earlier runs"
+    )
+    text = render(report, "text")
+    assert "Judges, as this run's votes show them (9 of 14 claims judged):" in text
+    assert "anthropic: confirms a real claim 0.91 [0.70, 0.98] · doubts a false one 0.83 " in text
+    assert rests in text
+    markdown = render(report, "markdown")
+    assert "<summary>Judges, as this run's votes show them</summary>" in markdown
+    assert (
+        f"| `anthropic` | 0.91 [0.70, 0.98] | 0.83 [0.55, 0.95] | 0.62 [0.30, 0.86] | {rests} |"
+        in (markdown)
+    )
+    assert "A blind spot every judge shares cannot show in votes" in markdown
+    assert "Judges, as this run's votes show them" not in render(make_report(), "text")
