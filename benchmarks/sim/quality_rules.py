@@ -17,7 +17,9 @@ measured under each preset in three conditions:
 - **calibrated**: the product given the judges' calibration (what `consensus calibrate`
   would measure on 1,000 real and 1,000 false claims), its runs pooled as in warm (a
   repository with a calibration keeps its learnings too): warm against calibrated is what
-  the unlabelled history learns of the judges against what labels say of them.
+  the unlabelled history learns of the judges against what labels say of them;
+- **a few labels**: cold, but told what 10 real and 10 false labelled claims per family
+  showed (an afternoon of labelling, as `consensus calibrate` measures it).
 
 The frontier (cold) adds, under each preset: consensus without verification,
 first-to-ahead-by-k (every vote counts the same, k = 2), and weighed votes with the judges
@@ -51,8 +53,9 @@ CONSENSUS_ONLY = "consensus ≥ 0.75, no verification"
 AHEAD_BY_K = "first-to-ahead-by-k, k=2 (every vote counts the same)"
 ASSUMED = "weighed votes, judges assumed agreeable (before they were estimated)"
 ESTIMATED = "weighed votes, judges estimated from the run (default)"
-COLD, WARM, CALIBRATED = "cold", "warm", "calibrated"
-CONDITIONS = (COLD, WARM, CALIBRATED)
+COLD, WARM, CALIBRATED, FEW = "cold", "warm", "calibrated", "a few labels"
+CONDITIONS = (COLD, WARM, CALIBRATED, FEW)
+FEW_LABELS = 10  # labelled claims of each kind per family in the `FEW` condition
 FRONTIER = (CONSENSUS_ONLY, AHEAD_BY_K, ASSUMED, ESTIMATED)
 PRESETS = (AGREEABLE, IMPARTIAL, DISCERNING, MIXED)
 
@@ -66,6 +69,7 @@ class Rule:
     code: Decisions | None
     labels: JudgePreset | None = None
     warm: bool = False
+    label_cases: int = 1_000
 
 
 def rules(preset: JudgePreset) -> tuple[Rule, ...]:
@@ -77,6 +81,7 @@ def rules(preset: JudgePreset) -> tuple[Rule, ...]:
         Rule(ESTIMATED, now()),
         Rule(WARM, now(), warm=True),
         Rule(CALIBRATED, now(), labels=preset, warm=True),
+        Rule(FEW, now(), labels=preset, label_cases=FEW_LABELS),
     )
 
 
@@ -119,7 +124,8 @@ async def _one_pr(
     shared: dict[tuple[bool, float], tuple[list[ScoredCluster], int]] = {}
 
     def knowing(rule: Rule) -> SimParams:
-        labelled = replace(params, calibrated=rule.labels is not None, labels=rule.labels)
+        labelled = replace(params, calibrated=rule.labels is not None, labels=rule.labels,
+                           label_cases=rule.label_cases)  # fmt: skip
         return replace(labelled, history=pools.get(rule.name)) if rule.warm else labelled
 
     outcomes = []
@@ -211,7 +217,7 @@ def report(run: RulesRun) -> str:
     for preset in run.presets:
         results = run.results[preset.name]
         lines += [f"{preset.name} judges ({preset.describe()}):", "", HEAD.format(what="rule")]
-        lines += [_row(name, results[name]) for name in (*FRONTIER, WARM, CALIBRATED)]
+        lines += [_row(name, results[name]) for name in (*FRONTIER, WARM, CALIBRATED, FEW)]
         goal = TARGETS[preset.name]
         marks = [f"{what} {'met' if ok else 'NOT MET'}" for what, _, ok in
                  _checks(goal, results[ESTIMATED])]  # fmt: skip
@@ -231,7 +237,7 @@ def judges_figures(runs: Sequence[RulesRun]) -> dict[str, str]:
     first = runs[0]
     conditions = [HEAD.format(what="judges (preset), condition, seed")]
     for preset in first.presets:
-        for name in (ESTIMATED, WARM, CALIBRATED):
+        for name in (ESTIMATED, WARM, CALIBRATED, FEW):
             for run in runs:
                 label = f"{preset.name}, {condition(name)}, seed {run.seed}"
                 cold = name == ESTIMATED and run is first

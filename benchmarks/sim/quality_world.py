@@ -115,6 +115,7 @@ class SimParams:
     judges: JudgePreset = AGREEABLE  # how the simulated verifiers answer
     calibrated: bool = False  # the product is given the judges' calibration (labels) …
     labels: JudgePreset | None = None  # … or another preset's (None: the judges' own)
+    label_cases: int = 1_000  # … measured on this many real and as many false claims
     history: PanelTally | None = None  # earlier runs' counts, as .consensus/learned.yml pools them
     shared_fp_per_pr: float = 0.5  # invented problems reported by two reviewers at once
     shared3_fp_per_pr: float = 0.3  # severe invented problems three families report
@@ -580,7 +581,9 @@ def settings_for(
     model, voters = params.configured_judges if configured else (None, ())
     families = sorted({r.family for r in params.reviewers})
     told = params.labels or params.judges
-    calibration = told.calibration(families) if params.calibrated else Calibration()
+    calibration = Calibration()
+    if params.calibrated:
+        calibration = told.calibration(families, cases=params.label_cases)
     if params.history is not None:
         calibration = calibration.with_knowledge(Calibration(history=params.history))
     inspector = {

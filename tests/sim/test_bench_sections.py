@@ -17,6 +17,7 @@ from benchmarks.sim.quality_figures import quality_figures
 from benchmarks.sim.quality_rules import (
     CALIBRATED,
     ESTIMATED,
+    FEW,
     FRONTIER,
     WARM,
     RulesRun,
@@ -390,7 +391,7 @@ def rules_run(seed: int, fp: int) -> RulesRun:
     the default rule, cold."""
     base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
                  clean_prs=2, clean_posted=1)  # fmt: skip
-    every = (*FRONTIER, WARM, CALIBRATED)
+    every = (*FRONTIER, WARM, CALIBRATED, FEW)
     results = {
         AGREEABLE.name: {name: replace(base, fp=fp + n) for n, name in enumerate(every)},
         IMPARTIAL.name: {name: replace(base, found=47, verify_calls=230) for name in every},
@@ -413,12 +414,16 @@ def test_judges_conditions_block_has_every_preset_in_every_condition_and_seed() 
         "agreeable, warm, seed 2",
         "agreeable, calibrated, seed 1",
         "agreeable, calibrated, seed 2",
+        "agreeable, a few labels, seed 1",
+        "agreeable, a few labels, seed 2",
         "**impartial, cold, seed 1**",
         "impartial, cold, seed 2",
         "impartial, warm, seed 1",
         "impartial, warm, seed 2",
         "impartial, calibrated, seed 1",
         "impartial, calibrated, seed 2",
+        "impartial, a few labels, seed 1",
+        "impartial, a few labels, seed 2",
     ]
     assert rows[2][1:] == ["**0.968**", "**0.760**", "**50.0** (1 on 2)", "**50.0**"]
     assert rows[3][1:] == ["0.900", "0.760", "50.0 (1 on 2)", "50.0"]
