@@ -302,3 +302,23 @@ def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_b
     assert [c.path for c in planned.review.comments] == ["src/app/jobs.py"] * 2  # never inline
     page = render_summary(report(lock, loop, other), planned, head_sha="a" * 40, links=[])
     assert "suppressed by a maintainer" in page and "the caller holds the lock" in page
+
+
+def test_the_closed_prs_estimates_of_their_panel_are_pooled_into_the_file() -> None:
+    def estimated(refuted: float) -> PanelTally:
+        judge = JudgeTally(confirmed_real=2.0, refuted_false=refuted)
+        return PanelTally(runs=1, families={"anthropic": FamilyTally(judge=judge)})
+
+    pulls = [
+        ClosedPull(number=8, closed_at="2026-12-01T10:00:00Z", panel=estimated(3.5)),
+        ClosedPull(number=9, closed_at="2026-12-02T10:00:00Z", panel=estimated(1.25)),
+        ClosedPull(number=10, closed_at="2026-12-03T10:00:00Z"),  # no run estimated one
+    ]
+    learned = learn(Learned(), pulls)
+    assert learned.panel is not None and learned.panel.runs == 2
+    judge = learned.panel.families["anthropic"].judge
+    assert (judge.confirmed_real, judge.refuted_false) == (4.0, 4.75)
+    # Written and read back as people see it, and the next review starts from it.
+    again = parse_learned(dump_learned(learned))
+    assert again.panel == learned.panel
+    assert learned_calibration(again).history == learned.panel
