@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=world.DEFAULT.seed)
     parser.add_argument("--judges", choices=sorted(PRESETS), default=world.DEFAULT.judges.name)
-    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default="weighed")
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k"), default="weighed")
     parser.add_argument(
         "--presets", action="store_true",
         help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",

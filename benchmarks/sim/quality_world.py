@@ -1255,7 +1255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prs", type=int, default=DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=DEFAULT.seed)
     parser.add_argument("--judges", choices=sorted(PRESETS), default=DEFAULT.judges.name)
-    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default=DEFAULT.rule)
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k"), default=DEFAULT.rule)
     parser.add_argument(
         "--presets", action="store_true",
         help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",

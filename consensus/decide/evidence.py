@@ -20,10 +20,11 @@ Every claim is checked the same way, from its own start, whether it reached cons
 not: there is no veto.
 
 The claim is verified when its log-odds reach logit(target precision) (default 0.9) with
-at least one verdict counted, rejected when they fall that far below its start, and left
-undecided when no family is left to ask. This is Wald's sequential probability ratio
-test; first-to-ahead-by-k is its symmetric case (judges whose TPR = TNR = p make every
-verdict weigh ±log(p / (1 - p)); tests hold the two alike on tables of vote sequences).
+at least one verdict counted from a family that did not report it, rejected when they fall
+that far below its start, and left undecided when no family is left to ask. This is
+Wald's sequential probability ratio test; first-to-ahead-by-k is its symmetric case
+(judges whose TPR = TNR = p make every verdict weigh ±log(p / (1 - p)); tests hold the two
+alike on tables of vote sequences).
 """
 
 from __future__ import annotations
@@ -95,9 +96,9 @@ def belief(estimate: Estimate, claim: Observed, votes: Sequence[Vote]) -> float:
 
 
 def decide_weighed(level: float, limits: Bounds, votes: Sequence[Vote]) -> Status | None:
-    """VERIFIED or REJECTED once a bound is crossed (verified only on a counted verdict);
-    None while the claim is open."""
-    if level >= limits.verify - EPSILON and counted(votes):
+    """VERIFIED or REJECTED once a bound is crossed (verified only on a verdict counted
+    from a family that did not report it); None while the claim is open."""
+    if level >= limits.verify - EPSILON and any(not v.self_vote for v in counted(votes)):
         return Status.VERIFIED
     if level <= limits.reject + EPSILON:
         return Status.REJECTED

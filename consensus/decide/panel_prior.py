@@ -76,18 +76,18 @@ NO_VERDICTS = Verdicts(ZERO, ZERO)
 class Prior:
     """The pseudo-counts every run starts from.
 
-    Claims: the share that is real by how many families reported them, as the agreement
-    priors had it before they were estimated (0.10 for one family, 0.50 for two, 0.75 for
-    three, 0.90 for four or more), each held by a dozen claims' worth (twenty for one
-    family). Judges, on real claims: confirmed about 0.9 of the time (LLM judges confirm
-    most real claims, whatever else they do), ten claims' worth; on false claims:
-    confirmed 0.45 of the time, one claim's worth, so that the run's false claims decide
-    whether a family is agreeable or discerning; of the verdicts that do not confirm, a
-    quarter `uncertain` on either class (doubt means what refusal means until a family's
-    use of it shows otherwise); `shrink` claims' worth of the panel's own rates beside
-    each family's. Reporters: recall around 0.6, invention around 0.25, with
-    `shrink_reports` claims' worth of the panel's (a run shows the panel's reporting as a
-    whole far better than one family's: each family's own shows over runs)."""
+    Claims: the share that is real by the share of their file's reviewers that reported
+    them, as the agreement priors had it before they were estimated (of four families: 0.10
+    for one, 0.50 for two, 0.75 for three, 0.90 for all four; of two, one is half), each
+    held by a dozen claims' worth (twenty for the lone reports). Judges, on real claims:
+    confirmed about 0.9 of the time (LLM judges confirm most real claims, whatever else they
+    do), ten claims' worth; on false claims: confirmed 0.45 of the time, one claim's worth,
+    so that the run's false claims decide whether a family is agreeable or discerning; of
+    the verdicts that do not confirm, a quarter `uncertain` on either class (doubt means
+    what refusal means until a family's use of it shows otherwise); `shrink` claims' worth
+    of the panel's own rates beside each family's. Reporters: recall around 0.6, invention
+    around 0.25, with `shrink_reports` claims' worth of the panel's (a run shows the panel's
+    reporting as a whole far better than one family's: each family's own shows over runs)."""
 
     real: tuple[Beta, ...] = (Beta(2.0, 18.0), Beta(6.0, 6.0), Beta(9.0, 3.0), Beta(10.8, 1.2))
     real_verdicts: Verdicts = Verdicts(Beta(9.1, 0.9), Beta(0.25, 0.75))

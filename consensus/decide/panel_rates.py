@@ -13,8 +13,9 @@ reports what) is real or false, which no one observes. What is observed, per fam
   confirm a false one.
 
 A claim's log-odds of being real (`Estimate.belief`) is the share of real claims among
-those as many families reported (models share errors, so agreement is worth what the
-run shows it is worth, not what independent reporters would make it), plus each reviewing
+those as large a share of their file's reviewers reported (models share errors, so
+agreement is worth what the run shows it is worth, not what independent reporters would
+make it), plus each reviewing
 family's report or silence weighed by how much more (or less) telling that family's is
 than the panel's average, plus each judge family's verdict weighed by its likelihood
 ratio. Given the rates, every claim's probability follows; given the claims'
@@ -70,7 +71,7 @@ TOLERANCE = 1e-7
 MAX_ROUNDS = 500
 MARGIN = 0.05
 LOW, HIGH = 0.01, 0.99  # a rate of 0 or 1 would make one observation decide alone
-LABEL_WEIGHT = 5.0  # claims' worth of the estimate's own precision beside a reporter's labels
+LABEL_WEIGHT = 20.0  # claims' worth of the estimate's own precision beside a reporter's labels
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ def _start(claim: Observed, panel: Panel, known: Known) -> float:
     family's report or silence as far as it tells more (or less) than the panel's
     average; and for a reporter whose findings were labelled, the shift that makes its
     report say what its labelled precision says."""
-    share = panel.real[agreement(len(claim.reporters))]
+    share = panel.real[agreement(len(claim.reporters), len(claim.reviewers | claim.reporters))]
     level = logit(share)
     for name in _seen(claim):
         reported = name in claim.reporters
@@ -225,7 +226,7 @@ class _Read:
 
 def _read(claim: Observed, judged: bool = True) -> _Read:
     return _Read(
-        bucket=agreement(len(claim.reporters)),
+        bucket=agreement(len(claim.reporters), len(claim.reviewers | claim.reporters)),
         seen=tuple((f, f in claim.reporters) for f in _seen(claim)),
         verdicts=tuple((f, VERDICTS.index(v)) for f, v in claim.verdicts) if judged else (),
     )

@@ -10,6 +10,8 @@ prior (decide/panel_rates.py).
 
 from __future__ import annotations
 
+import math
+
 from pydantic import Field
 
 from consensus.model.base import Frozen
@@ -66,12 +68,15 @@ class ClaimTally(Frozen):
     false: float = Field(default=0.0, ge=0)
 
 
-AGREEMENTS = 4  # claims are told apart by 1, 2, 3, or 4 and more reporting families
+AGREEMENTS = 4  # claims are told apart by the share of the reviewing families that reported
+# them: a quarter or less, half, three quarters, more (1, 2, 3, 4 of four families)
 
 
-def agreement(reporters: int) -> int:
-    """The index of a claim's reporting families in `PanelTally.claims`."""
-    return min(max(reporters, 1), AGREEMENTS) - 1
+def agreement(reporters: int, reviewers: int) -> int:
+    """The index in `PanelTally.claims` of a claim `reporters` of `reviewers` families
+    reported: 1 of 4 → 0, 2 of 4 → 1, 3 of 4 → 2, 4 of 4 → 3; 1 of 2 → 1, 2 of 3 → 2."""
+    share = reporters / max(reviewers, reporters, 1)
+    return min(max(math.ceil(AGREEMENTS * share - 1e-9), 1), AGREEMENTS) - 1
 
 
 class PanelTally(Frozen):
@@ -79,7 +84,7 @@ class PanelTally(Frozen):
     to the history, and the history itself (`plus`)."""
 
     runs: int = Field(default=0, ge=0)
-    # Claims by how many families reported them: 1, 2, 3, 4 and more.
+    # Claims by the share of their file's reviewers that reported them (`agreement`).
     claims: tuple[ClaimTally, ...] = Field(
         default=(ClaimTally(),) * AGREEMENTS, min_length=AGREEMENTS, max_length=AGREEMENTS
     )

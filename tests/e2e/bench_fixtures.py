@@ -248,6 +248,12 @@ providers:
     api_key_env: FAKE_ANTHROPIC_KEY
 personas: [correctness]
 budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
+# The two judges as a calibration measured them: with two families, a claim one of them
+# made has one judge, and one confirmation of a judge nothing is known of verifies nothing.
+calibration:
+  families:
+    openai: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}}}}
+    anthropic: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}}}}
 """
     )
     return config

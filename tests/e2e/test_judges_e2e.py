@@ -123,7 +123,7 @@ def world_with(tmp: Path, judge: Callable[[str], str], before: dict[str, str],
         repo = tmp / "shop"
         repo.mkdir()
         git(repo, "init", "-q", "-b", "main")
-        commit(repo, {**before, ".consensus.yml": config(providers.url)}, "base")
+        commit(repo, {**before, ".consensus.yml": config(providers.url, calibrated=False)}, "base")
         git(repo, "checkout", "-q", "-b", "feature")
         commit(repo, after, "feature")
         world = World(tmp, repo, github, providers)
@@ -254,7 +254,7 @@ def moved_world(tmp_path: Path) -> Iterator[World]:
         repo.mkdir()
         git(repo, "init", "-q", "-b", "main")
         base = {"src/shop/util.py": UTIL_BEFORE, "src/shop/views.py": VIEWS_BEFORE}
-        commit(repo, {**base, ".consensus.yml": config(providers.url)}, "base")
+        commit(repo, {**base, ".consensus.yml": config(providers.url, calibrated=False)}, "base")
         git(repo, "checkout", "-q", "-b", "feature")
         after = {"src/shop/util.py": UTIL_AFTER, "src/shop/headers.py": HEADERS_AFTER,
                  "src/shop/views.py": VIEWS_AFTER}  # fmt: skip
