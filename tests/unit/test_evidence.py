@@ -25,6 +25,7 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, wilson
 from consensus.model.claim import Claim
 from consensus.model.findings import Vote
+from consensus.model.history import agreement
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 PANEL = ("openai", "anthropic", "google", "qwen", "mistral")
@@ -168,3 +169,23 @@ def test_rates_carry_their_95_percent_wilson_interval() -> None:
     assert rate.high == pytest.approx(0.9890, abs=1e-4)
     assert str(rate) == "0.96 [0.87, 0.99] (n=50)"
     assert wilson(0, 0).n == 0 and (wilson(0, 0).low, wilson(0, 0).high) == (0.0, 1.0)
+
+
+def test_a_reporters_own_confirmations_never_verify_its_claim() -> None:
+    # Every family that answered reported it: reporters judge, and however sure the start,
+    # only a verdict of a family that did not report it can verify.
+    high = logit(0.95)
+    own = [vote(C, "openai", own=True), vote(C, "google", own=True)]
+    assert decide_weighed(high, bounds(high, 0.9), own) is None
+    assert decide_weighed(high, bounds(high, 0.9), [*own, vote(C, "qwen")]) is Status.VERIFIED
+
+
+@pytest.mark.parametrize(
+    ("reporters", "reviewers", "bucket"),
+    [(1, 4, 0), (2, 4, 1), (3, 4, 2), (4, 4, 3), (1, 2, 1), (2, 2, 3), (2, 3, 2), (1, 5, 0),
+     (4, 5, 3), (3, 5, 2), (1, 1, 3), (2, 0, 3)],
+)  # fmt: skip
+def test_agreement_is_the_share_of_the_files_reviewers_that_reported_it(
+    reporters: int, reviewers: int, bucket: int
+) -> None:
+    assert agreement(reporters, reviewers) == bucket
