@@ -235,6 +235,9 @@ def script_world(script: Script) -> None:
         script.respond(model, responder(model))
 
 
+JUDGE = "{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}"
+
+
 def write_config(root: Path, url: str) -> Path:
     config = root / "consensus.yml"
     config.write_text(
@@ -252,8 +255,8 @@ budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
 # made has one judge, and one confirmation of a judge nothing is known of verifies nothing.
 calibration:
   families:
-    openai: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}}}}
-    anthropic: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}}}}
+    openai: {{judge: {JUDGE}}}
+    anthropic: {{judge: {JUDGE}}}
 """
     )
     return config

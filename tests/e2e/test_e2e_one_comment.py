@@ -138,11 +138,15 @@ INSPECTOR_OF_REPORTERS = textwrap.dedent(
 
 # The judges as a calibration measured them (right 0.95 / 0.90): what this PR's few claims
 # could not show. What a first run without one verifies: tests/e2e/test_judges_e2e.py.
-CALIBRATION = "calibration: {families: {" + ", ".join(
-    f"{family}: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 90, "
-    "confirmed_false: 10}}"
-    for family in FAMILIES.values()
-) + "}}\n"
+CALIBRATION = (
+    "calibration: {families: {"
+    + ", ".join(
+        f"{family}: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 90, "
+        "confirmed_false: 10}}"
+        for family in FAMILIES.values()
+    )
+    + "}}\n"
+)
 
 
 @dataclass
@@ -162,8 +166,9 @@ def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
         repo = tmp_path / "hooks"
         repo.mkdir()
         git(repo, "init", "-q", "-b", "main")
-        config = textwrap.dedent(
-            f"""\
+        config = (
+            textwrap.dedent(
+                f"""\
             providers:
               - model: openai/gpt-test
                 api_base: {providers.url}/v1
@@ -180,7 +185,10 @@ def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
             personas: [correctness]
             budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
             """
-        ) + CALIBRATION + str(request.param)
+            )
+            + CALIBRATION
+            + str(request.param)
+        )
         (repo / "hooks.py").write_text(BEFORE)
         (repo / ".consensus.yml").write_text(config)
         git(repo, "add", "-A")
