@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.sim import quality_rules, recorded
 from benchmarks.sim import quality_world as world
-from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, PRESETS, SELF_PREFERRING
+from benchmarks.sim.judge_presets import IMPARTIAL, PRESETS
 from benchmarks.sim.quality_figures import quality_figures
 from benchmarks.sim.sections import write_figures
 
@@ -48,13 +48,13 @@ def headline(result: world.SimResult) -> dict[str, float]:
 
 
 def presets(prs: int, seeds: str, markdown: Path | None) -> int:
-    """Every judge preset and the rules' frontier, one run per seed; with `markdown`, the
-    judges section's figures blocks (the first seed is the headline)."""
+    """Every judge preset in every condition and the rules' frontier, one run per seed;
+    with `markdown`, the judges section's figures blocks."""
     runs = []
     for seed in (int(s) for s in seeds.split(",")):
         started = time.perf_counter()
         base = replace(world.DEFAULT, prs=prs, seed=seed)
-        runs.append(quality_rules.measure(base, [AGREEABLE, IMPARTIAL, SELF_PREFERRING]))
+        runs.append(quality_rules.measure(base))
         print(
             quality_rules.report(runs[-1]), f"({time.perf_counter() - started:.0f} s)", sep="\n\n"
         )
@@ -69,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=world.DEFAULT.seed)
     parser.add_argument("--judges", choices=sorted(PRESETS), default=world.DEFAULT.judges.name)
-    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default="weighed")
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k"), default="weighed")
     parser.add_argument(
         "--presets", action="store_true",
         help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",

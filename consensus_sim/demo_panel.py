@@ -4,8 +4,11 @@ A small order service gets a feature branch that adds a customer search (its SQL
 with an f-string), pagination (one page too many) and a discount (never capped). Four
 simulated providers of four families review it as models do: all four report the
 injection in their own words, two report the pagination bug, two an uncapped discount that
-the code does cap, and one a nit. Judges disagree where real ones would: the pagination
-bug is confirmed by most judges and refuted by one, the discount claim refuted by most.
+the code does cap, one each a claim the code contradicts, and one a nit. No calibration
+ships: the judges show what they are worth by their votes. They refute the three claims
+the code contradicts (Qwen's judge confirms one of them, as an agreeable judge would, and
+a third family is asked), so the run reads them as judges that tell claims apart, and
+their two confirmations of the pagination bug verify it.
 
 Nothing here knows the package: the replies are the JSON a model would send, chosen by
 reading the prompt as a provider would see it (`prompt_text`).
@@ -173,6 +176,20 @@ DISCOUNT_TOO = _finding(
     "Unbounded discount rate can produce a negative price",
     "Nothing stops a rate greater than 1.0 here, so the price can go below zero.",
 )
+ROUNDING = _finding(
+    DISCOUNT,
+    "medium",
+    "bug",
+    "Rounding happens before the rate is applied",
+    "The total is rounded first, so the rate is applied to an amount already rounded.",
+)
+EMPTY_RESULT = _finding(
+    SQL + 1,
+    "medium",
+    "bug",
+    "find_orders returns None when no order matches",
+    "Callers iterate over the result; with no match they get None and fail.",
+)
 NIT = _finding(
     CONSTANT,
     "low",
@@ -182,64 +199,60 @@ NIT = _finding(
 )
 
 REVIEWS = {
-    "gpt-sim": [INJECTION["gpt-sim"], PAGINATION, NIT],
-    "claude-sim": [INJECTION["claude-sim"], PAGINATION_TOO],
+    "gpt-sim": [INJECTION["gpt-sim"], PAGINATION, ROUNDING, NIT],
+    "claude-sim": [INJECTION["claude-sim"], PAGINATION_TOO, EMPTY_RESULT],
     "qwen-sim": [INJECTION["qwen-sim"], DISCOUNT_CLAIM],
     "llama-sim": [INJECTION["llama-sim"], DISCOUNT_TOO],
 }
 
-# What each judge answers about each claim (by a word of its title), the first time and
-# every time after. The pagination bug is real: Qwen's judge misses it when first asked and
-# sees it when asked again; the others confirm it. The discount claim misreads the code
-# (`min(rate, MAX_DISCOUNT)` caps it): every judge but Llama's refutes it.
+# What each judge answers about each claim (by a word of its title). The pagination bug
+# is real: its two judges confirm it. The discount claim misreads the code
+# (`min(rate, MAX_DISCOUNT)` caps it), and so do the rounding claim (`round` comes last)
+# and the empty-result one (`fetchall()` returns a list): their judges refute them, but
+# Qwen's, which confirms the rounding claim.
 VERDICTS = {
-    "gpt-sim": {"page": ("confirmed", "confirmed"), "discount": ("refuted", "refuted")},
-    "claude-sim": {"page": ("confirmed", "confirmed"), "discount": ("refuted", "refuted")},
-    "qwen-sim": {"page": ("refuted", "confirmed"), "discount": ("refuted", "refuted")},
-    "llama-sim": {"page": ("confirmed", "confirmed"), "discount": ("confirmed", "confirmed")},
+    "gpt-sim": {"page": "confirmed", "discount": "refuted", "none": "refuted"},
+    "claude-sim": {"page": "confirmed", "discount": "refuted", "rounding": "refuted"},
+    "qwen-sim": {"page": "confirmed", "rounding": "confirmed", "none": "refuted"},
+    "llama-sim": {"page": "confirmed", "rounding": "refuted", "none": "refuted"},
 }
 REASONS = {
     ("page", "confirmed"): "len(orders) // PAGE_SIZE + 1 is 3 for 40 orders: one page too many.",
-    ("page", "refuted"): "The extra page looks intended as a trailing empty page.",
     ("discount", "refuted"): "min(rate, MAX_DISCOUNT) caps the rate at 0.5 on the line before.",
-    ("discount", "confirmed"): "A rate above 1 would make the total negative.",
+    ("rounding", "refuted"): "round() is applied to total * (1 - rate), after the rate.",
+    ("rounding", "confirmed"): "The rounding may happen too early here.",
+    ("none", "refuted"): "fetchall() returns a list, empty when nothing matches.",
 }
-
-# How often the panel's judges were right on labelled claims (a calibration's counts):
-# TPR 0.90, TNR 0.80, the same for every family.
-JUDGE_COUNTS = "{confirmed_real: 45, missed_real: 5, refuted_false: 40, confirmed_false: 10}"
+TOPICS = ("page", "discount", "rounding", "none")
 
 VERIFIER = "You are an independent verifier"
 COMPARER = "comparing two findings"
 
 
-def _verdict(model: str, prompt: str, asked: set[str]) -> str:
+def _verdict(model: str, prompt: str) -> str:
     question = prompt.rsplit("Is the finding", 1)[-1].lower()
-    topic = "page" if "page" in question else "discount" if "discount" in question else ""
-    first, again = VERDICTS.get(model, {}).get(topic, ("uncertain", "uncertain"))
-    verdict = again if topic in asked else first
-    asked.add(topic)
+    topic = next((t for t in TOPICS if t in question), "")
+    verdict = VERDICTS.get(model, {}).get(topic, "uncertain")
     reason = REASONS.get((topic, verdict), "The code shown is not enough to decide.")
     return json.dumps({"verdict": verdict, "reason": reason})
 
 
 def _sameness(prompt: str) -> str:
-    """Two findings at one place are the same defect when they name the same topic."""
-    question = prompt.split("First finding", 1)[-1].lower()
+    """Two findings at one place are the same defect when their titles and explanations
+    (not the code shown with them) name the same topic."""
+    question = prompt.split("First finding", 1)[-1].split("The change to this part")[0].lower()
     first, _, second = question.partition("second finding")
-    topics = ("sql", "page", "discount", "page_size")
+    topics = ("sql", "page", "discount", "rounding", "none")
     same = any(t in first and t in second for t in topics)
     reason = "Both describe one defect." if same else "Two different defects."
     return json.dumps({"verdict": "same" if same else "different", "reason": reason})
 
 
 def _panelist(model: str, latency_s: float) -> Responder:
-    asked: set[str] = set()  # the claims this model's judge was asked about already
-
     def answer(body: JsonObject) -> Step:
         prompt = prompt_text(body)
         if VERIFIER in prompt:  # a judge is asked one claim at a time
-            return reply(_verdict(model, prompt, asked), delay_s=latency_s)
+            return reply(_verdict(model, prompt), delay_s=latency_s)
         if COMPARER in prompt:
             return reply(_sameness(prompt), delay_s=latency_s)
         return reply(json.dumps({"findings": REVIEWS[model]}), delay_s=latency_s)

@@ -1,13 +1,30 @@
-"""The judge presets side by side, and the rules' precision/recall/calls frontier.
+"""The judge presets side by side, in every condition a repository is in, and the rules'
+frontier.
 
-    python benchmarks/quality_bench.py --presets [--prs 1000] [--seed 1]
+    python benchmarks/quality_bench.py --presets [--prs 1000] [--seeds 1,2,3]
 
 The same synthetic PRs and reviewers as benchmarks/sim/quality_world.py; only the judges (the
-preset: benchmarks/sim/judge_presets.py) and the verification rule change. For each preset, the
-product's default (weighed votes, target precision 0.9) against the issue's targets; then,
-under each preset, every rule: consensus without verification, first-to-ahead-by-k (every
-vote counts the same, k = 2), veto only (one independent judge per consensus finding, no
-disputed finding verified) and weighed votes at three target precisions.
+preset: benchmarks/sim/judge_presets.py), what the product knows of them and the
+verification rule change. The default rule (judges estimated from the run's votes) is
+measured under each preset in three conditions:
+
+- **cold**: the default configuration, no calibration, each PR alone, as a repository's
+  first (the targets are for this condition);
+- **warm**: the PRs of one repository in sequence, each run's estimate of its panel pooled
+  into the next one's prior as `.consensus/learned.yml`'s `panel` pools the closed PRs'
+  runs (model/history.py, capped at POOL_CAP claims' worth per family); here pooled at once,
+  where the scheduled learnings run pools closed PRs in batches;
+- **calibrated**: the product given the judges' calibration (what `consensus calibrate`
+  would measure on 1,000 real and 1,000 false claims), its runs pooled as in warm (a
+  repository with a calibration keeps its learnings too): warm against calibrated is what
+  the unlabelled history learns of the judges against what labels say of them;
+- **a few labels**: cold, but told what 10 real and 10 false labelled claims per family
+  showed (an afternoon of labelling, as `consensus calibrate` measures it).
+
+The frontier (cold) adds, under each preset: consensus without verification,
+first-to-ahead-by-k (every vote counts the same, k = 2), and weighed votes with the judges
+assumed agreeable (the product before judges were estimated: its agreeable defaults, as a
+calibration of 1,000 claims each way, so that nothing the run shows moves them).
 """
 
 from __future__ import annotations
@@ -16,10 +33,11 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING, JudgePreset
+from benchmarks.sim.judge_presets import AGREEABLE, DISCERNING, IMPARTIAL, MIXED, JudgePreset
 from benchmarks.sim.quality_world import (
     HEADLINE,
     Decisions,
+    Outcome,
     SimParams,
     SimPR,
     Tally,
@@ -28,19 +46,43 @@ from benchmarks.sim.quality_world import (
     now,
     tally,
 )
+from consensus.model.findings import ScoredCluster
+from consensus.model.history import PanelTally
 
 CONSENSUS_ONLY = "consensus ≥ 0.75, no verification"
 AHEAD_BY_K = "first-to-ahead-by-k, k=2 (every vote counts the same)"
-VETO = "veto only (one independent judge per consensus finding)"
-WEIGHED = "weighed votes, target precision 0.9 (default)"
-RULES: tuple[tuple[str, Decisions | None], ...] = (
-    (CONSENSUS_ONLY, None),
-    (AHEAD_BY_K, now(rule="ahead-by-k")),
-    (VETO, now(rule="veto")),
-    ("weighed votes, target precision 0.8", now(rule="weighed", target=0.8)),
-    (WEIGHED, now(rule="weighed")),
-    ("weighed votes, target precision 0.95", now(rule="weighed", target=0.95)),
-)
+ASSUMED = "weighed votes, judges assumed agreeable (before they were estimated)"
+ESTIMATED = "weighed votes, judges estimated from the run (default)"
+COLD, WARM, CALIBRATED, FEW = "cold", "warm", "calibrated", "a few labels"
+CONDITIONS = (COLD, WARM, CALIBRATED, FEW)
+FEW_LABELS = 10  # labelled claims of each kind per family in the `FEW` condition
+FRONTIER = (CONSENSUS_ONLY, AHEAD_BY_K, ASSUMED, ESTIMATED)
+PRESETS = (AGREEABLE, IMPARTIAL, DISCERNING, MIXED)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One way of deciding: the code (None: no verification), the judges the product is
+    told of (None: none), and whether runs pool their estimates PR after PR."""
+
+    name: str
+    code: Decisions | None
+    labels: JudgePreset | None = None
+    warm: bool = False
+    label_cases: int = 1_000
+
+
+def rules(preset: JudgePreset) -> tuple[Rule, ...]:
+    """The frontier (cold) and the default rule warm and calibrated, under `preset`."""
+    return (
+        Rule(CONSENSUS_ONLY, None),
+        Rule(AHEAD_BY_K, now(rule="ahead-by-k")),
+        Rule(ASSUMED, now(), labels=AGREEABLE),
+        Rule(ESTIMATED, now()),
+        Rule(WARM, now(), warm=True),
+        Rule(CALIBRATED, now(), labels=preset, warm=True),
+        Rule(FEW, now(), labels=preset, label_cases=FEW_LABELS),
+    )
 
 
 @dataclass(frozen=True)
@@ -52,10 +94,12 @@ class Target:
 
 
 TARGETS = {
-    AGREEABLE.name: Target(0.93, 0.75, 5, 60),
-    IMPARTIAL.name: Target(0.99, 0.92, 0, 35),
-    SELF_PREFERRING.name: Target(0.90, 0.70, 8, 60),
+    AGREEABLE.name: Target(0.95, 0.75, 5, 50),
+    IMPARTIAL.name: Target(0.97, 0.88, 2, 40),
+    DISCERNING.name: Target(0.97, 0.88, 2, 40),
+    MIXED.name: Target(0.95, 0.85, 3, 50),
 }
+WARM_PRECISION, WARM_RECALL = 0.01, 0.02  # warm within these of calibrated
 
 
 def clean_per_100(t: Tally) -> float:
@@ -66,103 +110,67 @@ def calls_per_pr(t: Tally) -> float:
     return t.per_pr(t.verify_calls + t.same_calls)
 
 
-async def _rules(
-    params: SimParams, pr: SimPR, rules: Sequence[tuple[str, Decisions | None]]
-) -> dict[str, Tally]:
+def condition(rule: str) -> str:
+    """The condition a rule's figures are of: the default rule's name is the cold one."""
+    return COLD if rule == ESTIMATED else rule
+
+
+async def _one_pr(
+    params: SimParams, pr: SimPR, chosen: Sequence[Rule], pools: dict[str, PanelTally]
+) -> list[Outcome]:
+    """Every rule on one PR, one after the other: align and score once, for all of them."""
     threshold, k = HEADLINE
     fallback = now(asks=False)
-    outcomes = await asyncio.gather(
-        *(decide(params, pr, code or fallback, threshold, k if code else None) for _, code in rules)
-    )
-    out = {}
-    for (name, _), outcome in zip(rules, outcomes, strict=True):
-        posted = [s.cluster for s in outcome.items if s.status.posted]
-        out[name] = tally(pr, posted, outcome.verify_calls, outcome.same_calls)
-    return out
+    shared: dict[tuple[bool, float], tuple[list[ScoredCluster], int]] = {}
+
+    def knowing(rule: Rule) -> SimParams:
+        labelled = replace(params, calibrated=rule.labels is not None, labels=rule.labels,
+                           label_cases=rule.label_cases)  # fmt: skip
+        return replace(labelled, history=pools.get(rule.name)) if rule.warm else labelled
+
+    outcomes = []
+    for rule in chosen:
+        code, depth = (rule.code, k) if rule.code else (fallback, None)
+        outcomes.append(await decide(knowing(rule), pr, code, threshold, depth, shared=shared))
+    return outcomes
 
 
-def simulate_rules(
-    params: SimParams, rules: Sequence[tuple[str, Decisions | None]] = RULES
-) -> dict[str, Tally]:
-    """Every rule on every PR of `params`, totalled."""
-    totals: dict[str, Tally] = {name: Tally() for name, _ in rules}
+def simulate_rules(params: SimParams, chosen: Sequence[Rule]) -> dict[str, Tally]:
+    """Every rule on every PR of `params`, in sequence, totalled; each warm rule's estimates
+    pooled PR after PR, in a pool of its own."""
+    totals: dict[str, Tally] = {r.name: Tally() for r in chosen}
+    pools: dict[str, PanelTally] = {}
     for index in range(params.prs):
-        for name, value in asyncio.run(_rules(params, make_pr(params, index), rules)).items():
-            totals[name].add(value)
+        pr = make_pr(params, index)
+        outcomes = asyncio.run(_one_pr(params, pr, chosen, pools))
+        for rule, outcome in zip(chosen, outcomes, strict=True):
+            posted = [s.cluster for s in outcome.items if s.status.posted]
+            totals[rule.name].add(tally(pr, posted, outcome.verify_calls, outcome.same_calls))
+            if rule.warm and outcome.panel is not None:
+                pool = pools.get(rule.name, PanelTally())
+                pools[rule.name] = pool.plus(outcome.panel.tally)
     return totals
 
 
-def row(name: str, t: Tally) -> str:
-    return (
-        f"| {name} | {t.precision:.3f} | {t.recall:.3f} | {clean_per_100(t):.1f} "
-        f"({t.clean_posted} on {t.clean_prs}) | {calls_per_pr(t):.1f} |"
-    )
+@dataclass(frozen=True)
+class RulesRun:
+    """One seed's totals: every rule under every preset."""
+
+    seed: int
+    prs: int
+    presets: tuple[JudgePreset, ...]
+    results: dict[str, dict[str, Tally]]  # preset name → rule name → totals
+
+
+def measure(params: SimParams, presets: Sequence[JudgePreset] = PRESETS) -> RulesRun:
+    results = {p.name: simulate_rules(replace(params, judges=p), rules(p)) for p in presets}
+    return RulesRun(params.seed, params.prs, tuple(presets), results)
 
 
 HEAD = (
     "| {what} | precision | recall | posted per 100 clean PRs | verification calls / PR |\n"
     "|---|---:|---:|---:|---:|"
 )
-
-
-def verdicts(preset: JudgePreset, t: Tally) -> str:
-    goal = TARGETS[preset.name]
-    checks = [
-        (f"P ≥ {goal.precision:g}", t.precision >= goal.precision),
-        (f"R ≥ {goal.recall:g}", t.recall >= goal.recall),
-        (f"clean ≤ {goal.clean_per_100:g}/100", clean_per_100(t) <= goal.clean_per_100),
-        (f"calls ≤ {goal.calls:g}", calls_per_pr(t) <= goal.calls),
-    ]
-    return ", ".join(f"{what} {'met' if ok else 'NOT MET'}" for what, ok in checks)
-
-
-UNCALIBRATED = f"{IMPARTIAL.name}, not calibrated (judged by the agreeable defaults)"
-
-
-@dataclass(frozen=True)
-class RulesRun:
-    """One seed's totals: the default rule under every preset (and under impartial judges
-    the product was not told about), every rule under the first preset."""
-
-    seed: int
-    prs: int
-    presets: tuple[JudgePreset, ...]
-    results: dict[str, dict[str, Tally]]  # preset name or UNCALIBRATED → rule → totals
-
-
-def measure(params: SimParams, presets: Sequence[JudgePreset]) -> RulesRun:
-    default = [(WEIGHED, now(rule="weighed"))]
-    headline, *others = presets
-    results = {headline.name: simulate_rules(replace(params, judges=headline))}
-    for preset in others:
-        results[preset.name] = simulate_rules(replace(params, judges=preset), default)
-    results[UNCALIBRATED] = simulate_rules(
-        replace(params, judges=IMPARTIAL, calibrated=False), default
-    )
-    return RulesRun(params.seed, params.prs, tuple(presets), results)
-
-
-def report(run: RulesRun) -> str:
-    """The default rule under every preset, the targets, then every rule under the first
-    preset (the headline: agreeable)."""
-    headline = run.presets[0]
-    lines = [
-        f"{run.prs} PRs, seed {run.seed}. The product's default rule (weighed votes, "
-        "target precision 0.9) under each judge preset, the product given the judges' "
-        "calibration:",
-        "",
-        HEAD.format(what="judges (preset)"),
-    ]
-    lines += [row(name, tallies[WEIGHED]) for name, tallies in run.results.items()]
-    lines += ["", "Against the targets:", ""]
-    lines += [f"- {p.name}: {verdicts(p, run.results[p.name][WEIGHED])}" for p in run.presets]
-    lines += ["", f"Every rule under {headline.name} judges ({headline.describe()}):", ""]
-    lines += [HEAD.format(what="rule")]
-    lines += [row(name, run.results[headline.name][name]) for name, _ in RULES]
-    return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- judges section
 
 
 def _cells(t: Tally) -> list[str]:
@@ -185,77 +193,110 @@ def _row(name: str, t: Tally, bold: bool = False) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def _against(runs: Sequence[RulesRun], preset: JudgePreset) -> list[str]:
-    """One column of the targets table: each figure of the default rule, seed by seed."""
-    goal = TARGETS[preset.name]
-    figures = (
-        ("≥", goal.precision, lambda t: t.precision, "{:.3f}"),
-        ("≥", goal.recall, lambda t: t.recall, "{:.3f}"),
-        ("≤", goal.clean_per_100, clean_per_100, "{:.1f}"),
-        ("≤", goal.calls, calls_per_pr, "{:.1f}"),
-    )
-    cells = []
-    for op, target, value, fmt in figures:
-        marks = []
-        for run in runs:
-            v = value(run.results[preset.name][WEIGHED])
-            ok = v >= target if op == "≥" else v <= target
-            marks.append((ok, fmt.format(v)))
-        (ok, first), rest = marks[0], marks[1:]
-        others = ", ".join(text if good else f"not {text}" for good, text in rest)
-        limit = f"{target:g} / 100" if value is clean_per_100 else f"{target:g}"
-        cells.append(
-            f"{op} {limit}: {'met' if ok else 'NOT MET'} {first}" + (f" ({others})" if rest else "")
-        )
-    return cells
+def _checks(goal: Target, t: Tally) -> list[tuple[str, float, bool]]:
+    return [
+        (f"P ≥ {goal.precision:g}", t.precision, t.precision >= goal.precision),
+        (f"R ≥ {goal.recall:g}", t.recall, t.recall >= goal.recall),
+        (f"clean ≤ {goal.clean_per_100:g}/100", clean_per_100(t),
+         clean_per_100(t) <= goal.clean_per_100),
+        (f"calls ≤ {goal.calls:g}", calls_per_pr(t), calls_per_pr(t) <= goal.calls),
+    ]  # fmt: skip
+
+
+def warm_against_calibrated(results: dict[str, Tally]) -> tuple[float, float, bool]:
+    """(precision and recall of warm minus calibrated, whether they are within the target)."""
+    warm, calibrated = results[WARM], results[CALIBRATED]
+    dp, dr = warm.precision - calibrated.precision, warm.recall - calibrated.recall
+    close = abs(dp) <= WARM_PRECISION + 1e-9 and abs(dr) <= WARM_RECALL + 1e-9
+    return dp, dr, close
+
+
+def report(run: RulesRun) -> str:
+    """What one seed measured, as the benchmark prints it."""
+    lines = [f"{run.prs} PRs, seed {run.seed}.", ""]
+    for preset in run.presets:
+        results = run.results[preset.name]
+        lines += [f"{preset.name} judges ({preset.describe()}):", "", HEAD.format(what="rule")]
+        lines += [_row(name, results[name]) for name in (*FRONTIER, WARM, CALIBRATED, FEW)]
+        goal = TARGETS[preset.name]
+        marks = [f"{what} {'met' if ok else 'NOT MET'}" for what, _, ok in
+                 _checks(goal, results[ESTIMATED])]  # fmt: skip
+        dp, dr, ok = warm_against_calibrated(results)
+        lines += ["", f"cold against the targets: {', '.join(marks)}",
+                  f"warm against calibrated: precision {dp:+.3f}, recall {dr:+.3f}: "
+                  f"{'met' if ok else 'NOT MET'}", ""]  # fmt: skip
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- judges section
 
 
 def judges_figures(runs: Sequence[RulesRun]) -> dict[str, str]:
     """The figures blocks of benchmarks/results/judges.md, from one run per seed (the first
-    seed is the headline; the others are shown beside it)."""
+    seed is shown in full, the others beside it)."""
     first = runs[0]
-    headline = first.presets[0]
-    presets = [
-        HEAD.format(what="judges (preset), seed"),
-        *(
-            _row(f"{name}, seed {run.seed}", run.results[name][WEIGHED],
-                 bold=name == headline.name and run is first)
-            for name in first.results
-            for run in runs
-        ),
-    ]  # fmt: skip
-    names = [f"{p.name} (headline)" if p is headline else p.name for p in first.presets]
-    columns = [_against(runs, p) for p in first.presets]
-    targets = [
-        "| figure | " + " | ".join(names) + " |",
-        "|---|" + "---|" * len(names),
-        *(
-            f"| {figure} | " + " | ".join(column[n] for column in columns) + " |"
-            for n, figure in enumerate(
-                ("precision", "recall", "posted on clean PRs", "verification calls / PR")
-            )
-        ),
-    ]
-    rules = [
-        HEAD.format(what="rule"),
-        *(
-            _row(name, first.results[headline.name][name], bold=name == WEIGHED)
-            for name, _ in RULES
-        ),
-    ]
-    for run in runs[1:]:
-        figures = []
-        for name, _ in RULES:
-            t = run.results[headline.name][name]
-            text = (f"{t.precision:.3f} / {t.recall:.3f} / {clean_per_100(t):.1f} / "
-                    f"{calls_per_pr(t):.1f}")  # fmt: skip
-            figures.append(f"**{text}**" if name == WEIGHED else text)
-        rules += ["", f"Seed {run.seed}: " + "; ".join(figures) + "."]
-    if runs[1:]:
-        rules += ["", "(precision / recall / per 100 clean PRs / calls per PR, rules in the "
-                      "order above)"]  # fmt: skip
+    conditions = [HEAD.format(what="judges (preset), condition, seed")]
+    for preset in first.presets:
+        for name in (ESTIMATED, WARM, CALIBRATED, FEW):
+            for run in runs:
+                label = f"{preset.name}, {condition(name)}, seed {run.seed}"
+                cold = name == ESTIMATED and run is first
+                conditions.append(_row(label, run.results[preset.name][name], bold=cold))
     return {
-        "judges-presets": "\n".join(presets),
-        "judges-targets": "\n".join(targets),
-        "judges-rules": "\n".join(rules),
+        "judges-conditions": "\n".join(conditions),
+        "judges-targets": _targets(runs),
+        "judges-rules": _frontier(runs),
     }
+
+
+def _targets(runs: Sequence[RulesRun]) -> str:
+    """Each preset's cold figures against its targets, seed by seed, and warm against
+    calibrated."""
+    first = runs[0]
+    seeds = ", ".join(str(run.seed) for run in runs)
+    lines = [
+        f"| preset | target | cold, seeds {seeds} | |",
+        "|---|---|---|---|",
+    ]
+    for preset in first.presets:
+        goal = TARGETS[preset.name]
+        per_seed = [_checks(goal, run.results[preset.name][ESTIMATED]) for run in runs]
+        for n, (what, _, _) in enumerate(per_seed[0]):
+            figures = [checks[n] for checks in per_seed]
+            values = ", ".join(f"{value:.3f}" if value < 1.5 else f"{value:.1f}"
+                               for _, value, _ in figures)  # fmt: skip
+            met = all(ok for _, _, ok in figures)
+            lines.append(f"| {preset.name} | {what} | {values} | {'met' if met else 'NOT MET'} |")
+        gaps = [warm_against_calibrated(run.results[preset.name]) for run in runs]
+        shown = ", ".join(f"{dp:+.3f} / {dr:+.3f}" for dp, dr, _ in gaps)
+        met = all(ok for _, _, ok in gaps)
+        lines.append(
+            f"| {preset.name} | warm within {WARM_PRECISION:g} precision and {WARM_RECALL:g} "
+            f"recall of calibrated | {shown} | {'met' if met else 'NOT MET'} |"
+        )
+    return "\n".join(lines)
+
+
+def _frontier(runs: Sequence[RulesRun]) -> str:
+    """Every rule of the frontier under every preset (cold; the first seed), the other
+    seeds' figures in a line under each preset's table."""
+    first = runs[0]
+    parts = []
+    for preset in first.presets:
+        lines = [f"Under **{preset.name}** judges ({preset.describe()}):", "",
+                 HEAD.format(what="rule")]  # fmt: skip
+        lines += [_row(name, first.results[preset.name][name], bold=name == ESTIMATED)
+                  for name in FRONTIER]  # fmt: skip
+        for run in runs[1:]:
+            figures = []
+            for name in FRONTIER:
+                t = run.results[preset.name][name]
+                text = (f"{t.precision:.3f} / {t.recall:.3f} / {clean_per_100(t):.1f} / "
+                        f"{calls_per_pr(t):.1f}")  # fmt: skip
+                figures.append(f"**{text}**" if name == ESTIMATED else text)
+            lines += ["", f"Seed {run.seed}: " + "; ".join(figures) + "."]
+        parts.append("\n".join(lines))
+    if runs[1:]:
+        parts.append("(precision / recall / per 100 clean PRs / calls per PR, rules in the "
+                     "order of the tables)")  # fmt: skip
+    return "\n\n".join(parts)

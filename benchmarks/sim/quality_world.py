@@ -15,8 +15,8 @@ prompt, look the finding up in the ground truth and answer as the judges of a pr
 (benchmarks/sim/judge_presets.py) do: a real claim confirmed with the family's TPR, a false one
 refuted with its TNR; a self-preferring judge asked about a claim its own family made
 confirms it first with probability `self_preference`. The product is given the judges'
-calibration when it differs from its agreeable defaults (`calibrated`). A "same problem?"
-question is answered right with probability `same_accuracy`.
+calibration when `calibrated`, else it estimates them from each run's votes. A "same
+problem?" question is answered right with probability `same_accuracy`.
 
 Everything between the reviews and the posted findings is the product's REAL code: align
 (with its open questions put to the simulated verifier), score, the scan's settle, verify.
@@ -58,9 +58,7 @@ from benchmarks.sim.baseline import ROUND_ONE, Baseline, load  # noqa: E402
 from benchmarks.sim.baseline import TODAY as TODAY_VERSION  # noqa: E402
 from benchmarks.sim.judge_presets import (  # noqa: E402
     AGREEABLE,
-    IMPARTIAL,
     PRESETS,
-    SELF_PREFERRING,
     JudgePreset,
 )
 from benchmarks.sim.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
@@ -69,6 +67,7 @@ from consensus.decide.score import score  # noqa: E402
 from consensus.decide.wording import similarity  # noqa: E402
 from consensus.ingest import detections as scan  # noqa: E402
 from consensus.model.base import FileStatus, Severity, Status  # noqa: E402
+from consensus.model.calibration import Calibration  # noqa: E402
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, Redaction, ReviewDiff  # noqa: E402
 from consensus.model.findings import (  # noqa: E402
     LINE_WINDOW,
@@ -77,6 +76,8 @@ from consensus.model.findings import (  # noqa: E402
     ModelReview,
     ScoredCluster,
 )
+from consensus.model.history import PanelTally  # noqa: E402
+from consensus.model.panel import PanelEstimate  # noqa: E402
 from consensus.model.reply import ReplyFinding, ReviewReply  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
 from consensus.review.audit import audit  # noqa: E402
@@ -112,7 +113,10 @@ class SimParams:
     prs: int = 1_000
     seed: int = 1
     judges: JudgePreset = AGREEABLE  # how the simulated verifiers answer
-    calibrated: bool = True  # the product knows the judges' TPR/TNR (else its defaults)
+    calibrated: bool = False  # the product is given the judges' calibration (labels) …
+    labels: JudgePreset | None = None  # … or another preset's (None: the judges' own)
+    label_cases: int = 1_000  # … measured on this many real and as many false claims
+    history: PanelTally | None = None  # earlier runs' counts, as .consensus/learned.yml pools them
     shared_fp_per_pr: float = 0.5  # invented problems reported by two reviewers at once
     shared3_fp_per_pr: float = 0.3  # severe invented problems three families report
     clean_share: float = 0.2  # PRs with no bug at all
@@ -385,12 +389,15 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
     """The simulated verifier panel, deterministic per (seed, request).
 
     Verification: a real claim confirmed with the judge family's TPR, a false one refuted
-    with its TNR; a wrong answer is `uncertain` with the preset's share, else the opposite
+    with its TNR; a wrong answer is `uncertain` with the judge's share, else the opposite
     verdict; a verifier whose family reported the problem confirms it with probability
-    `self_preference` first. "Same problem?": right with `same_accuracy`."""
+    `self_preference` first. A family asked again about a claim it has judged returns its
+    first verdict with the preset's `repeat`, else answers afresh. "Same problem?": right
+    with `same_accuracy`."""
     preset = params.judges
     families = {r.model: r.family for r in params.reviewers}
     problems = {p for p in pr.reporters}
+    first: dict[tuple[str, str, int, int], str] = {}  # (family, claim) → its first verdict
 
     def problem_at(path: str, line: int, end: int) -> Problem | None:
         near = [
@@ -400,6 +407,18 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
         ]
         return min(near, key=lambda p: (abs(p.line - line), p.line), default=None)
 
+    def fresh(request: CompletionRequest, prompt: str, real: bool, own: bool) -> str:
+        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
+            return "confirmed"
+        judge = preset.judge(families.get(request.model, request.model))
+        right = judge.tpr if real else judge.tnr
+        draw = _draw(params.seed, request.model, prompt)
+        if draw < right:
+            return "confirmed" if real else "refuted"
+        if draw < right + (1 - right) * (1 - judge.uncertain):
+            return "refuted" if real else "confirmed"
+        return "uncertain"
+
     def verdict(request: CompletionRequest, prompt: str) -> str:
         where = _LOCATION.search(prompt)
         if where is None:
@@ -407,17 +426,14 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
         path, line, end = where["path"], int(where["line"]), int(where["end"])
         real = about_bug(pr.bugs, path, line, end) is not None
         problem = problem_at(path, line, end)
-        own = problem is not None and families.get(request.model) in pr.reporters[problem]
-        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
-            return "confirmed"
-        tpr, tnr = preset.rates(families.get(request.model, request.model))
-        right = tpr if real else tnr
-        draw = _draw(params.seed, request.model, prompt)
-        if draw < right:
-            return "confirmed" if real else "refuted"
-        if draw < right + (1 - right) * (1 - preset.uncertain):
-            return "refuted" if real else "confirmed"
-        return "uncertain"
+        family = families.get(request.model, request.model)
+        own = problem is not None and family in pr.reporters[problem]
+        key = (family, path, line, end)
+        if key in first and _draw(params.seed, "repeat", request.model, prompt) < preset.repeat:
+            return first[key]
+        answer = fresh(request, prompt, real, own)
+        first.setdefault(key, answer)
+        return answer
 
     def side(text: str) -> set[Problem | None]:
         where = _SIDE.search(text)
@@ -564,7 +580,12 @@ def settings_for(
     `params.rule`); the judges' calibration when `params.calibrated`."""
     model, voters = params.configured_judges if configured else (None, ())
     families = sorted({r.family for r in params.reviewers})
-    calibration = params.judges.calibration(families) if params.calibrated else None
+    told = params.labels or params.judges
+    calibration = Calibration()
+    if params.calibrated:
+        calibration = told.calibration(families, cases=params.label_cases)
+    if params.history is not None:
+        calibration = calibration.with_knowledge(Calibration(history=params.history))
     inspector = {
         "model": model,
         "voters": voters,
@@ -603,6 +624,7 @@ class Outcome:
     items: list[ScoredCluster]
     verify_calls: int
     same_calls: int
+    panel: PanelEstimate | None = None  # the product's estimate of the judges (weighed rule)
 
 
 async def decide(
@@ -612,14 +634,39 @@ async def decide(
     threshold: float,
     k: int | None,
     client: FakeModelClient | None = None,
+    shared: dict[tuple[bool, float], tuple[list[ScoredCluster], int]] | None = None,
 ) -> Outcome:
     """The PR's posted findings through one version of the code (k None: no verification);
-    `client`: the verifier panel (default: `verifier`, the same answers on every run)."""
+    `client`: the verifier panel (default: `verifier`, the same answers on every run);
+    `shared`: what align and score made of the PR for today's code, kept for the next
+    rule that verifies the same PR (they decide nothing else differently)."""
+    settings = settings_for(params, threshold, k or 2, code.configured, code.rule, code.target)
+    client = client or verifier(pr, params)
+    key = (code.asks and k is not None, threshold)
+    if shared is not None and key in shared and code.align is align and k is not None:
+        scored, same_calls = shared[key]
+        return await _verified(params, pr, code, settings, client, scored, same_calls)
+    scored, same_calls = await _scored(params, pr, code, threshold, k, client, settings)
+    if shared is not None and code.align is align:
+        shared[key] = (scored, same_calls)
+    if k is None:
+        return Outcome(scored, 0, 0)
+    return await _verified(params, pr, code, settings, client, scored, same_calls)
+
+
+async def _scored(
+    params: SimParams,
+    pr: SimPR,
+    code: Decisions,
+    threshold: float,
+    k: int | None,
+    client: FakeModelClient,
+    settings: Settings,
+) -> tuple[list[ScoredCluster], int]:
+    """Align (asking "same problem?") and score: the clusters and the questions' calls."""
     results = results_of(params, pr)
     findings = [f for r in results for f in r.findings] + code.detections(pr.diff)
     panel = [ProviderSettings(model=r.model, family=r.family) for r in params.reviewers]
-    settings = settings_for(params, threshold, k or 2, code.configured, code.rule, code.target)
-    client = client or verifier(pr, params)
     ledger = Ledger(settings.budget)
     answers = {}
     if code.asks and k is not None:
@@ -644,20 +691,35 @@ async def decide(
             **extra,
         )
     )
-    if k is None:
-        return Outcome(scored, 0, 0)
+    return scored, same_calls
+
+
+async def _verified(
+    params: SimParams,
+    pr: SimPR,
+    code: Decisions,
+    settings: Settings,
+    client: FakeModelClient,
+    scored: list[ScoredCluster],
+    same_calls: int,
+) -> Outcome:
+    """Verification of the scored clusters; its calls are the client's beyond `same_calls`
+    (those the client made before, or the ones a shared scoring made)."""
+    before = len(client.calls)
     judges = {} if code.independent is None else {"independent": code.independent}
-    items = await code.verify(
+    verified = await code.verify(
         scored,
         diff=pr.diff,
-        panel=panel,
+        panel=[ProviderSettings(model=r.model, family=r.family) for r in params.reviewers],
         settings=settings,
         client=client,
-        ledger=ledger,
+        ledger=Ledger(settings.budget),
         source=_Source(pr.texts) if params.with_source else None,
         **judges,
     )
-    return Outcome(items, len(client.calls) - same_calls, same_calls)
+    items = verified if isinstance(verified, list) else verified.items
+    panel = None if isinstance(verified, list) else verified.panel
+    return Outcome(items, len(client.calls) - before, same_calls, panel)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -1079,7 +1141,7 @@ def describe(params: SimParams) -> str:
         f"secret on the next line with p={params.two_line_keys:g}); severity one level off with "
         f"p={params.severity_noise:g}, another category with p={params.category_noise:g}; "
         f"{params.judges.name} judges ({params.judges.describe()}), "
-        f"{'calibrated' if params.calibrated else 'the product not calibrated'}; "
+        f"{'calibrated' if params.calibrated else 'no calibration'}; "
         f'"same problem?" answered right with '
         f"p={params.same_accuracy:g}; verify_min_severity medium, check_consensus_min_severity "
         f"high, max_votes 2 × the lead to verify + 3, k ≥ 3 for security and critical findings "
@@ -1193,7 +1255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--prs", type=int, default=DEFAULT.prs)
     parser.add_argument("--seed", type=int, default=DEFAULT.seed)
     parser.add_argument("--judges", choices=sorted(PRESETS), default=DEFAULT.judges.name)
-    parser.add_argument("--rule", choices=("weighed", "ahead-by-k", "veto"), default=DEFAULT.rule)
+    parser.add_argument("--rule", choices=("weighed", "ahead-by-k"), default=DEFAULT.rule)
     parser.add_argument(
         "--presets", action="store_true",
         help="every judge preset and the rules' frontier (benchmarks/sim/quality_rules.py)",
@@ -1207,8 +1269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from benchmarks.sim import quality_rules  # it imports this module: only when asked
 
         base = replace(DEFAULT, prs=args.prs, seed=args.seed)
-        presets = [AGREEABLE, IMPARTIAL, SELF_PREFERRING]
-        print(quality_rules.report(quality_rules.measure(base, presets)))
+        print(quality_rules.report(quality_rules.measure(base)))
         return 0
     params = replace(
         DEFAULT,

@@ -33,7 +33,7 @@ from consensus.model.labels import LabelledClaim
 from consensus.ports import ModelClient, ModelPrice, TokenCounter
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
-from consensus.review.verify import Bench, poll, verification_request
+from consensus.review.verify import Panel, poll, verification_request
 from consensus.settings.config import ProviderSettings, Settings
 
 OUTPUT_TOKENS_PER_CALL = 120  # a verdict and a short reason
@@ -215,8 +215,8 @@ async def _calibrate(
                         "confirmed_false": 0, "failed": 0} for p in providers}  # fmt: skip
     note = ""
     for item in labelled:
-        bench = Bench(item.diff, providers, settings, recorded, ledger, None)
-        votes, note = await poll(item.claim, bench)
+        judges = Panel(item.diff, providers, settings, recorded, ledger, None)
+        votes, note = await poll(item.claim, judges)
         for vote in votes:
             tally = counts[vote.model]
             if vote.verdict is None:

@@ -103,13 +103,7 @@ def demo_config(url: str) -> str:
         key = "" if model.startswith("ollama/") else f", api_key_env: {KEY_VARIABLE}"
         lines.append(f"  - {{model: {model}, api_base: '{base}'{key}}}")
     lines.append("personas: [correctness, security]")
-    # The panel's judges as `consensus calibrate` would have measured them: votes are
-    # weighed by each judge family's true-positive and true-negative rates.
-    lines.append("calibration:")
-    lines.append("  version: 1")
-    lines.append("  families:")
-    for family in demo_panel.MODELS.values():
-        lines.append(f"    {family}: {{judge: {demo_panel.JUDGE_COUNTS}}}")
+    # No calibration: the review reads what each judge is worth from the run's own votes.
     return "\n".join(lines) + "\n"
 
 

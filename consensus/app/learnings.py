@@ -4,11 +4,12 @@ as ONE pull request people review (never pushed to the default branch).
 1. the file as the default branch has it (its `updated_through` says what was counted);
 2. the PRs closed since then, read from GitHub in one GraphQL request a page: their
    conversation's first comments, among them our summary, whose state is believed only when
-   we wrote it last (publish/thread.py) and holds the outcomes recorded at close. The
-   learnings PR's own closing (its merge) is not one of them;
-3. the counts added (publish/learnings.py); nothing new (only PRs without outcomes, whose
-   closing would move nothing but `updated_through`), or the branch already holding the
-   same file, changes nothing;
+   we wrote it last (publish/thread.py) and holds the outcomes recorded at close and the
+   last run's estimate of its panel. The learnings PR's own closing (its merge) is not one
+   of them;
+3. the counts added (publish/learnings.py); nothing new (only PRs without outcomes or
+   claims, whose closing would move nothing but `updated_through`), or the branch already
+   holding the same file, changes nothing;
 4. one commit writing the file on top of the default head, and the branch
    `consensus/learnings` moved to it in one step (never to the default head itself: a pull
    request whose head has no commit beyond its base is closed by GitHub); the pull request
@@ -60,7 +61,7 @@ def update_learnings(
     numbers = tuple(sorted(p.number for p in counted(learned, closed)))
     if new == learned:
         since = learned.updated_through or "the start"
-        log(f"learnings: no PR with outcomes closed since {since}: nothing to do")
+        log(f"learnings: no PR with outcomes or claims closed since {since}: nothing to do")
         return LearningsRun(learned=learned)
     wanted = dump_learned(new)
     proposed = host.read_file(LEARNED_PATH, branch.head_oid) if branch.head_oid else None
@@ -96,7 +97,10 @@ def closed_pull(thread: ClosedPullThread, identity: Identity, log: Log) -> Close
     if read.state_problem:
         log(f"warning: PR #{thread.number}: {read.state_problem}")
     return ClosedPull(
-        number=thread.number, closed_at=thread.closed_at, outcomes=read.state.outcomes
+        number=thread.number,
+        closed_at=thread.closed_at,
+        outcomes=read.state.outcomes,
+        panel=read.state.panel,
     )
 
 

@@ -1,80 +1,48 @@
 """Votes weighed by what they are worth: the rule that decides a verification.
 
-A judge is described by its true-positive rate (TPR: it confirms a real claim) and its
-true-negative rate (TNR: it refutes a false one), per provider family, from a calibration
-or from the agreeable defaults (model/calibration.py). Each verdict moves the claim's
-log-odds of being real by its likelihood ratio:
+A claim starts from what its reports say (`Estimate.start`: the share of a run's claims
+that are real, and each reviewing family's report or silence, weighed by that family's
+estimated recall and rate of invention). Each judge family's verdict then moves its
+log-odds of being real by the likelihood ratio of that family's estimated rates
+(decide/panel_rates.py):
 
     confirmed   log(TPR / (1 - TNR))     little from a judge that confirms everything
-    refuted     log((1 - TPR) / TNR)     a lot from the same judge
-    uncertain   as refuted (verification fails closed)
+    refuted     log(P(refuted | real) / P(refuted | false))     a lot from the same judge
+    uncertain   as that family's `uncertain` shows itself: doubt from a judge that says it
+                mostly of inventions, nothing from one that says it of anything
 
-starting from a prior set by who reported the claim (`prior`). The claim is verified when
-its log-odds reach logit(target precision) (default 0.9), rejected when they fall that far
-below the prior, undecided when the cap on votes is reached first. This is Wald's
-sequential probability ratio test; first-to-ahead-by-k is its symmetric case: with judges
-whose TPR = TNR = p every verdict weighs ±log(p / (1 - p)), so the rule verifies when
-confirmations lead by ceil((bound - prior) / log(p / (1 - p))) and rejects when they trail
-by ceil(logit(target) / log(p / (1 - p))); at an even prior with logit(target) = k ·
-log(p / (1 - p)) that is exactly first-to-ahead-by-k (tests hold it on a table of vote
-sequences).
+One family, one judge: a family asked again about a claim (or two providers of one
+family) mostly repeats itself, so only its first counted verdict weighs; the others are
+shown, not counted. A reporter asked about its own claim (only when no other family
+answered) confirms it for nothing: its confirmation weighs 0, its refutation or doubt
+counts in full. A failed call counts for nothing.
+Every claim is checked the same way, from its own start, whether it reached consensus or
+not: there is no veto.
 
-A claim that reached consensus is checked with a veto: one vote against it by a family
-that did not report it rejects it, and it is kept once its log-odds reach the bound with
-at least one independent vote cast. A reporter asked about its own claim (only when no
-other family answered) confirms it for nothing: its confirmation weighs 0, its refutation
-counts in full.
+The claim is verified when its log-odds reach logit(target precision) (default 0.9) with
+at least one verdict counted from a family that did not report it, rejected when they fall
+that far below its start, and left undecided when no family is left to ask. This is
+Wald's sequential probability ratio test; first-to-ahead-by-k is its symmetric case
+(judges whose TPR = TNR = p make every verdict weigh ±log(p / (1 - p)); tests hold the two
+alike on tables of vote sequences).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
+from consensus.decide.panel_rates import Estimate, Observed, logit, probability
 from consensus.model.base import Status, VerdictKind
-from consensus.model.calibration import Calibration, JudgeRates
-from consensus.model.claim import Check, Claim
+from consensus.model.claim import Claim
 from consensus.model.findings import Vote
 
-# What a claim is worth before any judge looks at it, by how many provider families
-# reported it independently: a claim one model made alone is usually its invention; two
-# families rarely invent the same problem at the same place. Honest defaults, not
-# measurements; a calibrated reporter precision moves them (see `prior`).
-AGREEMENT_PRIOR = {1: 0.10, 2: 0.50, 3: 0.75}
-AGREEMENT_PRIOR_MORE = 0.90  # four families or more
-DEFAULT_REPORTER_PRECISION = 0.5  # what AGREEMENT_PRIOR assumes of each reporter
+__all__ = ["logit", "probability"]
+
 WEIGHED_CAP = 12  # votes on one claim when `max_votes` is not set
-
-
-def logit(p: float) -> float:
-    return math.log(p / (1 - p))
-
-
-def probability(log_odds: float) -> float:
-    return 1 / (1 + math.exp(-log_odds))
-
-
-def prior(claim: Claim, calibration: Calibration) -> float:
-    """The claim's log-odds of being real before judging: AGREEMENT_PRIOR by the number of
-    families that reported it, each calibrated reporter moving it by how much more (or
-    less) precise its reports have been than DEFAULT_REPORTER_PRECISION. A claim the scan
-    alone made is not judged (the diff proves it), so it has no reporter here."""
-    n = len(claim.families)
-    base = AGREEMENT_PRIOR.get(n, AGREEMENT_PRIOR_MORE) if n else AGREEMENT_PRIOR[1]
-    shift = 0.0
-    for family in claim.families:
-        precision = calibration.reporter(family)
-        if precision is not None:
-            shift += logit(precision) - logit(DEFAULT_REPORTER_PRECISION)
-    return logit(base) + shift
-
-
-def weight(verdict: VerdictKind, rates: JudgeRates, *, own_claim: bool = False) -> float:
-    """How far one verdict moves the log-odds."""
-    if verdict is VerdictKind.CONFIRMED:
-        return 0.0 if own_claim else math.log(rates.tpr / (1 - rates.tnr))
-    return math.log((1 - rates.tpr) / rates.tnr)
+EPSILON = 1e-6  # a sum of weights within this of a bound has reached it (rates are estimated)
 
 
 @dataclass(frozen=True)
@@ -86,87 +54,117 @@ class Bounds:
 
 
 def bounds(start: float, target_precision: float) -> Bounds:
-    """logit(target) to verify; as far below the prior to reject."""
+    """logit(target) to verify; as far below the start to reject."""
     need = logit(target_precision)
     return Bounds(verify=need, reject=start - need)
-
-
-EPSILON = 1e-9  # a sum of weights that lands on a bound has reached it
-
-
-def belief(start: float, votes: Sequence[Vote], calibration: Calibration) -> float:
-    """The log-odds after the votes that were counted (a failed call counts for nothing)."""
-    total = start
-    for vote in votes:
-        if vote.verdict is not None:
-            rates = calibration.judge(vote.family)
-            total += weight(vote.verdict, rates, own_claim=vote.self_vote)
-    return total
 
 
 def against(vote: Vote) -> bool:
     return vote.verdict in (VerdictKind.REFUTED, VerdictKind.UNCERTAIN)
 
 
-def decide_weighed(
-    start: float,
-    votes: Sequence[Vote],
-    limits: Bounds,
-    cap: int,
-    calibration: Calibration,
-    check: Check = Check.DISPUTED,
-) -> Status | None:
-    """VERIFIED, REJECTED or UNDECIDED once the rule says so; None while voting goes on."""
-    counted = [v for v in votes if v.verdict is not None]
-    if check is Check.VETO and any(against(v) and not v.self_vote for v in counted):
-        return Status.REJECTED
-    level = belief(start, votes, calibration)
-    if level >= limits.verify - EPSILON and (check is Check.DISPUTED or counted):
+def counted(votes: Iterable[Vote]) -> list[Vote]:
+    """The votes that weigh: each family's first counted verdict (one family, one judge)."""
+    seen: set[str] = set()
+    out = []
+    for vote in votes:
+        if vote.verdict is not None and vote.family not in seen:
+            seen.add(vote.family)
+            out.append(vote)
+    return out
+
+
+def observed(claim: Claim, votes: Sequence[Vote], reviewers: frozenset[str]) -> Observed:
+    """The claim as the estimate reads it: reports, silences, and the independent
+    families' verdicts (a reporter's verdict on its own claim is not evidence of its rates)."""
+    verdicts = tuple(
+        (v.family, v.verdict) for v in counted(votes) if v.verdict is not None and not v.self_vote
+    )
+    return Observed(
+        reporters=claim.families, reviewers=reviewers | claim.families, verdicts=verdicts
+    )
+
+
+def belief(estimate: Estimate, claim: Observed, votes: Sequence[Vote]) -> float:
+    """The claim's log-odds after its votes: its start, each independent family's first
+    verdict, and a reporter's own doubt (its own confirmation weighs nothing)."""
+    level = estimate.belief(claim)
+    for vote in counted(votes):
+        if vote.self_vote and vote.verdict is not None and against(vote):
+            level += estimate.weight(vote.family, vote.verdict)
+    return level
+
+
+def decide_weighed(level: float, limits: Bounds, votes: Sequence[Vote]) -> Status | None:
+    """VERIFIED or REJECTED once a bound is crossed (verified only on a verdict counted
+    from a family that did not report it); None while the claim is open."""
+    if level >= limits.verify - EPSILON and any(not v.self_vote for v in counted(votes)):
         return Status.VERIFIED
     if level <= limits.reject + EPSILON:
         return Status.REJECTED
-    if len(votes) >= cap:
-        return Status.UNDECIDED
     return None
 
 
-def votes_that_cannot_decide(
-    level: float, limits: Bounds, judges: Sequence[JudgeRates], check: Check
-) -> int:
-    """How many further votes can be asked at once with none of them wasted: fewer than
-    the fewest that could cross either bound, however they answer (at least one)."""
-    if check is Check.VETO:
-        return 1
-    up = max(weight(VerdictKind.CONFIRMED, r) for r in judges)
-    down = min(weight(VerdictKind.REFUTED, r) for r in judges)
-    to_verify = math.ceil((limits.verify - level - EPSILON) / up) if up > 0 else 10**6
-    to_reject = math.ceil((level - limits.reject - EPSILON) / -down) if down < 0 else 10**6
-    return max(1, min(to_verify, to_reject))
-
-
 def in_words(claim: Claim, votes: Sequence[Vote], level: float | None) -> str:
-    """The evidence as a reviewer reads it: "reported by 1 of 4 families · 6 independent
-    judges confirmed, 0 refuted · 0.93"."""
+    """The evidence as a reviewer reads it: "reported by 1 of 4 families · confirmed by
+    anthropic and google, refuted by qwen · 0.93"."""
     chance = None if level is None else probability(level)
     return evidence_words(f"reported by {claim.reported_by}", votes, chance)
 
 
-def evidence_words(reported: str, votes: Sequence[Vote], chance: float | None) -> str:
-    """`reported`, then what the judges said and the probability that the claim is real."""
+class Said(Protocol):
+    """A judge's answer as a vote or its record in the summary's state carries it."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def family(self) -> str: ...
+
+    @property
+    def verdict(self) -> VerdictKind | None: ...
+
+    @property
+    def self_vote(self) -> bool: ...
+
+
+def judged_by(votes: Sequence[Said]) -> str:
+    """Who said what, by family: "confirmed by openai and google, refuted by anthropic";
+    a family that answered more than once is named with how often ("anthropic (2 of 3)"),
+    a reporter judging its own claim is marked ("qwen (its reporter)")."""
+    sides: dict[str, dict[str, list[Said]]] = {"confirmed": {}, "refuted": {}, "uncertain": {}}
+    for vote in votes:
+        if vote.verdict is not None:
+            sides[vote.verdict.value].setdefault(vote.family or vote.model, []).append(vote)
+    per_family: dict[str, int] = {}
+    for side in sides.values():
+        for family, cast in side.items():
+            per_family[family] = per_family.get(family, 0) + len(cast)
+    parts = []
+    for verdict, side in sides.items():
+        if side:
+            names = [_family(f, cast, per_family[f]) for f, cast in side.items()]
+            parts.append(f"{verdict} by {_and(names)}")
+    return ", ".join(parts)
+
+
+def _family(family: str, cast: Sequence[Said], answers: int) -> str:
+    notes = ["its reporter"] if cast[0].self_vote else []
+    if answers > 1:
+        notes.append(f"{len(cast)} of {answers}")
+    return f"{family} ({', '.join(notes)})" if notes else family
+
+
+def _and(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def evidence_words(reported: str, votes: Sequence[Said], chance: float | None) -> str:
+    """`reported`, then who judged it and how, and the probability that the claim is real."""
     text = reported
-    counted = [v for v in votes if v.verdict is not None]
-    if counted:
-        independent = sum(not v.self_vote for v in counted)
-        confirmed = sum(v.verdict is VerdictKind.CONFIRMED for v in counted)
-        refuted = len(counted) - confirmed
-        judges = "judge" if len(counted) == 1 else "judges"
-        who = f"{len(counted)} independent {judges}"
-        if independent < len(counted):
-            who = f"{len(counted)} {judges} ({len(counted) - independent} of them its reporters)"
-        said = f"{who} confirmed"
-        if confirmed < len(counted):
-            said = f"{confirmed} of {who} confirmed"
-        text += f" · {said}, {refuted} refuted"
+    said = judged_by(votes)
+    if said:
+        text += f" · {said}"
     if chance is not None:  # cut, not rounded: 0.897 is not shown as the 0.90 it missed
         text += f" · {math.floor(chance * 100) / 100:.2f}"
     return text

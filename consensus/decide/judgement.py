@@ -4,13 +4,8 @@ finding (`settled`), whether it is a live cluster or a recorded one."""
 from __future__ import annotations
 
 from consensus.model.base import FindingSource, Frozen, Status
-from consensus.model.claim import Check, Claim
+from consensus.model.claim import Claim
 from consensus.model.findings import ScoredCluster, Verification
-
-
-def check_of(item: ScoredCluster) -> Check:
-    """A consensus finding is checked with a veto; any other must be verified."""
-    return Check.VETO if item.status is Status.CONSENSUS else Check.DISPUTED
 
 
 def claim_of(item: ScoredCluster) -> Claim:
@@ -32,6 +27,7 @@ def claim_of(item: ScoredCluster) -> Claim:
         providers=tuple(sorted({m.provider for m in models})),
         scanned=cluster.from_scan,
         reviewing=item.votes_of,
+        reviewers=item.reviewers,  # model families only: the scan reviews nothing
     )
 
 

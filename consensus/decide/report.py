@@ -14,7 +14,7 @@ from typing import Literal
 from consensus.decide.coverage import file_coverage, incompleteness
 from consensus.ingest.risk import risk_order
 from consensus.model.base import Status
-from consensus.model.diff import ReviewDiff
+from consensus.model.diff import MovedLines, ReviewDiff
 from consensus.model.findings import (
     Cluster,
     ModelFailure,
@@ -23,6 +23,7 @@ from consensus.model.findings import (
     Suggestion,
     Usage,
 )
+from consensus.model.panel import PanelEstimate
 from consensus.model.report import (
     BudgetReport,
     FindingMember,
@@ -71,7 +72,9 @@ def chosen_suggestion(cluster: Cluster) -> Suggestion | None:
     return suggestion.model_copy(update={"provider": provider})
 
 
-def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
+def report_findings(
+    scored: Sequence[ScoredCluster], moved: Sequence[MovedLines] = ()
+) -> list[ReportFinding]:
     ordered = sorted(scored, key=finding_order)
     return [
         ReportFinding(
@@ -103,9 +106,18 @@ def report_findings(scored: Sequence[ScoredCluster]) -> list[ReportFinding]:
                 )
                 for m in item.cluster.members
             ),
+            moved_from=_moved_from(item, moved),
         )
         for number, item in enumerate(ordered, start=1)
     ]
+
+
+def _moved_from(item: ScoredCluster, moved: Sequence[MovedLines]) -> str | None:
+    cluster = item.cluster
+    block = next((m for m in moved if m.holds(cluster.path, cluster.line, cluster.end_line)), None)
+    if block is None:
+        return None
+    return f"{block.from_path}:{block.from_line + cluster.line - block.line}"
 
 
 def provider_reports(
@@ -179,6 +191,7 @@ class ReportParts:
     reviewed: bool = True
     workflow: str | None = None
     budget: BudgetReport | None = None
+    panel: PanelEstimate | None = None
 
 
 def build_report(parts: ReportParts) -> Report:
@@ -186,7 +199,7 @@ def build_report(parts: ReportParts) -> Report:
     run_id, diff, scored, results = parts.run_id, parts.diff, parts.scored, parts.results
     models, wall_s, verification_usage = parts.models, parts.wall_s, parts.verification_usage
     min_providers, reviewed, budget = parts.min_providers, parts.reviewed, parts.budget
-    findings = report_findings(scored)
+    findings = report_findings(scored, diff.moved)
     providers = provider_reports(
         models, results, verification_usage, budget.unpriced if budget else ()
     )
@@ -238,4 +251,5 @@ def build_report(parts: ReportParts) -> Report:
         else None,
         coverage=coverage if reviewed else [],
         budget=budget,
+        panel=parts.panel,
     )

@@ -116,4 +116,5 @@ def _score_one(
         status=status,
         reason=reason,
         needs_verification=verify,
+        reviewers=covered | cluster.model_families,
     )

@@ -41,6 +41,9 @@ class ParsedDiff(NamedTuple):
     files: list[ChangedFile]
     skipped: list[SkippedFile]
     links: list[LinkChange]
+    # What each deleted file removed (no finding can sit on it, but code moved out of it
+    # is moved code where it lands: ingest/moved.py).
+    deleted: list[tuple[str, tuple[Hunk, ...]]]
 
 
 def parse_diff(raw: bytes | str) -> tuple[list[ChangedFile], list[SkippedFile]]:
@@ -59,18 +62,20 @@ def parse_diff_full(raw: bytes | str) -> ParsedDiff:
     """`parse_diff`, plus the symbolic links the diff adds, retargets or removes."""
     text = _decode(raw)
     if not text.strip():
-        return ParsedDiff([], [], [])
+        return ParsedDiff([], [], [], [])
     sections = _Parser(text).parse()
     if not sections:
         raise DiffError(
             "the input is not a unified diff: no 'diff --git' or '---'/'+++' file header found",
             fix=_FIX,
         )
-    result = ParsedDiff([], [], [])
+    result = ParsedDiff([], [], [], [])
     for section in sections:
         converted = _convert(section)
         if isinstance(converted, SkippedFile):
             result.skipped.append(converted)
+            if converted.reason == "deleted":
+                result.deleted.append((converted.path, tuple(section.hunks)))
         else:
             result.files.append(converted)
         if section.is_link:

@@ -1,10 +1,12 @@
-"""Ingest: raw diff → ReviewDiff, composing parse → select → redact. Pure, no I/O."""
+"""Ingest: raw diff → ReviewDiff, composing parse → select → redact, and the added lines
+that were only moved (ingest/moved.py). Pure, no I/O."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from consensus.ingest.linguist import parse_attributes
+from consensus.ingest.moved import moved_blocks
 from consensus.ingest.parse import parse_diff_full
 from consensus.ingest.pathfilter import select_files
 from consensus.ingest.redact import redact_files
@@ -37,9 +39,11 @@ def ingest(
         SkippedFile(path=f.path, reason="renamed without changes") for f in kept if not f.hunks
     ]
     files, redactions = redact_files([f for f in kept if f.hunks], redact_patterns)
+    kept_paths = {f.path for f in files}
     return ReviewDiff(
         files=tuple(files),
         skipped=(*parsed.skipped, *filtered, *moved),
         redactions=tuple(redactions),
         links=tuple(parsed.links),
+        moved=tuple(m for m in moved_blocks(parsed.files, parsed.deleted) if m.path in kept_paths),
     )

@@ -1,5 +1,6 @@
-"""What each provider family's word is worth: as a judge (its true-positive and
-true-negative rates) and as a reporter (how often its findings were real).
+"""What the repository knows of each provider family's word, on labelled claims: as a
+judge (its true-positive and true-negative rates) and as a reporter (how often its
+findings were real); and, unlabelled, what earlier runs' votes said (`history`).
 
 Kept as counts, not rates, so that an interval can be shown beside every rate and a small
 sample is seen as small. The file format (`.consensus/calibration.yml`, or a `calibration`
@@ -11,9 +12,9 @@ section of `.consensus.yml`):
         judge: {confirmed_real: 48, missed_real: 2, refuted_false: 9, confirmed_false: 41}
         reporter: {right: 30, wrong: 12}
 
-A family the calibration does not name is judged by the agreeable defaults (LLM judges
-confirm nearly every claim put to them and refute few false ones), never by optimistic
-ones; a reporter without counts by the defaults in `decide/evidence.py`.
+None of it is needed: each run estimates every family's rates from its own votes
+(decide/panel_rates.py), and these counts join the estimate's prior as pseudo-counts, a
+labelled claim counting as one claim seen.
 """
 
 from __future__ import annotations
@@ -24,14 +25,8 @@ from typing import Literal
 from pydantic import Field
 
 from consensus.model.base import Frozen
+from consensus.model.history import PanelTally
 
-# The agreeable judge a family is assumed to be without a calibration: it confirms real
-# claims 96% of the time and refutes false ones 20-45% of the time (LLM judges validating
-# code-review feedback, measured across 14 models). The least sceptical figure is the
-# default for a family not named here.
-DEFAULT_TPR = 0.96
-AGREEABLE_TNR = {"openai": 0.45, "anthropic": 0.35, "google": 0.25, "qwen": 0.20}
-DEFAULT_TNR = 0.20
 Z95 = 1.959964
 
 
@@ -92,41 +87,36 @@ class FamilyCalibration(Frozen):
     reporter: ReporterCounts | None = None
 
 
-class JudgeRates(Frozen):
-    """The rates a verdict of one family is weighed by, and where they come from."""
-
-    tpr: float = Field(gt=0, lt=1)
-    tnr: float = Field(gt=0, lt=1)
-    source: Literal["calibrated", "default"]
-
-
-def _clamped(value: float) -> float:
-    """Rates of exactly 0 or 1 would make one verdict infinitely strong: kept inside."""
-    return min(max(value, 0.01), 0.99)
-
-
 class Calibration(Frozen):
-    """Each family's counts as a judge and as a reporter (version 1 of the file format)."""
+    """Each family's labelled counts as a judge and as a reporter (version 1 of the file
+    format), and the pooled counts of earlier runs (`history`: the learnings' `panel`)."""
 
     version: Literal[1] = 1
     families: dict[str, FamilyCalibration] = Field(default_factory=dict)
+    history: PanelTally | None = None
 
-    def judge(self, family: str) -> JudgeRates:
-        """The family's rates as a judge: calibrated when it has counts on both real and
-        false claims, else the agreeable defaults."""
-        entry = self.families.get(family)
-        counts = entry.judge if entry is not None else None
-        if counts is not None and counts.tpr.n and counts.tnr.n:
-            return JudgeRates(
-                tpr=_clamped(counts.tpr.value), tnr=_clamped(counts.tnr.value), source="calibrated"
+    def with_knowledge(self, other: Calibration) -> Calibration:
+        """Both calibrations' labels added up, and their histories pooled."""
+        families = dict(self.families)
+        for name, entry in other.families.items():
+            mine = families.get(name, FamilyCalibration())
+            families[name] = FamilyCalibration(
+                judge=_sum_judge(mine.judge, entry.judge),
+                reporter=_sum_reporter(mine.reporter, entry.reporter),
             )
-        return JudgeRates(
-            tpr=DEFAULT_TPR, tnr=AGREEABLE_TNR.get(family, DEFAULT_TNR), source="default"
-        )
+        history = self.history
+        if other.history is not None:
+            history = other.history if history is None else history.plus(other.history)
+        return Calibration(families=families, history=history)
 
-    def reporter(self, family: str) -> float | None:
-        """The family's precision as a reporter, when calibrated."""
-        entry = self.families.get(family)
-        if entry is None or entry.reporter is None or not entry.reporter.precision.n:
-            return None
-        return _clamped(entry.reporter.precision.value)
+
+def _sum_judge(a: JudgeCounts | None, b: JudgeCounts | None) -> JudgeCounts | None:
+    if a is None or b is None:
+        return a or b
+    return JudgeCounts(**{k: v + getattr(b, k) for k, v in a.model_dump().items()})
+
+
+def _sum_reporter(a: ReporterCounts | None, b: ReporterCounts | None) -> ReporterCounts | None:
+    if a is None or b is None:
+        return a or b
+    return ReporterCounts(right=a.right + b.right, wrong=a.wrong + b.wrong)

@@ -7,22 +7,9 @@ a run recorded in the summary comment's state (publish/state.py), so that
 
 from __future__ import annotations
 
-from enum import Enum
-
 from pydantic import Field
 
 from consensus.model.base import Category, Frozen, Severity
-
-
-class Check(str, Enum):
-    """What a verification must settle about a claim.
-
-    DISPUTED: too few families agreed; it is posted only if the judges verify it.
-    VETO: it reached consensus; it is posted unless a judge of a family that did not
-    report it refutes it (one refutation from an independent family stops it)."""
-
-    DISPUTED = "disputed"
-    VETO = "veto"
 
 
 class Claim(Frozen):
@@ -41,6 +28,8 @@ class Claim(Frozen):
     providers: tuple[str, ...]  # the models that reported it
     scanned: bool = False  # consensus's own scan of the diff found it too
     reviewing: int = Field(default=0, ge=0)  # families with a valid review of its file
+    # Which families those are, when known (a recorded finding keeps only their number).
+    reviewers: frozenset[str] = frozenset()
 
     @property
     def model_families(self) -> frozenset[str]:

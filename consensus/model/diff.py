@@ -78,13 +78,29 @@ class LinkChange(Frozen):
     old_target: str | None = None
 
 
+class MovedLines(Frozen):
+    """New-side lines `line`..`end_line` of `path` that the change moved there, unchanged
+    but for whitespace, from `from_line` of `from_path` (ingest/moved.py)."""
+
+    path: str
+    line: int
+    end_line: int
+    from_path: str
+    from_line: int
+
+    def holds(self, path: str, line: int, end_line: int) -> bool:
+        return path == self.path and self.line <= line and end_line <= self.end_line
+
+
 class ReviewDiff(Frozen):
-    """The ingested diff: what is reviewed, what is skipped, what was redacted."""
+    """The ingested diff: what is reviewed, what is skipped, what was redacted, and which
+    added lines were only moved."""
 
     files: tuple[ChangedFile, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
     redactions: tuple[Redaction, ...] = ()
     links: tuple[LinkChange, ...] = ()
+    moved: tuple[MovedLines, ...] = ()
 
     def file(self, path: str) -> ChangedFile | None:
         for changed in self.files:

@@ -152,6 +152,7 @@ class ScoredCluster(Frozen):
     reason: str  # one line: why this status
     needs_verification: bool = False  # disputed and severe enough for the verify phase
     verification: Verification | None = None
+    reviewers: frozenset[str] = frozenset()  # the families counted in `votes_of`
 
     @property
     def disputed(self) -> bool:

@@ -17,6 +17,7 @@ from consensus.model.base import (
 )
 from consensus.model.diff import Redaction, SkippedFile
 from consensus.model.findings import DroppedFinding, Suggestion, Verification
+from consensus.model.panel import PanelEstimate
 
 
 class Votes(BaseModel):
@@ -64,6 +65,9 @@ class ReportFinding(Frozen):
     # The head this decision was made on, when an earlier run made it on the same code and
     # this run carried it (no model was asked again); None when this run decided it.
     carried_from: str | None = None
+    # Where its lines were moved from ("src/old.py:12"), when the change only moved them:
+    # code the pull request did not write (ingest/moved.py).
+    moved_from: str | None = None
 
     @property
     def found_by_scan(self) -> bool:
@@ -85,9 +89,9 @@ class DecisionChange(Frozen):
     path: str
     line: int
     title: str
-    before: str  # e.g. "rejected 0–2", "not reported"
+    before: str  # e.g. "rejected (refuted by openai)", "not reported"
     before_head: str
-    after: str  # e.g. "verified 3–1", "not reported"
+    after: str  # e.g. "verified (confirmed by qwen)", "not reported"
 
 
 class ProviderReport(Frozen):
@@ -196,3 +200,4 @@ class Report(Frozen):
     carried: CarriedFiles | None = None  # files whose earlier decisions this run carried
     coverage: list[FileCoverage] = []  # each reviewable file, riskiest first
     budget: BudgetReport | None = None
+    panel: PanelEstimate | None = None  # each family's rates, as this run's votes show them

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
+from consensus.decide.evidence import judged_by
 from consensus.model.urls import without_userinfo
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
@@ -188,10 +189,11 @@ def verification_lines(record: FindingRecord) -> list[str]:
     note = record.verification
     if note is None:
         return ["", "Not verified: no inspector was asked about it."]
+    said = judged_by(note.votes) or "no verdict"
+    chance = f" · {note.belief:.2f} it is real" if note.belief is not None else ""
     lines = [
         "",
-        f"Verification: confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
-        f"{note.uncertain} (needs a lead of {note.ahead_by})"
+        f"Verification: {escape_line(said)}{chance}"
         + (f"; {escape_line(note.note)}" if note.note else ""),
     ]
     for vote in note.votes:

@@ -12,8 +12,8 @@ workflow, consensus's version). The next run on the PR:
 - reviews the other files, and only those;
 - on a fresh look (`/consensus review`, `full-review: true`, a changed basis) decides every
   file again and reports each decision that differs from the one made on the same code
-  (`DecisionChange`: "rejected 0–2 on a1b2c3d, now verified 3–1") rather than silently
-  posting or withdrawing.
+  (`DecisionChange`: "rejected (refuted by openai) on a1b2c3d, now verified (confirmed
+  by qwen)") rather than silently posting or withdrawing.
 
 A file counts as decided only when the run could decide it: quorum met, the budget not
 exhausted, every provider that was called reviewed it, and no verifier call on its findings
@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Verification
@@ -273,14 +274,17 @@ def next_decisions(
 def decision_text(
     status: Status, votes_for: int, votes_of: int, checked: Verification | VerificationNote | None
 ) -> str:
-    """How a finding was decided, in a few characters: "verified 3–1", "consensus 3/4", and
-    "consensus 3/4 · verified 2–0" for a consensus that was checked before it was posted."""
+    """How a finding was decided, in a few words: "verified (confirmed by openai and
+    google)", "consensus 3/4", and "consensus 3/4 · verified (confirmed by qwen)" for a
+    consensus that was checked before it was posted."""
     agreed = f"{status.value} {votes_for}/{votes_of}"
-    if checked is None or not checked.confirmed + checked.refuted + checked.uncertain:
+    said = judged_by(checked.votes) if checked is not None else ""
+    if not said:
         return agreed
-    votes = f"{checked.confirmed}–{checked.refuted + checked.uncertain}"
     return (
-        f"{agreed} · verified {votes}" if status is Status.CONSENSUS else f"{status.value} {votes}"
+        f"{agreed} · verified ({said})"
+        if status is Status.CONSENSUS
+        else f"{status.value} ({said})"
     )
 
 

@@ -3,8 +3,8 @@ from the summary's state as `decide/judgement.claim_of` builds it from a live cl
 
 from __future__ import annotations
 
-from consensus.model.base import FindingSource, Status
-from consensus.model.claim import Check, Claim
+from consensus.model.base import FindingSource
+from consensus.model.claim import Claim
 from consensus.publish.state import FindingRecord
 
 
@@ -27,7 +27,3 @@ def claim_of_record(record: FindingRecord) -> Claim:
         scanned=record.found_by_scan,
         reviewing=record.votes_of,
     )
-
-
-def check_of_record(record: FindingRecord) -> Check:
-    return Check.VETO if record.status is Status.CONSENSUS else Check.DISPUTED

@@ -13,7 +13,6 @@ from consensus.model.findings import Suggestion
 from consensus.model.report import ReportFinding
 from consensus.publish.suggestion import suggestion_block
 from consensus.publish.thread import fingerprint_marker
-from consensus.render.text import plural
 from consensus.render.untrusted import code, escape_line, escape_markdown_text
 
 MAX_BODY_CHARS = 12_000  # model text in one inline comment
@@ -58,40 +57,19 @@ def inline_body(
 
 def established(finding: ReportFinding) -> str:
     """How a finding was established, in one readable line: who reported it, and who
-    verified it, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) · 6
-    independent judges confirmed, 0 refuted · 0.93" (weighed votes), or "Verified 3–0 by
-    2 models that did not report it · reported by 1 of 4 families (`openai/gamma`)"
-    (ahead-by-k). Agreement counts families, so "reported by" does too."""
+    judged it, by family, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) ·
+    confirmed by anthropic and google, refuted by qwen · 0.93". Agreement counts
+    families, so "reported by" does too."""
     names = finding.model_providers
-    reported = f"{finding.votes.for_} of {finding.votes.of} families"
+    families = f"{finding.votes.for_} of {finding.votes.of} families"
     if names:
-        reported += f" ({', '.join(code(p) for p in names)})"
-    record = finding.verification
-    if record is not None and record.belief is not None and not finding.found_by_scan:
-        families = f"{finding.votes.for_} of {finding.votes.of} families"
-        if names:
-            families += f" ({', '.join(code(p) for p in names)})"
-        words = evidence_words(f"reported by {families}", record.votes, record.belief)
-        if finding.status is Status.VERIFIED:
-            return f"Verified · {words}"
-        return words[0].upper() + words[1:]
-    checked = ""
-    if record is not None and finding.status.posted and (record.votes or record.confirmed):
-        checked = f"{record.confirmed}–{record.refuted + record.uncertain}"
-        models = {v.model for v in record.votes if v.verdict is not None}
-        own = {v.model for v in record.votes if v.verdict is not None and v.self_vote}
-        if models:
-            who = plural(len(models), "model")
-            if own == models:
-                who = f"the {who} that reported it (no other family answered)"
-            elif own:
-                who += f", {len(own)} of which reported it"
-            else:
-                who += " that did not report it"
-            checked += f" by {who}"
+        families += f" ({', '.join(code(p) for p in names)})"
     if finding.found_by_scan:
-        also = f" · also reported by {reported}" if names else ""
+        also = f" · also reported by {families}" if names else ""
         return f"Found by consensus's own scan of the diff{also}"
+    record = finding.verification
+    votes = record.votes if record is not None else ()
+    words = evidence_words(f"reported by {families}", votes, record.belief if record else None)
     if finding.status is Status.VERIFIED:
-        return f"Verified {checked} · reported by {reported}".replace("Verified  ·", "Verified ·")
-    return f"Reported by {reported}" + (f" · verified {checked}" if checked else "")
+        return f"Verified · {words}"
+    return words[0].upper() + words[1:]

@@ -4,18 +4,20 @@ with it. Pure.
 - `learn`: the file with the outcomes of PRs closed after its `updated_through` added:
   each reporting family's and persona's finding fixed / dismissed / left (an outcome that
   names no reporter, recorded by an earlier version, in `uncredited`); each judge's
-  verdict against the outcome (fixed = real, dismissed = false); and each finding a
+  verdict against the outcome (fixed = real, dismissed = false); each finding a
   maintainer dismissed *with a reason* as a suppression (its directory and extension, its
-  defect kind, its title, the reason). Only a PR with outcomes is counted, and only it
-  moves `updated_through`: a run with nothing new, or only PRs without findings of ours
-  (the learnings PR itself among them), changes nothing;
+  defect kind, its title, the reason); and each closed PR's last run's estimate of its
+  panel (the state's `panel`), pooled (model/history.py) into `panel`. Only a PR with
+  outcomes or with claims in that estimate is counted, and only it moves
+  `updated_through`: a run with nothing new, or only PRs with neither (no model reviewed
+  them, or their reviewers reported nothing), changes nothing;
 - `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
   least half of the suppression's words), so it goes to the summary, never inline;
   `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
-  posted with "this came back after #N fixed it";
+  posted with "this came back after #N fixed it".
 
-The weighed votes read the file's family counts as their calibration
-(settings/learned.py, `learned_calibration`) when the configuration names none.
+Every review's estimate of its panel starts from the file's family counts (labels) and
+its pooled `panel` (settings/learned.py, `learned_calibration`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import PurePosixPath
 from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
 from consensus.model.base import Category, Frozen, VerdictKind
+from consensus.model.history import PanelTally
 from consensus.model.report import ReportFinding
 from consensus.publish.decided import FindingOutcome
 from consensus.publish.plan import Marks
@@ -49,14 +52,20 @@ class ClosedPull(Frozen):
     number: int
     closed_at: str  # ISO 8601, as GitHub writes it
     outcomes: tuple[FindingOutcome, ...] = ()
+    panel: PanelTally | None = None  # what its last run estimated of the panel
 
 
 def counted(learned: Learned, pulls: Sequence[ClosedPull]) -> list[ClosedPull]:
-    """The PRs `learn` counts: closed after `updated_through`, with outcomes; oldest first."""
+    """The PRs `learn` counts: closed after `updated_through`, with outcomes or with claims
+    its last run's estimate of the panel read; oldest first."""
     return sorted(
-        (p for p in pulls if p.closed_at > learned.updated_through and p.outcomes),
+        (p for p in pulls if p.closed_at > learned.updated_through and _taught(p)),
         key=lambda p: (p.closed_at, p.number),
     )
+
+
+def _taught(pull: ClosedPull) -> bool:
+    return bool(pull.outcomes) or (pull.panel is not None and not pull.panel.empty)
 
 
 def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
@@ -70,7 +79,10 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
     suppressions = list(learned.suppressions)
     known = {(s.path, s.kind, s.words) for s in suppressions}
     fixes = {(f.path, f.kind, f.words): f for f in learned.fixes}
+    panel = learned.panel
     for pull in new:
+        if pull.panel is not None:
+            panel = pull.panel if panel is None else panel.plus(pull.panel)
         for outcome in pull.outcomes:
             if not outcome.credited:
                 uncredited[outcome.outcome] += 1
@@ -107,6 +119,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
             "uncredited": uncredited,
             "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
             "fixes": [f.model_dump() for f in list(fixes.values())[-MAX_FIXES:]],
+            "panel": panel.model_dump() if panel is not None else None,
         }
     )
 

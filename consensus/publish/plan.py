@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from consensus.ingest.hunks import Hunks
-from consensus.model.base import Frozen
+from consensus.model.base import Frozen, Severity
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
@@ -52,6 +52,7 @@ class Placement(str, Enum):
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
     DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
     SUPPRESSED = "suppressed"  # a suppression of .consensus/learned.yml: summary only
+    MOVED = "in_moved_code"  # on lines the change only moved: summary, unless critical
 
     @property
     def inline(self) -> bool:
@@ -127,6 +128,8 @@ def _place(
         return Placement.INLINE_EARLIER, "", None
     if not quorum:
         return Placement.NO_QUORUM, "quorum not met: advisory only", None
+    if finding.moved_from and not finding.severity.at_least(Severity.CRITICAL):
+        return Placement.MOVED, f"in moved code (from {finding.moved_from})", None
     anchor = _anchor(finding, hunks)
     if anchor is None:
         return Placement.NOT_ON_DIFF, "its line is not on the PR diff", None
@@ -299,6 +302,7 @@ def _next_state(
         workflows=previous.workflows,  # each workflow's findings are its own runs' to settle
         decisions=scope.decisions,
         spent=scope.spent,
+        panel=report.panel.tally if report.panel is not None else previous.panel,
     )
     return tuple(resolved), tuple(unchecked), state
 

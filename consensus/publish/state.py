@@ -22,9 +22,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 - v6 keeps who reported and judged each tracked finding on the finding itself
   (`TrackedFinding.families`, `personas`, `judges`, and its `category`): a finding a
   push fixed is no longer among the latest run's records, and its outcome is still
-  credited to its reporters.
+  credited to its reporters;
+- v7 adds `panel`: the soft counts the last run's estimate of its judges and reporters
+  adds to the repository's history (model/history.py); the learnings pool it when the PR
+  closes.
 
-A v1 to v5 block reads as v6 with empty additions (a tracked finding whose reporters are
+A v1 to v6 block reads as v7 with empty additions (a tracked finding whose reporters are
 not known: its outcome is credited to no one, and the learnings say how many were). A
 block that is unreadable, fails validation or has a newer version is ignored (the caller
 says so); nothing in it is ever used to decide who may run a command.
@@ -58,12 +61,13 @@ from consensus.model.base import (
     source_by_name,
 )
 from consensus.model.findings import Verification
+from consensus.model.history import PanelTally
 from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, JudgeNote, Label
 from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 6
-READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6})
+STATE_VERSION = 7
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -225,6 +229,7 @@ class PublishState(Frozen):
     labels: tuple[Label, ...] = Field(default=(), max_length=MAX_LABELS)  # publish/decided.py
     outcomes: tuple[FindingOutcome, ...] = Field(default=(), max_length=MAX_OUTCOMES)
     closed: Literal["", "merged", "closed"] = ""  # set with the outcomes when the PR closed
+    panel: PanelTally | None = None  # what the last run estimated of its panel (learnings)
 
     def workflow(self, name: str) -> WorkflowState | None:
         return next((w for w in self.workflows if w.name == name), None)
@@ -289,7 +294,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # older versions read as v6 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v7 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None

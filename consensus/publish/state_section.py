@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from consensus.decide.evidence import judged_by
 from consensus.publish.state import PublishState, encode_state, state_line_present
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.render.markdown import cell, row
@@ -39,8 +40,8 @@ def command_section(state: PublishState) -> list[str]:
             out.append(
                 f"- **{record.id}** {code(f'{record.path}:{record.line}')} "
                 f"{escape_line(record.title)}: **{record.status.value}** "
-                f"(confirmed {note.confirmed}, refuted {note.refuted}, uncertain "
-                f"{note.uncertain}; asked by {person(note.requested_by)})"
+                f"({escape_line(judged_by(note.votes) or 'no verdict')}; asked by "
+                f"{person(note.requested_by)})"
             )
         out.append("")
     if state.dismissed:

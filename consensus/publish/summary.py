@@ -49,6 +49,7 @@ _WHERE = {
     Placement.REJECTED_BY_GITHUB: "summary",
     Placement.NO_QUORUM: "summary",
     Placement.SUPPRESSED: "summary",
+    Placement.MOVED: "summary",
 }
 OMITTED = (
     "*(omitted: the comment would pass GitHub's 65,536-character limit; the job's step "

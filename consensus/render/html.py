@@ -3,6 +3,7 @@
 header    run id, what was reviewed, status, totals
 matrix    findings x providers: reported ✓, silent ·, abstained ✗ (the reason on hover)
 verify    each disputed finding's inspector and voters, verdicts and reasons
+judges    each family's estimated rates, with their intervals and what they rest on
 timeline  the phases, and one bar per model call, grouped by provider
 usage     tokens and cost per provider
 files     which files each provider saw, and which no model saw
@@ -26,8 +27,12 @@ from typing import TYPE_CHECKING
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 from markupsafe import Markup
 
+from consensus.decide.evidence import judged_by
 from consensus.model.journal import CallRow, PhaseRow
 from consensus.model.report import ProviderReport, Report, ReportFinding
+from consensus.render.panel import HEAD as PANEL_HEAD
+from consensus.render.panel import NOTE as PANEL_NOTE
+from consensus.render.panel import panel_rows
 
 if TYPE_CHECKING:
     from consensus.review.job import ReviewJob
@@ -90,6 +95,10 @@ def render_html(
         most_tokens=max((p.tokens_in + p.tokens_out for p in report.providers), default=0) or 1,
         files=_files(report, reviewed),
         verification_words=_verification_words(report),
+        panel=panel_rows(report.panel) if report.panel is not None else [],
+        panel_head=PANEL_HEAD,
+        panel_note=PANEL_NOTE,
+        judged_by=judged_by,
     )
 
 

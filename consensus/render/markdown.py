@@ -12,7 +12,9 @@ import re
 
 from consensus import __version__
 from consensus.model.base import Status
+from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report, ReportFinding
+from consensus.render.panel import HEAD, NOTE, TITLE, panel_rows
 from consensus.render.text import (
     checked_consensus,
     context_lines,
@@ -52,7 +54,8 @@ def row(cells: list[str]) -> str:
 
 
 def agreement(finding: ReportFinding) -> str:
-    """ "3/4 (75%)", or "3/4 · verified 3–0" for consensus that verification confirmed."""
+    """ "3/4 (75%)", or "3/4 · verified: confirmed by qwen" for consensus verification
+    checked and kept."""
     checked = checked_consensus(finding)
     tail = f" · {checked}" if checked else f" ({finding.agreement:.0%})"
     return f"{finding.votes.for_}/{finding.votes.of}{tail}"
@@ -92,6 +95,17 @@ def _details(finding: ReportFinding) -> list[str]:
         escape_markdown_text(finding.body.strip()),
         "",
     ]
+
+
+def panel_block(panel: PanelEstimate) -> list[str]:
+    """Each family's estimated rates, folded: what the verification weighed votes by."""
+    rows = [row(list(HEAD)), row(["---"] * len(HEAD))]
+    rows += [
+        row([code(r[0]), *(cell(c, raw=True) for c in r[1:4]), cell(r[4])])
+        for r in panel_rows(panel)
+    ]
+    return ["<details>", f"<summary>{TITLE}</summary>", "", *rows, "", escape_line(NOTE), "",
+            "</details>"]  # fmt: skip
 
 
 def providers_table(report: Report) -> list[str]:
@@ -164,6 +178,8 @@ def render_markdown(report: Report) -> str:
 
     if report.providers:
         out += ["### Providers", "", *providers_table(report), ""]
+    if report.panel is not None and report.panel.judged:
+        out += [*panel_block(report.panel), ""]
 
     places = [
         f"{code(f'{r.path}:{r.line}' if r.line else r.path)} ({r.kind})" for r in report.redactions

@@ -18,8 +18,10 @@ from collections.abc import Callable, Iterable
 
 import click
 
+from consensus.decide.evidence import judged_by
 from consensus.model.base import Severity, Status
 from consensus.model.report import Report, ReportFinding
+from consensus.render.panel import panel_lines
 
 BODY_WIDTH = 88
 BODY_MAX_LINES = 6
@@ -111,20 +113,20 @@ def agreement_text(finding: ReportFinding) -> str:
 
 
 def checked_consensus(finding: ReportFinding) -> str | None:
-    """ "verified 3–0" for a consensus finding that verification checked and confirmed."""
+    """ "verified: confirmed by qwen" for a consensus finding verification checked and kept."""
     record = finding.verification
     if finding.status is not Status.CONSENSUS or record is None or not record.votes:
         return None
     chance = f" · {record.belief:.2f}" if record.belief is not None else ""
-    return f"verified {record.confirmed}–{record.refuted + record.uncertain}{chance}"
+    return f"verified: {judged_by(record.votes) or 'no verdict'}{chance}"
 
 
 def status_text(finding: ReportFinding) -> str:
-    counts = finding.verification
-    if counts is None:
+    """The status, with who judged it and how, by family."""
+    record = finding.verification
+    if record is None:
         return finding.status.value
-    tally = f"confirmed {counts.confirmed}, refuted {counts.refuted}"
-    return f"{finding.status.value} ({tally}, uncertain {counts.uncertain})"
+    return f"{finding.status.value} ({judged_by(record.votes) or 'no verdict'})"
 
 
 def providers_answered(report: Report) -> tuple[int, int]:
@@ -318,6 +320,9 @@ def render_text(report: Report, *, color: bool = False) -> str:
             )
         out.append("")
 
+    if report.panel is not None and report.panel.judged:
+        out += [style(line, bold=n == 0) for n, line in enumerate(panel_lines(report.panel))]
+        out.append("")
     out += _footer(report, style)
     return "\n".join(out).rstrip("\n") + "\n"
 

@@ -27,6 +27,7 @@ from consensus.ingest.risk import risk_order
 from consensus.model.base import FailureKind
 from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
+from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report
 from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
 from consensus.review.budget import OUTPUT_TOKENS
@@ -243,8 +244,9 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     ledger.hold_to(budget.limits())
     results = await _fan_out(run, calls, job.unavailable, len(job.personas))
     scored, asked = await _align_and_score(run, results, ask=job.verify)
+    panel = None
     if job.verify:
-        scored, state = await _verify(run, scored, results, services.source)
+        scored, state, panel = await _verify(run, scored, results, services.source)
     else:
         state = "skipped"
     return build_report(
@@ -263,6 +265,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
             verification_usage=run.ledger.verification,
             budget_exhausted=_budget_stopped(results, scored),
             budget=budget_report(budget, ledger, results, scored),
+            panel=panel,
         )
     )
 
@@ -388,10 +391,10 @@ async def _verify(
     scored: list[ScoredCluster],
     results: Sequence[CallResult],
     source: SourceReader | None,
-) -> tuple[list[ScoredCluster], VerificationState]:
+) -> tuple[list[ScoredCluster], VerificationState, PanelEstimate | None]:
     wanted = sum(needs_check(s, run.settings.inspector) for s in scored)
     if not wanted:
-        return scored, "not_needed"
+        return scored, "not_needed", None
     run.phase("verify", f"{wanted} finding{'s' if wanted > 1 else ''}")
     checked = await verify_clusters(
         scored,
@@ -402,7 +405,7 @@ async def _verify(
         ledger=run.ledger,
         source=source,
     )
-    return checked, "done"
+    return checked.items, "done", checked.panel
 
 
 def _budget_stopped(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> bool:

@@ -1,13 +1,15 @@
 """One finding's verification so far: its votes, the calls it may still make, what was
-discarded, and the note (the budget) that stopped it."""
+discarded, and the note (the budget) that stopped it; and the judgement it ends in."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from consensus.decide.ahead_by import tally_votes
 from consensus.decide.evidence import WEIGHED_CAP
+from consensus.decide.judgement import Judgement
 from consensus.model.base import Status
-from consensus.model.findings import Vote
+from consensus.model.findings import Verification, Vote
 
 RESAMPLES = 2  # a malformed verdict is asked again at most this many times a slot
 # Calls one finding's verification may make, resamples included: its vote cap plus this.
@@ -33,3 +35,22 @@ class Tally:
 
     def malformed(self) -> str:
         return f"; verdicts malformed ({self.discarded} discarded)" if self.discarded else ""
+
+
+def judgement_of(
+    outcome: Status | None, tally: Tally, ahead_by: int, level: float | None, reason: str
+) -> Judgement:
+    """The judgement a finding's tally ends in, with the record behind it."""
+    confirmed, refuted, uncertain = tally_votes(tally.votes)
+    record = Verification(
+        confirmed=confirmed,
+        refuted=refuted,
+        uncertain=uncertain,
+        ahead_by=ahead_by,
+        votes=tuple(tally.votes),
+        discarded=tally.discarded,
+        note=tally.note,
+        budget_stopped=outcome is None and "budget reached" in tally.note,
+        belief=level,
+    )
+    return Judgement(outcome=outcome, verification=record, reason=reason)

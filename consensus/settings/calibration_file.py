@@ -24,19 +24,20 @@ def with_local_calibration(loaded: LoadedConfig, root: Path) -> LoadedConfig:
 
 
 def with_learned_calibration(settings: Settings, read: Callable[[str], str | None]) -> Settings:
-    """`settings` calibrated by `.consensus/learned.yml` (what maintainers decided on closed
-    PRs) when the configuration names no calibration and the file holds families; a broken
-    file changes nothing here (the review reports it where it reads the suppressions)."""
-    if settings.calibration is not None:
-        return settings
+    """`settings` knowing what `.consensus/learned.yml` holds (what maintainers decided on
+    closed PRs, what those PRs' runs estimated of the panel), added to a calibration the
+    configuration names (read first: `with_calibration_file`). A broken file changes
+    nothing here (the review reports it where it reads the suppressions)."""
     text = read(LEARNED_PATH)
     try:
         learned = parse_learned(text) if text is not None else None
     except ConfigError:
         return settings
     calibration = learned_calibration(learned) if learned is not None else None
-    if calibration is None or not calibration.families:
+    if calibration is None or not (calibration.families or calibration.history):
         return settings
+    if isinstance(settings.calibration, Calibration):
+        calibration = settings.calibration.with_knowledge(calibration)
     return layered(settings, {"calibration": calibration.model_dump()}, source=LEARNED_PATH)
 
 

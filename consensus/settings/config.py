@@ -58,48 +58,47 @@ class ProviderSettings(Strict):
 
 
 class InspectorSettings(Strict):
-    """Verification of disputed findings: one inspector, then first-to-ahead-by-k voting.
+    """Verification of disputed findings: judges weigh in, family by family, until the
+    rule decides.
 
-    `model`: the inspector (default: a reviewing provider of a family not in the cluster).
-    `voters`: the voting panel, rotated (default: every reviewing provider).
-    Neither judges a finding its own family reported while another family answered
-    (consensus.verify.judges).
+    `model`: the first judge; `voters`: the others, in order (default: every reviewing
+    provider). Neither judges a finding its own family reported while another family
+    answered (review/judges.py).
     `ahead_by`: k; security and critical findings use max(k, 3).
-    `single_family_extra_lead`: a finding only one provider family reported is verified
-    only when confirmations lead by k + this (it is rejected when they trail by k).
-    `max_votes`: the cap on votes, the inspector's included (default 12; ahead-by-k: 2 ×
-    the lead to verify + 3).
+    `single_family_extra_lead`: ahead-by-k: a finding only one provider family reported
+    is verified only when confirmations lead by k + this (rejected when they trail by k).
+    `max_votes`: the cap on votes on one finding (default 12; ahead-by-k: 2 × the lead to
+    verify + 3).
     `check_consensus`: also check every finding that reached consensus.
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
-    every family reviewing its file reported is checked with a veto: one refutation by a
-    family that did not report it stops it (agreement is evidence, not proof, where a
-    wrong claim costs most).
-    `rule`: `weighed` (default): verdicts weigh by their judge family's TPR/TNR and a
-    finding is verified at `target_precision` (decide/evidence.py); `ahead-by-k`: every
-    vote the same; `veto`: one independent judge per consensus finding, nothing else.
+    every family reviewing its file reported is checked, from what its reports say, like
+    any other claim (agreement is evidence, not proof, where a wrong claim costs most).
+    `rule`: `weighed` (default): each family's rates as a judge and as a reporter are
+    estimated from the run's votes and a finding is verified at `target_precision`
+    (decide/evidence.py); `ahead-by-k`: every vote the same.
     """
 
     model: str | None = None
-    """The inspector, the first judge (default: a reviewing provider of a family that did not report
-    the finding)."""
+    """The first judge (default: a reviewing provider of a family that did not report the
+    finding)."""
     voters: tuple[str, ...] = ()
-    """The judges that vote after the inspector (default: every reviewing provider)."""
+    """The other judges, in order (default: every reviewing provider)."""
     ahead_by: int = Field(default=2, ge=1, le=10)
     """ahead-by-k: the lead of one verdict that settles a finding; 3 for security and critical ones.
     """
     max_votes: int | None = Field(default=None, ge=1, le=25)
-    """The most votes one finding gets, the inspector's included (default 12; ahead-by-k: 2 × the
-    lead + 3); then it is undecided."""
+    """The most votes one finding gets (default 12; ahead-by-k: 2 × the lead + 3); then it is
+    undecided."""
     check_consensus: bool = False
     """Also check every finding that reached consensus."""
     check_consensus_min_severity: Severity = Severity.HIGH
-    """A consensus finding at or above this that not every family reported is checked with a veto.
-    """
+    """A consensus finding at or above this that not every family reported is checked like any
+    other claim."""
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
     """ahead-by-k: a finding one family reported needs a lead of k + this."""
-    rule: Literal["weighed", "ahead-by-k", "veto"] = "weighed"
-    """How votes decide: weighed (by each judge family's rates), ahead-by-k (every vote the same),
-    or veto."""
+    rule: Literal["weighed", "ahead-by-k"] = "weighed"
+    """How votes decide: weighed (by each judge family's rates, estimated from the run's votes) or
+    ahead-by-k (every vote the same)."""
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
     """weighed: a finding is verified at this probability of being real, rejected as surely against.
     """
@@ -247,14 +246,17 @@ class Settings(Strict):
     default_context_window: int = Field(default=32_000, ge=2_000)
     """The context window assumed for a model litellm does not know (or give the provider a
     `context_window`)."""
-    # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
-    # holding them (read with the configuration: `with_calibration_file`).
+    # Labelled counts of each judge family and reporter, and the pooled history of earlier
+    # runs; or the path of a file holding them (read with the configuration:
+    # `with_calibration_file`).
     calibration: Calibration | str | None = None
-    """Each judge family's true-positive and true-negative counts, and each reporter's precision: a
-    mapping, or the path of a file `consensus calibrate` wrote."""
+    """Labelled counts of each judge family's verdicts and each reporter's claims, which every run's
+    estimate of its panel starts from: a mapping, or the path of a file `consensus calibrate`
+    wrote."""
 
     def judged_by(self) -> Calibration:
-        """The calibration the verification weighs votes by (empty: agreeable defaults)."""
+        """What the repository knows of its panel (labels and earlier runs), the prior of
+        every run's estimate of it (empty: the estimate's defaults alone)."""
         return self.calibration if isinstance(self.calibration, Calibration) else Calibration()
 
     @field_validator("paths", "exclude")

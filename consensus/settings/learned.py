@@ -16,6 +16,11 @@ suppressions:
      reason: "the caller holds the lock", pr: 123, by: "maintainer-login"}
 fixes:
   - {path: "src/app/db.py", kind: "injection", words: "SQL injection in get_user", pr: 118}
+panel:                                    # what the closed PRs' runs estimated (soft counts)
+  runs: 14
+  claims: [{real: 3.1, false: 41.2}, {real: 9.8, false: 2.0}, …]
+  families:
+    openai: {judge: {confirmed_real: 9.1, …}, reporter: {reported_real: 10.2, …}}
 ```
 
 `uncredited` counts the outcomes that name no reporter: recorded by an earlier version,
@@ -25,7 +30,10 @@ persona's counts, and `consensus learned` says how many there are.
 A finding is *real* when its author fixed it and *false* when a maintainer dismissed it;
 one left as it was says nothing about either. A judge's vote on a real finding is
 `confirmed_real` or `missed_real` (it refuted it), on a false one `refuted_false` or
-`confirmed_false`. The review reads the file from the base branch, like the config.
+`confirmed_false`: labels, which every review's estimate of its panel counts as they are.
+`panel` pools what each closed PR's last run estimated of its panel, unlabelled
+(model/history.py): the next reviews start from it. The review reads the file from the
+base branch, like the config.
 """
 
 from __future__ import annotations
@@ -37,11 +45,11 @@ from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, ReporterCounts
+from consensus.model.history import PanelTally
 from consensus.settings.scope import check_path_patterns
 from consensus.settings.strict import Strict
 
 LEARNED_PATH = ".consensus/learned.yml"
-MIN_EVIDENCE = 10  # decided findings a rate rests on before the weighed votes use it
 _WHEN = r"^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)?$"
 _LOGIN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?)?$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
@@ -94,6 +102,7 @@ class Learned(Strict):
     uncredited: OutcomeCounts = OutcomeCounts()  # outcomes that name no reporter
     suppressions: tuple[Suppression, ...] = ()
     fixes: tuple[Fix, ...] = ()
+    panel: PanelTally | None = None
 
 
 def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
@@ -142,28 +151,29 @@ def dump_learned(learned: Learned) -> str:
         for item in data[key]:
             flow = yaml.safe_dump(item, default_flow_style=True, sort_keys=False, width=10_000)
             lines.append(f"  - {flow.strip()}")
+    if data["panel"] is not None:
+        lines.append(yaml.safe_dump({"panel": data["panel"]}, sort_keys=False, width=100).rstrip())
     return "\n".join(lines) + "\n"
 
 
 def learned_calibration(learned: Learned) -> Calibration:
-    """What the weighed votes read from the learnings: each family's judge counts, and as a
-    reporter fixed → right, dismissed → wrong (left is no evidence); each only once it rests
-    on `MIN_EVIDENCE` decided findings (the votes weigh by the rate itself, and one
-    dismissal must not make a family's every report worthless)."""
+    """What every review's estimate of its panel starts from, read from the learnings:
+    each family's judge counts as labels, as a reporter fixed → right, dismissed → wrong
+    (left is no evidence), and the pooled `panel` of the closed PRs' runs. Labels count
+    one claim each however few there are: a few of them move the estimate a little."""
     families = {}
     for family, entry in sorted(learned.families.items()):
         judge, reporter = entry.judge, entry.reporter
-        real = judge.confirmed_real + judge.missed_real
-        false = judge.refuted_false + judge.confirmed_false
-        decided = reporter.fixed + reporter.dismissed
+        judged = judge.confirmed_real + judge.missed_real + judge.refuted_false
+        judged += judge.confirmed_false
         calibrated = FamilyCalibration(
-            judge=judge if min(real, false) >= MIN_EVIDENCE else None,
+            judge=judge if judged else None,
             reporter=(
                 ReporterCounts(right=reporter.fixed, wrong=reporter.dismissed)
-                if decided >= MIN_EVIDENCE
+                if reporter.fixed + reporter.dismissed
                 else None
             ),
         )
         if calibrated.judge is not None or calibrated.reporter is not None:
             families[family] = calibrated
-    return Calibration(families=families)
+    return Calibration(families=families, history=learned.panel)

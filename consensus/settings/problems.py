@@ -81,7 +81,7 @@ def config_error(source: str, exc: ValidationError, root: type[BaseModel]) -> Co
     if error["type"] == "extra_forbidden":
         model = _model_at(root, loc[:-1])
         known = sorted(model.model_fields) if model else []
-        close = difflib.get_close_matches(loc[-1], known, n=1)
+        close = difflib.get_close_matches(parts[-1], known, n=1)
         hint = f"did you mean '{close[0]}'? " if close else ""
         return ConfigError(
             source,

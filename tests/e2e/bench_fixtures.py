@@ -276,6 +276,9 @@ def script_leaky_world(script: Script, secrets: tuple[str, str]) -> None:
         script.respond(model, reviewer(model))
 
 
+JUDGE = "{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}"
+
+
 def write_config(root: Path, url: str) -> Path:
     config = root / "consensus.yml"
     config.write_text(
@@ -289,6 +292,12 @@ providers:
     api_key_env: FAKE_ANTHROPIC_KEY
 personas: [correctness]
 budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
+# The two judges as a calibration measured them: with two families, a claim one of them
+# made has one judge, and one confirmation of a judge nothing is known of verifies nothing.
+calibration:
+  families:
+    openai: {{judge: {JUDGE}}}
+    anthropic: {{judge: {JUDGE}}}
 """
     )
     return config

@@ -108,7 +108,20 @@ def responder(model: str) -> object:
     return answer
 
 
-def config(url: str, *, evil: bool = False) -> str:
+# The panel's judges as `consensus calibrate` measured them on labelled claims. These tests
+# are about what a run posts and how; what a first run with judges it knows nothing of can
+# verify is tests/e2e/test_judges_e2e.py's.
+JUDGE_LABELS = "{confirmed_real: 45, missed_real: 5, refuted_false: 40, confirmed_false: 10}"
+CALIBRATED = (
+    "calibration: {families: {"
+    + ", ".join(
+        f"{family}: {{judge: {JUDGE_LABELS}}}" for family in ("openai", "anthropic", "meta", "qwen")
+    )
+    + "}}"
+)
+
+
+def config(url: str, *, evil: bool = False, calibrated: bool = True) -> str:
     if evil:  # what a hostile PR puts in its head: a provider of its own
         return f"providers:\n  - model: openai/evil-test\n    api_base: {url}/v1\n"
     return textwrap.dedent(
@@ -128,6 +141,7 @@ def config(url: str, *, evil: bool = False) -> str:
             api_key_env: FAKE_OPENAI_KEY
         personas: [correctness]
         budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
+        {CALIBRATED if calibrated else ""}
         """
     )
 
@@ -498,7 +512,10 @@ def test_full_review_decides_afresh_and_shows_each_changed_decision(world: World
     assert f"consensus 4/4 on `{head[:7]}`, now **not reported**" in changed.split("SQL", 1)[1]
     loop = changed.split("Off-by", 1)[1]
     # One agreeable judge (no calibration) confirmed it seven times before it was kept.
-    assert f"consensus 3/4 · verified 7–0 on `{head[:7]}`, now **not reported**" in loop
+    assert (
+        f"consensus 3/4 · verified (confirmed by meta) on `{head[:7]}`, now **not reported**"
+        in (loop)
+    )
     assert "carried from" not in summary
     resolved = summary.split("resolved since the last review", 1)[1].split("</details>", 1)[0]
     assert resolved.count("not reported on a fresh look at unchanged code") == 2

@@ -91,12 +91,12 @@ def test_calibrate_measures_an_agreeable_and_an_impartial_judge(
         done.stdout
     )
     assert f"{len(TRUTH)} calls" in done.stdout
-    # The file is read with the configuration, and weighed votes use it.
+    # The file is read with the configuration: every run's estimate of its judges starts
+    # from these labels.
     config = repo / ".consensus.yml"
     config.write_text(config.read_text() + "calibration: .consensus/calibration.yml\n")
     settings = with_local_calibration(load_config(config, root=repo), repo).settings
-    assert settings.judged_by().judge("anthropic").source == "calibrated"
-    assert settings.judged_by().judge("anthropic").tnr == impartial.tnr.value
+    assert settings.judged_by().families["anthropic"].judge == impartial
 
 
 def test_a_run_the_budget_stopped_resumes_without_paying_twice(

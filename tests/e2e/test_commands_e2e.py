@@ -417,10 +417,10 @@ def test_verify_runs_the_inspector_and_voters_now(world: World) -> None:
     world.seed_summary(seeded_state())
     run = world.comment("/consensus verify F1")
     assert run.code == 0, run.stderr
-    # The fake verifiers all refute: the consensus finding is vetoed by the first one, of a
-    # family that did not report it.
+    # The fake verifiers all refute: the two families that did not report it are asked
+    # together, and their refutations reject it.
     asked = [r for r in world.providers.log.all() if "independent verifier" in r.raw]
-    assert len(asked) == 1
+    assert {r.model for r in asked} == {"llama-test", "qwen-test"}
     [reply] = world.replies()
     assert "**rejected**" in reply and "refuted" in reply
     summary = world.summary()
@@ -458,11 +458,14 @@ def test_review_on_an_unchanged_head_decides_afresh_and_shows_the_changed_decisi
     summary = world.summary()
     assert "Decisions changed on a fresh look (1)" in summary
     [line] = [x for x in summary.splitlines() if x.startswith("- ") and "Off-by-one" in x]
-    # Agreeable judges (no calibration): the one family that did not report it confirmed
-    # seven times before the evidence held; its first refutation now vetoes it.
-    assert line.endswith(f"consensus 3/4 · verified 7–0 on `{head[:7]}`, now **rejected 0–1**")
+    # The one family that did not report it confirmed it; its refutation now leaves it
+    # undecided (no veto: the refutation weighs what the family's rates say).
+    assert line.endswith(
+        f"consensus 3/4 · verified (confirmed by meta) on `{head[:7]}`, "
+        "now **undecided (refuted by meta)**"
+    )
     assert "carried from" not in summary
     state = decode_state(summary)
     assert state is not None
     loop = next(t for t in state.findings if "Off-by-one" in t.title)
-    assert loop.resolved and loop.resolved_reason == "now rejected, no longer posted"
+    assert loop.resolved and loop.resolved_reason == "now undecided, no longer posted"

@@ -47,13 +47,18 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
     # the injection: all four agree
     assert "SQL injection: customer name interpolated into the query  [F1]" in stdout
     assert "agreement 4/4" in stdout
-    # the pagination bug: two reported it, judges disagreed, verification confirmed it
-    assert "verified (confirmed 3, refuted 1, uncertain 0)" in stdout
-    assert "inspector ollama/qwen-sim: refuted" in stdout
-    # the discount claim misreads the code: rejected; the nit is a low singleton
-    assert "2 findings to post, 1 summary only, 1 rejected" in stdout
-    assert "Not posted: 1 summary only, 1 rejected" in stdout
-    assert "discount rate can produce a negative price  [F3] — rejected" in stdout
+    # the pagination bug: two reported it; no calibration ships, so the judges' word is
+    # read from their votes: they refuted the claims the code contradicts, and their two
+    # confirmations verify it
+    assert "verified (confirmed by qwen and meta)" in stdout
+    assert "inspector ollama/qwen-sim: confirmed" in stdout
+    assert "Judges, as this run's votes show them (4 of 6 claims judged):" in stdout
+    assert "openai judged 2 claims here: refuted 2 of the 2 the panel rejected" in stdout
+    # the discount, rounding and empty-result claims misread the code: rejected; the nit
+    # is a low singleton
+    assert "2 findings to post, 1 summary only, 3 rejected" in stdout
+    assert "Not posted: 1 summary only, 3 rejected" in stdout
+    assert "discount rate can produce a negative price  [F5] — rejected" in stdout
     assert "unverified: low severity, 1 of 4 families" in stdout
     assert (into / "shop" / ".git").is_dir()
     assert f"HTML report (simulated providers): {into / 'report.html'}" in stderr
@@ -71,7 +76,15 @@ def test_the_demo_run_is_journaled_and_replays_without_a_model(
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     statuses = {f["id"]: f["status"] for f in report["findings"]}
-    assert statuses == {"F1": "consensus", "F2": "verified", "F3": "rejected", "F4": "unverified"}
+    assert statuses == {
+        "F1": "consensus",
+        "F2": "verified",
+        "F3": "rejected",
+        "F4": "rejected",
+        "F5": "rejected",
+        "F6": "unverified",
+    }
+    assert report["panel"]["judged"] == 4  # the estimate, derived again from the journal
 
 
 def test_the_demo_html_report_renders_in_chromium_and_says_simulated(
@@ -83,6 +96,8 @@ def test_the_demo_html_report_renders_in_chromium_and_says_simulated(
     assert "<p class='notice' role='note'>consensus demo: SIMULATED providers." in text
     page = Page(text)
     assert page.states()[0] == ["reported"] * 4  # the injection, by every provider
+    assert "<h2>Judges, as this run's votes show them</h2>" in text
+    assert "qwen judged 3 claims here: refuted 1 of the 2 the panel rejected" in text
     assert "http://" not in text and "https://" not in text
     png, console = screenshot(chromium, page_path, tmp_path)
     assert console == []
@@ -141,10 +156,10 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
-    # the summary counts as the command line does: 2 posted, 1 summary only, 1 rejected
+    # the summary counts as the command line does: 2 posted, 1 summary only, 3 rejected
     assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
-    assert "1 summary only · 1 rejected" in text
-    assert "Not posted: 1 summary only, 1 rejected" in text
+    assert "1 summary only · 3 rejected" in text
+    assert "Not posted: 1 summary only, 3 rejected" in text
 
 
 def test_the_github_page_renders_in_chromium(

@@ -136,6 +136,19 @@ INSPECTOR_OF_REPORTERS = textwrap.dedent(
 )
 
 
+# The judges as a calibration measured them (right 0.95 / 0.90): what this PR's few claims
+# could not show. What a first run without one verifies: tests/e2e/test_judges_e2e.py.
+CALIBRATION = (
+    "calibration: {families: {"
+    + ", ".join(
+        f"{family}: {{judge: {{confirmed_real: 95, missed_real: 5, refuted_false: 90, "
+        "confirmed_false: 10}}"
+        for family in FAMILIES.values()
+    )
+    + "}}\n"
+)
+
+
 @dataclass
 class World:
     tmp: Path
@@ -153,8 +166,9 @@ def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
         repo = tmp_path / "hooks"
         repo.mkdir()
         git(repo, "init", "-q", "-b", "main")
-        config = textwrap.dedent(
-            f"""\
+        config = (
+            textwrap.dedent(
+                f"""\
             providers:
               - model: openai/gpt-test
                 api_base: {providers.url}/v1
@@ -171,7 +185,10 @@ def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
             personas: [correctness]
             budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
             """
-        ) + str(request.param)
+            )
+            + CALIBRATION
+            + str(request.param)
+        )
         (repo / "hooks.py").write_text(BEFORE)
         (repo / ".consensus.yml").write_text(config)
         git(repo, "add", "-A")
@@ -286,4 +303,5 @@ def test_no_verifier_judges_its_own_familys_claim(
     [leak] = [c for c in world.github.repos[REPO].review_comments if c["line"] == LEAK]
     [footer] = [line for line in str(leak["body"]).splitlines() if line.startswith("<sub>")]
     assert footer.startswith("<sub>Verified · reported by 1 of 4 families (`openai/qwen-test`) · ")
-    assert " independent judges confirmed, 0 refuted · 0.9" in footer
+    assert "· confirmed by " in footer and "refuted" not in footer
+    assert all(family in footer for family in ("openai", "anthropic", "meta"))

@@ -320,20 +320,23 @@ calibration:
 """
 
 
-def test_agreeable_judges_leave_a_claim_two_families_made_undecided_on_confirmations_alone(
+def test_judges_the_run_cannot_read_leave_a_claim_two_families_made_undecided(
     repo: Path, server: FakeProviderServer
 ) -> None:
-    # Without a calibration the judges are assumed agreeable: confirmations weigh little.
+    # No calibration, and one claim judged: nothing shows whether these judges confirm
+    # everything. Each family is asked once; two confirmations are not enough.
     script_panel(server.script)
     run = review(repo, write_config(repo, server.url))
     assert run.code == 0, run.stderr
     loop = next(f for f in run.report["findings"] if f["title"].startswith("Off-by-one"))
     assert loop["status"] == "undecided"
-    assert loop["verification"]["confirmed"] == 12  # the cap
-    assert loop["reason"] == (
-        "undecided after 12 votes (cap): reported by 2 of 4 families · 12 independent judges "
-        "confirmed, 0 refuted · 0.89"
+    assert loop["verification"]["confirmed"] == 2  # one judge per family, never a repeat
+    assert loop["reason"].startswith(
+        "undecided: no family left to ask; reported by 2 of 4 families · confirmed by "
     )
+    assert loop["verification"]["belief"] < 0.9
+    judges = {f["family"]: f for f in run.report["panel"]["families"]}
+    assert judges["meta"]["judged"] == 1  # the report shows what each estimate rests on
 
 
 SQL_BY_MODEL = ["openai/gpt-test", "anthropic/claude-test", "openai/llama-test", "ollama/qwen-test"]

@@ -240,6 +240,8 @@ def test_a_fix_is_credited_to_the_families_and_persona_that_reported_it(world: W
     assert (sql.resolved, sql.resolved_reason) == (True, "fixed")
     world.github.close_pull(REPO, NUMBER, merged=True, at="2026-11-08T12:00:00Z")
     assert world.pull_event("closed").code == 0
+    estimated = state(world).panel  # the last run's estimate of its panel, kept at close
+    assert estimated is not None and estimated.runs == 1
     # PR 3 closed before, its outcome recorded by an earlier version (state v5), which
     # lost the reporters of a finding a push fixed.
     repo = world.github.repos[REPO]
@@ -264,6 +266,7 @@ def test_a_fix_is_credited_to_the_families_and_persona_that_reported_it(world: W
     }
     assert learned.personas["correctness"].model_dump() == {"fixed": 1, "dismissed": 0, "left": 1}
     assert learned.uncredited.model_dump() == {"fixed": 1, "dismissed": 0, "left": 0}
+    assert learned.panel == estimated  # pooled: the only closed PR a run estimated
     [pull] = learnings_pulls(world)
     assert "credited to no one: 1 outcome(s) (1 fixed)" in description(world, pull.number)
 

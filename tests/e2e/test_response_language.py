@@ -13,6 +13,7 @@ import pytest
 
 from consensus.errors import ConfigError
 from consensus.ingest.review_diff import ingest
+from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
 from consensus.model.report import Report
 from consensus.ports import CompletionRequest
 from consensus.review.prompt import language_note, review_messages
@@ -98,7 +99,12 @@ def review_in(language: str) -> tuple[Report, FakeModelClient]:
     from consensus.review.pipeline import ReviewServices, review
 
     client = FakeModelClient(by_request=speaker)
-    settings = Settings(personas=("security",), response_language=language, threshold=0.9)
+    # Gemini, the one judge, as a calibration measured it: its confirmation verifies.
+    labels = JudgeCounts(confirmed_real=95, missed_real=5, refuted_false=90, confirmed_false=10)
+    calibration = Calibration(families={"google": FamilyCalibration(judge=labels)})
+    settings = Settings(
+        personas=("security",), response_language=language, threshold=0.9, calibration=calibration
+    )
     job = ReviewJob(
         diff=ingest(DIFF),
         settings=settings,
@@ -203,8 +209,8 @@ def test_switching_the_language_reposts_nothing_and_keeps_ids_and_keys(world: e2
     changes = portuguese.pop("decision_changes")
     assert english.pop("decision_changes") == []
     assert [(c["id"], c["before"], c["after"]) for c in changes] == [
-        # weighed votes, agreeable judges: kept after seven confirmations, then vetoed
-        ("F2", "consensus 3/4 · verified 7–0", "rejected 0–1")  # type: ignore[index]
+        # its one judge confirmed it, then refuted it: undecided (no veto)
+        ("F2", "consensus 3/4 · verified (confirmed by meta)", "undecided (refuted by meta)")  # type: ignore[index]
     ]
     assert keys(portuguese) == keys(english)
     summary = world.bot_summary()

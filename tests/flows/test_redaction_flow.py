@@ -37,6 +37,16 @@ from tests.flows.test_flows_bench import bench
 
 PATTERN = "acme-internal-[a-z0-9]{8}"
 SAME_PROMPT = "comparing two findings"  # the "same problem?" system prompt's words
+# The two judges as a calibration measured them: with two families, each claim has one
+# judge, and one confirmation of a judge nothing is known of verifies nothing; the
+# conversation below answers a reply to the posted finding.
+JUDGE = "{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}"
+JUDGES = f"""\
+calibration:
+  families:
+    openai: {{judge: {JUDGE}}}
+    anthropic: {{judge: {JUDGE}}}
+"""
 
 
 def planted() -> tuple[str, str]:
@@ -89,7 +99,7 @@ def reviewed(tmp_path: Path, values: tuple[str, str]) -> World:
     """The PR reviewed by the Action, its base branch's `redact:` naming the pattern."""
     world = World(tmp_path, models=panel(*values))
     pull = world.host.pulls[NUMBER]
-    pull.base_files[".consensus.yml"] = CONFIG + f"redact: ['{PATTERN}']\n"
+    pull.base_files[".consensus.yml"] = CONFIG + f"redact: ['{PATTERN}']\n" + JUDGES
     review_pull_request(world.services(), world.step(), NUMBER, event="pull_request",
                         carry=True, identity=ACTIONS)  # fmt: skip
     return world

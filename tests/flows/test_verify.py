@@ -1,10 +1,11 @@
-"""Verification: inspector, then redundancy voting (first-to-ahead-by-k, and votes weighed
-by their judges' rates) with set verifier answers."""
+"""Verification with set verifier answers: first-to-ahead-by-k, and votes weighed by their
+families' rates as the run's own votes show them, in rounds over every claim."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import random
 from collections import deque
 from collections.abc import Iterable, Sequence
@@ -12,7 +13,9 @@ from collections.abc import Iterable, Sequence
 import pytest
 
 from consensus.decide.ahead_by import Lead, ahead_by_for, decide, lead_for, max_votes_for
-from consensus.decide.judgement import check_of, claim_of
+from consensus.decide.evidence import belief, observed
+from consensus.decide.judgement import claim_of
+from consensus.decide.panel_rates import estimate, known_counts
 from consensus.model.base import (
     SCAN_NAME,
     Category,
@@ -23,19 +26,20 @@ from consensus.model.base import (
     VerdictKind,
 )
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
-from consensus.model.claim import Check
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
-from consensus.publish.claims import check_of_record, claim_of_record
+from consensus.publish.claims import claim_of_record
 from consensus.publish.state import FindingRecord, MemberNote
+from consensus.render.panel import rests_on
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
+from consensus.review.judge_calls import sampling_seed
 from consensus.review.judges import judges
 from consensus.review.ledger import Ledger
 from consensus.review.tally import EXTRA_CALLS_PER_FINDING
-from consensus.review.verify import sampling_seed, verify
+from consensus.review.verify import Verified, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -76,6 +80,7 @@ PROVIDERS = {
     "anthropic": "anthropic/claude-sonnet-4-5",
     "google": "gemini/gemini-2.5-pro",
     "mistral": "mistral/mistral-large-latest",  # reviews, but is not on the judges' panel
+    "qwen": "ollama/qwen2.5-coder",
 }
 
 
@@ -149,6 +154,21 @@ def run(
 ) -> list[ScoredCluster]:
     """Verify `items` (default: one disputed finding) by `rule` (the tests of the symmetric
     rule use ahead-by-k; the weighed rule has its own below)."""
+    return verified(client, items, inspector=inspector, budget=budget, source=source,
+                    rule=rule, calibration=calibration).items  # fmt: skip
+
+
+def verified(
+    client: FakeModelClient,
+    items: Sequence[ScoredCluster] | None = None,
+    *,
+    inspector: InspectorSettings | None = None,
+    budget: BudgetSettings | None = None,
+    source: dict[str, str] | None = None,
+    rule: str = "ahead-by-k",
+    calibration: Calibration | None = None,
+    panel: Sequence[ProviderSettings] = PANEL,
+) -> Verified:
     given = (inspector or InspectorSettings()).model_dump(exclude_unset=True)
     settings = Settings(
         inspector=InspectorSettings.model_validate(given | {"rule": rule}),
@@ -161,7 +181,7 @@ def run(
         verify(
             list(items or [disputed()]),
             diff=DIFF,
-            panel=PANEL,
+            panel=panel,
             settings=settings,
             client=GuardedClient(client, ledger),
             ledger=ledger,
@@ -627,62 +647,147 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
 
 # --------------------------------------------------------------------------- weighed votes
 
-IMPARTIAL = Calibration(
-    families={
-        family: FamilyCalibration(
-            judge=JudgeCounts(
-                confirmed_real=85, missed_real=15, refuted_false=85, confirmed_false=15
-            )
-        )
-        for family in ("openai", "anthropic", "google")
-    }
-)
+
+def labelled(tpr: float, tnr: float) -> Calibration:
+    """Judges measured on 100 labelled claims of each kind."""
+    counts = JudgeCounts(
+        confirmed_real=round(100 * tpr),
+        missed_real=100 - round(100 * tpr),
+        refuted_false=round(100 * tnr),
+        confirmed_false=100 - round(100 * tnr),
+    )
+    families = ("openai", "anthropic", "google", "qwen")
+    return Calibration(families={f: FamilyCalibration(judge=counts) for f in families})
 
 
-def test_agreeable_judges_reject_a_lone_claim_on_two_refutations_asked_together() -> None:
+IMPARTIAL, DISCERNING = labelled(0.85, 0.85), labelled(0.95, 0.8)
+FIVE = (*PANEL, ProviderSettings(model="ollama/qwen2.5-coder"), ProviderSettings(model="mistral/m"))
+
+
+def test_two_refutations_asked_together_reject_a_lone_claim() -> None:
     client = FakeModelClient(default=verdict("refuted"), latency_s=0.02)
     [item] = run(client, [disputed(families=("openai",))], rule="weighed")
     assert item.status is Status.REJECTED
-    assert len(client.calls) == 2  # anthropic's refutation and google's
-    assert client.max_in_flight == 2  # no one verdict could decide: two go out together
-    assert item.reason.startswith("rejected: reported by 1 of 4 families · 0 of 2 independent")
+    assert len(client.calls) == 2  # anthropic's refutation and google's …
+    assert client.max_in_flight == 2  # … asked together: the first round asks two
+    assert item.reason.startswith(
+        "rejected: reported by 1 of 4 families · refuted by anthropic and google · 0.0"
+    )
 
 
-def test_agreeable_confirmations_alone_leave_a_lone_claim_undecided_at_the_cap() -> None:
+def test_one_family_one_judge_the_families_that_have_not_judged_first() -> None:
+    client = FakeModelClient(default=verdict("confirmed"))
+    verified(client, [disputed(families=("openai",))], rule="weighed", panel=FIVE)
+    models = [c.model for c in client.calls]
+    assert len(models) == 4 and "openai/gpt-5.1" not in models  # four other families …
+    families = [ProviderSettings(model=m).voting_family for m in models]
+    assert len(set(families)) == len(families)  # … each asked once: never a repeat
+
+
+def test_confirmations_of_judges_the_run_cannot_read_do_not_verify_a_lone_claim() -> None:
+    # One claim, two judges, both confirm: nothing shows whether they confirm everything.
     client = FakeModelClient(default=verdict("confirmed"))
     [item] = run(client, [disputed(families=("openai",))], rule="weighed")
-    assert item.status is Status.UNDECIDED and len(client.calls) == 12
+    assert item.status is Status.UNDECIDED and len(client.calls) == 2
+    assert "no family left to ask" in item.reason
     assert item.verification is not None and item.verification.belief is not None
     assert item.verification.belief < 0.9
 
 
-def test_calibrated_impartial_judges_verify_as_ahead_by_k_would() -> None:
+def test_labelled_impartial_judges_verify_a_claim_two_families_made_on_two_confirmations() -> None:
     client = FakeModelClient(default=verdict("confirmed"), latency_s=0.02)
-    [item] = run(client, [disputed(families=("openai",))], rule="weighed", calibration=IMPARTIAL)
+    [item] = run(client, [disputed(families=TWO)], rule="weighed", calibration=IMPARTIAL)
     assert item.status is Status.VERIFIED
-    assert len(client.calls) == 3  # k + 1 for a claim one family made
-    assert client.max_in_flight == 2  # two confirmations or refutations could not decide
+    assert len(client.calls) == 2 and client.max_in_flight == 2
     record = item.verification
     assert record is not None and record.belief is not None and record.belief >= 0.9
     assert item.reason == (
-        f"verified: reported by 1 of 4 families · 3 independent judges confirmed, 0 refuted · "
-        f"{record.belief:.2f}"
+        "verified: reported by 2 of 4 families · confirmed by anthropic and google · "
+        f"{int(record.belief * 100) / 100:.2f}"
     )
 
 
-def test_a_severe_consensus_is_vetoed_by_one_independent_refutation() -> None:
-    client = scripted([verdict("confirmed"), verdict("refuted")])
-    [item] = run(client, [severe_consensus(marked=True)], rule="weighed")
-    assert item.status is Status.REJECTED and len(client.calls) == 2
+@pytest.mark.parametrize(
+    ("calibration", "answer", "status"),
+    [
+        (DISCERNING, "confirmed", Status.CONSENSUS),  # a discerning judge's word: posted
+        (DISCERNING, "refuted", Status.REJECTED),
+        (IMPARTIAL, "refuted", Status.UNDECIDED),  # weaker: not posted, not rejected
+        (None, "confirmed", Status.UNDECIDED),  # a judge the run cannot read: not enough
+    ],
+)
+def test_a_severe_consensus_is_checked_from_its_start_no_veto(
+    calibration: Calibration | None, answer: str, status: Status
+) -> None:
+    client = scripted([verdict(answer)])
+    [item] = run(client, [severe_consensus(marked=True)], rule="weighed", calibration=calibration)
+    assert item.status is status and len(client.calls) == 1
     assert {c.model for c in client.calls} == {"gemini/gemini-2.5-pro"}  # the only outsider
 
 
-def test_the_veto_rule_asks_one_judge_per_consensus_and_verifies_nothing_else() -> None:
-    client = scripted([verdict("confirmed")])
-    lone, agreed = disputed(families=("openai",)), severe_consensus(marked=True)
-    checked = run(client, [lone, agreed], rule="veto")
-    assert [i.status for i in checked] == [Status.UNVERIFIED, Status.CONSENSUS]
-    assert len(client.calls) == 1
+def claims_of_a_run() -> list[ScoredCluster]:
+    """A run's claims: three one family made, two that two made, one consensus."""
+    made = [("openai",), ("anthropic",), ("google",), ("openai", "anthropic"), ("google", "qwen")]
+    items = [
+        disputed(families=f).model_copy(
+            update={"cluster": disputed(families=f).cluster.model_copy(
+                update={"fingerprint": f"{n:016x}", "line": 16, "title": f"Claim {n}"})}
+        )
+        for n, f in enumerate(made)
+    ]  # fmt: skip
+    return [*items, severe_consensus(marked=False)]
+
+
+def by_claim(request: CompletionRequest) -> str:
+    """Judges that refute every claim one family made and confirm every other."""
+    prompt = request.messages[-1].content
+    lone = any(f"Claim {n}" in prompt for n in range(3))
+    return verdict("refuted" if lone else "confirmed")
+
+
+def test_every_claim_is_decided_by_the_last_estimate_of_the_panel() -> None:
+    four = (*PANEL, ProviderSettings(model="ollama/qwen2.5-coder"))
+    result = verified(FakeModelClient(by_request=by_claim), claims_of_a_run(), rule="weighed",
+                      panel=four)  # fmt: skip
+    assert result.panel is not None
+    # The estimate each belief was computed with is the one all the votes make.
+    reviewers = frozenset(("openai", "anthropic", "google", "qwen"))
+    seen = [
+        observed(claim_of(item), item.verification.votes, reviewers)
+        for item in result.items
+        if item.verification is not None
+    ]
+    others = [observed(claim_of(i), (), reviewers) for i in result.items if not i.verification]
+    last = estimate([*seen, *others], known_counts(Calibration()))
+    for item, claim in zip([i for i in result.items if i.verification], seen, strict=True):
+        assert item.verification is not None and item.verification.belief is not None
+        expected = belief(last, claim, item.verification.votes)
+        assert item.verification.belief == pytest.approx(1 / (1 + math.exp(-expected)))
+    assert [i.status for i in result.items[:5]] == [Status.REJECTED] * 3 + [Status.VERIFIED] * 2
+
+
+def test_the_panels_estimate_says_what_each_family_rests_on() -> None:
+    four = (*PANEL, ProviderSettings(model="ollama/qwen2.5-coder"))
+    result = verified(FakeModelClient(by_request=by_claim), claims_of_a_run(), rule="weighed",
+                      panel=four)  # fmt: skip
+    assert result.panel is not None
+    google = next(f for f in result.panel.families if f.family == "google")
+    # Google judged the claims OpenAI and Anthropic made alone, and the one they made
+    # together.
+    assert google.judged == 3 and (google.rejected, google.refuted_rejected) == (2, 2)
+    assert rests_on(google) == (
+        "google judged 3 claims here: refuted 2 of the 2 the panel rejected, confirmed 1 "
+        "of the 1 it verified"
+    )
+    assert google.tnr.value > 0.7 and google.tnr.low < google.tnr.value < google.tnr.high
+
+
+def test_a_replay_decides_the_same() -> None:
+    runs = [
+        verified(FakeModelClient(by_request=by_claim), claims_of_a_run(), rule="weighed")
+        for _ in range(2)
+    ]
+    assert runs[0] == runs[1]
 
 
 def test_a_recorded_finding_makes_the_same_claim_as_its_cluster() -> None:
@@ -710,8 +815,7 @@ def test_a_recorded_finding_makes_the_same_claim_as_its_cluster() -> None:
             for m in cluster.members
         ),
     )
-    assert claim_of_record(record) == claim_of(item)
-    assert check_of_record(record) is check_of(item) is Check.VETO
+    assert claim_of_record(record) == claim_of(item).model_copy(update={"reviewers": frozenset()})
     assert claim_of(item).reported_by == "3 of 4 families"
 
 

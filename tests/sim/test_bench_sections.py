@@ -12,9 +12,17 @@ import pytest
 
 from benchmarks.sim.first_run_figures import CommandTimes, FirstRunResults, first_run_figures
 from benchmarks.sim.github_figures import GitHubResults, GitHubRun, github_figures
-from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL, SELF_PREFERRING
+from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL
 from benchmarks.sim.quality_figures import quality_figures
-from benchmarks.sim.quality_rules import RULES, UNCALIBRATED, WEIGHED, RulesRun, judges_figures
+from benchmarks.sim.quality_rules import (
+    CALIBRATED,
+    ESTIMATED,
+    FEW,
+    FRONTIER,
+    WARM,
+    RulesRun,
+    judges_figures,
+)
 from benchmarks.sim.quality_world import (
     DEFAULT,
     HEADLINE,
@@ -379,60 +387,66 @@ def test_quality_methods_lists_every_method_and_where_bugs_end_up() -> None:
 
 
 def rules_run(seed: int, fp: int) -> RulesRun:
-    """One seed's totals over 10 PRs (2 clean); `fp` false positives for the default rule."""
+    """One seed's totals over 10 PRs (2 clean) under two presets; `fp` false positives for
+    the default rule, cold."""
     base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
                  clean_prs=2, clean_posted=1)  # fmt: skip
-    presets = (AGREEABLE, IMPARTIAL, SELF_PREFERRING)
+    every = (*FRONTIER, WARM, CALIBRATED, FEW)
     results = {
-        AGREEABLE.name: {name: replace(base, fp=fp + n) for n, (name, _) in enumerate(RULES)},
-        IMPARTIAL.name: {WEIGHED: replace(base, found=47, verify_calls=230)},
-        SELF_PREFERRING.name: {WEIGHED: base},
-        UNCALIBRATED: {WEIGHED: replace(base, found=27)},
+        AGREEABLE.name: {name: replace(base, fp=fp + n) for n, name in enumerate(every)},
+        IMPARTIAL.name: {name: replace(base, found=47, verify_calls=230) for name in every},
     }
-    results[AGREEABLE.name][WEIGHED] = replace(base, fp=fp)
-    return RulesRun(seed, 10, presets, results)
+    results[AGREEABLE.name][ESTIMATED] = base
+    results[AGREEABLE.name][WARM] = replace(base, found=39)  # recall +0.02 on calibrated
+    results[AGREEABLE.name][CALIBRATED] = base
+    return RulesRun(seed, 10, (AGREEABLE, IMPARTIAL), results)
 
 
 RUNS = (rules_run(1, fp=3), rules_run(2, fp=10))
 
 
-def test_judges_presets_block_has_every_preset_for_every_seed_the_headline_in_bold() -> None:
-    rows = table_rows(judges_figures(RUNS)["judges-presets"])
+def test_judges_conditions_block_has_every_preset_in_every_condition_and_seed() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-conditions"])
     assert [row[0] for row in rows[2:]] == [
-        "**agreeable, seed 1**",
-        "agreeable, seed 2",
-        "impartial, seed 1",
-        "impartial, seed 2",
-        "agreeable+self-preferring, seed 1",
-        "agreeable+self-preferring, seed 2",
-        f"{UNCALIBRATED}, seed 1",
-        f"{UNCALIBRATED}, seed 2",
+        "**agreeable, cold, seed 1**",
+        "agreeable, cold, seed 2",
+        "agreeable, warm, seed 1",
+        "agreeable, warm, seed 2",
+        "agreeable, calibrated, seed 1",
+        "agreeable, calibrated, seed 2",
+        "agreeable, a few labels, seed 1",
+        "agreeable, a few labels, seed 2",
+        "**impartial, cold, seed 1**",
+        "impartial, cold, seed 2",
+        "impartial, warm, seed 1",
+        "impartial, warm, seed 2",
+        "impartial, calibrated, seed 1",
+        "impartial, calibrated, seed 2",
+        "impartial, a few labels, seed 1",
+        "impartial, a few labels, seed 2",
     ]
     assert rows[2][1:] == ["**0.968**", "**0.760**", "**50.0** (1 on 2)", "**50.0**"]
     assert rows[3][1:] == ["0.900", "0.760", "50.0 (1 on 2)", "50.0"]
 
 
-def test_judges_targets_block_gives_the_first_seed_verdict_and_marks_other_seeds_not_met() -> None:
+def test_judges_targets_block_holds_every_seed_to_the_cold_targets_and_warm_to_calibrated() -> None:
     rows = table_rows(judges_figures(RUNS)["judges-targets"])
-    assert rows[0] == [
-        "figure",
-        "agreeable (headline)",
-        "impartial",
-        "agreeable+self-preferring",
-    ]
-    by_figure = {row[0]: row[1:] for row in rows[2:]}
-    assert by_figure["precision"][0] == "≥ 0.93: met 0.968 (not 0.900)"
-    assert by_figure["recall"][1] == "≥ 0.92: met 0.940 (0.940)"
-    assert by_figure["posted on clean PRs"][0] == "≤ 5 / 100: NOT MET 50.0 (not 50.0)"
-    assert by_figure["verification calls / PR"][1] == "≤ 35: met 25.0 (25.0)"
+    assert rows[0] == ["preset", "target", "cold, seeds 1, 2", ""]
+    by = {(row[0], row[1]): row[2:] for row in rows[2:]}
+    assert by[("agreeable", "P ≥ 0.95")] == ["0.968, 0.900", "NOT MET"]
+    assert by[("impartial", "R ≥ 0.88")] == ["0.940, 0.940", "met"]
+    assert by[("agreeable", "clean ≤ 5/100")] == ["50.0, 50.0", "NOT MET"]
+    assert by[("impartial", "calls ≤ 40")] == ["25.0, 25.0", "met"]
+    warm = by[("agreeable", "warm within 0.01 precision and 0.02 recall of calibrated")]
+    assert warm == ["+0.000 / +0.020, +0.000 / +0.020", "met"]
 
 
-def test_judges_rules_block_has_every_rule_then_the_other_seeds_in_a_line() -> None:
+def test_judges_rules_block_has_the_frontier_under_each_preset_then_the_other_seeds() -> None:
     text = judges_figures(RUNS)["judges-rules"]
+    assert text.startswith("Under **agreeable** judges (")
     rows = table_rows(text)
-    assert [row[0] for row in rows[2:]] == [
-        f"**{WEIGHED}**" if name == WEIGHED else name for name, _ in RULES
-    ]
+    names = [f"**{name}**" if name == ESTIMATED else name for name in FRONTIER]
+    assert [row[0] for row in rows if row[0] != "rule" and row[0] != "---"] == names * 2
     assert "Seed 2: 0.900 / 0.760 / 50.0 / 50.0; 0.891 / 0.760 / 50.0 / 50.0;" in text
     assert "**0.900 / 0.760 / 50.0 / 50.0**" in text
 

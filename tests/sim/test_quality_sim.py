@@ -116,7 +116,7 @@ def test_perfect_verifiers_stop_after_exactly_the_lead_per_finding(k: int) -> No
                 ledger=ledger,
                 source=None,
             )
-        )
+        ).items
         calls = 0
         for before, after in zip(items, checked, strict=True):
             if not before.needs_verification:
@@ -172,7 +172,7 @@ def test_verification_keeps_every_consensus_finding_it_was_not_asked_to_check() 
                 ledger=Ledger(settings.budget),
                 source=None,
             )
-        )
+        ).items
         assert any(s.verification is not None for s in after) or not any(
             s.needs_verification for s in before
         )

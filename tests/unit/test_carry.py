@@ -324,7 +324,13 @@ FRESH_LOOKS = [
                 votes=(1, 2),
             ),
         ),
-        [("F2", "rejected 0–2", "verified 2–1")],
+        [
+            (
+                "F2",
+                "rejected (refuted by google (2 of 2))",
+                "verified (confirmed by google (2 of 3), refuted by google (1 of 3))",
+            )
+        ],
     ),
     ((LOOP,), [("", "consensus 2/2", "not reported")]),
     (

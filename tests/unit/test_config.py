@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from consensus.decide.panel_prior import ZERO, Beta, Verdicts
+from consensus.decide.panel_rates import Observed, estimate, known_counts
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.calibration_file import with_local_calibration
@@ -191,6 +193,7 @@ def test_the_documented_configuration_block_is_a_valid_config() -> None:
     assert settings.ignore.reason(author="dev", labels=(), title="WIP: x") is not None
 
 
+FAMILIES = ("openai", "anthropic", "google", "qwen")
 CALIBRATION_YAML = """\
 version: 1
 families:
@@ -200,12 +203,18 @@ families:
 """
 
 
-def test_a_calibration_inline_or_in_a_file_is_what_votes_are_weighed_by(tmp_path: Path) -> None:
+def test_a_calibration_inline_or_in_a_file_is_labels_the_estimate_starts_from(
+    tmp_path: Path,
+) -> None:
     inline = parse_settings("calibration:\n" + textwrap.indent(CALIBRATION_YAML, "  "),
                             source=".consensus.yml")  # fmt: skip
-    rates = inline.judged_by().judge("openai")
-    assert (rates.tpr, rates.tnr, rates.source) == (0.96, 0.18, "calibrated")
-    assert inline.judged_by().reporter("openai") == pytest.approx(30 / 42)
+    known = known_counts(inline.judged_by())
+    # Each labelled claim counts once: 48 real ones confirmed, 2 missed; 41 false ones
+    # confirmed, 9 refuted.
+    assert known.real_verdicts["openai"] == Verdicts(Beta(48, 2), ZERO)
+    assert known.false_verdicts["openai"] == Verdicts(Beta(41, 9), ZERO)
+    assert known.precision["openai"] == Beta(30, 12)
+    assert known.labelled == {"openai": 100}
     (tmp_path / ".consensus").mkdir()
     (tmp_path / ".consensus" / "calibration.yml").write_text(CALIBRATION_YAML)
     config = tmp_path / ".consensus.yml"
@@ -227,9 +236,14 @@ def test_a_calibration_file_that_is_missing_or_wrong_is_an_error_naming_it(tmp_p
         with_local_calibration(load_config(config, root=tmp_path), tmp_path)
 
 
-def test_without_a_calibration_judges_are_agreeable() -> None:
-    rates = Settings().judged_by().judge("anthropic")
-    assert (rates.tpr, rates.tnr, rates.source) == (0.96, 0.35, "default")
+def test_without_a_calibration_no_family_is_assumed_to_be_any_kind_of_judge() -> None:
+    known = known_counts(Settings().judged_by())
+    assert not known.real_verdicts and not known.false_verdicts and not known.labelled
+    # With no vote cast, every family is the prior's judge: none is singled out.
+    claim = Observed(reporters=frozenset({"openai"}), reviewers=frozenset(FAMILIES))
+    panel = estimate([claim], known)
+    judges = {(panel.family(f).real, panel.family(f).false) for f in FAMILIES}
+    assert len(judges) == 1
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,10 @@ from click.testing import CliRunner
 
 from consensus.app.learnings import pull_body
 from consensus.cli.main import cli
+from consensus.decide.panel_rates import known_counts
 from consensus.errors import ConfigError
 from consensus.model.base import Category, VerdictKind
+from consensus.model.history import FamilyTally, JudgeTally, PanelTally
 from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.learnings import (
     ClosedPull,
@@ -23,6 +25,7 @@ from consensus.publish.learnings import (
     suppression_for,
 )
 from consensus.publish.plan import Placement, Scope, plan_publish
+from consensus.publish.state import STATE_VERSION, PublishState, decode_state, encode_state
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
 from consensus.render.learned import rate
@@ -226,7 +229,8 @@ def test_a_person_may_delete_any_line() -> None:
     assert learned.suppressions == ()
 
 
-def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() -> None:
+def test_the_learnings_are_labels_however_few_and_their_panel_the_history() -> None:
+    pooled = PanelTally(runs=3, families={"openai": FamilyTally(judge=JudgeTally(refuted_false=4))})
     learned = Learned.model_validate(
         {
             "families": {
@@ -240,7 +244,8 @@ def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() 
                     },
                 },
                 "meta": {"reporter": {"dismissed": 1}, "judge": {"confirmed_false": 1}},
-            }
+            },
+            "panel": pooled.model_dump(),
         }
     )
     calibration = learned_calibration(learned)
@@ -248,22 +253,28 @@ def test_learned_maps_to_the_weighed_votes_calibration_once_there_is_evidence() 
     assert openai.reporter is not None and openai.judge is not None
     assert (openai.reporter.right, openai.reporter.wrong) == (12, 3)
     assert openai.judge.confirmed_false == 8
-    judge = calibration.judge("openai")
-    assert judge.source == "calibrated" and round(judge.tnr, 2) == 0.2
-    assert "meta" not in calibration.families  # one dismissal is no evidence yet
-    assert calibration.judge("meta").source == "default"
-    assert learned_calibration(learn(Learned(), FIVE)).families == {}  # five PRs: too few
+    # One dismissal is one label: it counts, as one claim's worth.
+    meta = calibration.families["meta"]
+    assert meta.judge is not None and meta.judge.confirmed_false == 1
+    assert calibration.history == pooled
+    known = known_counts(calibration)
+    assert known.labelled == {"meta": 1, "openai": 21} and known.pooled == {"openai": 4.0}
 
 
-def test_the_learnings_calibrate_a_review_unless_the_configuration_names_one() -> None:
+def test_the_learnings_join_a_calibration_the_configuration_names() -> None:
     text = (
         "version: 1\nfamilies:\n  openai:\n    judge: "
         "{confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 8}\n"
     )
-    calibrated = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
-    assert calibrated.judged_by().judge("openai").source == "calibrated"
-    named = Settings.model_validate({"calibration": {"version": 1, "families": {}}})
-    assert with_learned_calibration(named, {LEARNED_PATH: text}.get) == named
+    learned = with_learned_calibration(Settings(), {LEARNED_PATH: text}.get)
+    judge = learned.judged_by().families["openai"].judge
+    assert judge is not None and judge.confirmed_real == 10
+    named = Settings.model_validate(
+        {"calibration": {"families": {"openai": {"judge": {"confirmed_real": 5}}}}}
+    )
+    both = with_learned_calibration(named, {LEARNED_PATH: text}.get).judged_by()
+    added = both.families["openai"].judge
+    assert added is not None and (added.confirmed_real, added.confirmed_false) == (15, 8)
     broken = with_learned_calibration(Settings(), {LEARNED_PATH: "version: 9\n"}.get)
     assert broken == Settings()  # the review reports it where it reads the suppressions
 
@@ -320,3 +331,38 @@ def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_b
     assert [c.path for c in planned.review.comments] == ["src/app/jobs.py"] * 2  # never inline
     page = render_summary(report(lock, loop, other), planned, head_sha="a" * 40, links=[])
     assert "suppressed by a maintainer" in page and "the caller holds the lock" in page
+
+
+def test_the_closed_prs_estimates_of_their_panel_are_pooled_into_the_file() -> None:
+    def estimated(refuted: float) -> PanelTally:
+        judge = JudgeTally(confirmed_real=2.0, refuted_false=refuted)
+        return PanelTally(runs=1, families={"anthropic": FamilyTally(judge=judge)})
+
+    pulls = [
+        ClosedPull(number=8, closed_at="2026-12-01T10:00:00Z", panel=estimated(3.5)),
+        ClosedPull(number=9, closed_at="2026-12-02T10:00:00Z", panel=estimated(1.25)),
+        ClosedPull(number=10, closed_at="2026-12-03T10:00:00Z"),  # no run estimated one
+    ]
+    learned = learn(Learned(), pulls)
+    assert learned.panel is not None and learned.panel.runs == 2
+    # a PR with neither outcomes nor an estimate does not move the date
+    assert learned.updated_through == "2026-12-02T10:00:00Z"
+    judge = learned.panel.families["anthropic"].judge
+    assert (judge.confirmed_real, judge.refuted_false) == (4.0, 4.75)
+    # Written and read back as people see it, and the next review starts from it.
+    again = parse_learned(dump_learned(learned))
+    assert again.panel == learned.panel
+    assert learned_calibration(again).history == learned.panel
+
+
+def test_the_summary_state_keeps_the_runs_estimate_and_reads_a_v6_block_without_one() -> None:
+    judge = JudgeTally(confirmed_real=2.0, refuted_false=3.5)
+    tally = PanelTally(runs=1, families={"anthropic": FamilyTally(judge=judge)})
+    line = encode_state(PublishState(head_sha="a" * 40, panel=tally))
+    assert f" v{STATE_VERSION} " in line and STATE_VERSION == 7
+    read = decode_state(f"summary\n{line}")
+    assert read is not None and read.panel == tally
+    # written by the version before, which knew no estimate: read with none
+    older = encode_state(PublishState(head_sha="a" * 40)).replace(f" v{STATE_VERSION} ", " v6 ")
+    earlier = decode_state(f"summary\n{older}")
+    assert earlier is not None and earlier.head_sha == "a" * 40 and earlier.panel is None

@@ -338,19 +338,19 @@ C, R = VerdictKind.CONFIRMED, VerdictKind.REFUTED
     [
         (Status.VERIFIED, ["openai/gamma"],
          _judged(("anthropic/a", C, False), ("google/b", C, False), ("anthropic/a", C, False)),
-         "Verified 3–0 by 2 models that did not report it · reported by 3 of 4 families "
-         "(`openai/gamma`) · bug · F1"),
+         "Verified · reported by 3 of 4 families (`openai/gamma`) · confirmed by anthropic "
+         "(2 of 2) and google · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"], None,
          "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"],
          _judged(("qwen/q", C, False), ("qwen/q", R, False), ("qwen/q", C, False),
                  ("qwen/q", C, False)),
-         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · verified "
-         "3–1 by 1 model that did not report it · bug · F1"),
+         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · confirmed "
+         "by qwen (3 of 4), refuted by qwen (1 of 4) · bug · F1"),
         (Status.CONSENSUS, ["anthropic/c", "openai/o"],
          _judged(("anthropic/c", C, True), ("openai/o", C, True), ("anthropic/c", C, True)),
-         "Reported by 3 of 4 families (`anthropic/c`, `openai/o`) · verified 3–0 by the "
-         "2 models that reported it (no other family answered) · bug · F1"),
+         "Reported by 3 of 4 families (`anthropic/c`, `openai/o`) · confirmed by anthropic "
+         "(its reporter, 2 of 2) and openai (its reporter) · bug · F1"),
         (Status.CONSENSUS, ["consensus", "openai/o"], None,
          "Found by consensus's own scan of the diff · also reported by 3 of 4 families "
          "(`openai/o`) · bug · F1"),
@@ -477,10 +477,11 @@ def _votes(*verdicts: VerdictKind) -> Verification:
     ("status", "verification", "cell"),
     [
         (Status.CONSENSUS, None, "3/4 (75%)"),
-        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3), "3/4 · verified 3–0"),
+        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3),
+         "3/4 · verified: confirmed by f (3 of 3)"),
         (Status.CONSENSUS, _votes(VerdictKind.CONFIRMED, VerdictKind.REFUTED,
                                   VerdictKind.CONFIRMED, VerdictKind.CONFIRMED),
-         "3/4 · verified 3–1"),
+         "3/4 · verified: confirmed by f (3 of 4), refuted by f (1 of 4)"),
         (Status.VERIFIED, _votes(*[VerdictKind.CONFIRMED] * 2), "3/4 (75%)"),
     ],
 )  # fmt: skip
@@ -495,16 +496,16 @@ def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
 
 def test_the_inline_footer_shows_weighed_evidence_in_words() -> None:
     votes = tuple(
-        Vote(model=m, family=m.split("/")[0], role="voter", verdict=VerdictKind.CONFIRMED,
-             reason="Checked.")
-        for m in ("qwen/q", "qwen/q")
+        Vote(model=m, family=m.split("/")[0], role="voter", verdict=v, reason="Checked.")
+        for m, v in (("qwen/q", VerdictKind.CONFIRMED), ("mistral/m", VerdictKind.REFUTED),
+                     ("meta/l", VerdictKind.CONFIRMED))
     )  # fmt: skip
-    checked = Verification(confirmed=2, votes=votes, belief=0.931)
+    checked = Verification(confirmed=2, refuted=1, votes=votes, belief=0.931)
     finding = make(verification=checked)
     body = inline_body(finding)
     assert (
         "<sub>Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · "
-        "2 independent judges confirmed, 0 refuted · 0.93 · bug · F1</sub>"
+        "confirmed by qwen and meta, refuted by mistral · 0.93 · bug · F1</sub>"
     ) in body
     verified = make(status=Status.VERIFIED, verification=checked)
     assert "<sub>Verified · reported by 3 of 4 families" in inline_body(verified)

@@ -12,9 +12,11 @@ import jsonschema
 import pytest
 
 from consensus.errors import UsageError
-from consensus.model.base import Category, Severity, Status
+from consensus.model.base import Category, Severity, Status, VerdictKind
+from consensus.model.calibration import Rate
 from consensus.model.diff import Redaction, SkippedFile
-from consensus.model.findings import DroppedFinding, Verification
+from consensus.model.findings import DroppedFinding, Verification, Vote
+from consensus.model.panel import FamilyEstimate, PanelEstimate
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.render import FORMATS, render
 from consensus.render.markdown import ZWJ, escape_markdown_text
@@ -39,6 +41,7 @@ EXTRA_TOP = {
     "incomplete",
     "coverage",
     "budget",
+    "panel",
 }
 SPEC_FINDING = [
     "id",
@@ -57,7 +60,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from"}
+EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from", "moved_from"}
 SPEC_PROVIDER = [
     "model",
     "status",
@@ -136,7 +139,19 @@ def make_report(
                 category=Category.SECURITY,
                 title="Token compared with ==",
                 votes=(1, 2),
-                verification=Verification(confirmed=3, refuted=1),
+                verification=Verification(
+                    confirmed=3,
+                    refuted=1,
+                    votes=tuple(
+                        Vote(model=f"{f}/m", family=f, role="voter", verdict=v, reason="")
+                        for f, v in (
+                            ("anthropic", VerdictKind.CONFIRMED),
+                            ("google", VerdictKind.CONFIRMED),
+                            ("qwen", VerdictKind.CONFIRMED),
+                            ("mistral", VerdictKind.REFUTED),
+                        )
+                    ),
+                ),
             ),
             finding(
                 3,
@@ -341,7 +356,7 @@ def test_text_groups_posted_findings_by_file_sorted_by_line() -> None:
     assert heads[1].split()[1] == "HIGH" and heads[1].endswith("[F1]")
     assert "agreement 2/2 (1.00) · openai/gpt-5.1, anthropic/claude-sonnet-4-5" in text
     assert "personas: correctness, security · consensus" in text
-    assert "verified (confirmed 3, refuted 1, uncertain 0)" in text
+    assert "verified (confirmed by anthropic, google and qwen, refuted by mistral)" in text
     assert "    Use a bound parameter instead." in text
 
 
@@ -651,3 +666,43 @@ def test_an_unknown_cost_is_unknown_never_zero() -> None:
     for fmt in ("text", "markdown"):
         headline = "\n".join(render(report, fmt).splitlines()[:4])
         assert "cost unknown" in headline and "$0" not in headline
+
+
+# --------------------------------------------------------------------------- the panel
+
+
+def panel_estimate() -> PanelEstimate:
+    anthropic = FamilyEstimate(
+        family="anthropic",
+        tpr=Rate(value=0.91, low=0.7, high=0.98, n=14),
+        tnr=Rate(value=0.83, low=0.55, high=0.95, n=12),
+        precision=Rate(value=0.62, low=0.3, high=0.86, n=8),
+        judged=9,
+        rejected=5,
+        refuted_rejected=4,
+        verified=3,
+        confirmed_verified=3,
+        labelled=40,
+        pooled=120.4,
+    )
+    return PanelEstimate(families=(anthropic,), claims=14, judged=9)
+
+
+def test_every_output_shows_each_familys_estimate_and_what_it_rests_on() -> None:
+    report = make_report(panel=panel_estimate())
+    rests = (
+        "anthropic judged 9 claims here: refuted 4 of the 5 the panel rejected, confirmed 3 "
+        "of the 3 it verified; 40 labelled claims; 120 claims of earlier runs"
+    )
+    text = render(report, "text")
+    assert "Judges, as this run's votes show them (9 of 14 claims judged):" in text
+    assert "anthropic: confirms a real claim 0.91 [0.70, 0.98] · doubts a false one 0.83 " in text
+    assert rests in text
+    markdown = render(report, "markdown")
+    assert "<summary>Judges, as this run's votes show them</summary>" in markdown
+    assert (
+        f"| `anthropic` | 0.91 [0.70, 0.98] | 0.83 [0.55, 0.95] | 0.62 [0.30, 0.86] | {rests} |"
+        in (markdown)
+    )
+    assert "A blind spot every judge shares cannot show in votes" in markdown
+    assert "Judges, as this run's votes show them" not in render(make_report(), "text")

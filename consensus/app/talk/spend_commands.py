@@ -13,12 +13,12 @@ from consensus.errors import ConsensusError
 from consensus.model.base import Status
 from consensus.ports import ModelClient
 from consensus.publish.answers import Section, verified_section
-from consensus.publish.claims import check_of_record, claim_of_record
+from consensus.publish.claims import claim_of_record
 from consensus.publish.state import FindingRecord, verification_note
 from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger
-from consensus.review.verify import Bench, judge_claims
+from consensus.review.verify import Panel, judge_claims
 from consensus.settings.workflows import Workflow
 
 
@@ -83,10 +83,8 @@ def verify_record(context: PullContext, record: FindingRecord, client: ModelClie
     # No review calls are planned: an `auto` cap is the verification share alone.
     ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
     client = GuardedClient(context.services.models, ledger, context.services.counter)
-    bench = Bench(diff, panel, settings, client, ledger, context.head_source())
-    [judgement] = asyncio.run(
-        judge_claims([(claim_of_record(record), check_of_record(record))], bench)
-    )
+    judges = Panel(diff, panel, settings, client, ledger, context.head_source())
+    [judgement] = asyncio.run(judge_claims([claim_of_record(record)], judges)).judgements
     return judgement
 
 

@@ -1,0 +1,132 @@
+"""The history a repository keeps of its panel: soft counts of claims held real or false,
+and of each provider family's verdicts and reports on them.
+
+Counts here are *soft*: a claim a run's estimate holds real with probability 0.8 adds 0.8
+to the real side and 0.2 to the false side. Each run adds its own (`PanelEstimate.tally`);
+the scheduled learnings run pools the closed pull requests' runs in
+`.consensus/learned.yml` (`plus`); the next runs start from them, as pseudo-counts of a
+prior (decide/panel_rates.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import Field
+
+from consensus.model.base import Frozen
+
+# The history a repository keeps of its panel is capped at this many claims' worth per
+# family (older counts scaled down when a run adds more): judges change with the model,
+# its version and the prompt, so what the last few hundred claims said is what counts.
+POOL_CAP = 200.0
+
+
+def _scaled(values: dict[str, float], factor: float) -> dict[str, float]:
+    return {k: round(v * factor, 2) for k, v in values.items()}
+
+
+class JudgeTally(Frozen):
+    """A family's verdicts on claims held real or false (soft counts)."""
+
+    confirmed_real: float = Field(default=0.0, ge=0)
+    refuted_real: float = Field(default=0.0, ge=0)
+    uncertain_real: float = Field(default=0.0, ge=0)
+    confirmed_false: float = Field(default=0.0, ge=0)
+    refuted_false: float = Field(default=0.0, ge=0)
+    uncertain_false: float = Field(default=0.0, ge=0)
+
+    @property
+    def total(self) -> float:
+        real = self.confirmed_real + self.refuted_real + self.uncertain_real
+        return real + self.confirmed_false + self.refuted_false + self.uncertain_false
+
+
+class ReportTally(Frozen):
+    """A family's reports on claims held real or false, and its silences on the claims of
+    files it reviewed (soft counts)."""
+
+    reported_real: float = Field(default=0.0, ge=0)
+    silent_real: float = Field(default=0.0, ge=0)
+    reported_false: float = Field(default=0.0, ge=0)
+    silent_false: float = Field(default=0.0, ge=0)
+
+    @property
+    def total(self) -> float:
+        return self.reported_real + self.silent_real + self.reported_false + self.silent_false
+
+
+class FamilyTally(Frozen):
+    judge: JudgeTally = JudgeTally()
+    reporter: ReportTally = ReportTally()
+
+
+class ClaimTally(Frozen):
+    """Claims reported by one number of families, held real or false (soft counts)."""
+
+    real: float = Field(default=0.0, ge=0)
+    false: float = Field(default=0.0, ge=0)
+
+
+AGREEMENTS = 4  # claims are told apart by the share of the reviewing families that reported
+# them: a quarter or less, half, three quarters, more (1, 2, 3, 4 of four families)
+
+
+def agreement(reporters: int, reviewers: int) -> int:
+    """The index in `PanelTally.claims` of a claim `reporters` of `reviewers` families
+    reported: 1 of 4 → 0, 2 of 4 → 1, 3 of 4 → 2, 4 of 4 → 3; 1 of 2 → 1, 2 of 3 → 2."""
+    share = reporters / max(reviewers, reporters, 1)
+    return min(max(math.ceil(AGREEMENTS * share - 1e-9), 1), AGREEMENTS) - 1
+
+
+class PanelTally(Frozen):
+    """Soft counts of claims and of each family's verdicts and reports: what one run adds
+    to the history, and the history itself (`plus`)."""
+
+    runs: int = Field(default=0, ge=0)
+    # Claims by the share of their file's reviewers that reported them (`agreement`).
+    claims: tuple[ClaimTally, ...] = Field(
+        default=(ClaimTally(),) * AGREEMENTS, min_length=AGREEMENTS, max_length=AGREEMENTS
+    )
+    families: dict[str, FamilyTally] = Field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing counted: no claim, and no family's verdict, report or silence."""
+        claims = sum(c.real + c.false for c in self.claims)
+        return not claims and not any(
+            f.judge.total or f.reporter.total for f in self.families.values()
+        )
+
+    def rounded(self) -> PanelTally:
+        """The counts to two decimals: what a summary's state and the learnings keep."""
+        return PanelTally().plus(self, cap=float("inf"))
+
+    def plus(self, other: PanelTally, cap: float = POOL_CAP) -> PanelTally:
+        """The two pooled, each family's judge and reporter counts (and the claims) scaled
+        down to `cap` claims' worth when they pass it."""
+        families = {}
+        for name in sorted({*self.families, *other.families}):
+            a = self.families.get(name, FamilyTally())
+            b = other.families.get(name, FamilyTally())
+            judge = {k: v + getattr(b.judge, k) for k, v in a.judge.model_dump().items()}
+            reporter = {k: v + getattr(b.reporter, k) for k, v in a.reporter.model_dump().items()}
+            judged = sum(judge.values())
+            # A reporter count is per file reviewed: four silences for one claim of a file
+            # four families reviewed, so it is capped at four times the claims' cap.
+            seen = sum(reporter.values())
+            families[name] = FamilyTally(
+                judge=JudgeTally(**_scaled(judge, min(1.0, cap / judged) if judged else 1.0)),
+                reporter=ReportTally(**_scaled(reporter, min(1.0, 4 * cap / seen) if seen else 1)),
+            )
+        pairs = [
+            (a.real + b.real, a.false + b.false)
+            for a, b in zip(self.claims, other.claims, strict=True)
+        ]
+        total = sum(real + false for real, false in pairs)
+        factor = min(1.0, cap / total) if total else 1.0
+        claims = tuple(
+            ClaimTally(real=round(real * factor, 2), false=round(false * factor, 2))
+            for real, false in pairs
+        )
+        return PanelTally(runs=self.runs + other.runs, claims=claims, families=families)

@@ -1,0 +1,187 @@
+"""Each family's rates estimated from one run's votes (decide/panel_rates.py), held on
+tables of vote patterns: what a panel's votes say of it, family by family."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from consensus.decide.evidence import belief, observed
+from consensus.decide.panel_rates import (
+    Beta,
+    Estimate,
+    Observed,
+    estimate,
+    known_counts,
+    logit,
+    probability,
+)
+from consensus.model.base import Category, Severity, VerdictKind
+from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
+from consensus.model.claim import Claim
+from consensus.model.findings import Vote
+from consensus.model.history import FamilyTally, JudgeTally, PanelTally
+
+C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
+PANEL = ("openai", "anthropic", "google", "qwen")
+EVERYONE = frozenset(PANEL)
+
+
+def claim(reporters: Sequence[str], **verdicts: VerdictKind) -> Observed:
+    """A claim of a file every family reviewed, with one verdict per judge family."""
+    return Observed(
+        reporters=frozenset(reporters), reviewers=EVERYONE, verdicts=tuple(verdicts.items())
+    )
+
+
+def others(*reporters: str) -> list[str]:
+    return [f for f in PANEL if f not in reporters]
+
+
+def singletons(say: dict[str, VerdictKind]) -> list[Observed]:
+    """Six claims one family made at places nothing else points to (each family in turn,
+    then two more), each judged by the families in `say` that did not make it."""
+    makers = [*PANEL, "openai", "google"]
+    return [claim([m], **{f: v for f, v in say.items() if f != m}) for m in makers]
+
+
+def agreed() -> list[Observed]:
+    """What every run has around its disputed claims: two claims two families made, both
+    confirmed by the other two, and three that three or four families reported (consensus,
+    not judged): they show who reports what."""
+    return [
+        claim(["openai", "anthropic"], google=C, qwen=C),
+        claim(["google", "qwen"], openai=C, anthropic=C),
+        claim(["openai", "anthropic", "google"]),
+        claim(["openai", "google", "qwen"]),
+        claim(list(PANEL)),
+    ]
+
+
+def confirmation(panel: Estimate, family: str) -> float:
+    return panel.weight(family, C)
+
+
+def test_a_panel_that_refutes_decisively_is_read_as_discerning() -> None:
+    # Every claim one family made is refuted by the others; the claims two families made are
+    # confirmed: these judges tell claims apart.
+    panel = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
+    for family in PANEL:
+        assert panel.family(family).tnr >= 0.75, family
+        assert confirmation(panel, family) >= 1.5, family  # a confirmation is worth a lot
+    assert max(panel.posteriors[:6]) < 0.02  # the refuted claims are false
+    assert min(panel.posteriors[6:8]) > 0.9  # the confirmed ones real
+
+
+def test_a_panel_that_confirms_everything_is_read_as_agreeable() -> None:
+    # The same claims, every one of them confirmed by every judge, including those one
+    # family made at places nothing else points to: these judges rubber-stamp.
+    panel = estimate([*singletons(dict.fromkeys(PANEL, C)), *agreed()])
+    for family in PANEL:
+        assert panel.family(family).tnr <= 0.5, family
+        assert confirmation(panel, family) < 0.8, family  # a confirmation is worth little
+    # Three confirmations do not make a lone family's claim real.
+    assert max(panel.posteriors[:6]) < 0.5
+
+
+def test_a_mixed_panel_is_told_apart_family_by_family() -> None:
+    # Anthropic and Qwen refute the claims one family made; OpenAI and Google confirm them.
+    say = {"openai": C, "anthropic": R, "google": C, "qwen": R}
+    panel = estimate([*singletons(say), *agreed()])
+    discerning = [panel.family(f).tnr for f in ("anthropic", "qwen")]
+    agreeable = [panel.family(f).tnr for f in ("openai", "google")]
+    assert min(discerning) > max(agreeable) + 0.2
+    assert confirmation(panel, "anthropic") > confirmation(panel, "openai") + 1.0
+    assert max(panel.posteriors[:6]) < 0.1  # two confirmations of agreeable judges: not enough
+
+
+def test_repeats_add_no_certainty() -> None:
+    a_claim = Claim(
+        fingerprint="0123456789abcdef",
+        path="src/app/db.py",
+        line=16,
+        end_line=16,
+        title="Off-by-one: loop reads past the end of ids",
+        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+        category=Category.BUG,
+        severity=Severity.HIGH,
+        families=frozenset({"openai"}),
+        providers=("openai/gpt-5.1",),
+        reviewing=4,
+    )
+
+    def said(family: str, verdict: VerdictKind, model: str = "m") -> Vote:
+        return Vote(model=f"{family}/{model}", family=family, role="voter", verdict=verdict,
+                    reason="")  # fmt: skip
+
+    once = [said("anthropic", C)]
+    thrice = [said("anthropic", C), said("anthropic", C), said("anthropic", C, "other")]
+    assert observed(a_claim, thrice, EVERYONE) == observed(a_claim, once, EVERYONE)
+    panel = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
+    seen = observed(a_claim, thrice, EVERYONE)
+    assert belief(panel, seen, thrice) == belief(panel, seen, once)
+    # A family that answered both ways counts by its first answer.
+    both = [said("anthropic", R), said("anthropic", C)]
+    assert observed(a_claim, both, EVERYONE).verdicts == (("anthropic", R),)
+
+
+def test_labels_count_as_claims_seen_and_outweigh_a_runs_few_votes() -> None:
+    # A calibration that measured Qwen agreeable on 400 labelled claims: one run of
+    # refutations does not make it discerning.
+    labels = JudgeCounts(confirmed_real=190, missed_real=10, refuted_false=40, confirmed_false=160)
+    calibration = Calibration(families={"qwen": FamilyCalibration(judge=labels)})
+    known = known_counts(calibration)
+    alone = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
+    labelled = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()], known)
+    assert alone.family("qwen").tnr > 0.75
+    assert labelled.family("qwen").tnr == pytest.approx(0.2, abs=0.05)
+    assert labelled.family("anthropic").tnr > 0.75  # the others are still read from the run
+
+
+def test_earlier_runs_are_pseudo_counts_that_carry_a_panel_over() -> None:
+    first = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
+    history = PanelTally().plus(first.data)
+    # A run that says little (two claims, one judge each) starts from what the first one
+    # showed: its judges are still read as discerning.
+    thin = [claim(["openai"], anthropic=R), claim(["google", "qwen"], openai=C)]
+    cold = estimate(thin)
+    warm = estimate(thin, known_counts(Calibration(history=history)))
+    assert warm.family("anthropic").tnr > cold.family("anthropic").tnr + 0.1
+    assert warm.known.pooled["anthropic"] == pytest.approx(
+        sum(first.data.families["anthropic"].judge.model_dump().values()), abs=0.01
+    )
+
+
+def test_uncertain_means_what_a_familys_own_use_of_it_shows() -> None:
+    # Anthropic says `uncertain` of claims the others refute, never of those they confirm:
+    # from it, uncertain is doubt. Google says it of anything: from it, little.
+    rows = [
+        *[claim([m], anthropic=U, openai=R, qwen=R) for m in ("google",) * 6],
+        *[claim(["openai", "qwen"], anthropic=C, google=U) for _ in range(6)],
+        *[claim([m], google=U, openai=R, qwen=R) for m in ("anthropic",) * 6],
+    ]
+    history = PanelTally().plus(estimate(rows).data)
+    panel = estimate(rows, known_counts(Calibration(history=history)))
+    assert panel.weight("anthropic", U) < -1.0
+    assert abs(panel.weight("google", U)) < abs(panel.weight("anthropic", U)) / 2
+
+
+def test_the_estimate_is_the_same_to_the_last_bit_on_the_same_votes() -> None:
+    rows = [*singletons({"openai": C, "anthropic": R, "google": C, "qwen": U}), *agreed()]
+    assert estimate(rows) == estimate(list(rows))
+
+
+@pytest.mark.parametrize("share", [0.2, 0.5, 0.8])
+def test_logit_and_probability_are_inverse(share: float) -> None:
+    assert probability(logit(share)) == pytest.approx(share)
+
+
+def test_the_pool_is_capped_so_that_a_panel_that_changes_is_seen_to_change() -> None:
+    run = PanelTally(runs=1, families={"openai": FamilyTally(judge=JudgeTally(refuted_false=50))})
+    pool = PanelTally()
+    for _ in range(10):
+        pool = pool.plus(run)
+    assert pool.runs == 10
+    assert pool.families["openai"].judge.refuted_false == pytest.approx(200.0)
+    assert Beta(1, 3).mean == 0.25
