@@ -157,13 +157,13 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     [
         ("litellm", {"consensus.adapters.llm"}),
         ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
-        ("gitlab", {"consensus.adapters.gitlab"}),
+        ("gitlab", {"consensus.adapters.gitlab_http"}),
         (
             "requests",
             {
                 "consensus.adapters.github",
                 "consensus.adapters.github_wire",
-                "consensus.adapters.gitlab",
+                "consensus.adapters.gitlab_http",
             },
         ),
         ("sqlite3", {"consensus.adapters.journal"}),

@@ -286,6 +286,11 @@ def test_what_it_keeps_readable() -> None:
     )
 
 
+def test_a_gitlab_merge_request_reference_is_not_linked() -> None:
+    assert escape_line("same as !12 and acme/shop!7") == f"same as !{ZWJ}12 and acme/shop!{ZWJ}7"
+    assert escape_line("not equal: a != b!") == "not equal: a != b!"
+
+
 def test_invisible_characters_show() -> None:
     assert escape_line("a\u202eb\u200bc\u200dd") == "a\ufffdb\ufffdc\ufffdd"
     assert code("x\u2066y") == "`x\ufffdy`"
