@@ -22,7 +22,7 @@ no review event to carry it.
 from __future__ import annotations
 
 import traceback
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from consensus.action.gitlab_log import GitLabLog
 from consensus.app.exit_codes import exit_code
@@ -37,6 +37,7 @@ from consensus.app.wiring import gitlab_host, gitlab_services, gitlab_step, gitl
 from consensus.errors import ConsensusError, UsageError
 from consensus.model.flow_result import FlowResult
 from consensus.model.gitlab_events import MergeRequestHook, NoteHook
+from consensus.ports import Log
 from consensus.settings.gitlab_job import (
     MERGE_REQUEST_EVENT,
     TOKEN_VARIABLE,
@@ -54,7 +55,7 @@ def main(env: Mapping[str, str], log: GitLabLog) -> int:
     log.mask(run_secrets(env))
     with log.guard():
         try:
-            return run(env, log)
+            return run(env, log=log, mask=log.mask)
         except ConsensusError as exc:
             log(f"error: {exc}")
             return exc.exit_code
@@ -63,8 +64,14 @@ def main(env: Mapping[str, str], log: GitLabLog) -> int:
             return CRASH_EXIT_CODE
 
 
-def run(env: Mapping[str, str], log: GitLabLog) -> int:
-    """Handle the pipeline `env` describes; the exit code."""
+def run(
+    env: Mapping[str, str],
+    *,
+    log: Log,
+    mask: Callable[[Sequence[str]], object] = lambda values: None,
+) -> int:
+    """Handle the pipeline `env` describes; the exit code. `mask` hides the keys the target
+    branch's configuration names from what the job prints."""
     job = GitLabJob.from_env(env)
     step = gitlab_step(env, job)  # the settings, parsed once
     number, note_id = _what(job, log)
@@ -88,9 +95,7 @@ def run(env: Mapping[str, str], log: GitLabLog) -> int:
     host = gitlab_host(env, job, merge_request=number, log=log)
     try:
         # Progress goes through the log: a provider's error in it is foreign text.
-        wired = gitlab_services(
-            env, host, log=log, progress=lambda: [LogProgress(log)], mask=log.mask
-        )
+        wired = gitlab_services(env, host, log=log, progress=lambda: [LogProgress(log)], mask=mask)
         result = _handle(wired, step, job, number, note_id)
     finally:
         host.close()
@@ -104,7 +109,7 @@ def run(env: Mapping[str, str], log: GitLabLog) -> int:
     )
 
 
-def _what(job: GitLabJob, log: GitLabLog) -> tuple[int | None, int | None]:
+def _what(job: GitLabJob, log: Log) -> tuple[int | None, int | None]:
     """The merge request the pipeline is for, and the note a trigger delivered (None for a
     review); (None, None) when there is nothing to do, said in the log."""
     if job.pipeline_source == MERGE_REQUEST_EVENT:

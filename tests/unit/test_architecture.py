@@ -239,7 +239,11 @@ def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
     only the demo's flow imports them, so no other command loads them."""
     assert _crossings("consensus_sim", "consensus") == []
     importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
-    assert importers == {"consensus/app/demo.py", "consensus/app/demo_github.py"}
+    assert importers == {
+        "consensus/app/demo.py",
+        "consensus/app/demo_github.py",
+        "consensus/app/demo_gitlab.py",
+    }
 
 
 def test_fakes_and_benchmarks_never_import_the_tests() -> None:
