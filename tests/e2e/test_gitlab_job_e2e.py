@@ -214,6 +214,12 @@ def test_a_comment_command_arrives_through_the_trigger_payload(reviewed: World) 
     assert reviewed.gitlab.project(PROJECT).notes(IID)[-1]["id"] == answer["id"]
 
 
+def test_the_agent_pr_queue_says_it_is_github_s_only(reviewed: World) -> None:
+    assert reviewed.note("/consensus queue", "dev").code == 0
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "the agent-PR queue and the learnings run are GitHub's only" in answer
+
+
 def test_only_developers_and_above_dismiss_by_command(reviewed: World) -> None:
     assert reviewed.note("/consensus dismiss F2 not our problem", "rita").code == 0
     assert state(reviewed).dismissed == ()
