@@ -81,6 +81,15 @@ ROUNDED = "    return round(amount * TAX_RATE)\n"
 TAX_FIX = "    return round(amount * TAX_RATE, 2)"
 DISCOUNT_FIX = "def discounted(amount, rate):\n    return amount * (1 - min(rate, MAX_DISCOUNT))"
 INVOICE_FIXED = INVOICE_AFTER.replace(ROUNDED, TAX_FIX + "\n")
+MONEY_AUDIT = """---
+title: Money audit
+description: How money is summed, taxed and rounded; nothing else.
+personas: [correctness]
+threshold: 0.5
+verify: none
+---
+Look only at how money is summed, taxed and rounded.
+"""
 
 
 def finding(line: int, end: int, title: str, **extra: object) -> dict[str, object]:
@@ -181,6 +190,7 @@ class World:
             ".consensus.yml": config(self.providers.url),
             "billing/invoice.py": INVOICE_BEFORE,
             "README.md": "# billing\n",
+            ".consensus/workflows/money-audit.md": MONEY_AUDIT,
         }
 
     def open(self, head: dict[str, str] | None = None, **fields: Any) -> None:

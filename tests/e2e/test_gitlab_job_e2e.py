@@ -214,6 +214,20 @@ def test_a_comment_command_arrives_through_the_trigger_payload(reviewed: World) 
     assert reviewed.gitlab.project(PROJECT).notes(IID)[-1]["id"] == answer["id"]
 
 
+def test_verify_and_a_saved_workflow_are_commands_on_gitlab_too(reviewed: World) -> None:
+    job = reviewed.note("/consensus verify F2\n/consensus money-audit", "maria")
+    assert job.code == 0, job.log
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "😕" not in answer
+    assert "/consensus verify F2" in answer and "Ran the saved review workflow `money-audit`" in (
+        answer
+    )
+    [record] = [r for r in state(reviewed).records if r.id == "F2"]
+    assert record.verification is not None and record.verification.requested_by == "maria"
+    assert "money-audit" in state(reviewed).workflows[0].name
+    assert "Money audit" in reviewed.summaries()[0]["body"]
+
+
 def test_the_agent_pr_queue_says_it_is_github_s_only(reviewed: World) -> None:
     assert reviewed.note("/consensus queue", "dev").code == 0
     answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
