@@ -168,6 +168,17 @@ def test_failing_the_job_at_the_configured_severity(reviewed: World) -> None:
     assert reviewed.review(CONSENSUS_FAIL_ON="critical").code == 0
 
 
+def test_a_finding_that_would_request_changes_fails_the_job(world: World) -> None:
+    """GitLab has no review event: what GitHub's review would request changes for fails."""
+    asks = config(world.providers.url) + "publish: {request_changes_on: high}\n"
+    base = {**world.base, ".consensus.yml": asks}
+    head = {**base, "billing/invoice.py": INVOICE_AFTER}
+    world.gitlab.add_merge_request(PROJECT, IID, base=base, head=head, title="Discounts")
+    job = world.review()
+    assert job.code == 1, job.log
+    assert "asks for changes" in job.log and len(world.ours()) == 4  # posted all the same
+
+
 # ---------------------------------------------------------------------------- talk
 
 
@@ -224,7 +235,7 @@ def test_verify_and_a_saved_workflow_are_commands_on_gitlab_too(reviewed: World)
     )
     [record] = [r for r in state(reviewed).records if r.id == "F2"]
     assert record.verification is not None and record.verification.requested_by == "maria"
-    assert "money-audit" in state(reviewed).workflows[0].name
+    assert [w.name for w in state(reviewed).workflows] == ["money-audit"]
     assert "Money audit" in reviewed.summaries()[0]["body"]
 
 
