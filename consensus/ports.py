@@ -254,11 +254,12 @@ class HostReview(BaseModel):
     body: str = ""
 
 
-# --------------------------------------------------------------------------- GitHub, by role
-# One adapter (adapters/github.py) and one fake (testing.FakeGitHubHost) implement them all;
-# each function asks for the narrowest role it uses. Retries are the adapter's business:
-# what is left after them is a GitHubError (with .status), or ReviewRejected from
-# create_review.
+# --------------------------------------------------------------------------- the host, by role
+# Each function asks for the narrowest role it uses. GitHub's adapter (adapters/github.py)
+# and its fake (testing.FakeGitHubHost) implement them all; GitLab's (adapters/gitlab.py)
+# the pull-request roles (`PullRequestHost`). Retries are the adapter's business: what is
+# left after them is a HostError (GitHubError, GitLabError, with .status), or
+# ReviewRejected from create_review.
 
 
 class PullReader(Protocol):
@@ -413,9 +414,16 @@ class LearningsWriter(Protocol):
         ...
 
 
-class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):
-    """Every role at once: what a run holds, and hands out role by role."""
+class PullRequestHost(PullReader, ReviewWriter, Conversation, Protocol):
+    """The roles every flow on one pull request uses (a review, a command, a reply): what
+    GitHub and GitLab both implement. A GitLab merge request is a pull request here, its
+    `iid` the number, its notes and diff discussions the comments."""
 
     def close(self) -> None:
         """Release the connections the host keeps open; the run is over."""
         ...
+
+
+class GitHubPort(PullRequestHost, QueueWriter, LearningsWriter, Protocol):
+    """Every GitHub role at once: what a GitHub run holds, and hands out role by role (the
+    agent-PR queue and the learnings run are GitHub's only)."""

@@ -132,7 +132,7 @@ def run(
 
 
 def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> FlowResult:
-    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
+    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.github_port, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(services, step, read_event(env, IssueCommentEvent))
     if event == REPLY_EVENT:

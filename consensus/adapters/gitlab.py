@@ -1,12 +1,10 @@
-"""The GitLab REST adapter: the only module that imports python-gitlab.
+"""The GitLab REST adapter: the pull-request roles of the ports over GitLab's API v4.
 
-`GitLabHost` implements the pull-request roles of the ports (PullReader, ReviewWriter,
-Conversation) for one project, on gitlab.com or a self-managed instance (`api_url` is
-`CI_API_V4_URL`). python-gitlab brings the token, the base URL and the session; its own
-retries are off: this adapter retries boundedly with tenacity, as the GitHub one does
-(no answer, 5xx, 429 waiting for `Retry-After` or `RateLimit-Reset`, a wait over
-`max_wait_s` giving up), and retries a failed POST only once a read shows it did not
-land. What fails after the retries is a `GitLabError` naming the request and a fix.
+`GitLabHost` implements `PullRequestHost` (PullReader, ReviewWriter, Conversation) for one
+project, on gitlab.com or a self-managed instance (`api_url` is `CI_API_V4_URL`). Its
+requests go through `GitLabSession` (adapters/gitlab_http.py, the only python-gitlab
+importer: bounded retries, pages); what fails after the retries is a `GitLabError` naming
+the request and a fix.
 
 A review comment is a diff discussion on GitLab: `create_review` places every comment
 on the diff version first (adapters/gitlab_notes.py, gitlab_position.py), refuses the
@@ -14,19 +12,19 @@ review as a whole (`ReviewRejected`, nothing posted) when one cannot be placed, 
 one discussion each, but not one whose body already opens a discussion of the same file.
 GitLab has no review object: the review's body is not posted (the summary note says the
 same) and REQUEST_CHANGES is the job's failing status.
+
+Every body it posts or edits is made inert for GitLab's quick actions first
+(adapters/gitlab_quick_actions.py): a line of a note that GitLab would run as `/merge` or
+`/approve` with the token's permissions is escaped, whoever wrote its words.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Literal
 from urllib.parse import quote
 
-import requests
-from gitlab import Gitlab, GitlabError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
-
+from consensus.adapters.gitlab_http import GitLabSession
 from consensus.adapters.gitlab_notes import (
     Json,
     NoteIndex,
@@ -37,22 +35,17 @@ from consensus.adapters.gitlab_notes import (
     on_diff,
     place_comments,
 )
+from consensus.adapters.gitlab_quick_actions import inert_quick_actions
 from consensus.adapters.gitlab_wire import (
     EDIT_QUERY,
     EMOJI,
-    Failed,
-    Failure,
     comment_edit_of,
     file_text,
-    gitlab_error,
     host_reaction,
-    is_transient,
     merge_request_info,
-    next_page,
     note_comment,
     permission_of,
     pull_file,
-    retry_wait,
     review_thread,
 )
 from consensus.adapters.retries import DEFAULT_RETRIES, Retries
@@ -68,7 +61,6 @@ from consensus.ports import (
     ReviewThread,
 )
 
-PER_PAGE = 100
 MAX_MR_FILES = 3000
 MAX_FILE_BYTES = 2_000_000
 
@@ -91,118 +83,20 @@ class GitLabHost:
         self.project = project
         self._base = f"/projects/{quote(project, safe='')}"
         self._index = NoteIndex(merge_request)
-        self._last_headers: Mapping[str, str] = {}
-        session = requests.Session()
-        session.hooks["response"].append(self._keep_headers)
-        self._client = Gitlab(
-            url=api_url.rstrip("/").removesuffix("/api/v4"),
-            private_token=token or None,
-            timeout=timeout_s,
-            user_agent="consensus-review",
-            retry_transient_errors=False,
-            session=session,
+        self._http = GitLabSession(
+            token=token, api_url=api_url, retries=retries, timeout_s=timeout_s, log=log
         )
-        self._session = session
-        self._retries = retries
         self._log = log
 
     def close(self) -> None:
         """Close the connections kept alive for this run."""
-        self._session.close()
-
-    # ------------------------------------------------------------------ plumbing
-
-    def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
-        self._last_headers = dict(response.headers)
-
-    def _send(
-        self, verb: str, path: str, params: Mapping[str, Any] | None, body: Any
-    ) -> tuple[Mapping[str, str], Any]:
-        try:
-            response = self._client.http_request(
-                verb.lower(),
-                path,
-                query_data=dict(params or {}),
-                post_data=body,
-                obey_rate_limit=False,
-                retry_transient_errors=False,
-                max_retries=0,
-            )
-        except GitlabError as exc:
-            status = exc.response_code
-            message = str(exc.error_message or f"HTTP {status}")
-            failure = Failure(status, message, self._last_headers)
-            raise Failed(failure) from exc
-        except (requests.ConnectionError, requests.Timeout) as exc:
-            raise Failed(Failure(None, str(exc) or type(exc).__name__)) from exc
-        data = response.json() if response.content else None
-        return dict(response.headers), data
-
-    def _request(
-        self,
-        verb: str,
-        path: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-        landed: Callable[[], object | None] | None = None,
-    ) -> tuple[Mapping[str, str], Any]:
-        """One request with bounded retries; `landed` tells whether a failed POST landed."""
-        failures: list[Failure] = []
-        retries = self._retries
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            assert isinstance(exc, Failed)
-            failures.append(exc.failure)
-            seconds = retry_wait(
-                exc.failure, state.attempt_number, now=time.time(), base_s=retries.backoff_s
-            )
-            if seconds > retries.max_wait_s:
-                raise gitlab_error(verb, path, exc.failure, f"GitLab asked to wait {seconds:.0f}s")
-            self._log(f"GitLab {verb} {path}: {exc.failure.message}; retrying in {seconds:.0f}s")
-            return seconds
-
-        retrying = Retrying(
-            retry=retry_if_exception(lambda e: isinstance(e, Failed) and is_transient(e.failure)),
-            stop=stop_after_attempt(retries.attempts),
-            wait=wait,
-            sleep=retries.sleep,
-            reraise=True,
-        )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    # A 5xx on a write may still have landed: look before writing again.
-                    landing = landed and failures and failures[-1].status != 429
-                    if landing and landed is not None and landed() is not None:
-                        return {}, None
-                    return self._send(verb, path, params, body)
-        except Failed as exc:
-            raise gitlab_error(verb, path, exc.failure) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _pages(
-        self, path: str, query: Mapping[str, Any] | None = None, limit: int = 0
-    ) -> list[Any]:
-        """Every item of a paginated list, 100 a page, following `X-Next-Page`."""
-        items: list[Any] = []
-        page: int | None = 1
-        while page is not None:
-            headers, data = self._request(
-                "GET", path, params={**(query or {}), "per_page": PER_PAGE, "page": page}
-            )
-            items.extend(data or [])
-            if limit and len(items) >= limit:
-                return items[:limit]
-            page = next_page(headers)
-        return items
+        self._http.close()
 
     def _mr(self, number: int) -> str:
         return f"{self._base}/merge_requests/{number}"
 
     def _all_discussions(self, number: int) -> list[Json]:
-        found = self._pages(f"{self._mr(number)}/discussions")
+        found = self._http.pages(f"{self._mr(number)}/discussions")
         for discussion in found:
             self._index.remember(number, discussion.get("notes") or (), str(discussion["id"]))
         return found
@@ -210,7 +104,7 @@ class GitLabHost:
     # ------------------------------------------------------------------ PullReader
 
     def pull_request(self, number: int) -> PullRequestInfo:
-        _, data = self._request("GET", self._mr(number))
+        _, data = self._http.request("GET", self._mr(number))
         base_repo = self._project_path(int(data.get("target_project_id") or 0))
         source = int(data.get("source_project_id") or 0)
         head_repo = base_repo if source == int(data.get("target_project_id") or 0) else None
@@ -221,7 +115,7 @@ class GitLabHost:
     def _project_path(self, ident: int, *, missing_ok: bool = False) -> str | None:
         """A project's full path (`group/project`); None for a fork GitLab no longer shows."""
         try:
-            _, data = self._request("GET", f"/projects/{ident}" if ident else self._base)
+            _, data = self._http.request("GET", f"/projects/{ident}" if ident else self._base)
         except GitLabError as exc:
             if missing_ok and exc.status in (403, 404):
                 return None
@@ -229,7 +123,7 @@ class GitLabHost:
         return str(data.get("path_with_namespace") or "") or None
 
     def pull_files(self, number: int) -> list[PullFile]:
-        raw = self._pages(f"{self._mr(number)}/diffs", limit=MAX_MR_FILES)
+        raw = self._http.pages(f"{self._mr(number)}/diffs", limit=MAX_MR_FILES)
         return [pull_file(item) for item in raw]
 
     def read_file(self, path: str, ref: str) -> str | None:
@@ -237,7 +131,7 @@ class GitLabHost:
             return None
         url = f"{self._base}/repository/files/{quote(path, safe='')}"
         try:
-            _, data = self._request("GET", url, params={"ref": ref})
+            _, data = self._http.request("GET", url, params={"ref": ref})
         except GitLabError as exc:
             if exc.status == 404:
                 return None
@@ -253,7 +147,7 @@ class GitLabHost:
             return None
         query = {"path": path, "ref": ref}
         try:
-            entries = self._pages(f"{self._base}/repository/tree", query)
+            entries = self._http.pages(f"{self._base}/repository/tree", query)
         except GitLabError as exc:
             if exc.status == 404:
                 return None
@@ -261,7 +155,7 @@ class GitLabHost:
         return sorted(str(e["name"]) for e in entries if e.get("type") == "blob")
 
     def default_branch(self) -> str:
-        _, data = self._request("GET", self._base)
+        _, data = self._http.request("GET", self._base)
         return str(data.get("default_branch") or "main")
 
     # ------------------------------------------------------------------ ReviewWriter
@@ -293,17 +187,18 @@ class GitLabHost:
         posted = {first_on_diff(d) for d in self._all_discussions(number) if on_diff(d)}
         first = 0
         for comment, position in zip(comments, positions, strict=True):
-            if (comment.path, comment.body) in posted:
+            body = inert_quick_actions(comment.body)
+            if (comment.path, body) in posted:
                 continue  # posted by an earlier attempt of this run, or a run before it
-            note = self._post_discussion(number, comment.body, position)
+            note = self._post_discussion(number, body, position)
             first = first or note
         return first
 
     def _positions(
         self, number: int, commit_sha: str, comments: Sequence[InlineComment]
     ) -> list[Json]:
-        chosen = chosen_version(self._pages(f"{self._mr(number)}/versions"), commit_sha)
-        _, version = self._request("GET", f"{self._mr(number)}/versions/{int(chosen['id'])}")
+        chosen = chosen_version(self._http.pages(f"{self._mr(number)}/versions"), commit_sha)
+        _, version = self._http.request("GET", f"{self._mr(number)}/versions/{int(chosen['id'])}")
         return place_comments(version, comments)
 
     def _post_discussion(self, number: int, body: str, position: Json) -> int:
@@ -314,7 +209,7 @@ class GitLabHost:
             return next((int(n["id"]) for n in found if n.get("body") == body), None)
 
         try:
-            _, data = self._request(
+            _, data = self._http.request(
                 "POST", url, body={"body": body, "position": position}, landed=landed
             )
         except GitLabError as exc:
@@ -331,6 +226,7 @@ class GitLabHost:
 
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
         """A reply in the discussion of note `comment_id`."""
+        body = inert_quick_actions(body)
         if self._index.discussion_of(comment_id) is None:
             self._all_discussions(number)
         discussion = self._index.discussion_of(comment_id)
@@ -346,7 +242,7 @@ class GitLabHost:
             found = [n for d in self._all_discussions(number) for n in notes_of(d)]
             return next((n for n in found if n.get("body") == body), None)
 
-        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        _, data = self._http.request("POST", url, body={"body": body}, landed=landed)
         note = data if data is not None else landed()
         if note is None:
             raise GitLabError(f"GitLab POST {url} answered without the created note")
@@ -356,31 +252,32 @@ class GitLabHost:
     def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
         """The award emoji on a note (👍 `thumbsup` is `+1`, 👎 `thumbsdown` is `-1`)."""
         url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}/award_emoji"
-        return [host_reaction(award) for award in self._pages(url)]
+        return [host_reaction(award) for award in self._http.pages(url)]
 
     def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
         number = self._index.merge_request_of_thread(thread_id)
         url = f"{self._mr(number)}/discussions/{quote(thread_id, safe='')}"
-        self._request("PUT", url, body={"resolved": resolved})
+        self._http.request("PUT", url, body={"resolved": resolved})
 
     # ------------------------------------------------------------------ Conversation
 
     def issue_comments(self, number: int) -> list[HostComment]:
         """The merge request's notes that are not on the diff, oldest first (no system notes)."""
         query = {"sort": "asc", "order_by": "created_at"}
-        notes = self._pages(f"{self._mr(number)}/notes", query)
+        notes = self._http.pages(f"{self._mr(number)}/notes", query)
         self._index.remember(number, notes, None)
         return [
             note_comment(n) for n in notes if not n.get("system") and n.get("type") != "DiffNote"
         ]
 
     def create_issue_comment(self, number: int, body: str) -> HostComment:
+        body = inert_quick_actions(body)
         url = f"{self._mr(number)}/notes"
 
         def landed() -> HostComment | None:
             return next((c for c in self.issue_comments(number) if c.body == body), None)
 
-        _, data = self._request("POST", url, body={"body": body}, landed=landed)
+        _, data = self._http.request("POST", url, body={"body": body}, landed=landed)
         if data is None:
             found = landed()
             if found is None:
@@ -390,8 +287,9 @@ class GitLabHost:
         return note_comment(data)
 
     def edit_issue_comment(self, comment_id: int, body: str) -> None:
+        body = inert_quick_actions(body)
         url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}"
-        self._request("PUT", url, body={"body": body})
+        self._http.request("PUT", url, body={"body": body})
 
     def delete_issue_comment(self, comment_id: int) -> None:
         self._delete(f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}")
@@ -400,7 +298,7 @@ class GitLabHost:
         """An award emoji on a note; one already given is what we wanted."""
         url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}/award_emoji"
         try:
-            self._request("POST", url, body={"name": EMOJI.get(content, content)})
+            self._http.request("POST", url, body={"name": EMOJI.get(content, content)})
         except GitLabError as exc:
             if not (exc.status == 404 and "already been taken" in exc.message):
                 raise
@@ -409,13 +307,13 @@ class GitLabHost:
         """admin (Owner), maintain (Maintainer), write (Developer), triage (Reporter), read
         (Guest, Planner) or none: the user's role on the project, inherited ones included,
         asked of the API (`/members/all/:user_id`), never taken from an event payload."""
-        _, users = self._request("GET", "/users", params={"username": login})
+        _, users = self._http.request("GET", "/users", params={"username": login})
         match = [u for u in users or () if str(u.get("username")) == login]
         if not match:
             return "none"
         url = f"{self._base}/members/all/{int(match[0]['id'])}"
         try:
-            _, member = self._request("GET", url)
+            _, member = self._http.request("GET", url)
         except GitLabError as exc:
             if exc.status == 404:
                 return "none"
@@ -425,7 +323,7 @@ class GitLabHost:
     def viewer_login(self) -> str | None:
         """The token's user; None when the token cannot ask (a job token)."""
         try:
-            _, data = self._request("GET", "/user")
+            _, data = self._http.request("GET", "/user")
         except GitLabError as exc:
             if exc.status in (401, 403, 404):
                 return None
@@ -434,16 +332,30 @@ class GitLabHost:
 
     def comment_edit(self, comment: HostComment) -> CommentEdit | None:
         """Who last edited a note, and when (GraphQL `lastEditedBy`, `lastEditedAt`: REST
-        does not say); None when nobody has since it was posted."""
+        does not say); None when nobody has since it was posted.
+
+        When GitLab cannot answer the query (an instance whose schema lacks it, GraphQL
+        turned off, an error after the retries), the run goes on as if nobody had: a
+        warning says so, and the summary's state is believed. On GitLab only a note's
+        author and the project's Maintainers and Owners may edit it, and they may already
+        dismiss and pause by command: what they could write into the state gives them
+        nothing they do not have."""
         if not comment.node_id:
             return CommentEdit(editor="")
-        url = f"{self._client.url}/api/graphql"
+        url = self._http.graphql_url
         asked = {"query": EDIT_QUERY, "variables": {"id": comment.node_id}}
-        return comment_edit_of(self._request("POST", url, body=asked)[1], url)
+        try:
+            return comment_edit_of(self._http.request("POST", url, body=asked)[1], url)
+        except GitLabError as exc:
+            self._log(
+                f"warning: who last edited note {comment.id} is unknown ({exc.message}); "
+                "its state is believed (only Maintainers and Owners may edit our notes)"
+            )
+            return None
 
     def _delete(self, url: str) -> None:
         try:
-            self._request("DELETE", url)
+            self._http.request("DELETE", url)
         except GitLabError as exc:
             if exc.status != 404:  # already gone: what we wanted
                 raise

@@ -35,7 +35,7 @@ def run_in_action(
     done = FlowResult(kind=ResultKind.DONE, reason="the agent-PR queue")
     if pull is not None and not _maybe_agent(pull):
         return done  # a human's unlabelled PR: no request spent on the queue
-    host, log, inputs = services.host, services.log, step.inputs
+    host, log, inputs = services.github_port, services.log, step.inputs
     branch = host.default_branch()
     settings = load_settings(host, branch, inputs.config)
     if pull is not None and not is_agent(_open_pull(pull), settings.queue):

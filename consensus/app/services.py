@@ -13,12 +13,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from consensus.adapters.journal import Journal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
-from consensus.ports import GitHubPort, Log, PullReader, SourceReader, TokenCounter
+from consensus.ports import (
+    GitHubPort,
+    Log,
+    PullReader,
+    PullRequestHost,
+    SourceReader,
+    TokenCounter,
+)
 from consensus.review.pipeline import ReviewObserver
 from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
@@ -106,9 +113,11 @@ class Checkout(Protocol):
 
 @dataclass(frozen=True)
 class ActionsRunner:
-    """Where an Action step runs (GitHub's variables, read once): the checkout, the server
-    for links, and the files GitHub Actions reads back (step summary, outputs)."""
+    """Where an Action step or a GitLab CI job runs (its variables, read once): the code
+    host, the checkout, the server for links, and the files the CI reads back (GitHub's
+    step summary and outputs; the JSON report, which a GitLab job keeps as an artifact)."""
 
+    host: Literal["GitHub", "GitLab"] = "GitHub"
     workspace: Path = Path(".")
     server_url: str = "https://github.com"
     temp: Path = Path(".")
@@ -131,7 +140,9 @@ class Services:
     a flow that calls no model costs no import; `models` redacts every prompt it sends
     (a flow adds the repository's `redact:` patterns once it has read its settings);
     `journal()` opens the run journal (the caller closes it); `checkout` reads the
-    Action's git checkout; `github` is absent on faces that never reach GitHub."""
+    Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
+    learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are
+    absent on faces that never reach a code host."""
 
     models: RedactingClient
     counter: TokenCounter
@@ -141,6 +152,7 @@ class Services:
     checkout: Checkout
     clock: Callable[[], float] = time.monotonic
     github: GitHubPort | None = None
+    pulls: PullRequestHost | None = None
     # a new set of progress observers for each review run (their counts are per run)
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: ()
     # hides values from what the face prints (the Action's `::add-mask::`): the keys named by
@@ -148,9 +160,23 @@ class Services:
     mask: Callable[[Sequence[str]], object] = lambda values: None
 
     @property
-    def host(self) -> GitHubPort:
+    def host(self) -> PullRequestHost:
+        """The code host's pull-request roles: what every flow on a pull request uses."""
+        if self.pulls is not None:
+            return self.pulls
         if self.github is None:
-            raise UsageError("this command does not reach GitHub")
+            raise UsageError("this command does not reach a code host")
+        return self.github
+
+    @property
+    def github_port(self) -> GitHubPort:
+        """GitHub with every role, for what only GitHub has (the agent-PR queue, the
+        learnings run)."""
+        if self.github is None:
+            raise UsageError(
+                "the agent-PR queue and the learnings run are GitHub's only",
+                fix="run them from a GitHub Actions workflow (docs/queue.md)",
+            )
         return self.github
 
     def warn(self, line: str) -> None:

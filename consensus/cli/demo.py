@@ -36,8 +36,13 @@ BANNER = (
     is_flag=True,
     help="Also run the GitHub Action on a simulated GitHub and show what it posts.",
 )
+@click.option(
+    "--gitlab",
+    is_flag=True,
+    help="Also run the GitLab CI job on a simulated GitLab merge request and show what it posts.",
+)
 @handles_errors
-def demo(into: Path | None, github: bool) -> None:
+def demo(into: Path | None, github: bool, gitlab: bool) -> None:
     """Review a sample change with simulated providers: no key, no network."""
     import asyncio
     import dataclasses
@@ -66,6 +71,9 @@ def demo(into: Path | None, github: bool) -> None:
     if github:
         page = _github(places, log)
         log(f"the pull request as GitHub would show it (simulated GitHub): {page}")
+    if gitlab:
+        page = _gitlab(places, log)
+        log(f"the merge request as GitLab would show it (simulated GitLab): {page}")
     log(f"HTML report (simulated providers): {places.html}")
     log(
         f"run {run.report.run_id} is in your journal: `consensus runs` lists it, `consensus "
@@ -88,4 +96,18 @@ def _github(places: DemoPlaces, log: Callable[[str], None]) -> Path:
         code = run(stage.env, log=log)
         page = pull_page(stage)
     log(f"the Action exited {code}")
+    return page
+
+
+def _gitlab(places: DemoPlaces, log: Callable[[str], None]) -> Path:
+    """`consensus gitlab`, as a merge request pipeline's job runs it, against the simulated
+    GitLab."""
+    from consensus.action.gitlab import run
+    from consensus.app.demo_gitlab import gitlab_stage, merge_request_page
+
+    log("GitLab: merge request !1 of acme/shop opened on the simulated GitLab; running the job")
+    with gitlab_stage(places) as stage:
+        code = run(stage.env, log=log)
+        page = merge_request_page(stage)
+    log(f"the job exited {code}")
     return page

@@ -123,6 +123,17 @@ def action() -> None:
 
 
 @cli.command()
+@handles_errors
+def gitlab() -> None:
+    """Review and publish a merge request from a GitLab CI job (reads CI_*), or answer the
+    comment a pipeline trigger delivered (TRIGGER_PAYLOAD)."""
+    from consensus.action.gitlab import main
+    from consensus.action.gitlab_log import GitLabLog
+
+    sys.exit(main(os.environ, GitLabLog()))
+
+
+@cli.command()
 @click.option("--repo", help="OWNER/NAME (default: $GITHUB_REPOSITORY, else the origin remote).")
 @click.option("--apply", "apply_", is_flag=True, help="Write labels, review requests, comments.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON, for scripts.")

@@ -18,21 +18,28 @@ class ResultKind(str, Enum):
 
 class FlowResult(Frozen):
     """A flow's result: reviewed, incomplete or skipped, with the reason in words; for a
-    review, the severities of the findings it posted (what `fail-on` is checked against)."""
+    review, the severities of the findings it posted (what `fail-on` is checked against), and
+    whether one of them asks for changes (at or above `publish.request_changes_on`: GitHub's
+    review says so; GitLab has no review object, and its job fails instead)."""
 
     kind: ResultKind
     reason: str = ""
     quorum_met: bool = True
     posted: tuple[Severity, ...] = ()
+    changes_requested: bool = False
 
     @classmethod
     def skipped(cls, reason: str) -> FlowResult:
         return cls(kind=ResultKind.SKIPPED, reason=reason)
 
     @classmethod
-    def of(cls, report: Report, posted: Iterable[Severity]) -> FlowResult:
+    def of(
+        cls, report: Report, posted: Iterable[Severity], changes_floor: Severity | None = None
+    ) -> FlowResult:
         """A review's result: incomplete when its quorum was not met, or when it says so
-        itself (the budget stopped it, a file no model reviewed): its own words and fix."""
+        itself (the budget stopped it, a file no model reviewed): its own words and fix.
+        `changes_floor`: the severity from which a posted finding asks for changes."""
+        severities = tuple(posted)
         quorum = report.quorum
         reasons = []
         if report.incomplete is not None:  # what was not reviewed, and what finishes it
@@ -48,4 +55,11 @@ class FlowResult(Frozen):
             )
         reason = " ".join(reasons)
         kind = ResultKind.INCOMPLETE if reason else ResultKind.REVIEWED
-        return cls(kind=kind, reason=reason, quorum_met=quorum.met, posted=tuple(posted))
+        asks = changes_floor is not None and any(s.at_least(changes_floor) for s in severities)
+        return cls(
+            kind=kind,
+            reason=reason,
+            quorum_met=quorum.met,
+            posted=severities,
+            changes_requested=asks,
+        )

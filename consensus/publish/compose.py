@@ -2,12 +2,15 @@
 
 `compose` takes the run's report, what was carried, the diff, and the pull request as the
 host shows it (`PullView`: what earlier runs left on it, its head, its files, its links, the
-base branch's learnings and publish settings), and returns a `Publication`: the review and
-its inline comments, the review threads to resolve or reopen, and the summary page with its
-state (the comment's body, and the page a job's step summary shows). It says what to post,
-not how a host posts it: an applier (app/pull/apply.py for GitHub) posts it and decides
-nothing. When the host refuses inline comments, `Publication.refused` composes the page
-again with them in the summary.
+base branch's learnings and publish settings, the host that shows its comments), and
+returns a `Publication`: the review and its inline comments, the review threads to resolve
+or reopen, and the summary page with its state (the comment's body, and the page a job's
+step summary shows). It says what to post, not how a host posts it: an applier
+(app/pull/apply.py, for GitHub and GitLab) posts it and decides nothing. A suggestion is
+fenced for the host that applies it: GitHub's ```` ```suggestion ```` replaces the
+comment's lines, GitLab's ```` ```suggestion:-N+0 ```` counts them from the line its note
+sits on (publish/gitlab_suggestion.py). When the host refuses inline comments,
+`Publication.refused` composes the page again with them in the summary.
 
 A saved workflow's run composes its own section of the summary and its own part of the
 state (publish/workflow_section.py) and leaves the rest of the page as it was.
@@ -17,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from typing import Literal
 
 from consensus.ingest.pull_diff import review_hunks
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
 from consensus.publish.carry import Carried
+from consensus.publish.gitlab_suggestion import with_gitlab_fences
 from consensus.publish.learnings import learned_marks
 from consensus.publish.plan import Placement, PublishPlan, Scope, move_to_summary, plan_publish
 from consensus.publish.resolution import ThreadChanges
@@ -49,7 +54,8 @@ class PullView:
     """The pull request as the host shows it to a run: what earlier runs left on it (read
     before anything is posted), its head, every path the host lists as changed, the links
     that are its own, the base branch's learnings and publish settings; the saved workflow
-    this run is, and what is left of the PR's budget for an automatic run."""
+    this run is, what is left of the PR's budget for an automatic run, and the host that
+    shows the comments (its suggestion fences)."""
 
     thread: PullRequestThread
     head_sha: str
@@ -59,6 +65,7 @@ class PullView:
     learned: Learned = field(default_factory=Learned)
     workflow: Workflow | None = None
     allowance: PrAllowance | None = None
+    host: Literal["GitHub", "GitLab"] = "GitHub"
 
 
 def own_part(thread: PullRequestThread, workflow: Workflow | None) -> PullRequestThread:
@@ -167,8 +174,29 @@ def compose(report: Report, carried: Carried, diff: ReviewDiff, pull: PullView) 
         head=head_lines(diff),
         marks=learned_marks(pull.learned, report.findings),
     )
+    if pull.host == "GitLab":
+        plan = _gitlab_fenced(plan)
     spent_state = pull.thread.state.model_copy(update={"spent": spent})
     return _publication(plan, _Page(report, pull, spent_state))
+
+
+def _gitlab_fenced(plan: PublishPlan) -> PublishPlan:
+    """The plan with each inline comment's suggestion fenced as GitLab applies it: counted
+    from the line the note sits on (a range's last line)."""
+    if plan.review is None:
+        return plan
+    comments = tuple(
+        comment.model_copy(
+            update={
+                "body": with_gitlab_fences(
+                    comment.body, start=comment.start_line or comment.line, end=comment.line
+                )
+            }
+        )
+        for comment in plan.review.comments
+    )
+    review = plan.review.model_copy(update={"comments": comments})
+    return plan.model_copy(update={"review": review})
 
 
 def _page_state(plan: PublishPlan, page: _Page) -> PublishState:

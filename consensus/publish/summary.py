@@ -4,7 +4,8 @@ First line: the hidden summary marker; last line: the hidden state (publish.py).
 them: counts, the findings table with where each went, findings kept out of the review in
 a collapsed section, what was resolved since the last run, coverage (files each provider
 saw, what was skipped and why), providers and cost. GitHub refuses comments over 65,536
-characters: the least needed sections give way first, then table rows, never the state.
+characters (GitLab's notes may be longer; the summary keeps one size on both): the least
+needed sections give way first, then table rows, never the state.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ _WHERE = {
     Placement.MOVED: "summary",
 }
 OMITTED = (
-    "*(omitted: the comment would pass GitHub's 65,536-character limit; the job's step "
-    "summary and the JSON report have everything)*"
+    "*(omitted: the summary stays within GitHub's 65,536-character limit for a comment, on "
+    "every host; the job's step summary and the JSON report have everything)*"
 )
 
 

@@ -63,8 +63,10 @@ class PullPage:
 CONTEXT_LINES = 4  # GitHub shows a line comment under the last four lines of its hunk
 
 
-def _markdown() -> MarkdownIt:
-    # GitHub renders a comment's line breaks as breaks, unlike a Markdown file
+def comment_markdown() -> MarkdownIt:
+    """A comment's Markdown as GitHub (and GitLab) render it: CommonMark, tables,
+    strikethrough, the HTML they allow, a comment's line breaks as breaks (unlike a
+    Markdown file)."""
     return MarkdownIt("commonmark", {"html": True, "breaks": True}).enable(
         ["table", "strikethrough"]
     )
@@ -82,14 +84,15 @@ def hunk_shown(note: InlineNote) -> list[str]:
     return lines if len(body) <= wanted else body[-wanted:]
 
 
-def _diff_line(line: str) -> str:
+def diff_line_html(line: str) -> str:
+    """One line of a diff hunk, coloured by its kind (added, deleted, header, context)."""
     kind = {"+": "add", "-": "del", "@": "at"}.get(line[:1], "ctx")
     return f"<span class='{kind}'>{html.escape(line) or ' '}</span>"
 
 
 def render_pull_page(page: PullPage) -> str:
     """The page, as one string."""
-    md = _markdown()
+    md = comment_markdown()
     text = html.escape
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -107,7 +110,7 @@ def render_pull_page(page: PullPage) -> str:
         parts += [
             "<section class='comment inline'>",
             f"<header><b>{text(note.path)}</b> {_lines(note)}</header>",
-            f"<pre class='hunk'>{''.join(_diff_line(line) for line in hunk_shown(note))}</pre>",
+            f"<pre class='hunk'>{''.join(diff_line_html(line) for line in hunk_shown(note))}</pre>",
             f"<div class='body'>{md.render(note.body)}</div></section>",
         ]
     parts += [

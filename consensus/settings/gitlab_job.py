@@ -2,8 +2,12 @@
 
 GitLab's runner sets the predefined variables (`CI_API_V4_URL`, `CI_SERVER_URL`,
 `CI_PROJECT_ID`, `CI_PIPELINE_SOURCE`, and in a merge request pipeline
-`CI_MERGE_REQUEST_IID`, `CI_MERGE_REQUEST_DIFF_BASE_SHA`,
-`CI_MERGE_REQUEST_TARGET_BRANCH_NAME`); a pipeline started by a trigger that a webhook
+`CI_MERGE_REQUEST_IID`, `CI_MERGE_REQUEST_PROJECT_ID` (the project the merge request is
+in: the target's, also when a fork's pipeline runs in the fork),
+`CI_MERGE_REQUEST_SOURCE_PROJECT_ID`, `CI_MERGE_REQUEST_DIFF_BASE_SHA`,
+`CI_MERGE_REQUEST_TARGET_BRANCH_NAME`, and the head the pipeline runs for:
+`CI_COMMIT_SHA`, or `CI_MERGE_REQUEST_SOURCE_BRANCH_SHA` in a merged results pipeline,
+whose `CI_COMMIT_SHA` is a merge commit); a pipeline started by a trigger that a webhook
 called gets the webhook's body as `TRIGGER_PAYLOAD`, a file variable: its value is the
 path of a file holding the event. Each is read once here; a missing or malformed one is
 a UsageError naming the variable and what to do. The payload is untrusted
@@ -42,6 +46,23 @@ class GitLabJob(Strict):
     diff_base_sha: str = ""  # CI_MERGE_REQUEST_DIFF_BASE_SHA
     target_branch: str = ""  # CI_MERGE_REQUEST_TARGET_BRANCH_NAME
     trigger_payload: Path | None = None  # TRIGGER_PAYLOAD: the file holding the event
+    # CI_MERGE_REQUEST_PROJECT_ID: the project the merge request is in ("" outside one)
+    merge_request_project_id: str = ""
+    source_project_id: str = ""  # CI_MERGE_REQUEST_SOURCE_PROJECT_ID: a fork's, or the same
+    head_sha: str = ""  # the merge request's head this pipeline runs for ("": unknown)
+    project_dir: Path = Path(".")  # CI_PROJECT_DIR: where the job's artifacts are written
+
+    @property
+    def pulls_project(self) -> str:
+        """The project whose merge request the job serves: the merge request's own, else
+        the pipeline's (a trigger's pipeline runs in the project the webhook called)."""
+        return self.merge_request_project_id or self.project_id
+
+    @property
+    def from_fork(self) -> bool:
+        """A merge request pipeline whose source branch is in another project (a fork)."""
+        source, target = self.source_project_id, self.merge_request_project_id
+        return bool(source and target and source != target)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> GitLabJob:
@@ -69,6 +90,10 @@ class GitLabJob(Strict):
                 "TRIGGER_PAYLOAD is not set in a triggered pipeline",
                 fix="call the trigger from a project webhook for comments (docs/gitlab.md)",
             )
+        event_type = env.get("CI_MERGE_REQUEST_EVENT_TYPE", "").strip()
+        head = env.get("CI_MERGE_REQUEST_SOURCE_BRANCH_SHA", "").strip()
+        if not head and event_type in ("", "detached"):  # else CI_COMMIT_SHA is a merge commit
+            head = env.get("CI_COMMIT_SHA", "").strip() if iid_text else ""
         return cls(
             api_url=api_url,
             server_url=server_url,
@@ -79,6 +104,10 @@ class GitLabJob(Strict):
             diff_base_sha=env.get("CI_MERGE_REQUEST_DIFF_BASE_SHA", "").strip(),
             target_branch=env.get("CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "").strip(),
             trigger_payload=Path(payload) if payload else None,
+            merge_request_project_id=_digits(env, "CI_MERGE_REQUEST_PROJECT_ID"),
+            source_project_id=_digits(env, "CI_MERGE_REQUEST_SOURCE_PROJECT_ID"),
+            head_sha=head,
+            project_dir=Path(env.get("CI_PROJECT_DIR", "").strip() or "."),
         )
 
 
@@ -109,6 +138,13 @@ def read_trigger_payload(path: Path) -> MergeRequestHook | NoteHook:
             f"TRIGGER_PAYLOAD {path}: not a valid {kind} event: {where}: {first['msg']}",
             fix="the webhook must send GitLab's own payload, unchanged",
         ) from exc
+
+
+def _digits(env: Mapping[str, str], name: str) -> str:
+    value = env.get(name, "").strip()
+    if value and not value.isdigit():
+        raise UsageError(f"{name} is not a project id: {value!r}", fix=NOT_IN_CI)
+    return value
 
 
 def _need(env: Mapping[str, str], name: str) -> str:

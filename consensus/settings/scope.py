@@ -14,7 +14,12 @@ from pydantic import Field, field_validator
 
 from consensus.settings.strict import Strict
 
-LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+# A GitHub login (`name[bot]` for an app), or a GitLab username (`project_7_bot_…` for a
+# project's token), a leading @ allowed.
+LOGIN_PATTERN = (
+    r"^@?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?"
+    r"|[A-Za-z0-9_.][A-Za-z0-9_.-]{0,253}[A-Za-z0-9_-])$"
+)
 MAX_PATH_INSTRUCTION_CHARS = 4_000
 
 
@@ -30,11 +35,13 @@ def check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
-    """`logins` as GitHub writes them (a leading @ dropped); a ValueError for one that is not
-    a GitHub login, with an `example` of one that is."""
+    """`logins` as GitHub and GitLab write them (a leading @ dropped); a ValueError for one
+    that is neither a GitHub login nor a GitLab username, with an `example` of one that is."""
     for login in logins:
         if not re.match(LOGIN_PATTERN, login):
-            raise ValueError(f"{login!r} is not a GitHub login (e.g. '{example}')")
+            raise ValueError(
+                f"{login!r} is not a GitHub login or a GitLab username (e.g. '{example}')"
+            )
     return tuple(login.lstrip("@") for login in logins)
 
 

@@ -14,7 +14,7 @@ every request consensus makes, state in memory (state.py, answered by routes.py)
   the event) records a pipeline with its variables and payload (`Project.pipelines`);
 - `fail_next` injects faults; `requests` logs every request and answer;
 - `prefix` serves the instance under a relative URL root (`/gitlab/api/v4`), as a
-  self-managed GitLab can be.
+  self-managed GitLab can be: a request outside it is 404.
 """
 
 from __future__ import annotations
@@ -61,10 +61,11 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         body = _body(raw, self.headers.get("Content-Type") or "")
+        outside = bool(owner.prefix) and not parts.path.startswith(owner.prefix + "/")
         path = parts.path.removeprefix(owner.prefix)
-        fault = owner.take_fault(method, unquote(path))
-        status, payload, headers = 0, None, dict[str, str]()
-        if fault is None or fault.after:
+        fault = None if outside else owner.take_fault(method, unquote(path))
+        status, payload, headers = 404, {"message": "404 Not Found"}, dict[str, str]()
+        if not outside and (fault is None or fault.after):
             with owner.lock:
                 status, payload, headers = answer(owner, method, path, query, body, self.headers)
         if fault is not None:

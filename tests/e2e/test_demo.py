@@ -162,6 +162,36 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "Not posted: 1 summary only, 3 rejected" in text
 
 
+@pytest.fixture(scope="module")
+def gitlab_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One in-process run of `consensus demo --gitlab --into DIR`."""
+    tmp = tmp_path_factory.mktemp("demo-gitlab")
+    into = tmp / "tour"
+    done = run_consensus(["demo", "--gitlab", "--into", str(into)], cwd=tmp, env=bare_env(tmp))
+    assert done.returncode == 0, done.stderr
+    return into, done.stdout, done.stderr
+
+
+def test_the_gitlab_demo_runs_the_job_and_shows_the_merge_request_as_gitlab_does(
+    gitlab_demo: tuple[Path, str, str],
+) -> None:
+    into, _, stderr = gitlab_demo
+    assert "posted 2 inline discussion(s)" in stderr and "the job exited 0" in stderr
+    page = into / "gitlab" / "merge-request.html"
+    assert f"as GitLab would show it (simulated GitLab): {page}" in stderr
+    text = page.read_text(encoding="utf-8")
+    assert "SIMULATED providers and a SIMULATED GitLab" in text and "<span>!1</span>" in text
+    # the summary note, then each finding as a thread on the diff, under its own lines
+    assert "<section class='comment summary'>" in text and "<table>" in text
+    assert text.count("<section class='comment inline thread open'>") == 2
+    threads = text.split("<section class='comment inline thread open'>")[1:]
+    sql = next(t for t in threads if "SQL injection: customer name interpolated" in t)
+    assert "<span class='add'>+def find_orders(conn, customer):</span>" in sql.split("</pre>")[0]
+    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "<script" not in text
+    assert json.loads((into / "gitlab" / "consensus-report.json").read_text())["version"] == 1
+
+
 def test_the_github_page_renders_in_chromium(
     github_demo: tuple[Path, str, str], chromium: str, tmp_path: Path
 ) -> None:

@@ -201,6 +201,19 @@ def test_a_summary_note_is_posted_edited_in_place_and_deleted(gitlab: FakeGitLab
     assert adapter.issue_comments(12) == []
 
 
+def test_an_instance_that_cannot_say_who_edited_a_note_is_a_warning_not_a_failure(
+    gitlab: FakeGitLab,
+) -> None:
+    lines: list[str] = []
+    adapter = host(gitlab, log=lines.append)
+    posted = adapter.create_issue_comment(12, "## consensus\n<!-- consensus:summary -->")
+    gitlab.fail_next(
+        "POST", r"^/api/graphql$", 400, message="Field 'lastEditedBy' doesn't exist on 'Note'"
+    )
+    assert adapter.comment_edit(posted) is None  # believed: only Maintainers edit our notes
+    assert "who last edited note" in lines[-1] and "lastEditedBy" in lines[-1]
+
+
 def test_a_reaction_is_an_award_emoji_and_giving_it_twice_is_no_error(gitlab: FakeGitLab) -> None:
     note = gitlab.add_note(PROJECT, 12, "/consensus review", "maria")
     adapter = host(gitlab, merge_request=12)

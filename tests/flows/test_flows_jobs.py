@@ -12,6 +12,7 @@ from consensus.ingest.chunking import MAX_HUNK_LINES
 from consensus.model.base import Severity
 from consensus.model.diff import SkippedFile
 from consensus.model.flow_result import FlowResult, ResultKind
+from consensus.model.report import Quorum, Report
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, load_personas, select_personas
@@ -147,3 +148,32 @@ def test_one_rule_from_outcome_to_exit_code(
     assert lines == (["error: quorum not met"] if code == 3 else [])
     advisory = result.kind is ResultKind.INCOMPLETE and on_no_review == "warn"
     assert warned == (["quorum not met"] if advisory else [])
+
+
+ASKS_CHANGES = FlowResult(
+    kind=ResultKind.REVIEWED, posted=(Severity.CRITICAL,), changes_requested=True
+)
+
+
+@pytest.mark.parametrize(("changes_fail", "code"), [(False, 0), (True, 1)])
+def test_a_review_asking_for_changes_fails_only_where_no_review_event_carries_it(
+    changes_fail: bool, code: int
+) -> None:
+    """GitHub's review says REQUEST_CHANGES; GitLab has none, so its job fails instead."""
+    lines: list[str] = []
+    got = exit_code(ASKS_CHANGES, fail_on="none", log=lines.append, changes_fail=changes_fail)
+    assert got == code
+    assert bool(lines) is changes_fail
+
+
+def made_report() -> Report:
+    quorum = Quorum(families_answered=2, min_providers=2, met=True)
+    return Report(run_id="r", quorum=quorum, threshold=0.75)
+
+
+def test_a_result_asks_for_changes_from_the_configured_severity() -> None:
+    made = FlowResult.of(made_report(), [Severity.HIGH, Severity.LOW], changes_floor=Severity.HIGH)
+    assert made.changes_requested and made.posted == (Severity.HIGH, Severity.LOW)
+    lower = FlowResult.of(made_report(), [Severity.MEDIUM], changes_floor=Severity.HIGH)
+    assert not lower.changes_requested
+    assert not FlowResult.of(made_report(), [Severity.CRITICAL]).changes_requested

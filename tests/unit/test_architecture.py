@@ -160,13 +160,13 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     [
         ("litellm", {"consensus.adapters.llm"}),
         ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
-        ("gitlab", {"consensus.adapters.gitlab"}),
+        ("gitlab", {"consensus.adapters.gitlab_http"}),
         (
             "requests",
             {
                 "consensus.adapters.github",
                 "consensus.adapters.github_wire",
-                "consensus.adapters.gitlab",
+                "consensus.adapters.gitlab_http",
             },
         ),
         ("sqlite3", {"consensus.adapters.journal"}),
@@ -242,7 +242,11 @@ def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
     only the demo's flow imports them, so no other command loads them."""
     assert _crossings("consensus_sim", "consensus") == []
     importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
-    assert importers == {"consensus/app/demo.py", "consensus/app/demo_github.py"}
+    assert importers == {
+        "consensus/app/demo.py",
+        "consensus/app/demo_github.py",
+        "consensus/app/demo_gitlab.py",
+    }
 
 
 def test_fakes_and_benchmarks_never_import_the_tests() -> None:

@@ -144,6 +144,21 @@ def test_a_run_composes_its_review_its_inline_comments_and_the_summary_with_its_
     assert publication.summary_id is None  # a new comment: none was on the PR
 
 
+def test_a_suggestion_is_fenced_for_the_host_that_applies_it() -> None:
+    fixed = '    return conn.execute("SELECT * FROM orders WHERE id = ?", (order_id,))'
+    offer = {"provider": "openai/gpt-5.1", "line": 11, "end_line": 12, "text": fixed}
+    sql = finding(1, "src/orders/db.py", 11, "SQL injection in find_order", end_line=12)
+    sql = ReportFinding.model_validate({**sql.model_dump(), "suggestion": offer})
+    on_github = composed(report(sql), view()).plan.review
+    on_gitlab = composed(report(sql), view(host="GitLab")).plan.review
+    assert on_github is not None and on_gitlab is not None
+    [github], [gitlab] = on_github.comments, on_gitlab.comments
+    assert (gitlab.start_line, gitlab.line) == (github.start_line, github.line) == (11, 12)
+    assert "```suggestion\n" in github.body and "suggestion:-" not in github.body
+    # GitLab places the note on line 12 and counts the suggestion up from it
+    assert gitlab.body == github.body.replace("```suggestion\n", "```suggestion:-1+0\n")
+
+
 def test_what_earlier_runs_spent_adds_up_in_the_state() -> None:
     earlier = PullRequestThread(summary_id=5, state=PublishState(spent=Spent(cost_usd=1.0)))
     publication = composed(report(SQL, cost=0.5), view(earlier))

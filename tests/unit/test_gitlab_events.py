@@ -82,6 +82,41 @@ def test_a_merge_request_pipeline_is_read_into_one_object() -> None:
     assert job.diff_base_sha.startswith("0b5c8d1e") and job.trigger_payload is None
 
 
+HEAD = "4e1d9a0c7b2f5e8d3a6c9b1f4e7d0a3c6b9f2e5d"
+
+
+def test_the_head_is_the_commit_sha_of_a_merge_request_pipeline() -> None:
+    env = {**MR_PIPELINE, "CI_COMMIT_SHA": HEAD, "CI_MERGE_REQUEST_EVENT_TYPE": "detached"}
+    assert GitLabJob.from_env(env).head_sha == HEAD
+
+
+def test_a_merged_results_pipeline_s_head_is_the_source_branch_s_not_the_merge_commit() -> None:
+    merged = {
+        **MR_PIPELINE,
+        "CI_COMMIT_SHA": "f" * 40,
+        "CI_MERGE_REQUEST_EVENT_TYPE": "merged_result",
+    }
+    assert GitLabJob.from_env(merged).head_sha == ""  # unknown: no superseded check
+    with_head = {**merged, "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": HEAD}
+    assert GitLabJob.from_env(with_head).head_sha == HEAD
+
+
+def test_a_fork_s_pipeline_serves_the_merge_request_s_own_project() -> None:
+    env = {
+        **MR_PIPELINE,
+        "CI_PROJECT_ID": "19",
+        "CI_MERGE_REQUEST_PROJECT_ID": "7",
+        "CI_MERGE_REQUEST_SOURCE_PROJECT_ID": "19",
+    }
+    job = GitLabJob.from_env(env)
+    assert (job.pulls_project, job.from_fork) == ("7", True)
+    same = GitLabJob.from_env(
+        {**env, "CI_PROJECT_ID": "7", "CI_MERGE_REQUEST_SOURCE_PROJECT_ID": "7"}
+    )
+    assert (same.pulls_project, same.from_fork) == ("7", False)
+    assert GitLabJob.from_env(MR_PIPELINE).pulls_project == "7"  # no variable: the pipeline's
+
+
 def test_a_self_managed_instance_under_a_relative_root_keeps_its_path() -> None:
     env = {**MR_PIPELINE, "CI_API_V4_URL": "https://git.corp.example/gitlab/api/v4/"}
     assert GitLabJob.from_env(env).api_url == "https://git.corp.example/gitlab/api/v4"
@@ -103,6 +138,10 @@ def test_a_triggered_pipeline_carries_the_payload_file() -> None:
         ({"CI_MERGE_REQUEST_IID": ""}, "CI_MERGE_REQUEST_IID is not set in a merge request"),
         ({"CI_MERGE_REQUEST_IID": "12a"}, "CI_MERGE_REQUEST_IID is not a number"),
         ({"CI_PIPELINE_SOURCE": "trigger"}, "TRIGGER_PAYLOAD is not set"),
+        (
+            {"CI_MERGE_REQUEST_PROJECT_ID": "acme"},
+            "CI_MERGE_REQUEST_PROJECT_ID is not a project id",
+        ),
     ],
 )
 def test_a_missing_or_wrong_variable_is_named_with_a_fix(

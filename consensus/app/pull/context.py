@@ -2,10 +2,11 @@
 the thread of one of our inline comments, the PR closing.
 
 `PullContext` holds the services and the Action step, the PR, who we are and who asked, the
-saved workflow a run is and what is left of the PR's budget. What it reads from GitHub it
-reads once, when first asked, into an explicit cache (`PullReads`): the base branch's files
-and settings, the thread (our summary and its state), the PR's files and diff, the saved
-workflows, each person's permission, the run's secrets. It answers the questions every
+saved workflow a run is and what is left of the PR's budget. What it reads from the code
+host (GitHub; GitLab for a merge request) it reads once, when first asked, into an
+explicit cache (`PullReads`): the base branch's files and settings, the thread (our
+summary and its state), the PR's files and diff, the saved workflows, each person's
+permission, the run's secrets. It answers the questions every
 flow asks, in one place each: who we are (`own_identity`), whether a person may run a
 command that writes (`may_write`), which values are the run's secrets (`secrets`).
 """
@@ -21,7 +22,7 @@ from consensus.app.pull.saved_workflows import BaseWorkflows, base_workflows
 from consensus.app.services import ActionStep, Services
 from consensus.errors import ConsensusError
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff
-from consensus.ports import GitHubPort, Log, PullFile, PullRequestInfo, SourceReader
+from consensus.ports import Log, PullFile, PullRequestHost, PullRequestInfo, SourceReader
 from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.spend import PrAllowance
 from consensus.publish.state import PublishState
@@ -81,8 +82,13 @@ class PullContext:
         return identity
 
     @property
-    def host(self) -> GitHubPort:
+    def host(self) -> PullRequestHost:
         return self.services.host
+
+    @property
+    def host_name(self) -> str:
+        """GitHub or GitLab, for what the log and the summary say about the host."""
+        return self.step.runner.host
 
     @property
     def log(self) -> Log:

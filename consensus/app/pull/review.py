@@ -151,7 +151,8 @@ def review_and_publish(
         return FlowResult.skipped("superseded by a newer push")
     publication = compose(report, carried, job.diff, _view(context, thread))
     posted = post(context, publication)
-    return FlowResult.of(report, posted.posted)
+    asks = context.settings.publish.request_changes_on
+    return FlowResult.of(report, posted.posted, changes_floor=asks)
 
 
 def _job(context: PullContext) -> ReviewJob:
@@ -229,6 +230,7 @@ def _view(context: PullContext, thread: PullRequestThread) -> PullView:
         learned=base_learned(context.base_files(), context.log),
         workflow=context.workflow,
         allowance=context.allowance,
+        host="GitLab" if context.host_name == "GitLab" else "GitHub",
     )
 
 

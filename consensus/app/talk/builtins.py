@@ -90,7 +90,8 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
 @BUILTINS.command("queue", Grammar.NONE)
 def _queue(context: PullContext, arguments: Arguments) -> Section:
     """The agent-PR queue as Markdown (read-only: nothing is labelled or requested here)."""
-    status = queue_markdown(context.host, config=context.inputs.config, identity=context.identity)
+    host = context.services.github_port  # GitHub's only: elsewhere an error names it
+    status = queue_markdown(host, config=context.inputs.config, identity=context.identity)
     return Section("Agent-PR queue", status)
 
 

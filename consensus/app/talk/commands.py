@@ -1,9 +1,11 @@
-"""`consensus action` on an `issue_comment` event: slash commands (an edge over GitHub).
+"""Slash commands in a pull request's comments: `consensus action` on an `issue_comment` event,
+and `consensus gitlab` on a note a webhook's pipeline trigger delivered (app/talk/note_event.py).
 
 Safe by default, in this order, before anything is spent:
 
 1. only a comment just *created* on a *pull request* counts: edits, deletions and plain
-   issues are ignored; so are comments by bots and by the identity consensus posts as;
+   issues are ignored; so are comments by bots and by the identity consensus posts as
+   (`answer_comment` takes the comment as the host has it, after those checks);
 2. the commands are found as CommonMark shows them (slash.py); configuration comes from
    the PR's base branch, as for reviews;
 3. a command marked `write` (and any that spends tokens) runs only for users whose
@@ -29,6 +31,7 @@ from consensus.app.talk.registry import Command, lookup, workflow_command
 from consensus.errors import ConsensusError
 from consensus.model.events import IssueCommentEvent
 from consensus.model.flow_result import FlowResult, ResultKind
+from consensus.ports import HostComment
 from consensus.publish.answers import Section, denied_section, help_section, render_answer
 from consensus.publish.slash import (
     MAX_COMMANDS,
@@ -38,6 +41,7 @@ from consensus.publish.slash import (
     find_invocations,
     parse_arguments,
 )
+from consensus.publish.thread import Identity
 from consensus.render.markdown import code, escape_markdown_text
 from consensus.render.untrusted import escape_line
 
@@ -46,17 +50,38 @@ EYES, ROCKET, CONFUSED = "eyes", "rocket", "confused"
 
 def handle_comment(services: Services, step: ActionStep, event: IssueCommentEvent) -> FlowResult:
     """Answer the slash commands of the comment in `event`."""
-    builtins = BUILTINS.load()  # broken command files fail here, at start-up
-    comment, login, log = event.comment, event.comment.user.login, services.log
     why = _ignored(event)
     if why is not None:
-        log(why)
+        services.log(why)
         return FlowResult.skipped(why)
-    identity = PullContext.own_identity(services, step.inputs)  # only for a comment it answers
+    comment = event.comment
+    said = HostComment(
+        id=comment.id,
+        body=comment.body,
+        author=comment.user.login,
+        author_is_bot=comment.user.is_bot,
+    )
+    return answer_comment(services, step, event.issue.number, said)
+
+
+def answer_comment(
+    services: Services,
+    step: ActionStep,
+    number: int,
+    comment: HostComment,
+    identity: Identity | None = None,
+) -> FlowResult:
+    """Answer the slash commands of `comment` on pull request `number`, as the host has it
+    (a GitHub event's comment; a GitLab note read back through the API). `identity`: who we
+    are, when the caller asked already."""
+    builtins = BUILTINS.load()  # broken command files fail here, at start-up
+    login, log = comment.author, services.log
+    if identity is None:  # asked only for a comment it answers
+        identity = PullContext.own_identity(services, step.inputs)
     if identity.owns(login):
         log(f"a comment by {login}, the login consensus posts as: ignored.")
         return FlowResult.skipped("a comment of consensus's own")
-    context = PullContext.open(services, step, event.issue.number, identity, asker=login)
+    context = PullContext.open(services, step, number, identity, asker=login)
     invocations = find_invocations(comment.body, mention=context.settings.commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from consensus.app.pull.context import PullContext
 from consensus.app.talk.builtins import BUILTINS
 from consensus.decide.judgement import Judgement
-from consensus.errors import ConsensusError, GitHubError
+from consensus.errors import ConsensusError, HostError
 from consensus.ingest.redact import redact_text
 from consensus.model.reply import ConverseReply
 from consensus.ports import HostComment, ModelClient
@@ -156,7 +156,7 @@ def _ask(
     commit = reply.thread.commit_id or context.info.head_sha
     try:
         source = context.host.read_file(topic.path, commit)
-    except GitHubError as exc:
+    except HostError as exc:
         context.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
         source = None
     wanted = context.settings.conversation.model
@@ -259,7 +259,7 @@ def _resolve(context: PullContext, first: HostComment) -> None:
         for thread in context.host.review_threads(context.info.number):
             if thread.first.id == first.id and not thread.resolved:
                 context.host.set_thread_resolved(thread.id, True)
-    except GitHubError as exc:
+    except HostError as exc:
         context.log(f"warning: the review thread was not resolved: {exc.message}")
 
 
