@@ -25,7 +25,7 @@ from consensus.ports import Log, PullReader
 TOKEN_NOTE = (
     "reading the benchmark and each PR's diff through the GitHub API: set GITHUB_TOKEN "
     "(any token that can read public repositories): without one GitHub allows 60 requests "
-    "an hour, and a full run needs a few per pull request (its diff, the files verifiers read)"
+    "an hour, and a full run needs a few per pull request (its diff, the files judges read)"
 )
 
 

@@ -56,11 +56,11 @@ def read_labels(text: str, *, source: str) -> tuple[LabelledClaim, ...]:
                 source, f"line {number}", problem, fix="see docs/calibration.md"
             ) from exc
     if not labels:
-        raise ConfigError(source, None, "holds no labelled claim", fix="one JSON object a line")
+        raise ConfigError(source, None, "holds no labelled finding", fix="one JSON object a line")
     seen: set[str] = set()
     for label in labels:
         if label.id in seen:
-            raise ConfigError(source, label.id, "is used twice", fix="give each claim its own id")
+            raise ConfigError(source, label.id, "is used twice", fix="give each finding its own id")
         seen.add(label.id)
     return tuple(labels)
 

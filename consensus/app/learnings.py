@@ -61,7 +61,7 @@ def update_learnings(
     numbers = tuple(sorted(p.number for p in counted(learned, closed)))
     if new == learned:
         since = learned.updated_through or "the start"
-        log(f"learnings: no PR with outcomes or claims closed since {since}: nothing to do")
+        log(f"learnings: no PR with outcomes or findings closed since {since}: nothing to do")
         return LearningsRun(learned=learned)
     wanted = dump_learned(new)
     proposed = host.read_file(LEARNED_PATH, branch.head_oid) if branch.head_oid else None
@@ -113,7 +113,7 @@ def pull_body(before: Learned, after: Learned, counted: tuple[int, ...]) -> str:
         "consensus counted what maintainers decided about its findings on the pull "
         f"requests closed since {before.updated_through or 'the start'}: {prs}.",
         "",
-        f"- provider families with evidence: {families}",
+        f"- families with evidence: {families}",
         f"- new suppressions: {added} (findings a maintainer dismissed with a reason)",
     ]
     was = before.uncredited.model_dump()

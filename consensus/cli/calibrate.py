@@ -18,7 +18,7 @@ DEFAULT_OUTPUT = Path(".consensus") / "calibration.yml"
 @click.command()
 @click.option(
     "--labels", "labels_path", required=True, type=click.Path(path_type=Path),
-    help="JSONL file of labelled claims (docs/calibration.md).",
+    help="JSONL file of labelled findings (docs/calibration.md).",
 )  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Print the plan and its cost; call nobody.")
 @click.option(
@@ -35,7 +35,7 @@ def calibrate(
     config_path: Path | None,
     models: str | None,
 ) -> None:
-    """Measure each provider as a judge on labelled claims; write the calibration."""
+    """Measure each provider as a judge on labelled findings; write the calibration."""
     import asyncio
 
     import yaml
@@ -64,7 +64,7 @@ def calibrate(
         raise ReviewImpossible("no provider can be called", fix="set a provider's key")
     the_plan = plan(labelled, panel, wired.counter, {p.model: model_price(p.model) for p in panel})
     click.echo(
-        f"{the_plan.claims} labelled claims ({the_plan.real} real, "
+        f"{the_plan.claims} labelled findings ({the_plan.real} real, "
         f"{the_plan.claims - the_plan.real} false) × {len(panel)} "
         f"provider{'s' if len(panel) != 1 else ''} = "
         f"{the_plan.calls} calls, about {_dollars(the_plan.cost_usd)}"

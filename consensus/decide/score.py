@@ -94,7 +94,7 @@ def _score_one(
     if votes_for >= needed:
         status = Status.CONSENSUS
         verify = votes_for < votes_of and cluster.severity.at_least(check_min_severity)
-        reason = f"{tally} provider families agree"
+        reason = f"{tally} families agree"
         if verify:
             reason += f"; {cluster.severity.value} and not unanimous: needs verification"
     elif (

@@ -46,7 +46,7 @@ class FlowResult(Frozen):
             reasons.append(f"{report.incomplete.headline} {report.incomplete.fix}")
         if not quorum.met:
             reasons.append(
-                f"quorum not met: {quorum.families_answered} provider families answered, "
+                f"quorum not met: {quorum.families_answered} families answered, "
                 f"{quorum.min_providers} needed; the summary is advisory"
             )
         if not reasons and report.budget_exhausted:

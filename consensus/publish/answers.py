@@ -135,12 +135,11 @@ def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str
 
 
 def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:
-    spends = " It calls paid model providers, so" if spec.spends_tokens else ""
+    spends = "it calls paid providers, so " if spec.spends_tokens else ""
     body = (
         f"Sorry {mention(login)}, `/consensus {spec.name}` needs write, maintain or admin "
-        "permission "
-        f"on this repository (yours: {permission or 'none'}).{spends} nothing was run. "
-        "A maintainer can run it for you."
+        f"permission (yours: {permission or 'none'}): {spends}nothing was run. A maintainer "
+        "can run it for you."
     )
     return Section(f"/consensus {spec.name}: not allowed", body)
 
@@ -163,15 +162,12 @@ def explain_section(
         return Section(f"{tracked.id}", body)
     title = escape_line(record.title)
     lines = [
-        f"**{record.severity.value}** · {record.category.value} · "
-        f"{code(f'{record.path}:{record.line}')} · {title}",
+        f"**{record.severity.value}** · {code(f'{record.path}:{record.line}')} · {title}",
         "",
-        f"- status: **{record.status.value}**: {escape_line(record.reason)}",
-        f"- votes: {record.votes_for} of the {record.votes_of} provider families that "
-        "reviewed this file reported it",
-        f"- providers: {', '.join(code(p) for p in record.providers) or '(none)'}",
-        f"- personas: {', '.join(code(p) for p in record.personas) or '(none)'}",
+        f"- {decision(record)}",
     ]
+    if record.verification is not None and record.verification.votes:
+        lines.append(f"- reported by {record.votes_for} of {record.votes_of} families")
     if dismissal is not None:
         why = f": {escape_line(dismissal.reason)}" if dismissal.reason else ""
         lines.append(f"- dismissed by {person(dismissal.by)}{why}")
@@ -181,34 +177,50 @@ def explain_section(
             f"- {code(m.provider)} as {code(m.persona)}: {escape_line(m.title)}"
             for m in record.members
         ]
-    lines += verification_lines(record)
+    else:  # a record kept without its members: who, at least
+        lines += [
+            f"- providers: {', '.join(code(p) for p in record.providers) or '(none)'}",
+            f"- personas: {', '.join(code(p) for p in record.personas) or '(none)'}",
+        ]
+    lines += judge_lines(record)
     return Section(f"{record.id}: why", "\n".join(lines))
 
 
-def verification_lines(record: FindingRecord) -> list[str]:
+def decision(record: FindingRecord) -> str:
+    """The status and what settled it: what the judges said, by family, and the chance it
+    is real after them ("**verified**: confirmed by qwen and meta · 0.94 that it is real");
+    the reason when no judge answered ("**unverified**: low severity, 1 of 4 families")."""
+    status = f"**{record.status.value}**"
     note = record.verification
-    if note is None:
-        return ["", "Not verified: no inspector was asked about it."]
+    if note is None or not note.votes:
+        prefix = f"{record.status.value}: "
+        reason = record.reason.removeprefix(prefix)
+        return f"{status}: {escape_line(reason)}" if reason else status
     said = judged_by(note.votes) or "no verdict"
-    chance = f" · {note.belief:.2f} it is real" if note.belief is not None else ""
-    lines = [
-        "",
-        f"Verification: {escape_line(said)}{chance}"
-        + (f"; {escape_line(note.note)}" if note.note else ""),
-    ]
+    chance = f" · {note.belief:.2f} that it is real" if note.belief is not None else ""
+    stopped = f"; {escape_line(note.note)}" if note.note else ""
+    return f"{status}: {escape_line(said)}{chance}{stopped}"
+
+
+def judge_lines(record: FindingRecord) -> list[str]:
+    """Each judge's vote and reason, the first judge first."""
+    note = record.verification
+    if note is None or not note.votes:
+        return []
+    lines = ["", "Judges:"]
     for vote in note.votes:
         verdict = vote.verdict.value if vote.verdict is not None else "failed"
-        reason = escape_line(vote.reason)
-        lines.append(f"- {code(vote.model)} ({vote.role}): **{verdict}**: {reason}")
+        first = " (first)" if vote.role == "inspector" else ""
+        lines.append(f"- {code(vote.model)}{first}: **{verdict}**: {escape_line(vote.reason)}")
     return lines
 
 
 def verified_section(record: FindingRecord) -> Section:
-    head = (
-        f"{record.id} ({code(f'{record.path}:{record.line}')}, "
-        f"{escape_line(record.title)}): **{record.status.value}**"
-    )
-    lines = [head, "", f"- {escape_line(record.reason)}", *verification_lines(record)]
+    head = f"{record.id} · {code(f'{record.path}:{record.line}')} · {escape_line(record.title)}"
+    lines = [head, "", f"- {decision(record)}"]
+    if record.verification is not None and record.verification.votes:
+        lines.append(f"- reported by {record.votes_for} of {record.votes_of} families")
+    lines += judge_lines(record)
     return Section(f"/consensus verify {record.id}", "\n".join(lines))
 
 

@@ -253,7 +253,7 @@ def answer_marker(reply_id: int) -> str:
 def _footer(reply: Reply, finding_id: str) -> str:
     about = f" about {code(finding_id)}" if finding_id else ""
     return (
-        f"<sub>consensus, answering {person(reply.comment.author)}{about}</sub>\n"
+        f"<sub>in answer to {person(reply.comment.author)}{about}</sub>\n"
         f"{answer_marker(reply.comment.id)}"
     )
 
@@ -269,10 +269,7 @@ def scrubbed(text: str, secrets: Sequence[str]) -> str:
 def _no_answer(finding_id: str) -> str:
     """What is said when the model wrote nothing: honest, and where to look instead."""
     explain = code(f"/consensus explain {finding_id}") if finding_id else "`/consensus help`"
-    return (
-        f"consensus has no answer to this reply: the model wrote none. {explain} shows the "
-        "votes and reasons behind the finding."
-    )
+    return f"No answer: the model wrote none. {explain} shows why the finding was posted."
 
 
 def model_answer(
@@ -284,18 +281,15 @@ def model_answer(
         body += "\n\nConceded: the finding is dismissed on this PR."
     elif conceded:
         command = code(f"/consensus dismiss {finding_id}") if finding_id else "a dismissal"
-        body += (
-            "\n\nConceded. A person with write access can dismiss it by replying "
-            f"here or with {command}."
-        )
+        body += f"\n\nConceded. Someone with write access can dismiss it: reply here, or {command}."
     return f"{body}\n\n{_footer(reply, finding_id)}"
 
 
 def dismissed_answer(reply: Reply, finding_id: str, reason: str) -> str:
     return (
-        f"Dismissed on {person(reply.comment.author)}'s decision: {escape_line(reason)}\n\n"
-        "Later runs on this PR do not post it again; the scheduled learnings run can make it "
-        f"a suppression for later PRs.\n\n{_footer(reply, finding_id)}"
+        f"Dismissed by {person(reply.comment.author)}: {escape_line(reason)}\n\n"
+        "Not posted again on this PR; the learnings run may suppress it on later PRs."
+        f"\n\n{_footer(reply, finding_id)}"
     )
 
 
@@ -305,9 +299,9 @@ def fixed_answer(reply: Reply, finding_id: str, head_sha: str, *, gone: bool, wh
     said = f" (you named {code(claimed)})" if claimed else ""
     where = f"Checked on {code(head_sha[:12])}{said}"
     if gone:
-        text = f"{where}: the finding is gone. Resolving this thread."
+        text = f"{where}: fixed. Thread resolved."
     elif why:
-        text = f"{where}: this still fails: {escape_line(why)}"
+        text = f"{where}: still there: {escape_line(why)}"
     else:
-        text = f"{where}: the check could not tell whether it is fixed; the thread stays open."
+        text = f"{where}: not sure it is fixed; the thread stays open."
     return f"{text}\n\n{_footer(reply, finding_id)}"

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.decide.evidence import evidence_words
-from consensus.model.base import Status
+from consensus.decide.evidence import judged_by
+from consensus.model.base import FindingSource, Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import ReportFinding
 from consensus.publish.suggestion import suggestion_block
@@ -26,8 +26,8 @@ def inline_body(
     note: str = "",
 ) -> str:
     """severity · title, the body, the suggested change (when given: see publish.suggestion),
-    who agreed (and how verification went), the fingerprint. A saved workflow's finding
-    names the workflow beside its id."""
+    then one small line: the id, and how many families reported it and what the judges
+    said; the fingerprint. A saved workflow's finding names the workflow beside its id."""
     title = escape_line(finding.title, allowed_links=links)
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
@@ -39,37 +39,37 @@ def inline_body(
         "",
     ]
     if suggestion is not None:
-        lines += [
-            f"Suggested change, as {code(suggestion.provider)} wrote it:",
-            "",
-            suggestion_block(suggestion),
-            "",
-        ]
+        offered = f"Suggested change ({code(suggestion.provider)}):"
+        lines += [offered, "", suggestion_block(suggestion), ""]
     named = f"consensus {workflow} {finding.id}" if workflow else finding.id
     if note:  # ours (publish/learnings.py), never model text
         lines += [f"*{note}*", ""]
     lines += [
-        f"<sub>{established(finding)} · {finding.category.value} · {named}</sub>",
+        f"<sub>{named} · {established(finding)}</sub>",
         fingerprint_marker(finding.fingerprint),
     ]
     return "\n".join(lines)
 
 
 def established(finding: ReportFinding) -> str:
-    """How a finding was established, in one readable line: who reported it, and who
-    judged it, by family, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) ·
-    confirmed by anthropic and google, refuted by qwen · 0.93". Agreement counts
-    families, so "reported by" does too."""
-    names = finding.model_providers
+    """How a finding was established, in the fewest words: how many families reported it
+    and which, then what the judges said, by family, e.g. "verified · reported by 1 of 4
+    families (openai) · confirmed by anthropic and google, refuted by qwen"."""
     families = f"{finding.votes.for_} of {finding.votes.of} families"
-    if names:
-        families += f" ({', '.join(code(p) for p in names)})"
+    names = reporters(finding)
+    reported = f"reported by {families}" + (f" ({', '.join(names)})" if names else "")
     if finding.found_by_scan:
-        also = f" · also reported by {families}" if names else ""
-        return f"Found by consensus's own scan of the diff{also}"
+        also = f" · also {reported}" if names else ""
+        return f"found by consensus's own scan of the diff{also}"
     record = finding.verification
-    votes = record.votes if record is not None else ()
-    words = evidence_words(f"reported by {families}", votes, record.belief if record else None)
-    if finding.status is Status.VERIFIED:
-        return f"Verified · {words}"
-    return words[0].upper() + words[1:]
+    said = judged_by(record.votes) if record is not None else ""
+    verified = ["verified"] if finding.status is Status.VERIFIED else []
+    return " · ".join([*verified, reported, *([escape_line(said)] if said else [])])
+
+
+def reporters(finding: ReportFinding) -> list[str]:
+    """The families that reported it (its providers, for a record that names no family)."""
+    models = [m for m in finding.members if m.source is FindingSource.MODEL]
+    if models:
+        return [escape_line(family) for family in sorted({m.family for m in models})]
+    return [code(p) for p in finding.model_providers]

@@ -237,20 +237,23 @@ def _review(
     blocking = [f for f in [*new, *moved] if f.severity.at_least(settings.request_changes_on)]
     if not comments and not (moved and blocking):
         return None
-    ids = ", ".join(f.id for f in new)
-    count = f"{len(new)} new inline finding{'s' if len(new) != 1 else ''}"
     name = f"**consensus** · workflow `{workflow}`" if workflow else "**consensus**"
-    lines = [f"{name} · {count}{f' ({ids})' if ids else ''}"]
+    said = [name]
+    if new:
+        said.append(f"{len(new)} new finding{'s' if len(new) != 1 else ''}: {_ids(new)}")
     if moved:
-        lines.append(f"{len(moved)} more could not be placed on the diff: see the summary.")
-    lines += ["The summary comment has the full picture.", review_marker(head_sha)]
-    body = "\n".join(lines)
+        said.append(f"{_ids(moved)}: in the summary comment, refused inline")
+    body = "\n".join([" · ".join(said), review_marker(head_sha)])
     return PlannedReview(
         body=body,
         requests_changes=bool(blocking),
         comments=tuple(comments),
         fingerprints=tuple(fingerprints),
     )
+
+
+def _ids(findings: Sequence[ReportFinding]) -> str:
+    return ", ".join(f.id for f in findings)
 
 
 def _next_state(

@@ -1,11 +1,11 @@
 """The PR summary comment (and `$GITHUB_STEP_SUMMARY`): one page, edited in place each run.
 
 First line: the hidden summary marker; last line: the hidden state (publish.py). Between
-them: counts, the findings table with where each went, findings kept out of the review in
-a collapsed section, what was resolved since the last run, coverage (files each provider
-saw, what was skipped and why), providers and cost. GitHub refuses comments over 65,536
-characters (GitLab's notes may be longer; the summary keeps one size on both): the least
-needed sections give way first, then table rows, never the state.
+them: counts, the findings table with where each went, the findings not posted (summary
+only, rejected) in a collapsed section, what was resolved since the last run, coverage
+(files each provider saw, what was skipped and why), providers and cost. GitHub refuses
+comments over 65,536 characters (GitLab's notes may be longer; the summary keeps one size
+on both): the least needed sections give way first, then table rows, never the state.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from consensus.publish.state_section import command_section
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.publish.workflow_section import end_marker, start_marker
 from consensus.render.markdown import (
-    agreement,
     cell,
     findings_table,
     incomplete_block,
@@ -31,12 +30,15 @@ from consensus.render.markdown import (
     row,
 )
 from consensus.render.text import (
+    agreement_text,
     context_lines,
     format_cost,
     location,
+    not_posted_heading,
     plural,
     providers_answered,
     quorum_warning,
+    status_text,
 )
 from consensus.render.untrusted import code, escape_line
 
@@ -45,12 +47,12 @@ BUDGET = 60_000  # room left for the state line and a safety margin
 _WHERE = {
     Placement.INLINE: "inline (new)",
     Placement.INLINE_EARLIER: "inline (earlier run)",
-    Placement.OVER_LIMIT: "summary",
-    Placement.NOT_ON_DIFF: "summary",
-    Placement.REJECTED_BY_GITHUB: "summary",
-    Placement.NO_QUORUM: "summary",
-    Placement.SUPPRESSED: "summary",
-    Placement.MOVED: "summary",
+    Placement.OVER_LIMIT: "here",
+    Placement.NOT_ON_DIFF: "here",
+    Placement.REJECTED_BY_GITHUB: "here",
+    Placement.NO_QUORUM: "here",
+    Placement.SUPPRESSED: "here",
+    Placement.MOVED: "here",
 }
 OMITTED = (
     "*(omitted: the summary stays within GitHub's 65,536-character limit for a comment, on "
@@ -109,22 +111,29 @@ def _changed(report: Report, links: Sequence[str]) -> list[str]:
 def _headline(
     report: Report, plan: PublishPlan, head_sha: str, notices: Sequence[str]
 ) -> list[str]:
+    """The counts, in the fewest words: a count of nothing is left out."""
     open_ = _open(plan)
     new = sum(1 for p in open_ if p.placement is Placement.INLINE)
     earlier = sum(1 for p in open_ if p.placement is Placement.INLINE_EARLIER)
     here = len(open_) - new - earlier
+    where = [
+        f"{count} {name}"
+        for count, name in ((new, "new inline"), (earlier, "from earlier runs"), (here, "here"))
+        if count
+    ]
     kept = _not_posted(plan)
     rejected = sum(1 for f in kept if f.status is Status.REJECTED)
     answered, total = providers_answered(report)
+    counts = [
+        (len(kept) - rejected, "summary only"),
+        (rejected, "rejected"),
+        (len(plan.resolved), "resolved"),
+    ]
     parts = [
-        f"**{plural(len(open_), 'finding')} posted** ({new} new inline, {earlier} inline "
-        f"from earlier runs{f', {here} here' if here else ''})",
-        f"{len(kept) - rejected} summary only",
-        f"{rejected} rejected",
-        f"{len(plan.resolved)} resolved",
+        f"**{plural(len(open_), 'finding')} posted**" + (f" ({', '.join(where)})" if where else ""),
+        *(f"{count} {name}" for count, name in counts if count),
         f"providers answered {answered}/{total}",
-        f"{format_cost(report.stats.cost_usd)} this run",
-        *([spend_text(plan.state.spent)] if plan.state.spent else []),
+        _spend(report, plan),
         f"head {code(head_sha[:12])}",
     ]
     out = ["## consensus review", "", *incomplete_block(report), " · ".join(parts), ""]
@@ -135,6 +144,13 @@ def _headline(
     if warning:
         out += ["> [!WARNING]", f"> **{escape_line(warning)}**", ""]
     return out
+
+
+def _spend(report: Report, plan: PublishPlan) -> str:
+    """This run's cost, and the pull request's once more than one run spent there."""
+    spent = plan.state.spent
+    this_run = format_cost(report.stats.cost_usd)
+    return f"{this_run} this run · {spend_text(spent)}" if spent and spent.runs > 1 else this_run
 
 
 def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
@@ -149,7 +165,7 @@ def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
                     finding.severity.value,
                     cell(code(location(finding)), raw=True),
                     cell(escape_line(finding.title, allowed_links=links), raw=True),
-                    agreement(finding),
+                    cell(_agreed(finding)),
                     cell(_where(item)),
                 ]
             )
@@ -157,7 +173,14 @@ def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
     return rows
 
 
-def _summary_only(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
+def _agreed(finding: ReportFinding) -> str:
+    """ "4/4", or "2/4 · verified (confirmed by qwen)" once judges voted on it."""
+    record = finding.verification
+    judged = f" · {status_text(finding)}" if record is not None and record.votes else ""
+    return agreement_text(finding) + judged
+
+
+def _posted_here(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
     out: list[str] = []
     for item in placed:
         if item.placement.inline:
@@ -224,12 +247,12 @@ def _not_posted(plan: PublishPlan) -> list[ReportFinding]:
     ]
 
 
-def _kept_out(report: Report, plan: PublishPlan) -> list[str]:
+def _not_posted_section(report: Report, plan: PublishPlan) -> list[str]:
     kept = _not_posted(plan)
     if not kept:
         return []
     rejected = sum(1 for f in kept if f.status is Status.REJECTED)
-    title = f"Not posted: {len(kept) - rejected} summary only, {rejected} rejected"
+    title = not_posted_heading(len(kept) - rejected, rejected)
     return [
         "<details>",
         f"<summary>{title}</summary>",
@@ -277,9 +300,9 @@ def render_summary(
         _headline(report, plan, head_sha, notices),
         command_section(plan.state),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _summary_only(open_, links),
+        _changed(report, links) + _posted_here(open_, links),
         _resolved(plan),
-        _kept_out(report, plan),
+        _not_posted_section(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
         _coverage(report, notes),
         [f"- {escape_line(line)}" for line in context_lines(report)] + [""],
@@ -287,7 +310,7 @@ def render_summary(
     ]
     footer = [f"<sub>run {code(report.run_id)} · consensus {__version__}</sub>"]
     state = [encode_state(plan.state)] if with_state else []
-    # Least needed first to go: coverage lists, audit, kept-out, resolved, summary-only bodies.
+    # Least needed first to go: coverage lists, audit, not posted, resolved, posted-here bodies.
     for drop in (7, 8, 5, 4, 3):
         if _size(sections, footer, state) <= BUDGET:
             break
@@ -324,7 +347,7 @@ def render_workflow_section(
     budget: int = WORKFLOW_BUDGET,
 ) -> list[str]:
     """A saved workflow's section of the summary comment, markers included: its counts, its
-    open findings, what it resolved and kept out; at most `budget` characters."""
+    open findings, what it resolved and did not post; at most `budget` characters."""
     name = plan.workflow
     headline = _headline(report, plan, head_sha, ())[2:]  # without the page's own heading
     open_ = _open(plan)
@@ -339,9 +362,9 @@ def render_workflow_section(
             *headline,
         ],
         [*_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _summary_only(open_, links),
+        _changed(report, links) + _posted_here(open_, links),
         _resolved(plan),
-        _kept_out(report, plan),
+        _not_posted_section(report, plan),
         [f"<sub>workflow run {code(report.run_id)}</sub>", end_marker(name)],
     ]
     for drop in (4, 3, 2):

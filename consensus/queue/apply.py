@@ -100,4 +100,5 @@ def queue_markdown(
 ) -> str:
     """The queue as Markdown, read-only: what `/consensus queue` replies."""
     run = reconcile(host, apply=False, log=lambda line: None, config=config, identity=identity)
-    return render_queue_markdown(run.view, now or datetime.datetime.now(datetime.timezone.utc))
+    when = now or datetime.datetime.now(datetime.timezone.utc)
+    return render_queue_markdown(run.view, when, titled=False)

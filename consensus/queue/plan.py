@@ -221,9 +221,13 @@ def render_queue_table(view: QueueView, now: datetime.datetime) -> str:
     return "\n".join(lines if view.entries else ["No open agent PRs."])
 
 
-def render_queue_markdown(view: QueueView, now: datetime.datetime) -> str:
-    """The queue as a Markdown table (the reply to `/consensus queue`); no pings."""
-    head = f"**Agent-PR queue** · {view.in_review} of at most {view.max_in_review} in review"
+def render_queue_markdown(
+    view: QueueView, now: datetime.datetime, *, titled: bool = True
+) -> str:
+    """The queue as a Markdown table (the step summary; the reply to `/consensus queue`,
+    whose answer has its own title: `titled` False); no pings."""
+    head = f"{view.in_review} of at most {view.max_in_review} agent PRs in review"
+    head = f"**Agent-PR queue** · {head}" if titled else head
     if not view.entries:
         return f"{head}\n\nNo open agent PRs."
     titles = ["PR", "Agent", "Status", "Position", "Risk", "Conflicts", "Age"]

@@ -2,7 +2,7 @@
 
 header    run id, what was reviewed, status, totals
 matrix    findings x providers: reported ✓, silent ·, abstained ✗ (the reason on hover)
-verify    each disputed finding's inspector and voters, verdicts and reasons
+verify    each judged finding's judges, their votes and reasons
 judges    each family's estimated rates, with their intervals and what they rest on
 timeline  the phases, and one bar per model call, grouped by provider
 usage     tokens and cost per provider

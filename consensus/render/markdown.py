@@ -16,15 +16,16 @@ from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report, ReportFinding
 from consensus.render.panel import HEAD, NOTE, TITLE, panel_rows
 from consensus.render.text import (
-    checked_consensus,
+    agreement_text,
     context_lines,
+    decided_text,
     format_cost,
     incomplete_lines,
     location,
+    not_posted_heading,
     nothing_found,
     providers_answered,
     quorum_warning,
-    reason_text,
     status_text,
     tally,
     unreviewed_lines,
@@ -53,20 +54,11 @@ def row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def agreement(finding: ReportFinding) -> str:
-    """ "3/4 (75%)", or "3/4 · verified: confirmed by qwen" for consensus verification
-    checked and kept."""
-    checked = checked_consensus(finding)
-    tail = f" · {checked}" if checked else f" ({finding.agreement:.0%})"
-    return f"{finding.votes.for_}/{finding.votes.of}{tail}"
-
-
 def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[str]:
+    """`with_reason`: the status says what settled it (for findings not posted)."""
     rows = [row(list(TABLE_HEADER)), row(["---"] * len(TABLE_HEADER))]
     for finding in findings:
-        status = status_text(finding)
-        if with_reason and finding.reason:
-            status = f"{status}: {reason_text(finding)}"
+        status = decided_text(finding) if with_reason else status_text(finding)
         rows.append(
             row(
                 [
@@ -74,7 +66,7 @@ def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[
                     finding.severity.value,
                     cell(code(location(finding)), raw=True),
                     cell(finding.title),
-                    agreement(finding),
+                    agreement_text(finding),
                     cell(status),
                 ]
             )
@@ -89,7 +81,7 @@ def _details(finding: ReportFinding) -> list[str]:
     return [
         f"#### {finding.id} · {finding.severity.value} · {code(location(finding))} · {title}",
         "",
-        f"{finding.category.value} · agreement {agreement(finding)} · {providers}"
+        f"{finding.category.value} · agreement {agreement_text(finding)} · {providers}"
         f" · personas: {escape_line(personas)} · {status_text(finding)}",
         "",
         escape_markdown_text(finding.body.strip()),
@@ -109,7 +101,7 @@ def panel_block(panel: PanelEstimate) -> list[str]:
 
 
 def providers_table(report: Report) -> list[str]:
-    header = ["Model", "Status", "Calls", "Not sent", "Tokens in / out", "Cost", "Error"]
+    header = ["Provider", "Status", "Calls", "Not sent", "Tokens in / out", "Cost", "Error"]
     rows = [row(header), row(["---"] * len(header))]
     for provider in report.providers:
         rows.append(
@@ -167,8 +159,7 @@ def render_markdown(report: Report) -> str:
     if summary_only or rejected:
         out += [
             "<details>",
-            f"<summary>Not posted: {len(summary_only)} summary only, {len(rejected)} "
-            "rejected</summary>",
+            f"<summary>{not_posted_heading(len(summary_only), len(rejected))}</summary>",
             "",
             *findings_table([*summary_only, *rejected], with_reason=True),
             "",

@@ -54,11 +54,11 @@ _RULE_TEXT = {
     Category.DOCS: ("Documentation issue", "Missing, wrong or misleading documentation."),
 }
 _HELP = (
-    "consensus sends the pull request's diff to several LLM providers and personas and keeps"
-    " a finding only when enough independent provider families agree on it, or when an"
-    " inspector and redundancy voting confirm it. The result's properties give the agreement,"
-    " the votes, and the providers and personas that reported it; `status` says whether it"
-    " was posted (consensus, verified) or only listed (undecided, unverified)."
+    "consensus sends the pull request's diff to several providers, each with several personas,"
+    " and posts a finding only when enough families report it (consensus) or when the judges"
+    " verify it. The result's properties give the agreement, the providers and personas that"
+    " reported it and the judges' votes; `status` says whether it was posted (consensus,"
+    " verified) or is summary only (undecided, unverified)."
 )
 _SHOWN = (Status.CONSENSUS, Status.VERIFIED, Status.UNDECIDED, Status.UNVERIFIED)
 
@@ -78,7 +78,9 @@ def _rule(category: Category) -> dict[str, object]:
     return {
         "id": rule_id(category),
         "name": name.title().replace(" ", ""),
-        "shortDescription": {"text": f"{name} agreed on by several reviewers"},
+        "shortDescription": {
+            "text": f"{name} that several families reported or the judges verified"
+        },
         "fullDescription": {"text": description},
         "help": {"text": f"{description}\n\n{_HELP}", "markdown": f"{description}\n\n{_HELP}"},
         "defaultConfiguration": {"level": "warning"},
@@ -155,8 +157,8 @@ def _notifications(report: Report) -> list[dict[str, object]]:
             {
                 "level": "error",
                 "message": {
-                    "text": f"quorum not met: {quorum.families_answered} provider families"
-                    f" answered (min {quorum.min_providers}); the findings are advisory only"
+                    "text": f"quorum not met: {quorum.families_answered} families answered"
+                    f" (min_providers: {quorum.min_providers}); the findings are advisory"
                 },
                 "descriptor": {"id": "consensus/quorum-not-met"},
             }

@@ -1,8 +1,8 @@
 """Terminal report: what a developer reads after `consensus review`.
 
 Posted findings come first, grouped by file like a linter's output
-(`path:line  SEVERITY  title`), then the findings kept out of the review, then the
-context a reader needs to trust the result: failed providers, quorum, the path
+(`path:line  SEVERITY  title`), then the findings not posted (summary only, rejected),
+then the context a reader needs to trust the result: failed providers, quorum, the path
 audit, skipped files, redactions and verification.
 
 The helpers that phrase this context (`context_lines` and friends) are shared with
@@ -60,6 +60,12 @@ def tally(report: Report) -> str:
     return f"{plural(posted, 'finding')} to post, {listed} summary only, {rejected} rejected"
 
 
+def not_posted_heading(summary_only: int, rejected: int) -> str:
+    """ "Not posted: 1 summary only, 3 rejected", a count of none left out."""
+    counts = [(summary_only, "summary only"), (rejected, "rejected")]
+    return "Not posted: " + ", ".join(f"{count} {name}" for count, name in counts if count)
+
+
 def format_cost(usd: float | None) -> str:
     """A cost, or "unknown" when a model without a known price was called: never $0."""
     if usd is None:
@@ -107,26 +113,38 @@ def location(finding: ReportFinding) -> str:
 
 
 def agreement_text(finding: ReportFinding) -> str:
-    checked = checked_consensus(finding)
-    tail = f" · {checked}" if checked else f" ({finding.agreement:.2f})"
-    return f"{finding.votes.for_}/{finding.votes.of}{tail}"
-
-
-def checked_consensus(finding: ReportFinding) -> str | None:
-    """ "verified: confirmed by qwen" for a consensus finding verification checked and kept."""
-    record = finding.verification
-    if finding.status is not Status.CONSENSUS or record is None or not record.votes:
-        return None
-    chance = f" · {record.belief:.2f}" if record.belief is not None else ""
-    return f"verified: {judged_by(record.votes) or 'no verdict'}{chance}"
+    """ "2/4": the families that reported it of those that reviewed its file."""
+    return f"{finding.votes.for_}/{finding.votes.of}"
 
 
 def status_text(finding: ReportFinding) -> str:
-    """The status, with who judged it and how, by family."""
+    """The status, with who judged it and how, by family: "verified (confirmed by qwen)"."""
     record = finding.verification
-    if record is None:
+    if record is None or not record.votes:
         return finding.status.value
     return f"{finding.status.value} ({judged_by(record.votes) or 'no verdict'})"
+
+
+def decided_text(finding: ReportFinding) -> str:
+    """What settled a finding's status, in the fewest words: who judged it and how, by
+    family ("rejected (refuted by openai and qwen)", and what stopped the judges, if
+    anything); a finding no judge answered on, its reason ("unverified: low severity, 1 of
+    4 families")."""
+    record = finding.verification
+    if record is not None and record.votes:
+        said = status_text(finding)
+        return f"{said}: {record.note}" if record.note else said
+    reason = reason_text(finding)
+    return f"{finding.status.value}: {reason}" if reason else finding.status.value
+
+
+def not_posted_text(finding: ReportFinding) -> str:
+    """A finding not posted, in one line: what settled it, and how many families reported
+    it when the judges' words do not say so."""
+    record = finding.verification
+    judged = record is not None and bool(record.votes)
+    reported = f" · reported by {finding.votes.for_} of {finding.votes.of} families"
+    return decided_text(finding) + (reported if judged else "")
 
 
 def providers_answered(report: Report) -> tuple[int, int]:
@@ -139,13 +157,10 @@ def quorum_warning(report: Report) -> str | None:
     if quorum.met:
         return None
     answered = quorum.families_answered
-    who = (
-        f"only {plural(answered, 'provider family', 'provider families')}"
-        if answered
-        else ("no provider family")
-    )
+    who = f"only {plural(answered, 'family', 'families')}" if answered else "no family"
     return (
-        f"ADVISORY ONLY: {who} answered (min {quorum.min_providers}) — this is not a clean review"
+        f"ADVISORY ONLY: {who} answered (min_providers: {quorum.min_providers}): nothing is "
+        "posted inline"
     )
 
 
@@ -193,12 +208,10 @@ def verification_line(report: Report) -> str | None:
     if report.verification in ("done", "not_needed"):
         return None
     waiting = report.stats.undecided + report.stats.unverified
-    listed = f"; {plural(waiting, 'finding')} below consensus listed, not posted" if waiting else ""
+    listed = f": {plural(waiting, 'finding')} below consensus, summary only" if waiting else ""
     if report.verification == "skipped":
         return f"verification skipped (--no-verify){listed}"
-    return (
-        f"verification not run: the inspector and redundancy voting are not in this version{listed}"
-    )
+    return f"verification not run: no model answered the review{listed}"
 
 
 def context_lines(report: Report, *, places: list[str] | None = None) -> list[str]:
@@ -242,24 +255,24 @@ def _wrap_body(body: str) -> list[str]:
 
 
 def _verification_lines(finding: ReportFinding) -> list[str]:
-    """Who checked a finding and what the inspector said, one line each."""
+    """What the first judge said and why, then the other judges' votes, one line each."""
     record = finding.verification
     if record is None or not record.votes:
         return []
-    inspector = next((v for v in record.votes if v.role == "inspector"), None)
+    first = next((v for v in record.votes if v.role == "inspector"), None)
     lines = []
-    if inspector is not None:
-        said = inspector.verdict.value if inspector.verdict else "no answer"
-        own = " (self: its family reported it)" if inspector.self_vote else ""
-        lines.append(f"inspector {inspector.model}{own}: {said} — {clean(inspector.reason)}")
-    voters = [v for v in record.votes if v.role == "voter"]
-    if voters:
+    if first is not None:
+        said = first.verdict.value if first.verdict else "no answer"
+        own = " (its reporter)" if first.self_vote else ""
+        lines.append(f"first judge {first.model}{own}: {said} — {clean(first.reason)}")
+    others = [v for v in record.votes if v.role != "inspector"]
+    if others:
         tally = ", ".join(
-            f"{v.model}{' (self)' if v.self_vote else ''} "
+            f"{v.model}{' (its reporter)' if v.self_vote else ''} "
             f"{v.verdict.value if v.verdict else 'no answer'}"
-            for v in voters
+            for v in others
         )
-        lines.append(f"votes: {tally}")
+        lines.append(f"other judges: {tally}")
     return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …") for line in lines]
 
 
@@ -310,13 +323,12 @@ def render_text(report: Report, *, color: bool = False) -> str:
             out += [*_verification_lines(finding), *_wrap_body(finding.body), ""]
 
     if summary_only or rejected:
-        heading = f"Not posted: {len(summary_only)} summary only, {len(rejected)} rejected"
+        heading = not_posted_heading(len(summary_only), len(rejected))
         out.append(style(heading, bold=True))
         for finding in [*summary_only, *rejected]:
-            reason = f": {clean(reason_text(finding))}" if finding.reason else ""
             out.append(
                 f"  {clean(location(finding))}  {severity(finding)}  {clean(finding.title)}"
-                f"  [{finding.id}] — {finding.status.value}{reason}"
+                f"  [{finding.id}] — {clean(not_posted_text(finding))}"
             )
         out.append("")
 

@@ -6,7 +6,7 @@ send), given the providers that cannot be reached, a TokenCounter and each model
 as text or JSON. Prompt tokens are counted with each model's tokenizer over the text of
 every message of every call. Verification calls depend on what the models find, so they
 are not planned one by one: the worst case reserves a share for them, and the budget caps
-them. A plan the real run could not finish as a consensus (fewer provider families than
+them. A plan the real run could not finish as a consensus (fewer families than
 `min_providers`, or over its caps) says so first: the face exits as that run would.
 """
 
@@ -61,7 +61,7 @@ class DryRunPlan(Frozen):
     cost_usd: float | None  # None when a planned provider has no known price
     max_cost_usd: float | None
     budget: BudgetCheck | None = None
-    families: tuple[str, ...] = ()  # the provider families that would review
+    families: tuple[str, ...] = ()  # the families that would review
     min_providers: int = 1
     note: str = (
         "verification calls (judges' votes on disputed findings) are not planned one by one: "
@@ -81,7 +81,7 @@ class DryRunPlan(Frozen):
             return None
         have = ", ".join(self.families) or "none"
         return (
-            f"ADVISORY: {len(self.families)} provider "
+            f"ADVISORY: {len(self.families)} "
             f"{'family' if len(self.families) == 1 else 'families'} would review ({have}); "
             f"a consensus needs {self.min_providers} (min_providers). The run would post "
             "nothing inline and exit 3. Add a provider of another family (e.g. set "

@@ -192,10 +192,10 @@ class CommandSettings(Strict):
 
 class Settings(Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
-    """Fraction of the provider families that reviewed a file that must report a finding for it to
-    reach consensus (at least two families always)."""
+    """Fraction of the families that reviewed a file that must report a finding for it to reach
+    consensus (at least two families always)."""
     min_providers: int = Field(default=2, ge=1)
-    """Fewer answering provider families than this: the review is advisory (nothing posted inline,
+    """Fewer answering families than this: the review is advisory (nothing posted inline,
     exit 3)."""
     paths: tuple[str, ...] = ("**",)
     """What to review: .gitignore patterns; the last one that matches a file decides, `!` takes one
@@ -397,7 +397,7 @@ def duplicate_model_warnings(providers: Sequence[ProviderSettings]) -> list[str]
         if key in seen:
             warnings.append(
                 f"{provider.model} and {seen[key]} are the same model ({key[1]}); "
-                "they count as one voter, so they add cost but no independent opinion"
+                "they count once, so they add cost but no independent opinion"
             )
         else:
             seen[key] = provider.model

@@ -249,7 +249,7 @@ def narrow_providers(
         raise ConfigError(
             workflow.path,
             "providers",
-            f"keeps {len(families)} provider famil{'y' if len(families) == 1 else 'ies'} "
+            f"keeps {len(families)} famil{'y' if len(families) == 1 else 'ies'} "
             f"({', '.join(sorted(families))}) but min_providers is {settings.min_providers}",
             fix="name providers of more families, or lower min_providers in .consensus.yml",
         )

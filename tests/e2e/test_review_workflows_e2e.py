@@ -286,7 +286,7 @@ def test_a_read_only_commenter_is_refused_without_spending(world: World) -> None
     assert run.code == 0, run.stderr
     [reply] = world.replies()
     assert "`/consensus security-audit` needs write, maintain or admin permission" in reply
-    assert "calls paid model providers" in reply
+    assert "calls paid providers" in reply
     assert len(world.providers.log) == 0
     assert [w[0] for w in run.writes] == ["POST"]  # the reply only: no reaction, no review
 

@@ -147,7 +147,7 @@ def test_read_only_writes_nothing_and_markdown_lists_every_agent_pr(github: Fake
     text = queue_markdown(host(github))
     assert github.writes() == []
     # Read-only shows the queue as it should be; nothing on GitHub changed.
-    assert text.startswith("**Agent-PR queue** · 3 of at most 3 in review")
+    assert text.startswith("3 of at most 3 agent PRs in review")  # the answer titles it
     assert text.count("\n| #") == 8 and "| #9 " not in text
 
 

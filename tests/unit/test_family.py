@@ -51,7 +51,7 @@ def test_same_model_through_two_gateways_warns() -> None:
     warnings = duplicate_model_warnings(providers)
     assert len(warnings) == 1
     assert "claude-3-haiku" in warnings[0]
-    assert "one voter" in warnings[0]
+    assert "they count once" in warnings[0]
 
 
 def test_different_models_of_one_vendor_do_not_warn() -> None:

@@ -82,8 +82,7 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
     why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
     return Section(
         f"/consensus dismiss {found.id}",
-        f"Dismissed {found.id}{why}: later runs on this PR do not post it again unless the "
-        "code at that place changes.",
+        f"Dismissed {found.id}{why}: not posted again on this PR unless its code changes.",
     )
 
 
