@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt  # noqa: E402
 
 from consensus.model.base import Category, Severity, Status  # noqa: E402
 from consensus.model.findings import Suggestion  # noqa: E402
-from consensus.model.report import ReportFinding, Votes  # noqa: E402
+from consensus.model.report import FindingMember, ReportFinding, Votes  # noqa: E402
 from consensus.publish.plan import inline_body  # noqa: E402
 
 HEAD = [
@@ -32,12 +32,12 @@ HEAD = [
     "    cur.execute(query)",
 ]
 FIX = '    cur.execute("SELECT * FROM users WHERE id = ?", (user_id,))'
-PROVIDERS = [
-    "openai/gpt-5.1",
-    "anthropic/claude-sonnet-4-5",
-    "gemini/gemini-2.5-pro",
-    "ollama/qwen2.5-coder:14b",
-]
+PROVIDERS = {  # provider: its family
+    "openai/gpt-5.1": "openai",
+    "anthropic/claude-sonnet-4-5": "anthropic",
+    "gemini/gemini-2.5-pro": "google",
+    "ollama/qwen2.5-coder:14b": "qwen",
+}
 
 
 def body() -> str:
@@ -55,8 +55,12 @@ def body() -> str:
         "f-string, so `1 OR 1=1` reads every user. Pass it as a parameter.",
         agreement=1.0,
         votes=Votes(**{"for": 4, "of": 4}),
-        providers=PROVIDERS,
+        providers=list(PROVIDERS),
         personas=["security"],
+        members=tuple(
+            FindingMember(provider=p, family=f, persona="security", line=6, title="SQL injection")
+            for p, f in PROVIDERS.items()
+        ),
         status=Status.CONSENSUS,
         suggestion=offer,
     )

@@ -107,7 +107,8 @@ def doctor(config_path: Path | None, models: str | None) -> None:
         if check.ok:
             answered.add(check.family)
     need = loaded.settings.min_providers
-    click.echo(f"{len(answered)} families answered; reviews need {need}.")
+    families = "1 family" if len(answered) == 1 else f"{len(answered)} families"
+    click.echo(f"{families} answered; reviews need {need}.")
     if len(answered) < need:
         sys.exit(ReviewImpossible.exit_code)
 

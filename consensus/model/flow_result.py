@@ -45,8 +45,10 @@ class FlowResult(Frozen):
         if report.incomplete is not None:  # what was not reviewed, and what finishes it
             reasons.append(f"{report.incomplete.headline} {report.incomplete.fix}")
         if not quorum.met:
+            answered = quorum.families_answered
+            families = f"{answered} famil{'y' if answered == 1 else 'ies'}"
             reasons.append(
-                f"quorum not met: {quorum.families_answered} families answered, "
+                f"quorum not met: {families} answered, "
                 f"{quorum.min_providers} needed; the summary is advisory"
             )
         if not reasons and report.budget_exhausted:

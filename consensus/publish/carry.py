@@ -275,17 +275,13 @@ def decision_text(
     status: Status, votes_for: int, votes_of: int, checked: Verification | VerificationNote | None
 ) -> str:
     """How a finding was decided, in a few words: "verified (confirmed by openai and
-    google)", "consensus 3/4", and "consensus 3/4 · verified (confirmed by qwen)" for a
-    consensus that was checked before it was posted."""
+    google)", "consensus 3/4", and "consensus 3/4 · confirmed by qwen" for a consensus the
+    judges checked before it was posted."""
     agreed = f"{status.value} {votes_for}/{votes_of}"
     said = judged_by(checked.votes) if checked is not None else ""
     if not said:
         return agreed
-    return (
-        f"{agreed} · verified ({said})"
-        if status is Status.CONSENSUS
-        else f"{status.value} ({said})"
-    )
+    return f"{agreed} · {said}" if status is Status.CONSENSUS else f"{status.value} ({said})"
 
 
 def decision_changes(findings: Sequence[ReportFinding], carry: Carry) -> list[DecisionChange]:

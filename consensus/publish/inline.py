@@ -8,11 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus.decide.evidence import judged_by
-from consensus.model.base import FindingSource, Status
+from consensus.model.base import Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import ReportFinding
 from consensus.publish.suggestion import suggestion_block
 from consensus.publish.thread import fingerprint_marker
+from consensus.render.text import reporting_families
 from consensus.render.untrusted import code, escape_line, escape_markdown_text
 
 MAX_BODY_CHARS = 12_000  # model text in one inline comment
@@ -69,7 +70,7 @@ def established(finding: ReportFinding) -> str:
 
 def reporters(finding: ReportFinding) -> list[str]:
     """The families that reported it (its providers, for a record that names no family)."""
-    models = [m for m in finding.members if m.source is FindingSource.MODEL]
-    if models:
-        return [escape_line(family) for family in sorted({m.family for m in models})]
+    families = reporting_families(finding)
+    if families:
+        return [escape_line(family) for family in families]
     return [code(p) for p in finding.model_providers]

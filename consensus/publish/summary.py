@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus import __version__
+from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
 from consensus.model.report import Report, ReportFinding
 from consensus.publish.inline import inline_body
@@ -38,7 +39,6 @@ from consensus.render.text import (
     plural,
     providers_answered,
     quorum_warning,
-    status_text,
 )
 from consensus.render.untrusted import code, escape_line
 
@@ -174,10 +174,10 @@ def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
 
 
 def _agreed(finding: ReportFinding) -> str:
-    """ "4/4", or "2/4 · verified (confirmed by qwen)" once judges voted on it."""
+    """ "4/4", or "2/4 · confirmed by qwen" once judges voted on it."""
     record = finding.verification
-    judged = f" · {status_text(finding)}" if record is not None and record.votes else ""
-    return agreement_text(finding) + judged
+    said = judged_by(record.votes) if record is not None else ""
+    return agreement_text(finding) + (f" · {said}" if said else "")
 
 
 def _posted_here(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:

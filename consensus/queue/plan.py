@@ -221,9 +221,7 @@ def render_queue_table(view: QueueView, now: datetime.datetime) -> str:
     return "\n".join(lines if view.entries else ["No open agent PRs."])
 
 
-def render_queue_markdown(
-    view: QueueView, now: datetime.datetime, *, titled: bool = True
-) -> str:
+def render_queue_markdown(view: QueueView, now: datetime.datetime, *, titled: bool = True) -> str:
     """The queue as a Markdown table (the step summary; the reply to `/consensus queue`,
     whose answer has its own title: `titled` False); no pings."""
     head = f"{view.in_review} of at most {view.max_in_review} agent PRs in review"

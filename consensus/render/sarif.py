@@ -157,7 +157,8 @@ def _notifications(report: Report) -> list[dict[str, object]]:
             {
                 "level": "error",
                 "message": {
-                    "text": f"quorum not met: {quorum.families_answered} families answered"
+                    "text": f"quorum not met: {quorum.families_answered} famil"
+                    f"{'y' if quorum.families_answered == 1 else 'ies'} answered"
                     f" (min_providers: {quorum.min_providers}); the findings are advisory"
                 },
                 "descriptor": {"id": "consensus/quorum-not-met"},

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 import click
 
 from consensus.decide.evidence import judged_by
-from consensus.model.base import Severity, Status
+from consensus.model.base import FindingSource, Severity, Status
 from consensus.model.report import Report, ReportFinding
 from consensus.render.panel import panel_lines
 
@@ -211,7 +211,7 @@ def verification_line(report: Report) -> str | None:
     listed = f": {plural(waiting, 'finding')} below consensus, summary only" if waiting else ""
     if report.verification == "skipped":
         return f"verification skipped (--no-verify){listed}"
-    return f"verification not run: no model answered the review{listed}"
+    return f"verification not run (no model answered the review){listed}"
 
 
 def context_lines(report: Report, *, places: list[str] | None = None) -> list[str]:
@@ -254,26 +254,38 @@ def _wrap_body(body: str) -> list[str]:
     return ["    " + line if line else "" for line in lines]
 
 
-def _verification_lines(finding: ReportFinding) -> list[str]:
-    """What the first judge said and why, then the other judges' votes, one line each."""
+def reporting_families(finding: ReportFinding) -> list[str]:
+    """The families that reported it, sorted; none for a finding kept without its members
+    (the report's providers line names who reported it)."""
+    return sorted({m.family for m in finding.members if m.source is FindingSource.MODEL})
+
+
+def established_text(finding: ReportFinding) -> str:
+    """How a finding was established, in the words of its PR comment, status first:
+    "verified · reported by 1 of 4 families (openai) · confirmed by anthropic and google,
+    refuted by qwen"."""
+    names = reporting_families(finding)
+    reported = f"reported by {finding.votes.for_} of {finding.votes.of} families"
+    reported += f" ({', '.join(names)})" if names else ""
+    if finding.found_by_scan:
+        also = f" · also {reported}" if names else ""
+        return f"{finding.status.value} · found by consensus's own scan of the diff{also}"
     record = finding.verification
-    if record is None or not record.votes:
+    said = judged_by(record.votes) if record is not None else ""
+    return " · ".join([finding.status.value, reported, *([said] if said else [])])
+
+
+def _first_judge_line(finding: ReportFinding) -> list[str]:
+    """Why the first judge voted as it did: the one reason worth reading in a terminal
+    (`consensus explain` and the report hold every judge's)."""
+    record = finding.verification
+    first = next((v for v in record.votes if v.role == "inspector"), None) if record else None
+    if first is None:
         return []
-    first = next((v for v in record.votes if v.role == "inspector"), None)
-    lines = []
-    if first is not None:
-        said = first.verdict.value if first.verdict else "no answer"
-        own = " (its reporter)" if first.self_vote else ""
-        lines.append(f"first judge {first.model}{own}: {said} — {clean(first.reason)}")
-    others = [v for v in record.votes if v.role != "inspector"]
-    if others:
-        tally = ", ".join(
-            f"{v.model}{' (its reporter)' if v.self_vote else ''} "
-            f"{v.verdict.value if v.verdict else 'no answer'}"
-            for v in others
-        )
-        lines.append(f"other judges: {tally}")
-    return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …") for line in lines]
+    said = first.verdict.value if first.verdict else "no answer"
+    own = " (its reporter)" if first.self_vote else ""
+    line = f"first judge {first.model}{own}: {said} — {clean(first.reason)}"
+    return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …")]
 
 
 def render_text(report: Report, *, color: bool = False) -> str:
@@ -316,11 +328,18 @@ def render_text(report: Report, *, color: bool = False) -> str:
                 f"{style(clean(location(finding)), bold=True)}  {severity(finding)}  "
                 f"{clean(finding.title)}  [{finding.id}]"
             )
-            out.append(
-                f"    agreement {agreement_text(finding)} · {', '.join(finding.providers)}"
-                f" · personas: {', '.join(finding.personas)} · {status_text(finding)}"
+            out += textwrap.wrap(
+                clean(established_text(finding)),
+                BODY_WIDTH,
+                break_on_hyphens=False,
+                initial_indent="    ",
+                subsequent_indent="      ",
             )
-            out += [*_verification_lines(finding), *_wrap_body(finding.body), ""]
+            out.append(
+                f"    providers: {clean(', '.join(finding.providers))}"
+                f" · personas: {clean(', '.join(finding.personas))}"
+            )
+            out += [*_first_judge_line(finding), *_wrap_body(finding.body), ""]
 
     if summary_only or rejected:
         heading = not_posted_heading(len(summary_only), len(rejected))

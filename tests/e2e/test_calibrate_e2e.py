@@ -128,7 +128,7 @@ def test_the_dry_run_prints_the_plan_and_calls_nobody(
     done = calibrate(repo, "--dry-run")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(
-        f"{len(TRUTH)} labelled claims ({REAL} real, {FALSE} false) × 2 providers = "
+        f"{len(TRUTH)} labelled findings ({REAL} real, {FALSE} false) × 2 providers = "
         f"{2 * len(TRUTH)} calls"
     )
     assert len(server.log) == 0

@@ -205,7 +205,7 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
     assert (
         "FAIL openai/llama-test (family meta): key missing: environment variable UNSET_KEY" in out
     )
-    assert "1 provider families answered; reviews need 2." in out
+    assert "1 family answered; reviews need 2." in out
     assert done.returncode == 3
     assert len(server.log.requests_for("llama-test")) == 0
 

@@ -330,14 +330,14 @@ def test_strict_arguments(world: World) -> None:
     assert provider_calls(world) == 0 and world.reactions() == []
 
 
-def test_explain_shows_votes_members_and_verifier_reasons(world: World) -> None:
+def test_explain_shows_the_decision_the_reporters_and_each_judges_reason(world: World) -> None:
     world.seed_summary(seeded_state())
     run = world.comment("/consensus explain f1", READER)  # read: anyone may ask
     assert run.code == 0, run.stderr
     [reply] = world.replies()
-    assert "3 of the 4 provider families" in reply
+    assert "- reported by 3 of 4 families" in reply
     assert "`anthropic/claude-test` as `correctness`: Injection via f-string" in reply
-    assert "`openai/llama-test` (inspector): **confirmed**: user_id reaches" in reply
+    assert "`openai/llama-test` (first): **confirmed**: user_id reaches" in reply
     assert "<b>" not in reply and "@someone" not in reply  # model text is escaped
     assert provider_calls(world) == 0
 
@@ -461,8 +461,7 @@ def test_review_on_an_unchanged_head_decides_afresh_and_shows_the_changed_decisi
     # The one family that did not report it confirmed it; its refutation now leaves it
     # undecided (no veto: the refutation weighs what the family's rates say).
     assert line.endswith(
-        f"consensus 3/4 · verified (confirmed by meta) on `{head[:7]}`, "
-        "now **undecided (refuted by meta)**"
+        f"consensus 3/4 · confirmed by meta on `{head[:7]}`, now **undecided (refuted by meta)**"
     )
     assert "carried from" not in summary
     state = decode_state(summary)

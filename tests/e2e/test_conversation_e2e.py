@@ -115,7 +115,7 @@ def test_a_maintainer_s_intentional_reply_dismisses_with_the_reason(world: World
     run = say(world, sql, "This is intentional because user_id is an int.", human(MAINTAINER))
     assert run.code == 0, run.stderr
     [answer] = answers(world, sql)
-    assert "Dismissed on" in answer and "user_id is an int" in answer
+    assert "Dismissed by" in answer and "user_id is an int" in answer
     [dismissal] = state(world).dismissed
     assert (dismissal.by, dismissal.via) == (MAINTAINER, "reply")
     assert dismissal.reason == "This is intentional because user_id is an int."
@@ -166,11 +166,11 @@ def test_fixed_resolves_a_finding_the_head_fixes_and_answers_one_it_does_not(
     sql, loop = inline(world, "SQL injection"), inline(world, "Off-by-one")
     assert say(world, sql, "Fixed in abc1234", human(READER)).code == 0
     [gone] = answers(world, sql)
-    assert "the finding is gone" in gone and "`abc1234`" in gone
+    assert "fixed. Thread resolved" in gone and "`abc1234`" in gone
     assert resolved(world, sql)
     assert say(world, loop, "fixed in abc1234", human(READER)).code == 0
     [still] = answers(world, loop)
-    assert "this still fails: reads past the end" in still
+    assert "still there: reads past the end" in still
     assert not resolved(world, loop)
     fixed = {f.fingerprint: f.resolved_reason for f in state(world).findings if f.resolved}
     assert list(fixed.values()) == ["fixed"]
@@ -183,7 +183,7 @@ def test_a_hostile_reply_gains_nothing(world: World) -> None:
     [answer] = answers(world)
     assert "sk-fake-openai-secret" not in answer and "redacted" in answer
     assert "@acme/security" not in answer  # the mention is defused
-    assert "Conceded. A person with write access can dismiss it" in answer
+    assert "Conceded. Someone with write access can dismiss it" in answer
     assert state(world).dismissed == ()
     assert len(world.github.repos[REPO].reviews) == reviews  # no approval, no review
     assert world.github.repos[REPO].labels.get(NUMBER, []) == []

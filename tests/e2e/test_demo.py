@@ -46,14 +46,14 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
     assert "providers answered 4/4" in stdout
     # the injection: all four agree
     assert "SQL injection: customer name interpolated into the query  [F1]" in stdout
-    assert "agreement 4/4" in stdout
+    assert "consensus · reported by 4 of 4 families (anthropic, meta, openai, qwen)" in stdout
     # the pagination bug: two reported it; no calibration ships, so the judges' word is
     # read from their votes: they refuted the claims the code contradicts, and their two
     # confirmations verify it
-    assert "verified (confirmed by qwen and meta)" in stdout
-    assert "inspector ollama/qwen-sim: confirmed" in stdout
-    assert "Judges, as this run's votes show them (4 of 6 claims judged):" in stdout
-    assert "openai judged 2 claims here: refuted 2 of the 2 the panel rejected" in stdout
+    assert "verified · reported by 2 of 4 families (anthropic, openai) · confirmed by" in stdout
+    assert "first judge ollama/qwen-sim: confirmed" in stdout
+    assert "Judges, as this run's votes show them (4 of 6 findings judged):" in stdout
+    assert "openai judged 2 findings here: refuted 2 of the 2 the judges rejected" in stdout
     # the discount, rounding and empty-result claims misread the code: rejected; the nit
     # is a low singleton
     assert "2 findings to post, 1 summary only, 3 rejected" in stdout
@@ -97,7 +97,7 @@ def test_the_demo_html_report_renders_in_chromium_and_says_simulated(
     page = Page(text)
     assert page.states()[0] == ["reported"] * 4  # the injection, by every provider
     assert "<h2>Judges, as this run's votes show them</h2>" in text
-    assert "qwen judged 3 claims here: refuted 1 of the 2 the panel rejected" in text
+    assert "qwen judged 3 findings here: refuted 1 of the 2 the judges rejected" in text
     assert "http://" not in text and "https://" not in text
     png, console = screenshot(chromium, page_path, tmp_path)
     assert console == []
@@ -157,7 +157,7 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
     # the summary counts as the command line does: 2 posted, 1 summary only, 3 rejected
-    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "2 findings posted</strong> (2 new inline) · 1 summary only" in text
     assert "1 summary only · 3 rejected" in text
     assert "Not posted: 1 summary only, 3 rejected" in text
 
@@ -187,7 +187,7 @@ def test_the_gitlab_demo_runs_the_job_and_shows_the_merge_request_as_gitlab_does
     threads = text.split("<section class='comment inline thread open'>")[1:]
     sql = next(t for t in threads if "SQL injection: customer name interpolated" in t)
     assert "<span class='add'>+def find_orders(conn, customer):</span>" in sql.split("</pre>")[0]
-    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "2 findings posted</strong> (2 new inline) · 1 summary only" in text
     assert "<script" not in text
     assert json.loads((into / "gitlab" / "consensus-report.json").read_text())["version"] == 1
 

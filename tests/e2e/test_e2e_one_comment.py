@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import textwrap
 from collections.abc import Callable, Iterator
@@ -302,6 +303,6 @@ def test_no_verifier_judges_its_own_familys_claim(
     # The leak's comment says in one line how it was established.
     [leak] = [c for c in world.github.repos[REPO].review_comments if c["line"] == LEAK]
     [footer] = [line for line in str(leak["body"]).splitlines() if line.startswith("<sub>")]
-    assert footer.startswith("<sub>Verified · reported by 1 of 4 families (`openai/qwen-test`) · ")
+    assert re.match(r"<sub>F\d · verified · reported by 1 of 4 families \(qwen\) · ", footer)
     assert "· confirmed by " in footer and "refuted" not in footer
     assert all(family in footer for family in ("openai", "anthropic", "meta"))

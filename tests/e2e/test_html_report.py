@@ -443,7 +443,7 @@ def test_a_real_run_renders_in_chromium_without_console_errors(
     with sqlite3.connect(home / "consensus" / "journal.db") as db:
         calls = db.execute("SELECT count(*) FROM calls WHERE run_id = ?", (run_id,)).fetchone()[0]
     assert calls > 0 and text.count("<rect class='call ") == calls
-    assert "inspector" in text and "Checked against the code shown." in text
+    assert "<td>first</td>" in text and "Checked against the code shown." in text
     assert "http://" not in text and "https://" not in text  # self-contained
 
     png, console = screenshot(chromium, out, tmp_path)

@@ -153,7 +153,7 @@ def test_a_bug_one_family_saw_is_posted_once_judges_that_refute_inventions_confi
     [body] = inline(discerning_world)
     assert REAL in body
     # Who judged it, by family: the three that did not report it.
-    assert "Verified · reported by 1 of 4 families (`openai/gpt-test`) · confirmed by " in body
+    assert "· verified · reported by 1 of 4 families (openai) · confirmed by " in body
     assert all(family in body for family in ("anthropic", "meta", "qwen"))
     summary = discerning_world.github.repos[REPO].issue_comments[-1]["body"]
     for title in ("Division by zero", "SQL injection in load", "not awaited"):
@@ -271,4 +271,4 @@ def test_a_claim_on_lines_the_change_only_moved_goes_to_the_summary(moved_world:
     summary = moved_world.github.repos[REPO].issue_comments[-1]["body"]
     row = next(line for line in summary.splitlines() if line.startswith("| F1 |"))
     assert INJECTION in row
-    assert row.endswith("| 3/4 (75%) | summary: in moved code (from src/shop/util.py:5) |")
+    assert row.endswith("| 3/4 | here: in moved code (from src/shop/util.py:5) |")

@@ -51,7 +51,7 @@ def test_a_dry_run_of_one_family_says_the_run_is_advisory_and_exits_3(
     done = consensus(shop, "review", "--dry-run", *flags, OPENAI_API_KEY="sk-x")
     assert done.returncode == 3, done.stdout + done.stderr
     first = done.stdout.splitlines()[0]
-    assert first.startswith("ADVISORY: 1 provider family would review (openai)")
+    assert first.startswith("ADVISORY: 1 family would review (openai)")
     assert "needs 2 (min_providers)" in first and "exit 3" in first
 
 

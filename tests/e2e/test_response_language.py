@@ -210,7 +210,7 @@ def test_switching_the_language_reposts_nothing_and_keeps_ids_and_keys(world: e2
     assert english.pop("decision_changes") == []
     assert [(c["id"], c["before"], c["after"]) for c in changes] == [
         # its one judge confirmed it, then refuted it: undecided (no veto)
-        ("F2", "consensus 3/4 · verified (confirmed by meta)", "undecided (refuted by meta)")  # type: ignore[index]
+        ("F2", "consensus 3/4 · confirmed by meta", "undecided (refuted by meta)")  # type: ignore[index]
     ]
     assert keys(portuguese) == keys(english)
     summary = world.bot_summary()

@@ -96,7 +96,7 @@ def test_a_consensus_finding_gets_a_committable_suggestion_that_fixes_the_code(
     assert sql["start_line"] == SQL_LINE
     body = str(sql["body"])
     assert body.count("```suggestion") == 1 and OTHER_FIX not in body
-    assert "Suggested change, as `anthropic/claude-test` wrote it:" in body
+    assert "Suggested change (`anthropic/claude-test`):" in body
     assert apply_suggestion(e2e.DB_AFTER, sql) == e2e.DB_FIXED
     report = json.loads((world.tmp / "consensus-report.json").read_text())
     [finding] = [f for f in report["findings"] if f["line"] == SQL_LINE]

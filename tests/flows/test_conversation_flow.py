@@ -126,7 +126,7 @@ def test_a_read_only_concession_does_not_dismiss() -> None:
         pending(host, context),
     )
     [answer] = answers(host)
-    assert "Conceded. A person with write access can dismiss it" in answer
+    assert "Conceded. Someone with write access can dismiss it" in answer
     context.refresh_thread()
     assert context.thread.state.dismissed == ()
 

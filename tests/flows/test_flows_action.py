@@ -53,7 +53,7 @@ def test_one_key_is_no_quorum_an_incomplete_review_exit_3_or_a_warning(tmp_path:
     world = World(tmp_path, keys={"OPENAI_API_KEY": "sk-test"})
     result = review(world)
     assert result.kind is ResultKind.INCOMPLETE and not result.quorum_met
-    assert result.reason.startswith("quorum not met: 1 provider families answered, 2 needed")
+    assert result.reason.startswith("quorum not met: 1 family answered, 2 needed")
     assert {call.model for call in world.models.calls} == {"openai/gpt-5.1"}
     assert world.host.review_comment_list == []  # advisory only: nothing inline
     assert "ANTHROPIC_API_KEY is not set" in "\n".join(world.lines)

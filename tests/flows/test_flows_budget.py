@@ -11,7 +11,7 @@ from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.spend import SPEND_MARKER
 from consensus.publish.spent import Spent
-from consensus.publish.state import PublishState, encode_state
+from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER
 from consensus.testing import FakeGitHubHost
 from tests.flows.flows_world import CONFIG, HEAD_SHA, NUMBER, World
@@ -89,4 +89,13 @@ def test_the_pr_budget_spent_stops_automatic_reviews_with_one_comment(tmp_path: 
 def test_each_run_adds_its_cost_to_the_prs_spend(tmp_path: Path) -> None:
     world = World(tmp_path)
     review(world)
-    assert "this run" in world.summary() and "on this PR over 1 run" in world.summary()
+    first = decode_state(world.summary())
+    assert first is not None and first.spent is not None and first.spent.runs == 1
+    assert "on this PR" not in world.summary()  # one run: its cost is the PR's, said once
+    spent = Spent(cost_usd=0.5, tokens=9_000, runs=2, run_cap_usd=0.5)
+    body = f"{SUMMARY_MARKER}\n## consensus review\n{encode_state(PublishState(spent=spent))}"
+    (tmp_path / "again").mkdir()
+    again = World(tmp_path / "again")
+    again.host.create_issue_comment(NUMBER, body)
+    review(again)
+    assert "this run" in again.summary() and "on this PR over 3 runs" in again.summary()

@@ -93,5 +93,6 @@ def test_a_merged_learnings_pr_is_not_counted_and_proposes_nothing_new() -> None
     again = update_learnings(host, ACTIONS, lines.append)
     assert not again.changed and host.writes == writes and host.learnings_pulls == {}
     assert lines == [
-        "learnings: no PR with outcomes or claims closed since 2026-11-02T00:00:00Z: nothing to do"
+        "learnings: no PR with outcomes or findings closed since 2026-11-02T00:00:00Z: "
+        "nothing to do"
     ]

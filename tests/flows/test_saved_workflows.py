@@ -197,7 +197,7 @@ def test_a_workflow_cannot_bring_a_provider_of_its_own() -> None:
 
 def test_too_few_families_for_the_quorum_is_said_at_once() -> None:
     chosen = Workflow.model_validate({**dict(workflow()), "providers": ("openai",)})
-    with pytest.raises(ConfigError, match=r"keeps 1 provider family .* min_providers is 2"):
+    with pytest.raises(ConfigError, match=r"keeps 1 family .* min_providers is 2"):
         narrow_providers(chosen, Settings(min_providers=2), PROVIDERS)
 
 

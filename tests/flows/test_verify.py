@@ -594,7 +594,7 @@ def test_code_context_numbers_lines_as_git_does() -> None:
 
 def severe_consensus(*, marked: bool) -> ScoredCluster:
     item = disputed(status=Status.CONSENSUS, families=("openai", "anthropic", "mistral"))
-    reason = "3 of 4 provider families agree"
+    reason = "3 of 4 families agree"
     if marked:
         reason += "; high and not unanimous: needs verification"
     return item.model_copy(
@@ -629,7 +629,7 @@ def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
     assert item.status is status
     assert len(client.calls) == calls
     if status is Status.CONSENSUS and calls:
-        assert item.reason.startswith("3 of 4 provider families agree; ")
+        assert item.reason.startswith("3 of 4 families agree; ")
         assert item.verification is not None
 
 
@@ -776,8 +776,8 @@ def test_the_panels_estimate_says_what_each_family_rests_on() -> None:
     # together.
     assert google.judged == 3 and (google.rejected, google.refuted_rejected) == (2, 2)
     assert rests_on(google) == (
-        "google judged 3 claims here: refuted 2 of the 2 the panel rejected, confirmed 1 "
-        "of the 1 it verified"
+        "google judged 3 findings here: refuted 2 of the 2 the judges rejected, confirmed 1 "
+        "of the 1 they verified"
     )
     assert google.tnr.value > 0.7 and google.tnr.low < google.tnr.value < google.tnr.high
 

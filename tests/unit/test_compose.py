@@ -192,7 +192,7 @@ def test_comments_the_host_refused_go_to_the_summary_and_the_page_is_composed_ag
     refused = publication.refused({CHARGE.fingerprint}, "GitHub refused the inline comment")
     assert refused.plan.review is not None
     assert [c.path for c in refused.plan.review.comments] == ["src/orders/db.py"]
-    assert "summary: GitHub refused the inline comment" in refused.summary
+    assert "here: GitHub refused the inline comment" in refused.summary
     assert CHARGE.fingerprint not in refused.threads.open_now
     assert [t.inline for t in refused.state.findings] == [True, False]
     assert refused.without_review().plan.review is None

@@ -169,7 +169,7 @@ def test_an_empty_model_answer_says_so_and_where_to_look(said: str) -> None:
     body = model_answer(pending(), "F1", said, conceded=False, dismissed=False)
     assert "(no answer)" not in body
     first = body.split("\n", 1)[0]
-    assert first.startswith("consensus has no answer to this reply: the model wrote none.")
+    assert first.startswith("No answer: the model wrote none.")
     assert "`/consensus explain F1`" in first
 
 
@@ -185,9 +185,9 @@ def test_what_we_say_on_a_dismissal_and_a_fixed_check() -> None:
     assert "@team" not in dismissed and "#4" not in dismissed
     fixed = Reply(comment=reply(2, 1, "Fixed in abc1234"), thread=ours(1), fingerprint=FP)
     gone = fixed_answer(fixed, "F1", "f" * 40, gone=True, why="")
-    assert "`ffffffffffff`" in gone and "`abc1234`" in gone and "Resolving" in gone
+    assert "`ffffffffffff`" in gone and "`abc1234`" in gone and "Thread resolved" in gone
     still = fixed_answer(fixed, "F1", "f" * 40, gone=False, why="user_id still reaches it")
-    assert "still fails: user_id still reaches it" in still
+    assert "still there: user_id still reaches it" in still
 
 
 def test_a_dismissal_by_reply_is_kept_in_the_state() -> None:

@@ -140,7 +140,7 @@ def test_the_scan_survives_the_state_and_the_report_stored_as_its_source() -> No
     assert state is not None
     [record] = state.records
     assert record.found_by_scan and report_finding(record).found_by_scan
-    assert established(report_finding(record)).startswith("Found by consensus's own scan")
+    assert established(report_finding(record)).startswith("found by consensus's own scan")
     assert '"source":"scan"' in reported.model_dump_json()
     assert ReportFinding.model_validate_json(reported.model_dump_json()).found_by_scan
 

@@ -338,22 +338,22 @@ C, R = VerdictKind.CONFIRMED, VerdictKind.REFUTED
     [
         (Status.VERIFIED, ["openai/gamma"],
          _judged(("anthropic/a", C, False), ("google/b", C, False), ("anthropic/a", C, False)),
-         "Verified · reported by 3 of 4 families (`openai/gamma`) · confirmed by anthropic "
-         "(2 of 2) and google · bug · F1"),
+         "F1 · verified · reported by 3 of 4 families (openai) · confirmed by anthropic "
+         "(2 of 2) and google"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"], None,
-         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · bug · F1"),
+         "F1 · reported by 3 of 4 families (anthropic, google, openai)"),
         (Status.CONSENSUS, ["anthropic/c", "google/g", "openai/o"],
          _judged(("qwen/q", C, False), ("qwen/q", R, False), ("qwen/q", C, False),
                  ("qwen/q", C, False)),
-         "Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · confirmed "
-         "by qwen (3 of 4), refuted by qwen (1 of 4) · bug · F1"),
+         "F1 · reported by 3 of 4 families (anthropic, google, openai) · confirmed "
+         "by qwen (3 of 4), refuted by qwen (1 of 4)"),
         (Status.CONSENSUS, ["anthropic/c", "openai/o"],
          _judged(("anthropic/c", C, True), ("openai/o", C, True), ("anthropic/c", C, True)),
-         "Reported by 3 of 4 families (`anthropic/c`, `openai/o`) · confirmed by anthropic "
-         "(its reporter, 2 of 2) and openai (its reporter) · bug · F1"),
+         "F1 · reported by 3 of 4 families (anthropic, openai) · confirmed by anthropic "
+         "(its reporter, 2 of 2) and openai (its reporter)"),
         (Status.CONSENSUS, ["consensus", "openai/o"], None,
-         "Found by consensus's own scan of the diff · also reported by 3 of 4 families "
-         "(`openai/o`) · bug · F1"),
+         "F1 · found by consensus's own scan of the diff · also reported by 3 of 4 families "
+         "(openai)"),
     ],
 )  # fmt: skip
 def test_the_comment_says_in_one_line_how_the_finding_was_established(
@@ -476,13 +476,12 @@ def _votes(*verdicts: VerdictKind) -> Verification:
 @pytest.mark.parametrize(
     ("status", "verification", "cell"),
     [
-        (Status.CONSENSUS, None, "3/4 (75%)"),
-        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3),
-         "3/4 · verified: confirmed by f (3 of 3)"),
+        (Status.CONSENSUS, None, "3/4"),
+        (Status.CONSENSUS, _votes(*[VerdictKind.CONFIRMED] * 3), "3/4 · confirmed by f (3 of 3)"),
         (Status.CONSENSUS, _votes(VerdictKind.CONFIRMED, VerdictKind.REFUTED,
                                   VerdictKind.CONFIRMED, VerdictKind.CONFIRMED),
-         "3/4 · verified: confirmed by f (3 of 4), refuted by f (1 of 4)"),
-        (Status.VERIFIED, _votes(*[VerdictKind.CONFIRMED] * 2), "3/4 (75%)"),
+         "3/4 · confirmed by f (3 of 4), refuted by f (1 of 4)"),
+        (Status.VERIFIED, _votes(*[VerdictKind.CONFIRMED] * 2), "3/4 · confirmed by f (2 of 2)"),
     ],
 )  # fmt: skip
 def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
@@ -504,8 +503,8 @@ def test_the_inline_footer_shows_weighed_evidence_in_words() -> None:
     finding = make(verification=checked)
     body = inline_body(finding)
     assert (
-        "<sub>Reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · "
-        "confirmed by qwen and meta, refuted by mistral · 0.93 · bug · F1</sub>"
+        "<sub>F1 · reported by 3 of 4 families (`anthropic/c`, `google/g`, `openai/o`) · "
+        "confirmed by qwen and meta, refuted by mistral</sub>"
     ) in body
     verified = make(status=Status.VERIFIED, verification=checked)
-    assert "<sub>Verified · reported by 3 of 4 families" in inline_body(verified)
+    assert "<sub>F1 · verified · reported by 3 of 4 families" in inline_body(verified)

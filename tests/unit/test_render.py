@@ -354,9 +354,12 @@ def test_text_groups_posted_findings_by_file_sorted_by_line() -> None:
         "src/app/auth.py:10",
     ]
     assert heads[1].split()[1] == "HIGH" and heads[1].endswith("[F1]")
-    assert "agreement 2/2 (1.00) · openai/gpt-5.1, anthropic/claude-sonnet-4-5" in text
-    assert "personas: correctness, security · consensus" in text
-    assert "verified (confirmed by anthropic, google and qwen, refuted by mistral)" in text
+    assert "    consensus · reported by 2 of 2 families\n" in text
+    assert "providers: openai/gpt-5.1, anthropic/claude-sonnet-4-5 · personas: correctness" in text
+    assert (
+        "    verified · reported by 1 of 2 families · confirmed by anthropic, google and qwen,\n"
+        "      refuted by mistral" in text
+    )
     assert "    Use a bound parameter instead." in text
 
 
@@ -400,7 +403,7 @@ def test_text_footer_names_failed_provider_and_audit_trail() -> None:
 
 def test_text_quorum_not_met_is_loud() -> None:
     text = render(make_report(answered=1), "text")
-    warning = "ADVISORY ONLY: only 1 provider family answered (min 2) — this is not a clean review"
+    warning = "ADVISORY ONLY: only 1 family answered (min_providers: 2): nothing is posted inline"
     assert text.count(warning) == 2  # above the findings and again at the end
     assert text.splitlines()[2] == warning
 
@@ -431,8 +434,8 @@ def test_text_empty_result_says_so_with_context() -> None:
 def test_text_verification_not_run_is_noted() -> None:
     text = render(make_report(verification="not_available"), "text")
     assert (
-        "verification not run: the inspector and redundancy voting are not in this version;"
-        " 2 findings below consensus listed, not posted" in text
+        "verification not run (no model answered the review): 2 findings below consensus, "
+        "summary only" in text
     )
 
 
@@ -532,7 +535,7 @@ def test_markdown_sections() -> None:
 def test_markdown_quorum_warning_is_an_alert() -> None:
     md = render(make_report(answered=1), "markdown")
     alert = md.split("> [!WARNING]\n")[1].splitlines()[0]
-    assert alert.startswith("> **ADVISORY ONLY: only 1 provider family answered (min 2)")
+    assert alert.startswith("> **ADVISORY ONLY: only 1 family answered (min_providers: 2)")
 
 
 def test_markdown_empty_result() -> None:
@@ -618,7 +621,7 @@ def test_sarif_uri_is_percent_encoded(validator: jsonschema.protocols.Validator)
     assert validator.is_valid(log)
 
 
-def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None:
+def test_text_says_who_verified_a_finding_by_family_and_what_the_first_judge_said() -> None:
     from consensus.model.base import VerdictKind
     from consensus.model.findings import Verification, Vote
 
@@ -644,10 +647,11 @@ def test_text_shows_who_verified_a_finding_and_what_the_inspector_said() -> None
     )
     text = render(make_report([finding(1, Status.VERIFIED, verification=record)]), "text")
     assert (
-        "    inspector openai/llama-test: confirmed — ids[i] with i == len(ids) raises IndexError."
-        in text
+        "    first judge openai/llama-test: confirmed — ids[i] with i == len(ids) raises "
+        "IndexError." in text
     )
-    assert "    votes: openai/gpt-5.1 confirmed" in text
+    assert "    verified · reported by 2 of 2 families · confirmed by meta and openai\n" in text
+    assert "other judges" not in text and "votes:" not in text
 
 
 @pytest.mark.parametrize("fmt", ["text", "markdown"])
@@ -691,12 +695,12 @@ def panel_estimate() -> PanelEstimate:
 def test_every_output_shows_each_familys_estimate_and_what_it_rests_on() -> None:
     report = make_report(panel=panel_estimate())
     rests = (
-        "anthropic judged 9 claims here: refuted 4 of the 5 the panel rejected, confirmed 3 "
-        "of the 3 it verified; 40 labelled claims; 120 claims of earlier runs"
+        "anthropic judged 9 findings here: refuted 4 of the 5 the judges rejected, confirmed 3 "
+        "of the 3 they verified; 40 labelled findings; 120 findings of earlier runs"
     )
     text = render(report, "text")
-    assert "Judges, as this run's votes show them (9 of 14 claims judged):" in text
-    assert "anthropic: confirms a real claim 0.91 [0.70, 0.98] · doubts a false one 0.83 " in text
+    assert "Judges, as this run's votes show them (9 of 14 findings judged):" in text
+    assert "anthropic: confirms a real finding 0.91 [0.70, 0.98] · doubts a false one 0.83 " in text
     assert rests in text
     markdown = render(report, "markdown")
     assert "<summary>Judges, as this run's votes show them</summary>" in markdown

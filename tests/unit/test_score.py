@@ -171,9 +171,9 @@ def test_votes_by_family(
     [
         (
             (GPT, CLAUDE, GEMINI),
-            "3 of 4 provider families agree; high and not unanimous: needs verification",
+            "3 of 4 families agree; high and not unanimous: needs verification",
         ),
-        ((GPT, CLAUDE, GEMINI, QWEN), "4 of 4 provider families agree"),
+        ((GPT, CLAUDE, GEMINI, QWEN), "4 of 4 families agree"),
         ((GPT, CLAUDE), "disputed: 2 of 4 families; needs verification"),
     ],
 )

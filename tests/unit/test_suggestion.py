@@ -201,7 +201,7 @@ def test_the_inline_body_carries_the_block_and_who_wrote_it() -> None:
     offer = Suggestion(line=3, end_line=4, text="    run(x)", provider="google/g")
     body = inline_body(report_finding(offer), (), offer)
     assert fences(body) == [("suggestion", "    run(x)\n")]
-    assert "Suggested change, as `google/g` wrote it:" in body
+    assert "Suggested change (`google/g`):" in body
     assert body.rsplit("\n", 1)[-1] == "<!-- consensus:fp=0123456789abcdef -->"
     assert "suggestion" not in inline_body(report_finding(offer), ())  # not applicable: none
 
