@@ -20,11 +20,16 @@ Every claim is checked the same way, from its own start, whether it reached cons
 not: there is no veto.
 
 The claim is verified when its log-odds reach logit(target precision) (default 0.9) with
-at least one verdict counted from a family that did not report it, rejected when they fall
-that far below its start, and left undecided when no family is left to ask. This is
-Wald's sequential probability ratio test; first-to-ahead-by-k is its symmetric case
-(judges whose TPR = TNR = p make every verdict weigh ±log(p / (1 - p)); tests hold the two
-alike on tables of vote sequences).
+at least one verdict counted from a family that did not report it, and left undecided
+when no family is left to ask. It is rejected when they fall that far below its start or,
+for a claim whose reports make it more likely real than not (every consensus claim, in
+practice), as soon as the votes make it more likely invented than real. A consensus claim
+is posted unless it is rejected (decide/judgement.settled): a 3-of-4 claim the fourth
+family confirms is posted whatever that confirmation is worth, and a refutation takes it
+down only if the refuting family's rates make it worth that much (docs/judges.md says
+why this bound and not the symmetric one). This is Wald's sequential probability ratio
+test; first-to-ahead-by-k is its symmetric case (judges whose TPR = TNR = p make every
+verdict weigh ±log(p / (1 - p)); tests hold the two alike on tables of vote sequences).
 """
 
 from __future__ import annotations
@@ -54,9 +59,11 @@ class Bounds:
 
 
 def bounds(start: float, target_precision: float) -> Bounds:
-    """logit(target) to verify; as far below the start to reject."""
+    """logit(target) to verify. To reject: a claim its reports make more likely real than
+    not (every consensus claim, in practice) once the votes make it more likely invented
+    than real; any other as far below its start as the verification bound is above 0.5."""
     need = logit(target_precision)
-    return Bounds(verify=need, reject=start - need)
+    return Bounds(verify=need, reject=0.0 if start > 0 else start - need)
 
 
 def against(vote: Vote) -> bool:

@@ -3,8 +3,8 @@
 What a judge is asked about is a `Claim` (model/claim.py), built from a live cluster here
 (`claim_of`) or from a finding the summary state recorded (`/consensus verify`). Every
 claim is checked the same way, from what its reports say, whether it reached consensus or
-not: a consensus claim is posted unless the judges' evidence turns it down, a disputed
-one only when they verify it (decide/judgement.settled).
+not: a consensus claim is posted unless the judges' evidence rejects it (an undecided
+check leaves it posted), a disputed one only when they verify it (decide/judgement.settled).
 
 The default rule (`inspector.rule: weighed`) judges every claim of the run together, in
 rounds (review/rounds.py): each family's rates as a judge and as a reporter are estimated
