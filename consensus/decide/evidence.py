@@ -12,10 +12,12 @@ log-odds of being real by the likelihood ratio of that family's estimated rates
                 mostly of inventions, nothing from one that says it of anything
 
 One family, one judge: a family asked again about a claim (or two providers of one
-family) mostly repeats itself, so only its first counted verdict weighs; the others are
-shown, not counted. A reporter asked about its own claim (only when no other family
-answered) confirms it for nothing: its confirmation weighs 0, its refutation or doubt
-counts in full. A failed call counts for nothing.
+family) mostly repeats itself, so its first counted verdict weighs as a judge's, and each
+later answer only as far as the family's estimated repeat rate leaves it news
+(decide/panel_repeats.py): an answer that flips weighs in full, one that agrees little,
+nothing at all from a family that always repeats itself. A reporter asked about its own
+claim (only when no other family answered) confirms it for nothing: its confirmation
+weighs 0, its refutation or doubt counts in full. A failed call counts for nothing.
 Every claim is checked the same way, from its own start, whether it reached consensus or
 not: there is no veto.
 
@@ -81,20 +83,39 @@ def counted(votes: Iterable[Vote]) -> list[Vote]:
     return out
 
 
+def repeated(votes: Iterable[Vote]) -> list[tuple[str, VerdictKind, VerdictKind]]:
+    """Each later answer of a family asked again, with its first: (family, first, this)."""
+    first: dict[str, VerdictKind] = {}
+    out = []
+    for vote in votes:
+        if vote.verdict is None or vote.self_vote:
+            continue
+        if vote.family in first:
+            out.append((vote.family, first[vote.family], vote.verdict))
+        else:
+            first[vote.family] = vote.verdict
+    return out
+
+
 def observed(claim: Claim, votes: Sequence[Vote], reviewers: frozenset[str]) -> Observed:
-    """The claim as the estimate reads it: reports, silences, and the independent
-    families' verdicts (a reporter's verdict on its own claim is not evidence of its rates)."""
+    """The claim as the estimate reads it: reports, silences, the independent families'
+    first verdicts and their later answers (a reporter's verdict on its own claim is not
+    evidence of its rates)."""
     verdicts = tuple(
         (v.family, v.verdict) for v in counted(votes) if v.verdict is not None and not v.self_vote
     )
     return Observed(
-        reporters=claim.families, reviewers=reviewers | claim.families, verdicts=verdicts
+        reporters=claim.families,
+        reviewers=reviewers | claim.families,
+        verdicts=verdicts,
+        repeats=tuple(repeated(votes)),
     )
 
 
 def belief(estimate: Estimate, claim: Observed, votes: Sequence[Vote]) -> float:
     """The claim's log-odds after its votes: its start, each independent family's first
-    verdict, and a reporter's own doubt (its own confirmation weighs nothing)."""
+    verdict and later answers, and a reporter's own doubt (its own confirmation weighs
+    nothing)."""
     level = estimate.belief(claim)
     for vote in counted(votes):
         if vote.self_vote and vote.verdict is not None and against(vote):
