@@ -72,7 +72,7 @@ from consensus.model.report import Report  # noqa: E402
 from consensus.render import render_json  # noqa: E402
 from consensus.settings.config import Settings  # noqa: E402
 from consensus.settings.personas import load_personas, select_personas  # noqa: E402
-from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git  # noqa: E402
+from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git  # noqa: E402
 
 REPO, NUMBER = "acme/service", 7
 MODELS = ("gpt-bench", "claude-bench", "llama-bench", "qwen-bench")
@@ -108,7 +108,7 @@ class ProviderProcess:
     latency: float
     folder: Path
     port: int = 0  # 0: any free port
-    root: Path = ROOT  # the checkout whose consensus/sim/provider_server.py runs
+    root: Path = ROOT  # the checkout whose consensus_sim/provider_server.py runs
     url: str = ""
     process: subprocess.Popen[bytes] | None = None
 
@@ -119,7 +119,7 @@ class ProviderProcess:
         self.log_path.unlink(missing_ok=True)
         self.process = subprocess.Popen(
             [
-                *(sys.executable, "-m", "consensus.sim.provider_server", "--port", str(self.port)),
+                *(sys.executable, "-m", "consensus_sim.provider_server", "--port", str(self.port)),
                 *("--script", str(script), "--port-file", str(port_file)),
                 *("--latency", str(self.latency), "--log", str(self.log_path)),
             ],

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -55,7 +56,7 @@ def cases(tmp: Path, run_id: str, env: dict[str, str]) -> list[Case]:
     """The reference, then the commands that call no model, as the table names them."""
     py = [sys.executable, "-m", "consensus"]
     (tmp / "keyed.yml").write_text(CONFIG)
-    home = {**env, "CONSENSUS_HOME": str(tmp / "demo" / "journal")}
+    home = dict(env)  # the demo journaled into the default journal under this HOME
     keyed = {**home, "OPENAI_API_KEY": "sk-bench", "ANTHROPIC_API_KEY": "sk-bench"}
     config = ["--config", str(tmp / "keyed.yml")]
     html = str(tmp / "r.html")
@@ -93,7 +94,11 @@ def measure(repeat: int) -> FirstRunResults | str:
         seconds, code, out = timed(demo, cwd=tmp, env=env)
         if code != 0:
             return out
-        run_id = next(line.split()[-1] for line in out.splitlines() if "consensus replay" in line)
+        run_id = next(
+            re.search(r"`consensus replay (\w+)`", line).group(1)  # type: ignore[union-attr]
+            for line in out.splitlines()
+            if "`consensus replay" in line
+        )
         label = "`consensus demo` (first run: litellm, its model calls, verification, HTML)"
         timings = [CommandTimes(label, (seconds,), (code,))]
         for name, command, case_env, expected in cases(tmp, run_id, env):

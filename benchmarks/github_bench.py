@@ -39,8 +39,8 @@ from benchmarks.sim.github_figures import (  # noqa: E402
 from benchmarks.sim.sections import write_figures  # noqa: E402
 from consensus.action.main import run  # noqa: E402
 from consensus.adapters.github import GitHubHost  # noqa: E402
-from consensus.sim.github_server import FakeGitHub, PullRequest  # noqa: E402
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
+from consensus_sim.github_server import FakeGitHub, PullRequest  # noqa: E402
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 
 REPO = "acme/service"
 

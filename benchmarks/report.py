@@ -52,6 +52,11 @@ file is assembled by `python benchmarks/report.py` from `benchmarks/results/*.md
 section per benchmark, each naming the command that measures it; comparisons with earlier
 versions of the code use the figures recorded at named commits in
 `benchmarks/results/recorded.json`. Re-run a benchmark, then the assembly.
+
+The quality figures below come from simulations. On real pull requests with known defects,
+`consensus bench` counts precision and recall as Martian's Code Review Bench does (goldens
+matched over every finding posted; a second finding on a defect already found is a false
+positive): [How consensus bench counts](docs/bench.md).
 """
 
 

@@ -47,7 +47,7 @@ from consensus.review.job import ReviewJob  # noqa: E402
 from consensus.review.pipeline import ReviewServices, review  # noqa: E402
 from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.settings.personas import load_personas, select_personas  # noqa: E402
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply  # noqa: E402
 
 PERSONAS = ("correctness", "security", "performance", "maintainability")
 PREFIX_CHARS = 4_000

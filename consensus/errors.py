@@ -5,7 +5,9 @@
     ├── ConfigError                .consensus.yml, persona or command file is wrong (2)
     ├── DiffError                  the diff cannot be read or obtained (2)
     ├── JournalError               the run journal cannot be used: unknown run, bad inputs (2)
-    ├── GitHubError                a GitHub request failed or was refused; carries .status (3)
+    ├── HostError                  a request to the code host failed or was refused; .status (3)
+    │   ├── GitHubError            ... to GitHub
+    │   └── GitLabError            ... to GitLab
     └── ReviewImpossible           no provider answered, quorum not met, budget gone (3)
 
 The CLI's top level catches these broadly; so do, on purpose, the slash-command loop (a
@@ -59,10 +61,10 @@ class JournalError(ConsensusError):
     """The journal cannot be used (unknown run, unreadable inputs)."""
 
 
-class GitHubError(ConsensusError):
-    """A GitHub request failed after retries, or was refused (token, permission).
+class HostError(ConsensusError):
+    """A request to the code host failed after retries, or was refused (token, permission).
 
-    `status` is the HTTP status GitHub answered with, or None when it did not answer;
+    `status` is the HTTP status the host answered with, or None when it did not answer;
     callers decide on it, never on the message's text.
     """
 
@@ -71,3 +73,11 @@ class GitHubError(ConsensusError):
     def __init__(self, message: str, *, status: int | None = None, fix: str | None = None):
         super().__init__(message, fix=fix)
         self.status = status
+
+
+class GitHubError(HostError):
+    """A GitHub request failed after retries, or was refused."""
+
+
+class GitLabError(HostError):
+    """A GitLab request failed after retries, or was refused."""

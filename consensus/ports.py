@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
 from consensus.model.findings import Usage
+from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
 
@@ -70,10 +71,12 @@ class ModelCallError(Exception):
     `fix` says what to do about it, when the adapter knows."""
 
     def __init__(self, kind: FailureKind, message: str, fix: str | None = None) -> None:
+        # a library's message may quote the endpoint it called, password and all
+        message = scrub_urls(message)
         super().__init__(message)
         self.kind = kind
         self.message = message
-        self.fix = fix
+        self.fix = scrub_urls(fix) if fix else fix
 
 
 class ModelClient(Protocol):
@@ -187,7 +190,8 @@ class HostReaction(BaseModel):
 
 
 class InlineComment(BaseModel):
-    """A review comment to post on the RIGHT side: `line`, or `start_line`..`line`."""
+    """A review comment on `line`, or `start_line`..`line`, of one side of the diff: RIGHT
+    (the new version: added and unchanged lines) or LEFT (the old one: deleted lines)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -195,6 +199,7 @@ class InlineComment(BaseModel):
     line: int
     start_line: int | None = None
     body: str
+    side: Literal["RIGHT", "LEFT"] = "RIGHT"
 
 
 class ReviewThread(BaseModel):
@@ -249,11 +254,12 @@ class HostReview(BaseModel):
     body: str = ""
 
 
-# --------------------------------------------------------------------------- GitHub, by role
-# One adapter (adapters/github.py) and one fake (testing.FakeGitHubHost) implement them all;
-# each function asks for the narrowest role it uses. Retries are the adapter's business:
-# what is left after them is a GitHubError (with .status), or ReviewRejected from
-# create_review.
+# --------------------------------------------------------------------------- the host, by role
+# Each function asks for the narrowest role it uses. GitHub's adapter (adapters/github.py)
+# and its fake (testing.FakeGitHubHost) implement them all; GitLab's (adapters/gitlab.py)
+# the pull-request roles (`PullRequestHost`). Retries are the adapter's business: what is
+# left after them is a HostError (GitHubError, GitLabError, with .status), or
+# ReviewRejected from create_review.
 
 
 class PullReader(Protocol):
@@ -362,6 +368,8 @@ class ClosedPullThread(BaseModel):
     number: int
     closed_at: str = ""  # ISO 8601
     merged: bool = False
+    head_ref: str = ""  # the branch it was opened from (the learnings PR's is ours)
+    cross_repository: bool = False  # opened from a fork
     comments: tuple[HostComment, ...] = ()
     edits: tuple[CommentEdit | None, ...] = ()  # one per comment: None when never edited
 
@@ -375,9 +383,11 @@ class LearningsBranch(BaseModel):
     repository_id: str
     default_branch: str
     default_oid: str
+    default_tree: str = ""  # the default head's tree, which the learnings commit builds on
     ref_id: str | None = None  # None: the branch does not exist yet
     head_oid: str | None = None
     open_pull: int | None = None
+    open_pull_id: str = ""  # its GraphQL node id, to rewrite its description
 
 
 class LearningsWriter(Protocol):
@@ -391,16 +401,29 @@ class LearningsWriter(Protocol):
     def learnings_branch(self, name: str) -> LearningsBranch: ...
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
-        """Put `branch` at the default branch's head plus one commit writing `path`; the
-        commit's id."""
+        """Put `branch` at the default branch's head plus one commit writing `path`, in one
+        move of the branch from wherever it was (never to the default head itself: GitHub
+        closes a pull request whose head has no commit beyond its base); the commit's id."""
         ...
 
     def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int: ...
 
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        """Rewrite the open learnings pull request's description (GraphQL
+        updatePullRequest), once a commit updated what it proposes."""
+        ...
 
-class GitHubPort(PullReader, ReviewWriter, Conversation, QueueWriter, LearningsWriter, Protocol):
-    """Every role at once: what a run holds, and hands out role by role."""
+
+class PullRequestHost(PullReader, ReviewWriter, Conversation, Protocol):
+    """The roles every flow on one pull request uses (a review, a command, a reply): what
+    GitHub and GitLab both implement. A GitLab merge request is a pull request here, its
+    `iid` the number, its notes and diff discussions the comments."""
 
     def close(self) -> None:
         """Release the connections the host keeps open; the run is over."""
         ...
+
+
+class GitHubPort(PullRequestHost, QueueWriter, LearningsWriter, Protocol):
+    """Every GitHub role at once: what a GitHub run holds, and hands out role by role (the
+    agent-PR queue and the learnings run are GitHub's only)."""

@@ -4,7 +4,7 @@ starts is held to GitHub's OpenAPI description.
 
 The tiers: `unit` (pure stages, in memory), `flows` (app flows through the in-memory fakes of
 `consensus/testing/`), `e2e` (the real CLI or Action against the loopback servers in
-`consensus/sim/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI
+`consensus_sim/`, subprocesses), `contract` (our fakes and files against GitHub's OpenAPI
 description, GraphQL schema, webhook examples and actionlint), `sim` (reduced runs of the
 benchmark simulations in `benchmarks/sim/`: whole simulated worlds run end to end, so they
 are marked `e2e` too). `pytest -m "not e2e"` is the quick loop.
@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.gitlab import FakeGitLab
+from tests.contract import gitlab_api
 from tests.contract.github_openapi import description, problems_of
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -63,3 +65,23 @@ def _github_requests_conform_to_github(monkeypatch: pytest.MonkeyPatch) -> Itera
     if github is not None:
         problems = problems_of([r for server in started for r in server.requests], github)
         assert not problems, "GitHub's OpenAPI description disagrees:\n" + "\n".join(problems)
+
+
+@pytest.fixture(autouse=True)
+def _gitlab_requests_conform_to_gitlab(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every loopback GitLab a test starts is checked when the test ends: each request our
+    adapter sent must be one GitLab's API takes, as python-gitlab defines it
+    (tests/contract/gitlab_api.py)."""
+    started: list[FakeGitLab] = []
+    start = FakeGitLab.start
+
+    def recording_start(server: FakeGitLab) -> FakeGitLab:
+        started.append(server)
+        return start(server)
+
+    monkeypatch.setattr(FakeGitLab, "start", recording_start)
+    yield
+    problems = gitlab_api.problems_of(r for server in started for r in server.requests)
+    assert not problems, "GitLab's API, as python-gitlab defines it, disagrees:\n" + "\n".join(
+        problems
+    )

@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from consensus.publish.thread import SUMMARY_MARKER  # noqa: E402
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
-from consensus.sim.provider_server import (  # noqa: E402
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git  # noqa: E402
+from consensus_sim.provider_server import (  # noqa: E402
     FakeProviderServer,
     Script,
     Step,

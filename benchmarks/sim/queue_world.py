@@ -10,7 +10,7 @@ from consensus.adapters.github import GitHubHost, Retries
 from consensus.model.base import Severity
 from consensus.publish.state import PublishState, TrackedFinding, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, JsonObject, PullRequest, human
+from consensus_sim.github_server import FakeGitHub, JsonObject, PullRequest, human
 
 REPO = "acme/service"
 CONFIG = "queue:\n  max_in_review: 3\npublish:\n  request_changes_on: high\n"

@@ -28,7 +28,8 @@ from consensus.decide.report import report_findings
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding
 from consensus.ports import CompletionRequest, Message
 from consensus.publish.carry import Carry, diff_digests, next_decisions, plan_carry
-from consensus.publish.state import PublishState, decode_state, encode_state, finding_records
+from consensus.publish.records import finding_records
+from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.testing import FakeModelClient
 
 SEEDED_FAMILIES = frozenset({"openai", "google", "qwen"})  # Anthropic takes no seed

@@ -30,18 +30,14 @@ import re
 import secrets
 import sys
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, Any, TextIO
 
+from consensus.model.urls import scrub_urls
+
 PREFIX = "consensus: "
 ESCAPED = "(escaped) "  # marks a foreign line the runner would have acted on
-# Environment variables whose value is a credential by its name (GITHUB_TOKEN,
-# OPENAI_API_KEY, ACTIONS_ID_TOKEN_REQUEST_TOKEN, AWS_SECRET_ACCESS_KEY, DB_PASSWORD…).
-CREDENTIAL_NAME = re.compile(
-    r"(?i)(?:^|[_-])(?:token|secret|password|passwd|pat|credentials?)(?:$|[_-])"
-    r"|key$|api[_-]?key|access[_-]?key|private[_-]?key"
-)
 # A masked value shorter than this would hide common words all over the log.
 MIN_MASK_LENGTH = 6
 
@@ -91,7 +87,7 @@ class ActionLog:
         self._masked: set[str] = set()
 
     def __call__(self, line: str) -> None:
-        self._write(self._err, PREFIX + neutral(line))
+        self._write(self._err, PREFIX + neutral(scrub_urls(line)))
 
     def warning(self, message: str, *, title: str = "consensus") -> None:
         """Our warning annotation on the run."""
@@ -156,17 +152,6 @@ class ActionLog:
     def _write(stream: TextIO, line: str) -> None:
         stream.write(line + "\n")
         stream.flush()
-
-
-def credential_values(env: Mapping[str, str], names: Iterable[str] = ()) -> list[str]:
-    """The values to mask: every variable named like a credential (tokens, keys,
-    passwords, `INPUT_*` ones too), and the variables `names` (a config's `api_key_env`)."""
-    wanted = {name for name in names if name}
-    return [
-        value
-        for name, value in sorted(env.items())
-        if value and (name in wanted or CREDENTIAL_NAME.search(name))
-    ]
 
 
 class _GuardedStream:

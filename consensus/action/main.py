@@ -1,16 +1,16 @@
 """`consensus action`: the GitHub Actions face. Reads the event, hands it to app/.
 
 Dispatches on GITHUB_EVENT_NAME: `pull_request` (opened, synchronize, reopened,
-ready_for_review) is reviewed and published (app.pull_review), then agent PRs move in the
+ready_for_review) is reviewed and published (app.pull.review), then agent PRs move in the
 queue, and replies on our inline comments not answered yet are answered
-(app.reply_event); `issue_comment` runs slash commands (app.commands);
+(app.talk.reply_event); `issue_comment` runs slash commands (app.talk.commands);
 `pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
 (app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
 (app.learnings) and do nothing else.
 
-Each flow returns an Outcome; app/outcome.py turns it into the exit code, as for the CLI:
+Each flow returns a FlowResult; app/exit_codes.py turns it into the exit code, as for the CLI:
 0 done, 1 findings at or above fail-on, 2 configuration, 3 no review or an incomplete one
 (no provider answered, quorum not met, budget reached) unless on-no-review is "warn".
 """
@@ -26,26 +26,26 @@ from typing import TypeVar
 
 from pydantic import ValidationError
 
-from consensus.action.log import ActionLog, credential_values
-from consensus.app.commands import handle_comment
+from consensus.action.log import ActionLog
+from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
-from consensus.app.outcome import exit_code
 from consensus.app.progress import LogProgress
-from consensus.app.pull_review import PullRun, own_identity, review_pull_request
+from consensus.app.pull.context import PullContext
+from consensus.app.pull.review import review_pull_request
 from consensus.app.queue import run_in_action
-from consensus.app.reply_event import answer_on_pull, close_on_pull, handle_review_comment
+from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionStep, Services
+from consensus.app.talk.commands import handle_comment
+from consensus.app.talk.reply_event import answer_on_pull, close_on_pull, handle_review_comment
 from consensus.app.wiring import action_step, github_host, services
 from consensus.errors import ConsensusError, UsageError
-from consensus.ingest.detector import looks_random
-from consensus.ingest.redact import redact_text
 from consensus.model.events import (
     IssueCommentEvent,
     Payload,
     PullRequestEvent,
     ReviewCommentEvent,
 )
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import GitHubPort, Log
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -57,8 +57,6 @@ QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"
 REPLY_EVENT = "pull_request_review_comment"
 LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
-RUNNER_VARIABLES = ("GITHUB_", "RUNNER_", "ACTIONS_", "CI_")
-KEY_ALPHABET = re.compile(r"[A-Za-z0-9+/=_.-]+")  # base64, base64url, hex, with separators
 CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
@@ -86,31 +84,15 @@ def guarded(log: ActionLog, step: Callable[[], int]) -> int:
 
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
-    """Every provider key and token the run could read: by their names, the names a
-    checked-out .consensus.yml gives as `api_key_env`, any value that is a key by its
-    format, and any random-looking value of the step's own variables (a key under a name of
-    the user's choosing, named only in the base branch's config). The runner's variables
-    (`GITHUB_SHA`, `RUNNER_*`) are public but for their tokens, which go by name."""
+    """The run's secrets (app/secrets.py) as the step starts: the keys the checked-out
+    .consensus.yml names as `api_key_env` among them (the base branch's configuration,
+    read later, masks the keys it names too)."""
     config = Path(env.get("GITHUB_WORKSPACE") or ".") / ".consensus.yml"
     try:
         named = API_KEY_ENV.findall(config.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):
         named = []
-    values = credential_values(env, named)
-    keyed = [
-        value
-        for name, value in sorted(env.items())
-        if value not in values
-        and (
-            redact_text(value)[1]
-            or (
-                not name.startswith(RUNNER_VARIABLES)
-                and KEY_ALPHABET.fullmatch(value.strip()) is not None
-                and looks_random(value.strip())
-            )
-        )
-    ]
-    return [*values, *keyed]
+    return run_secrets(env, named)
 
 
 def run(
@@ -139,55 +121,57 @@ def run(
     try:
         # Progress goes through the log: a provider's error in it is foreign text.
         wired = services(env, log=log, github=built, progress=lambda: [LogProgress(log)], mask=mask)
-        outcome = _handle(env, wired, step)
+        result = _handle(env, wired, step)
     finally:
         if host is None:
             built.close()
     inputs = step.inputs
     return exit_code(
-        outcome, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review, warn=warn
+        result, fail_on=inputs.fail_on, log=log, on_no_review=inputs.on_no_review, warn=warn
     )
 
 
-def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Outcome:
-    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.host, services.log
+def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> FlowResult:
+    event, host, log = env.get("GITHUB_EVENT_NAME", ""), services.github_port, services.log
     if event == "issue_comment":  # looks up our identity only for a comment it answers
         return handle_comment(services, step, read_event(env, IssueCommentEvent))
     if event == REPLY_EVENT:
         return handle_review_comment(services, step, read_event(env, ReviewCommentEvent))
     if event in QUEUE_EVENTS:
-        identity = own_identity(host, step.inputs, log)
+        identity = PullContext.own_identity(services, step.inputs)
         if step.inputs.learnings and event in LEARNINGS_EVENTS:  # a learnings step does only that
             update_learnings(host, identity, log)
-            return Outcome(kind=OutcomeKind.DONE, reason="the learnings were counted")
+            return FlowResult(kind=ResultKind.DONE, reason="the learnings were counted")
         return run_in_action(services, step, why=event, identity=identity)
     pull = read_event(env, PullRequestEvent)
     if pull.action == "closed":
         number, why = pull.pull_request.number, f"#{pull.pull_request.number} closed"
-        identity = own_identity(host, step.inputs, log)
+        identity = PullContext.own_identity(services, step.inputs)
         try:  # what people decided about our findings, for the learnings
             merged = bool(pull.pull_request.merged)
-            close_on_pull(services, step, number, identity, merged=merged)
+            close_on_pull(PullContext.open(services, step, number, identity), merged=merged)
         except ConsensusError as exc:
             log(f"warning: the outcomes of our findings were not recorded: {exc.message}")
         return run_in_action(services, step, why=why, identity=identity)
     reviewed_on = WORKFLOW_ACTIONS if step.inputs.workflow else REVIEW_ACTIONS
     if pull.action not in reviewed_on:
         log(f"{event} '{pull.action}': nothing to review (reviews run on {sorted(reviewed_on)}).")
-        return Outcome.skipped(f"{event} '{pull.action}'")
+        return FlowResult.skipped(f"{event} '{pull.action}'")
     # Every pull_request run carries the decisions of unchanged files (a re-run, `reopened`,
     # a push that changes one file); `full-review: true` decides every file afresh.
     carry = not step.inputs.full_review
     number = pull.pull_request.number
-    identity = own_identity(host, step.inputs, log)  # once per run: the review and the queue
+    identity = PullContext.own_identity(
+        services, step.inputs
+    )  # once per run: the review and the queue
 
-    def replies(run: PullRun) -> None:  # replies a run missed (no reply workflow, a failure)
+    def replies(context: PullContext) -> None:  # what a run missed (no reply workflow, a failure)
         try:
-            answer_on_pull(services, step, number, identity, known=(run.info, run.settings))
+            answer_on_pull(context)
         except ConsensusError as exc:
             log(f"warning: replies on our inline comments were not answered: {exc.message}")
 
-    outcome = review_pull_request(
+    result = review_pull_request(
         services,
         step,
         number,
@@ -201,7 +185,7 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Out
         run_in_action(services, step, why="after its review", pull=pull, identity=identity)
     except ConsensusError as exc:
         log(f"warning: the agent-PR queue was not reconciled: {exc.message}")
-    return outcome
+    return result
 
 
 def read_event(env: Mapping[str, str], model: type[P]) -> P:

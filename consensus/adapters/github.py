@@ -27,21 +27,24 @@ from github import Auth, Github, GithubException
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from consensus.adapters.github_graphql import (
-    COMMIT_FILE,
     EDIT_QUERY,
-    LEARNINGS_BRANCH,
-    OPEN_PULL,
     RESOLVE_THREAD,
     UNRESOLVE_THREAD,
     all_threads,
     blob_texts,
-    branch_at_default,
-    closed_since,
     comment_edit_of,
-    commit_variables,
     files_request,
     graphql_data,
+)
+from consensus.adapters.github_learnings import (
+    branch_query,
+    branch_to,
+    closed_since,
+    commit_body,
+    describe_request,
     learnings_branch_of,
+    open_request,
+    tree_body,
 )
 from consensus.adapters.github_wire import (
     DEFAULT_RETRIES,
@@ -395,12 +398,7 @@ class GitHubHost:
         self._request("POST", url, body={"labels": list(labels)})
 
     def remove_label(self, number: int, label: str) -> None:
-        url = f"{self._base}/issues/{number}/labels/{quote(label, safe='')}"
-        try:
-            self._request("DELETE", url)
-        except GitHubError as exc:
-            if exc.status != 404:  # already gone: what we wanted
-                raise
+        self._delete(f"{self._base}/issues/{number}/labels/{quote(label, safe='')}")
 
     # ------------------------------------------------------------------ review threads (GraphQL)
 
@@ -421,26 +419,27 @@ class GitHubHost:
     def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
         self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
 
-    # ------------------------------------------------------------------ learnings (GraphQL)
+    # ------------------------------------------------------------------ learnings (GraphQL, git)
 
     def closed_pulls(self, since: str) -> list[ClosedPullThread]:
         return closed_since(self._graphql, self.repo, since)
 
     def learnings_branch(self, name: str) -> LearningsBranch:
-        owner, repo = self.repo.split("/", 1)
-        asked = {"owner": owner, "name": repo, "ref": f"refs/heads/{name}", "branch": name}
-        return learnings_branch_of(self._graphql(LEARNINGS_BRANCH, asked), name)
+        return learnings_branch_of(self._graphql(*branch_query(self.repo, name)), name)
 
     def commit_learnings(self, branch: LearningsBranch, path: str, text: str, message: str) -> str:
-        self._graphql(*branch_at_default(branch))  # created, or moved back to the default head
-        made = self._graphql(COMMIT_FILE, commit_variables(self.repo, branch, path, text, message))
-        return str(((made.get("createCommitOnBranch") or {}).get("commit") or {}).get("oid"))
+        git = f"{self._base}/git"  # the commit first, on top of the default head; then one move
+        _, tree = self._request("POST", f"{git}/trees", body=tree_body(branch, path, text))
+        _, made = self._request("POST", f"{git}/commits", body=commit_body(branch, tree, message))
+        self._graphql(*branch_to(branch, str(made["sha"])))  # never via the base: its PR stays open
+        return str(made["sha"])
 
     def open_learnings_pull(self, branch: LearningsBranch, title: str, body: str) -> int:
-        asked = {"repositoryId": branch.repository_id, "base": branch.default_branch}
-        asked |= {"head": branch.name, "title": title, "body": body}
-        made = self._graphql(OPEN_PULL, asked)
+        made = self._graphql(*open_request(branch, title, body))
         return int(((made.get("createPullRequest") or {}).get("pullRequest") or {})["number"])
+
+    def describe_learnings_pull(self, branch: LearningsBranch, body: str) -> None:
+        self._graphql(*describe_request(branch, body))
 
     def request_reviewers(
         self, number: int, reviewers: Sequence[str], team_reviewers: Sequence[str]

@@ -4,15 +4,12 @@ JSON → port types. No PyGithub here: adapters/github.py sends them."""
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from consensus.ports import (
-    ClosedPullThread,
     CommentEdit,
     HostComment,
-    LearningsBranch,
     ReviewThread,
 )
 
@@ -49,7 +46,8 @@ mutation ConsensusUnresolveThread($id: ID!) {
 """
 
 
-def _thread_comment(node: dict[str, Any]) -> HostComment:
+def thread_comment(node: dict[str, Any]) -> HostComment:
+    """A comment as GraphQL gives it (a review thread's, or a closed PR's conversation's)."""
     author = node.get("author") or {}
     login = str(author.get("login") or "")
     bot = author.get("__typename") == "Bot" or login.endswith("[bot]")
@@ -76,8 +74,8 @@ def review_thread(node: dict[str, Any]) -> ReviewThread | None:
         id=str(node["id"]),
         resolved=bool(node.get("isResolved")),
         resolved_by=str(resolver["login"]) if resolver.get("login") else None,
-        first=_thread_comment(first[0]),
-        last=_thread_comment(last[0]),
+        first=thread_comment(first[0]),
+        last=thread_comment(last[0]),
     )
 
 
@@ -162,149 +160,3 @@ def all_threads(
         threads += page
         if cursor is None:
             return threads
-
-
-# --------------------------------------------------------------------------- learnings
-# The scheduled learnings run: closed PRs with their conversation (our summary's state holds
-# the outcomes), the branch and pull request it keeps `.consensus/learned.yml` on, and the
-# writes that put one commit on that branch and open its pull request.
-
-_CLOSED_COMMENT = (
-    "databaseId body author { login __typename } lastEditedAt editor { login __typename }"
-)
-CLOSED_PULLS = f"""
-query ConsensusClosedPulls($owner: String!, $name: String!, $cursor: String) {{
-  repository(owner: $owner, name: $name) {{
-    pullRequests(states: [CLOSED, MERGED], first: 25, after: $cursor,
-                 orderBy: {{field: UPDATED_AT, direction: DESC}}) {{
-      pageInfo {{ hasNextPage endCursor }}
-      nodes {{
-        number closedAt updatedAt merged
-        comments(first: 100) {{ nodes {{ {_CLOSED_COMMENT} }} }}
-      }}
-    }}
-  }}
-}}
-"""
-LEARNINGS_BRANCH = """
-query ConsensusLearningsBranch($owner: String!, $name: String!, $ref: String!, $branch: String!) {
-  repository(owner: $owner, name: $name) {
-    id
-    defaultBranchRef { name target { oid } }
-    ref(qualifiedName: $ref) { id target { oid } }
-    pullRequests(headRefName: $branch, states: [OPEN], first: 1) { nodes { number } }
-  }
-}
-"""
-CREATE_REF = """
-mutation ConsensusCreateRef($repositoryId: ID!, $name: String!, $oid: GitObjectID!) {
-  createRef(input: {repositoryId: $repositoryId, name: $name, oid: $oid}) { ref { id } }
-}
-"""
-MOVE_REF = """
-mutation ConsensusMoveRef($refId: ID!, $oid: GitObjectID!) {
-  updateRef(input: {refId: $refId, oid: $oid, force: true}) { ref { id } }
-}
-"""
-COMMIT_FILE = """
-mutation ConsensusCommitFile($branch: CommittableBranch!, $message: CommitMessage!,
-                             $changes: FileChanges!, $head: GitObjectID!) {
-  createCommitOnBranch(input: {branch: $branch, message: $message, fileChanges: $changes,
-                               expectedHeadOid: $head}) { commit { oid } }
-}
-"""
-OPEN_PULL = """
-mutation ConsensusOpenPull($repositoryId: ID!, $base: String!, $head: String!,
-                           $title: String!, $body: String!) {
-  createPullRequest(input: {repositoryId: $repositoryId, baseRefName: $base,
-                            headRefName: $head, title: $title, body: $body}) {
-    pullRequest { number }
-  }
-}
-"""
-
-
-def _editor(node: dict[str, Any]) -> CommentEdit | None:
-    return comment_edit_of({"node": node})
-
-
-def closed_page(data: dict[str, Any], since: str) -> tuple[list[ClosedPullThread], str | None]:
-    """One page of closed PRs updated after `since` (all when it is empty), and the cursor
-    of the next page (None: the last one, or the rest were updated before `since`)."""
-    page = ((data.get("repository") or {}).get("pullRequests")) or {}
-    pulls: list[ClosedPullThread] = []
-    older = False
-    for node in page.get("nodes") or ():
-        if since and str(node.get("updatedAt") or "") <= since:
-            older = True
-            continue
-        nodes = ((node.get("comments") or {}).get("nodes")) or []
-        pulls.append(
-            ClosedPullThread(
-                number=int(node["number"]),
-                closed_at=str(node.get("closedAt") or ""),
-                merged=bool(node.get("merged")),
-                comments=tuple(_thread_comment(c) for c in nodes),
-                edits=tuple(_editor(c) for c in nodes),
-            )
-        )
-    info = page.get("pageInfo") or {}
-    more = info.get("hasNextPage") and info.get("endCursor") and not older
-    return pulls, str(info["endCursor"]) if more else None
-
-
-def learnings_branch_of(data: dict[str, Any], branch: str) -> LearningsBranch:
-    repository = data.get("repository") or {}
-    default = repository.get("defaultBranchRef") or {}
-    ref = repository.get("ref") or {}
-    pulls = ((repository.get("pullRequests") or {}).get("nodes")) or []
-    return LearningsBranch(
-        name=branch,
-        repository_id=str(repository.get("id") or ""),
-        default_branch=str(default.get("name") or "main"),
-        default_oid=str((default.get("target") or {}).get("oid") or ""),
-        ref_id=str(ref["id"]) if ref.get("id") else None,
-        head_oid=str((ref.get("target") or {}).get("oid") or "") or None,
-        open_pull=int(pulls[0]["number"]) if pulls else None,
-    )
-
-
-def commit_variables(
-    repo: str, branch: LearningsBranch, path: str, text: str, message: str
-) -> dict[str, Any]:
-    """createCommitOnBranch's variables: `path` as `text`, on top of the default branch."""
-    return {
-        "branch": {"repositoryNameWithOwner": repo, "branchName": branch.name},
-        "message": {"headline": message},
-        "changes": {
-            "additions": [{"path": path, "contents": base64.b64encode(text.encode()).decode()}]
-        },
-        "head": branch.default_oid,
-    }
-
-
-def closed_since(
-    graphql: Callable[[str, dict[str, Any]], dict[str, Any]], repo: str, since: str
-) -> list[ClosedPullThread]:
-    """Every closed PR updated after `since`, page by page, newest first."""
-    owner, name = repo.split("/", 1)
-    pulls: list[ClosedPullThread] = []
-    cursor: str | None = None
-    while True:
-        variables = {"owner": owner, "name": name, "cursor": cursor}
-        page, cursor = closed_page(graphql(CLOSED_PULLS, variables), since)
-        pulls += page
-        if cursor is None:
-            return pulls
-
-
-def branch_at_default(branch: LearningsBranch) -> tuple[str, dict[str, Any]]:
-    """The mutation that puts `branch` at the default branch's head: created, or moved."""
-    if branch.ref_id is None:
-        name = f"refs/heads/{branch.name}"
-        return CREATE_REF, {
-            "repositoryId": branch.repository_id,
-            "name": name,
-            "oid": branch.default_oid,
-        }
-    return MOVE_REF, {"refId": branch.ref_id, "oid": branch.default_oid}

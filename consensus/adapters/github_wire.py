@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import requests
 from github import GithubException
 
+from consensus.adapters.retries import DEFAULT_RETRIES as DEFAULT_RETRIES
+from consensus.adapters.retries import Retries as Retries
 from consensus.errors import GitHubError
 from consensus.ports import (
     HostComment,
@@ -189,12 +188,12 @@ def inline_json(comment: InlineComment) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "path": comment.path,
         "line": comment.line,
-        "side": "RIGHT",
+        "side": comment.side,
         "body": comment.body,
     }
     if comment.start_line is not None and comment.start_line < comment.line:
         payload["start_line"] = comment.start_line
-        payload["start_side"] = "RIGHT"
+        payload["start_side"] = comment.side
     return payload
 
 
@@ -246,17 +245,3 @@ def permission_of(data: Any) -> str:
     if role in ("admin", "maintain", "write", "triage", "read"):
         return role
     return str(data.get("permission") or "none").lower()  # a custom role: its base
-
-
-@dataclass(frozen=True)
-class Retries:
-    """How a failed request is retried: at most `attempts` tries, backing off from
-    `backoff_s` (or as Retry-After says), never waiting longer than `max_wait_s` at once."""
-
-    attempts: int = 5
-    backoff_s: float = 1.0
-    max_wait_s: float = 120.0
-    sleep: Callable[[float], None] = time.sleep
-
-
-DEFAULT_RETRIES = Retries()

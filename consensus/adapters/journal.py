@@ -1,4 +1,4 @@
-"""The run journal: every model call and its outcome in SQLite, for resume and replay.
+"""The run journal: every model call and what came of it in SQLite, for resume and replay.
 
 One row per run (its inputs, status and final report) and one row per call, keyed by a
 digest of what was asked (model, messages, parameters), committed the moment the call
@@ -34,7 +34,7 @@ CREATE TABLE IF NOT EXISTS runs (
     created REAL NOT NULL,
     updated REAL NOT NULL,
     label TEXT NOT NULL,
-    status TEXT NOT NULL,           -- running | paused | done
+    status TEXT NOT NULL,           -- running | paused | incomplete | done
     phase TEXT NOT NULL,
     cost_usd REAL NOT NULL DEFAULT 0,
     inputs TEXT NOT NULL,           -- JSON: what replay needs to derive every decision again
@@ -79,7 +79,9 @@ def call_digest(request: CompletionRequest) -> str:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RecordedCall:
+    """A call as the journal recorded it: its reply or its error, and what it cost."""
+
     ok: bool
     reply: str
     error_kind: str | None
@@ -262,13 +264,13 @@ class Journal:
 
     # ------------------------------------------------------------------ calls and sources
 
-    def outcome(self, run_id: str, digest: str) -> Outcome | None:
+    def recorded(self, run_id: str, digest: str) -> RecordedCall | None:
         row = self._db.execute(
             "SELECT ok, reply, error_kind, error_message, tokens_in, tokens_out, cost_usd,"
             " latency_s FROM calls WHERE run_id = ? AND digest = ?",
             (run_id, digest),
         ).fetchone()
-        return Outcome(bool(row[0]), row[1] or "", *row[2:]) if row else None
+        return RecordedCall(bool(row[0]), row[1] or "", *row[2:]) if row else None
 
     def record(
         self,

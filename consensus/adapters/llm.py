@@ -378,9 +378,14 @@ def _classify(exc: Exception, request: CompletionRequest) -> Exception:
         "missing credentials" in message.lower()
     ):
         return ModelCallError(FailureKind.AUTH, message)
-    if isinstance(
-        exc, (litellm.ContextWindowExceededError, litellm.BadRequestError, litellm.NotFoundError)
-    ):
+    if isinstance(exc, litellm.NotFoundError):
+        return ModelCallError(
+            FailureKind.NOT_FOUND,
+            f"the server has no model {request.model.split('/', 1)[-1]!r} ({message})",
+            fix="correct the model's name in .consensus.yml or --models (the server's list "
+            "of models names the ones it has); `consensus doctor` checks each provider",
+        )
+    if isinstance(exc, (litellm.ContextWindowExceededError, litellm.BadRequestError)):
         return ModelCallError(FailureKind.BAD_REQUEST, message)
     if isinstance(exc, litellm.APIConnectionError):
         return _Transient(ModelCallError(FailureKind.CONNECTION, message), None)

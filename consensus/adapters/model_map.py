@@ -14,6 +14,10 @@ this module reads the same data directly:
 - **windows and prices**: litellm's bundled price map, under the model's name or its name
   without the route (`openai/gpt-5.1` is listed as `gpt-5.1` for provider openai).
 - **keys**: the variables each common route needs (litellm's `validate_environment`).
+- **routes**: whether litellm can route a model string at all (`unroutable`): its route
+  prefix is one of litellm's providers (the `LlmProviders` enum, read from its source, and
+  the providers its JSON registry adds), or a bare name is one its price map lists. A
+  name litellm cannot route is caught while the review is planned, not by its calls.
 
 Where litellm would do more than read its data (a local Ollama is asked for its model's
 window, a name it resolves by its own rules, an unusual route's keys), `answers_locally`
@@ -124,6 +128,46 @@ def answers_locally(model: str) -> bool:
         return True
     name = model.rsplit("/", 1)[-1].lower()
     return not any(name in key.lower() for key in price_map())
+
+
+_ENUM = re.compile(r"^class LlmProviders\(str, Enum\):\n((?:[ \t]+.*\n|\n)+)", re.MULTILINE)
+_VALUE = re.compile(r'^\s+[A-Z0-9_]+\s*=\s*"([^"]+)"', re.MULTILINE)
+# Fine-tuned OpenAI models litellm routes by their prefix alone.
+_FINE_TUNED = ("ft:gpt-3.5-turbo", "ft:gpt-4")
+
+
+@cache
+def routes() -> frozenset[str]:
+    """The route prefixes litellm knows (`openai`, `anthropic`, `ollama_chat`, …): its
+    providers' enum, read from its source text, and its JSON-configured providers."""
+    folder = litellm_folder()
+    if folder is None:
+        return frozenset()
+    found: set[str] = set()
+    enum = _ENUM.search((folder / "types" / "utils.py").read_text(encoding="utf-8"))
+    if enum is not None:
+        found.update(_VALUE.findall(enum.group(1)))
+    registry = folder / "llms" / "openai_like" / "providers.json"
+    if registry.is_file():
+        found.update(json.loads(registry.read_text(encoding="utf-8")))
+    return frozenset(found)
+
+
+def unroutable(model: str, api_base: str | None = None) -> str | None:
+    """Why litellm could not route `model`, in words; None when it can (or when only
+    litellm could tell: a bare name with an `api_base` of its own, which litellm may
+    recognise). Read from litellm's data: no import."""
+    known = routes()
+    if not known:  # litellm is not installed where we looked: let the call say
+        return None
+    if "/" in model:
+        route = model.split("/", 1)[0]
+        if route in known:
+            return None
+        return f"'{route}' is not a provider litellm knows (the part before the first '/')"
+    if api_base or model in price_map() or model.startswith(_FINE_TUNED):
+        return None
+    return f"litellm does not know the model '{model}' and it names no provider"
 
 
 def missing_keys(model: str, env: Mapping[str, str]) -> list[str] | None:

@@ -36,7 +36,7 @@ class JournaledClient:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         digest = call_digest(request)
-        known = self._journal.outcome(self._run_id, digest)
+        known = self._journal.recorded(self._run_id, digest)
         if self._inner is None:
             if known is None:
                 raise ModelCallError(

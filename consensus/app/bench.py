@@ -21,7 +21,7 @@ from consensus.adapters.journal import BENCH_JUDGE_LABEL, Journal
 from consensus.adapters.recording import JournaledClient
 from consensus.app.bench_runs import consensus_report, derived_report, variant_jobs
 from consensus.app.bench_source import LoadedSuite, pull_source
-from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.jobs import JobRequest, RawDiff, prepare_job
 from consensus.app.local_review import Flags, providers_for, with_flags
 from consensus.app.services import Services
 from consensus.bench.judge import BenchFinding, judge_all, nearby_hunks
@@ -37,9 +37,7 @@ from consensus.bench.results import (
 )
 from consensus.bench.suite import SuitePR
 from consensus.bench.tables import render_markdown
-from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import git_sections
-from consensus.ingest.review_diff import ingest
 from consensus.model.base import Status
 from consensus.model.report import Report
 from consensus.ports import Log, PullReader, SourceReader
@@ -98,7 +96,7 @@ class BenchPanel:
 
 
 @dataclass(frozen=True)
-class BenchOutcome:
+class BenchOutput:
     result: BenchResult
     labels: Labelled
 
@@ -133,20 +131,16 @@ def bench_panel(request: BenchRequest, services: Services) -> BenchPanel:
 def review_job(pr: SuitePR, diff_text: str, panel: BenchPanel, services: Services) -> ReviewJob:
     """The job `consensus review` would prepare for this diff (prepare_job), verified."""
     settings = panel.settings
-    diff = split_large_hunks(
-        ingest(diff_text, include=settings.paths, exclude=settings.exclude,
-               redact_patterns=settings.redact)
-    )  # fmt: skip
     request = JobRequest(
         settings=settings,
-        providers=panel.providers,
+        providers=lambda: panel.providers,
         personas=lambda chosen, source: panel.personas,
         personas_from=panel.personas_from,
         guidelines=lambda chosen: Guidelines(),  # the PR's repository is not checked out
         label=f"bench: {pr.key}",
     )
     # The panel's warnings (a missing key, one model twice) were said once, up front.
-    return prepare_job(diff, request, services.keys, log=lambda line: None)
+    return prepare_job(RawDiff(diff_text), request, services.keys, log=lambda line: None)
 
 
 def posted(report: Report) -> list[BenchFinding]:
@@ -158,12 +152,11 @@ def reported(report: Report) -> list[BenchFinding]:
     return [BenchFinding.of(f) for f in report.findings if f.status is not Status.REJECTED]
 
 
-async def run_bench(
-    loaded: LoadedSuite, panel: BenchPanel, services: BenchServices
-) -> BenchOutcome:
+async def run_bench(loaded: LoadedSuite, panel: BenchPanel, services: BenchServices) -> BenchOutput:
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
+    services.core.models.add_patterns(panel.settings.redact)  # the judge's prompts too
     journal = services.core.journal()
     try:
         for n, pr in enumerate(suite.prs, 1):
@@ -178,7 +171,7 @@ async def run_bench(
         published_judge=loaded.published_judge,
         published=loaded.published,
     )
-    return BenchOutcome(result, label_findings(tally.reviewed, tally.judgements))
+    return BenchOutput(result, label_findings(tally.reviewed, tally.judgements))
 
 
 async def _one_pr(
@@ -255,7 +248,7 @@ def _judge_run(journal: Journal, pr: SuitePR, judge: ProviderSettings, run_id: s
     return ident
 
 
-def write_outputs(outcome: BenchOutcome, directory: Path) -> list[Path]:
+def write_outputs(outcome: BenchOutput, directory: Path) -> list[Path]:
     """bench.md, bench.json (every judgement), bench.html, labels.jsonl, votes.jsonl."""
     directory.mkdir(parents=True, exist_ok=True)
     files = {

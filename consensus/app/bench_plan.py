@@ -73,7 +73,8 @@ def plan_bench(
     judge_price = price(judge)
     count = services.core.counter.count
     system = count(judge, template("bench/judge_system.j2").render(nonce="0" * 12))
-    goldens = [count(judge, "\n".join(g.comment for g in pr.goldens)) for pr in loaded.suite.prs]
+    judged = [pr for pr in loaded.suite.prs if pr.goldens]  # a clean PR is not judged
+    goldens = [count(judge, "\n".join(g.comment for g in pr.goldens)) for pr in judged]
     return BenchEstimate(
         suite=loaded.suite.name,
         prs=plans,
@@ -86,4 +87,5 @@ def plan_bench(
         providers=[p.model for p in panel.providers],
         personas=[p.id for p in panel.personas],
         unavailable=dict(unavailable),
+        clean_prs=len(loaded.suite.prs) - len(judged),
     )

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from consensus.adapters.journal import Journal, call_digest
 from consensus.adapters.recording import JournaledClient, JournaledSource
-from consensus.app.runner import run_review
+from consensus.app.journaled import run_review
 from consensus.app.services import Services
 from consensus.model.report import Report
 from consensus.ports import Completion, CompletionRequest, ModelClient, SourceReader
@@ -36,7 +36,7 @@ class SharedCalls:
         self._inner = inner
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        known = self._journal.outcome(self._source, call_digest(request))
+        known = self._journal.recorded(self._source, call_digest(request))
         if known is not None and known.ok:
             return known.completion()
         return await self._inner.complete(request)

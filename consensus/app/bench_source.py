@@ -108,7 +108,7 @@ def load_suite_spec(
     if not path.is_file():
         raise UsageError(
             f"--suite {spec}: neither a known suite nor a file",
-            fix=f"use --suite {martian.NAME} or the path of a JSONL suite (README)",
+            fix=f"use --suite {martian.NAME} or the path of a JSONL suite (docs/benchmarks.md)",
         )
     try:
         text = path.read_text(encoding="utf-8")

@@ -21,9 +21,9 @@ from pydantic import ValidationError
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.recording import JournaledClient
+from consensus.app.jobs import RawDiff, review_diff
 from consensus.app.services import Services
 from consensus.errors import ConfigError
-from consensus.ingest.review_diff import ingest
 from consensus.model.base import Frozen, VerdictKind
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
 from consensus.model.claim import Claim
@@ -53,7 +53,7 @@ def read_labels(text: str, *, source: str) -> tuple[LabelledClaim, ...]:
                           for e in exc.errors())
             )  # fmt: skip
             raise ConfigError(
-                source, f"line {number}", problem, fix='see README, "Calibration"'
+                source, f"line {number}", problem, fix="see docs/calibration.md"
             ) from exc
     if not labels:
         raise ConfigError(source, None, "holds no labelled claim", fix="one JSON object a line")
@@ -78,7 +78,7 @@ def prepared(labels: Sequence[LabelledClaim], settings: Settings, source: str) -
     """Each label's diff parsed and redacted as a review's is; its place must be in it."""
     out = []
     for label in labels:
-        diff = ingest(label.diff, redact_patterns=settings.redact)
+        diff = review_diff(RawDiff(label.diff, filtered=False), settings)
         changed = diff.file(label.path)
         if changed is None:
             raise ConfigError(
@@ -188,6 +188,7 @@ async def calibrate(
 ) -> CalibrationRun:
     """Ask every provider about every claim; the counts, and the calibration they make
     (reporter counts of `earlier` are kept: calibrating judges does not measure them)."""
+    services.models.add_patterns(settings.redact)
     journal = services.journal()
     try:
         return await _calibrate(labelled, providers, settings, services.models, journal, earlier)
@@ -269,6 +270,6 @@ def merged(results: Sequence[ProviderResult], earlier: Calibration | None) -> Ca
 
 
 def calibration_yaml(calibration: Calibration) -> str:
-    """The calibration file's text (the format README, "Calibration", describes)."""
+    """The calibration file's text (the format docs/calibration.md describes)."""
     data = calibration.model_dump(mode="json", exclude_none=True)
     return "# written by `consensus calibrate`\n" + yaml.safe_dump(data, sort_keys=False)

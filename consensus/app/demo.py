@@ -1,11 +1,12 @@
 """`consensus demo`: a real review of a sample change by simulated providers.
 
 The flow: write a small git repository whose feature branch carries a realistic change
-(consensus/sim/demo_panel.py), start the loopback provider server that ships in the
+(consensus_sim/demo_panel.py), start the loopback provider server that ships in the
 package, point four providers of four families at it, and run the real review (fan-out,
 align, score, verification, the report) with the real litellm client over HTTP on
-127.0.0.1. No key, no network. The journal and the HTML report are written beside the
-repository, so `consensus replay` and `consensus report` work on the run afterwards.
+127.0.0.1. No key, no network. The run goes into the user's own journal (where
+`consensus runs` looks), labelled as the demo's, so `consensus runs`, `replay` and
+`report` find it afterwards; the HTML report is written beside the repository.
 """
 
 from __future__ import annotations
@@ -14,19 +15,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from consensus.adapters.git import git
-from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.jobs import JobRequest, RawDiff, prepare_job
+from consensus.app.journaled import run_review
 from consensus.app.run_page import html_report
-from consensus.app.runner import run_review
 from consensus.app.services import Services
 from consensus.app.wiring import branch_diff, local_source
 from consensus.errors import UsageError
-from consensus.ingest.review_diff import ingest
 from consensus.model.report import Report
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import Settings, parse_settings
 from consensus.settings.personas import builtin_persona_dir, load_personas, select_personas
-from consensus.sim import demo_panel
-from consensus.sim.provider_server import FakeProviderServer
+from consensus_sim import demo_panel
+from consensus_sim.provider_server import FakeProviderServer
 
 SIMULATED = "simulated providers"
 NOTICE = (
@@ -43,7 +43,8 @@ AUTHOR = ["-c", "user.name=Demo Dev", "-c", "user.email=dev@example.com"]
 
 @dataclass(frozen=True)
 class DemoPlaces:
-    """Where the demo writes: the repository, the journal's home, the HTML report."""
+    """Where the demo writes: the repository, the HTML report; and the journal's home (the
+    user's own, $CONSENSUS_HOME or the platform's cache)."""
 
     root: Path
     repo: Path
@@ -51,8 +52,8 @@ class DemoPlaces:
     html: Path
 
     @classmethod
-    def under(cls, root: Path) -> DemoPlaces:
-        return cls(root, root / demo_panel.REPOSITORY, root / "journal", root / "report.html")
+    def under(cls, root: Path, home: Path) -> DemoPlaces:
+        return cls(root, root / demo_panel.REPOSITORY, home, root / "report.html")
 
 
 @dataclass(frozen=True)
@@ -64,11 +65,12 @@ class DemoRun:
     label: str
 
 
-def prepare(root: Path) -> DemoPlaces:
-    """The demo's folder, which must be new or empty (nothing of the user's is touched)."""
+def prepare(root: Path, home: Path) -> DemoPlaces:
+    """The demo's folder, which must be new or empty (nothing of the user's is touched), and
+    the journal's home."""
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise UsageError(f"{root} is not an empty directory", fix="pass --into a new directory")
-    places = DemoPlaces.under(root)
+    places = DemoPlaces.under(root, home)
     places.repo.mkdir(parents=True)
     write_repository(places.repo)
     return places
@@ -115,16 +117,10 @@ async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
     base, head = demo_panel.BASE_BRANCH, demo_panel.FEATURE_BRANCH
     with FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as server:
         settings = demo_settings(server.url)
-        diff = ingest(
-            branch_diff(places.repo, base, head),
-            include=settings.paths,
-            exclude=settings.exclude,
-            redact_patterns=settings.redact,
-        )
         label = f"{demo_panel.REPOSITORY}: {base}...{head} ({SIMULATED}, consensus demo)"
         request = JobRequest(
             settings=settings,
-            providers=settings.providers,
+            providers=lambda: settings.providers,
             personas=lambda chosen, source: select_personas(
                 load_personas([builtin_persona_dir()]), chosen.personas, source=source
             ),
@@ -132,7 +128,8 @@ async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
             guidelines=lambda chosen: Guidelines(),
             label=label,
         )
-        job = prepare_job(diff, request, services.keys, services.log)
+        raw = RawDiff(branch_diff(places.repo, base, head))
+        job = prepare_job(raw, request, services.keys, services.log)
         source = local_source(places.repo, head, from_diff_file=False)
         report = await run_review(job, services, source=source, fresh=True)
     journal = services.journal()

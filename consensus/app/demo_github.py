@@ -25,9 +25,9 @@ from consensus.app.demo import (
     write_repository,
 )
 from consensus.render.github_page import InlineNote, PullPage, inline_notes, render_pull_page
-from consensus.sim import demo_panel
-from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer
+from consensus_sim import demo_panel
+from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer
 
 REPOSITORY = "acme/shop"
 NUMBER = 1
@@ -93,7 +93,7 @@ def github_stage(places: DemoPlaces) -> Iterator[GitHubStage]:
             "GITHUB_STEP_SUMMARY": str(folder / "step-summary.md"),
             "GITHUB_OUTPUT": str(folder / "outputs.txt"),
             "RUNNER_TEMP": str(folder),
-            "CONSENSUS_HOME": str(folder / "journal"),
+            "CONSENSUS_HOME": str(places.home),  # the user's journal: `consensus runs` lists it
             "CONSENSUS_POST_INTERVAL": "0",
             KEY_VARIABLE: NOT_A_KEY,
         }
@@ -106,7 +106,13 @@ def pull_page(stage: GitHubStage) -> Path:
     reviews = [r for r in repo.reviews if r.get("_number") == NUMBER]
     review = reviews[-1] if reviews else {"body": "(no review was posted)", "state": "-"}
     notes = [
-        InlineNote(str(c["path"]), int(c["line"]), str(c["diff_hunk"]), str(c["body"]))
+        InlineNote(
+            str(c["path"]),
+            int(c["line"]),
+            str(c["diff_hunk"]),
+            str(c["body"]),
+            int(c["start_line"]) if c.get("start_line") else None,
+        )
         for c in repo.review_comments
         if c.get("pull_request_review_id") == review.get("id")
     ]

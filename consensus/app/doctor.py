@@ -6,17 +6,23 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from consensus.app.services import ProviderKeys, Services
+from consensus.app.services import ProviderKeys, Services, unknown_model_fix
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 from consensus.settings.config import ProviderSettings
+
+FIX = "\n     fix: "
 
 
 @dataclass(frozen=True)
 class ProviderCheck:
     model: str
-    family: str
+    family: str | None  # None: no call can reach the model, so nobody votes for it
     ok: bool
     detail: str
+
+    @property
+    def named(self) -> str:
+        return f"{self.model} (family {self.family})" if self.family else self.model
 
 
 async def check_provider(
@@ -25,6 +31,10 @@ async def check_provider(
     def result(ok: bool, detail: str) -> ProviderCheck:
         return ProviderCheck(provider.model, provider.voting_family, ok, detail)
 
+    unknown = keys.unknown([provider]).get(provider.model)
+    if unknown:  # asked of litellm's data: no call, no import
+        fix = unknown_model_fix(provider.model)
+        return ProviderCheck(provider.model, None, False, f"unknown model: {unknown}{FIX}{fix}")
     missing = keys.unavailable([provider]).get(provider.model)
     if missing:
         return result(False, f"key missing: {missing}")
@@ -39,7 +49,7 @@ async def check_provider(
     try:
         completion = await client.complete(request)
     except ModelCallError as exc:
-        fix = f"\n     fix: {exc.fix}" if exc.fix else ""
+        fix = f"{FIX}{exc.fix}" if exc.fix else ""
         return result(False, f"{exc.kind.value}: {exc.message}{fix}")
     return result(True, f"answered in {completion.latency_s:.2f} s")
 

@@ -4,11 +4,17 @@ as ONE pull request people review (never pushed to the default branch).
 1. the file as the default branch has it (its `updated_through` says what was counted);
 2. the PRs closed since then, read from GitHub in one GraphQL request a page: their
    conversation's first comments, among them our summary, whose state is believed only when
-   we wrote it last (publish/thread.py) and holds the outcomes recorded at close;
-3. the counts added (publish/learnings.py); nothing new, or the branch already holding the
-   same file, changes nothing;
-4. the branch `consensus/learnings` put at the default head plus one commit writing the
-   file, and its pull request opened when none is open (an open one is updated by the push).
+   we wrote it last (publish/thread.py) and holds the outcomes recorded at close and the
+   last run's estimate of its panel. The learnings PR's own closing (its merge) is not one
+   of them;
+3. the counts added (publish/learnings.py); nothing new (only PRs without outcomes or
+   claims, whose closing would move nothing but `updated_through`), or the branch already
+   holding the same file, changes nothing;
+4. one commit writing the file on top of the default head, and the branch
+   `consensus/learnings` moved to it in one step (never to the default head itself: a pull
+   request whose head has no commit beyond its base is closed by GitHub); the pull request
+   opened when none is open, an open one updated by the move, and its description rewritten
+   to say what it now proposes.
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from consensus.ports import ClosedPullThread, LearningsWriter, Log, PullReader
-from consensus.publish.learnings import ClosedPull, learn
+from consensus.publish.learnings import ClosedPull, counted, learn
 from consensus.publish.thread import Identity, find_summary, read_thread
+from consensus.render.learned import uncredited_note
 from consensus.settings.learned import LEARNED_PATH, Learned, dump_learned, parse_learned
 
 BRANCH = "consensus/learnings"
@@ -48,28 +55,35 @@ def update_learnings(
     source = f"{LEARNED_PATH} (branch {branch.default_branch})"
     learned = parse_learned(text, source=source) if text is not None else Learned()
     threads = host.closed_pulls(learned.updated_through)
-    closed = [closed_pull(thread, identity, log) for thread in threads]
+    reviewed = [t for t in threads if not is_learnings_pull(t, branch_name)]
+    closed = [closed_pull(thread, identity, log) for thread in reviewed]
     new = learn(learned, closed)
-    counted = tuple(sorted(p.number for p in closed if p.closed_at > learned.updated_through))
+    numbers = tuple(sorted(p.number for p in counted(learned, closed)))
     if new == learned:
-        log(
-            f"learnings: no PR closed since {learned.updated_through or 'the start'}: nothing to do"
-        )
+        since = learned.updated_through or "the start"
+        log(f"learnings: no PR with outcomes or claims closed since {since}: nothing to do")
         return LearningsRun(learned=learned)
     wanted = dump_learned(new)
     proposed = host.read_file(LEARNED_PATH, branch.head_oid) if branch.head_oid else None
     if branch.open_pull is not None and proposed == wanted:
         log(f"learnings: PR #{branch.open_pull} already proposes this file: nothing to do")
-        return LearningsRun(learned=new, counted=counted, pull=branch.open_pull)
-    message = f"consensus: learnings from {len(counted)} closed PR(s)"
+        return LearningsRun(learned=new, counted=numbers, pull=branch.open_pull)
+    message = f"consensus: learnings from {len(numbers)} closed PR(s)"
     host.commit_learnings(branch, LEARNED_PATH, wanted, message)
-    number = branch.open_pull
+    number, body = branch.open_pull, pull_body(learned, new, numbers)
     if number is None:
-        number = host.open_learnings_pull(branch, TITLE, pull_body(learned, new, counted))
+        number = host.open_learnings_pull(branch, TITLE, body)
         log(f"learnings: opened PR #{number} changing {LEARNED_PATH}")
     else:
+        host.describe_learnings_pull(branch, body)  # it says what the PR now proposes
         log(f"learnings: updated PR #{number} changing {LEARNED_PATH}")
-    return LearningsRun(learned=new, counted=counted, pull=number, changed=True)
+    return LearningsRun(learned=new, counted=numbers, pull=number, changed=True)
+
+
+def is_learnings_pull(thread: ClosedPullThread, branch_name: str) -> bool:
+    """The learnings PR itself (from our branch, in this repository): its closing, a merge
+    most often, is no outcome of a review, and counting it would propose another."""
+    return thread.head_ref == branch_name and not thread.cross_repository
 
 
 def closed_pull(thread: ClosedPullThread, identity: Identity, log: Log) -> ClosedPull:
@@ -95,13 +109,20 @@ def pull_body(before: Learned, after: Learned, counted: tuple[int, ...]) -> str:
     added = len(after.suppressions) - len(before.suppressions)
     families = ", ".join(sorted(after.families)) or "none"
     prs = ", ".join(f"#{n}" for n in counted) or "none"
+    lines = [
+        "consensus counted what maintainers decided about its findings on the pull "
+        f"requests closed since {before.updated_through or 'the start'}: {prs}.",
+        "",
+        f"- provider families with evidence: {families}",
+        f"- new suppressions: {added} (findings a maintainer dismissed with a reason)",
+    ]
+    was = before.uncredited.model_dump()
+    lost = {k: n - was[k] for k, n in after.uncredited.model_dump().items() if n > was[k]}
+    if lost:
+        lines.append(f"- {uncredited_note(lost)}")
     return "\n".join(
         [
-            "consensus counted what maintainers decided about its findings on the pull "
-            f"requests closed since {before.updated_through or 'the start'}: {prs}.",
-            "",
-            f"- provider families with evidence: {families}",
-            f"- new suppressions: {added} (findings a maintainer dismissed with a reason)",
+            *lines,
             "",
             "Review the counts and the suppressions; edit or delete any line before merging. "
             "`consensus learned` prints the file as a table with 95% intervals.",

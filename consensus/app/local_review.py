@@ -2,8 +2,8 @@
 
 The face (cli/review.py) parses its flags into a `LocalRequest`; `prepare_local` reads the
 configuration and the saved workflow, layers the flags on top (validated as a whole),
-reads and ingests the diff, and prepares the ReviewJob with the same `prepare_job` as the
-Action. What is left to the face: running it, printing the report, the exit code.
+reads the diff, and prepares the ReviewJob with the same `prepare_job` as the Action
+(which ingests it). What is left to the face: running it, printing the report, the exit code.
 """
 
 from __future__ import annotations
@@ -13,17 +13,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from consensus.app.jobs import JobRequest, prepare_job
+from consensus.app.jobs import JobRequest, RawDiff, prepare_job
 from consensus.app.services import Services
 from consensus.app.wiring import (
     branch_diff,
+    default_base,
     gitattributes,
     guidelines_source,
     local_source,
 )
-from consensus.errors import UsageError
-from consensus.ingest.chunking import split_large_hunks
-from consensus.ingest.review_diff import ingest
+from consensus.errors import DiffError, UsageError
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
 from consensus.ports import Log, SourceReader
@@ -43,6 +42,17 @@ from consensus.settings.workflows import (
     unknown_workflow,
     workflow_files,
 )
+
+# `consensus review`'s preparation; its flags layer the same way for `consensus bench`.
+__all__ = [
+    "Flags",
+    "LocalRequest",
+    "Prepared",
+    "configured_as",
+    "prepare_local",
+    "providers_for",
+    "with_flags",
+]
 
 
 @dataclass(frozen=True)
@@ -100,20 +110,9 @@ def prepare_local(request: LocalRequest, services: Services, *, always: bool = F
     workflow = load_workflow_at(root, request.workflow) if request.workflow else None
     settings = narrow_settings(workflow, loaded.settings) if workflow else loaded.settings
     settings = with_flags(settings, request.flags)
-    diff = split_large_hunks(
-        ingest(
-            read_diff(request),
-            include=settings.paths,
-            exclude=settings.exclude,
-            redact_patterns=settings.redact,
-            gitattributes=gitattributes(root),
-        )
-    )
-    if not diff.files and not always:
-        return Prepared(diff, settings, workflow, None)
     job_request = JobRequest(
         settings=settings,
-        providers=providers_for(settings, request.flags.models, services),
+        providers=lambda: providers_for(settings, request.flags.models, services),
         personas=lambda chosen, source: _personas(root, chosen, source),
         personas_from="--personas" if request.flags.personas else loaded.source,
         guidelines=lambda chosen: _guidelines(request, chosen),
@@ -121,9 +120,12 @@ def prepare_local(request: LocalRequest, services: Services, *, always: bool = F
         workflow=workflow,
         verify=request.flags.verify,
         personas_flagged=request.flags.personas is not None,
+        skip_empty=not always,
     )
-    job = prepare_job(diff, job_request, services.keys, services.log)
-    return Prepared(diff, settings, workflow, job)
+    raw = RawDiff(read_diff(request), gitattributes=gitattributes(root))
+    job = prepare_job(raw, job_request, services.keys, services.log)
+    skipped = not job.diff.files and not always
+    return Prepared(job.diff, settings, workflow, None if skipped else job)
 
 
 def with_flags(settings: Settings, flags: Flags) -> Settings:
@@ -206,4 +208,8 @@ def label(request: LocalRequest) -> str:
     if request.diff_path is not None:
         return "diff from stdin" if request.diff_path == "-" else f"diff {request.diff_path}"
     where = request.root.name
-    return f"{where}: {request.base or 'default base'}...{request.head or 'working tree'}"
+    try:  # the branch the diff was taken against, named
+        base = request.base or default_base(request.root)
+    except DiffError:
+        base = "default branch"
+    return f"{where}: {base}...{request.head or 'working tree'}"

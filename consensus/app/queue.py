@@ -8,7 +8,7 @@ from pathlib import Path
 from consensus.app.services import ActionStep, Services
 from consensus.errors import GitHubError
 from consensus.model.events import PullRequestEvent
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import OpenPull
 from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.apply import reconcile
@@ -29,13 +29,13 @@ def run_in_action(
     why: str,
     pull: PullRequestEvent | None = None,
     identity: Identity = ACTIONS,
-) -> Outcome:
+) -> FlowResult:
     """Reconcile from a workflow run (schedule, dispatch, a PR opened, pushed, closed or
     reviewed). With `pull` (after a review), only when that PR is an agent PR."""
-    done = Outcome(kind=OutcomeKind.DONE, reason="the agent-PR queue")
+    done = FlowResult(kind=ResultKind.DONE, reason="the agent-PR queue")
     if pull is not None and not _maybe_agent(pull):
         return done  # a human's unlabelled PR: no request spent on the queue
-    host, log, inputs = services.host, services.log, step.inputs
+    host, log, inputs = services.github_port, services.log, step.inputs
     branch = host.default_branch()
     settings = load_settings(host, branch, inputs.config)
     if pull is not None and not is_agent(_open_pull(pull), settings.queue):

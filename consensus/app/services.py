@@ -4,7 +4,7 @@ A face (`consensus review`, `consensus action`, a slash command) asks wiring for
 `Services` and passes them to the flow; no flow reads the environment or builds a model
 client, a GitHub host or a journal.
 Tests build the same bundle around the fakes of consensus.testing (`FakeModelClient`,
-`FakeGitHubHost`) and an in-memory journal.
+behind the same RedactingClient, and `FakeGitHubHost`) and an in-memory journal.
 """
 
 from __future__ import annotations
@@ -13,12 +13,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Literal, Protocol
 
 from consensus.adapters.journal import Journal
+from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
-from consensus.ports import GitHubPort, Log, ModelClient, PullReader, SourceReader, TokenCounter
+from consensus.ports import (
+    GitHubPort,
+    Log,
+    PullReader,
+    PullRequestHost,
+    SourceReader,
+    TokenCounter,
+)
 from consensus.review.pipeline import ReviewObserver
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings, resolve_providers
 from consensus.settings.config import unavailable_providers as _unavailable
@@ -35,6 +44,8 @@ class ProviderKeys:
     env: Mapping[str, str]
     needed_keys: Callable[[str], Sequence[str]]
     local_models: Callable[[], Sequence[str]] = lambda: ()  # a local Ollama's models
+    # (model, api_base) → why litellm could not route it; None when it can
+    unroutable: Callable[[str, str | None], str | None] = lambda model, api_base: None
 
     def providers(self, settings: Settings) -> tuple[ProviderSettings, ...]:
         """The configured providers, else one per API key found."""
@@ -46,14 +57,19 @@ class ProviderKeys:
         local = () if settings.providers else self.local_models()
         return resolve_providers(settings, self.env, ollama_models=local)
 
+    def unknown(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
+        """model → why no call to it could be routed (a name litellm does not know)."""
+        found = {p.model: self.unroutable(p.model, p.api_base) for p in providers}
+        return {model: why for model, why in found.items() if why}
+
     def unavailable(self, providers: Sequence[ProviderSettings]) -> dict[str, str]:
         """model → why it will not be called (its key is missing)."""
         return _unavailable(providers, self.env, self.needed_keys)
 
-    def named_values(self, settings: Settings) -> list[str]:
-        """The keys the configuration names (`api_key_env`) that this run holds."""
-        names = [p.api_key_env for p in settings.providers if p.api_key_env]
-        return [self.env[name] for name in names if self.env.get(name)]
+    def secrets(self, settings: Settings) -> list[str]:
+        """The run's secrets (app/secrets.py), the keys `settings` name (`api_key_env`)
+        among them."""
+        return run_secrets(self.env, [p.api_key_env for p in settings.providers if p.api_key_env])
 
     def none_usable(self, settings: Settings) -> bool:
         """True when not one configured provider could be called with these keys."""
@@ -62,6 +78,25 @@ class ProviderKeys:
         except ConfigError:
             return True
         return len(self.unavailable(providers)) == len(providers)
+
+
+def unknown_model_fix(model: str) -> str:
+    """What to write instead of a model string litellm cannot route."""
+    name = model.split("/", 1)[-1]
+    return (
+        f"write the model as PROVIDER/NAME, e.g. openai/{name} or anthropic/{name}; for an "
+        f"OpenAI-compatible server, openai/{name} with its api_base (the providers litellm "
+        "knows: https://docs.litellm.ai/docs/providers)"
+    )
+
+
+def unknown_models_error(unknown: Mapping[str, str]) -> UsageError:
+    """The planning-time error for models no call could reach, before anything is sent."""
+    named = "; ".join(f"{model}: {why}" for model, why in unknown.items())
+    model = next(iter(unknown))
+    return UsageError(
+        f"unknown model{'s' if len(unknown) > 1 else ''}: {named}", fix=unknown_model_fix(model)
+    )
 
 
 class Checkout(Protocol):
@@ -77,10 +112,12 @@ class Checkout(Protocol):
 
 
 @dataclass(frozen=True)
-class Runner:
-    """Where an Action step runs (GitHub's variables, read once): the checkout, the server
-    for links, and the files GitHub Actions reads back (step summary, outputs)."""
+class ActionsRunner:
+    """Where an Action step or a GitLab CI job runs (its variables, read once): the code
+    host, the checkout, the server for links, and the files the CI reads back (GitHub's
+    step summary and outputs; the JSON report, which a GitLab job keeps as an artifact)."""
 
+    host: Literal["GitHub", "GitLab"] = "GitHub"
     workspace: Path = Path(".")
     server_url: str = "https://github.com"
     temp: Path = Path(".")
@@ -94,17 +131,20 @@ class ActionStep:
     """One `consensus action` step: its inputs (parsed once) and where it runs."""
 
     inputs: ActionInputs
-    runner: Runner = Runner()
+    runner: ActionsRunner = ActionsRunner()
 
 
 @dataclass(frozen=True)
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
-    a flow that calls no model costs no import; `journal()` opens the run journal (the
-    caller closes it); `checkout` reads the Action's git checkout; `github` is absent on
-    faces that never reach GitHub."""
+    a flow that calls no model costs no import; `models` redacts every prompt it sends
+    (a flow adds the repository's `redact:` patterns once it has read its settings);
+    `journal()` opens the run journal (the caller closes it); `checkout` reads the
+    Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
+    learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are
+    absent on faces that never reach a code host."""
 
-    models: ModelClient
+    models: RedactingClient
     counter: TokenCounter
     keys: ProviderKeys
     journal: Callable[[], Journal]
@@ -112,6 +152,7 @@ class Services:
     checkout: Checkout
     clock: Callable[[], float] = time.monotonic
     github: GitHubPort | None = None
+    pulls: PullRequestHost | None = None
     # a new set of progress observers for each review run (their counts are per run)
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: ()
     # hides values from what the face prints (the Action's `::add-mask::`): the keys named by
@@ -119,9 +160,23 @@ class Services:
     mask: Callable[[Sequence[str]], object] = lambda values: None
 
     @property
-    def host(self) -> GitHubPort:
+    def host(self) -> PullRequestHost:
+        """The code host's pull-request roles: what every flow on a pull request uses."""
+        if self.pulls is not None:
+            return self.pulls
         if self.github is None:
-            raise UsageError("this command does not reach GitHub")
+            raise UsageError("this command does not reach a code host")
+        return self.github
+
+    @property
+    def github_port(self) -> GitHubPort:
+        """GitHub with every role, for what only GitHub has (the agent-PR queue, the
+        learnings run)."""
+        if self.github is None:
+            raise UsageError(
+                "the agent-PR queue and the learnings run are GitHub's only",
+                fix="run them from a GitHub Actions workflow (docs/queue.md)",
+            )
         return self.github
 
     def warn(self, line: str) -> None:

@@ -1,19 +1,21 @@
 """The one place that builds adapters from settings and the environment.
 
 Faces (cli/, action/) ask here for their `Services` (app/services.py: the model client,
-the token counter, the provider keys, the journal, GitHub) once, and hand them to the
-flows; the faces and the flows also ask here for a source of head files or a diff from
+the token counter, the provider keys, the journal, GitHub or GitLab) once, and hand them
+to the flows; the faces and the flows also ask here for a source of head files or a diff from
 git. Nothing else constructs an adapter. Tests build the same flows around the fakes in
 consensus.testing.
 
-PyGithub costs about 0.3 s to import and litellm several seconds: each adapter is imported
-here when it is first needed (`_llm`, `github_host`), so `consensus --help` and the slash
+PyGithub costs about 0.3 s to import, python-gitlab as much, and litellm several seconds:
+each adapter is imported here when it is first needed (`_llm`, `github_host`,
+`gitlab_host`), so `consensus --help` and the slash
 commands that call no model (help, explain, dismiss, pause, resume, config, queue,
 personas) never load litellm.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import sys
 import time
@@ -27,7 +29,7 @@ from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
-from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
@@ -38,11 +40,14 @@ from consensus.ports import (
     ModelClient,
     ModelPrice,
     PullReader,
+    PullRequestHost,
     SourceReader,
     TokenCounter,
 )
 from consensus.review.pipeline import ReviewObserver
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
+from consensus.settings.gitlab_job import TOKEN_VARIABLE, GitLabJob
 
 if TYPE_CHECKING:
     from consensus.adapters.github import GitHubHost as GitHubHostType
@@ -73,6 +78,57 @@ def github_host(
         log=log,
         conditional=True,
     )
+
+
+# --------------------------------------------------------------------------- GitLab
+
+
+def gitlab_token(env: Mapping[str, str]) -> str:
+    """The token of the job's masked CI/CD variable ("" when it is not set)."""
+    return env.get(TOKEN_VARIABLE, "").strip()
+
+
+def gitlab_host(
+    env: Mapping[str, str], job: GitLabJob, *, merge_request: int, log: Log
+) -> PullRequestHost:
+    """The GitLab adapter for the project of the job's merge request, at `CI_API_V4_URL`
+    (gitlab.com, or a self-managed instance under any URL root)."""
+    from consensus.adapters.gitlab import GitLabHost  # python-gitlab: only when GitLab is reached
+
+    return GitLabHost(
+        job.pulls_project,
+        token=gitlab_token(env),
+        api_url=job.api_url,
+        merge_request=merge_request,
+        log=log,
+    )
+
+
+def gitlab_step(env: Mapping[str, str], job: GitLabJob) -> ActionStep:
+    """A GitLab job's settings (the same `CONSENSUS_*` variables as the Action's inputs) and
+    where it runs: links to the instance, the JSON report in the project directory, where
+    the job keeps it as an artifact."""
+    runner = ActionsRunner(
+        host="GitLab",
+        workspace=job.project_dir,
+        server_url=job.server_url,
+        temp=job.project_dir,
+    )
+    return ActionStep(ActionInputs.from_env(env), runner)
+
+
+def gitlab_services(
+    env: Mapping[str, str],
+    host: PullRequestHost,
+    *,
+    log: Log,
+    progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
+    mask: Callable[[Sequence[str]], object] = lambda values: None,
+) -> Services:
+    """A GitLab job's services: as every face's, with GitLab's pull-request roles and no
+    checkout to read (the job checks nothing out: the head's files come from the API)."""
+    wired = services(env, log=log, progress=progress, mask=mask)
+    return dataclasses.replace(wired, pulls=host, checkout=ApiCheckout())
 
 
 class BenchHosts:
@@ -137,6 +193,8 @@ def needed_keys(model: str, env: Mapping[str, str]) -> Sequence[str]:
     known = model_map.missing_keys(model, env)
     if known is not None:
         return known
+    if model_map.unroutable(model):  # an unknown name: planning refuses it, litellm unasked
+        return []
     keys: Sequence[str] = _llm().needed_keys(model)
     return keys
 
@@ -154,9 +212,14 @@ def services(
     first call), the token counter (litellm's data), the provider keys, the run journal,
     GitHub when reached."""
     return Services(
-        models=_LazyClient(env, attempts),
+        models=RedactingClient(_LazyClient(env, attempts)),
         counter=planning_counter(env),
-        keys=ProviderKeys(dict(env), lambda m: needed_keys(m, env), lambda: ollama_models(env)),
+        keys=ProviderKeys(
+            dict(env),
+            lambda m: needed_keys(m, env),
+            lambda: ollama_models(env),
+            unroutable=model_map.unroutable,
+        ),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
         checkout=GitCheckout(),
@@ -168,13 +231,13 @@ def services(
 
 def action_step(env: Mapping[str, str]) -> ActionStep:
     """The Action step's inputs (parsed here, once) and where it runs."""
-    return ActionStep(ActionInputs.from_env(env), runner(env))
+    return ActionStep(ActionInputs.from_env(env), actions_runner(env))
 
 
-def runner(env: Mapping[str, str]) -> Runner:
+def actions_runner(env: Mapping[str, str]) -> ActionsRunner:
     """Where this Action step runs, read once from GitHub's variables."""
     workspace = Path(env.get("GITHUB_WORKSPACE") or ".")
-    return Runner(
+    return ActionsRunner(
         workspace=workspace,
         server_url=(env.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
         temp=Path(env.get("RUNNER_TEMP") or env.get("GITHUB_WORKSPACE") or "."),
@@ -254,6 +317,11 @@ def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:
     return git.git_diff(root, base or git.default_base(root), head)
 
 
+def default_base(root: Path) -> str:
+    """The branch a pull request from this checkout would target (a DiffError: none)."""
+    return git.default_base(root)
+
+
 def gitattributes(root: Path) -> str:
     return git.read_gitattributes(root)
 
@@ -275,6 +343,17 @@ def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> 
         return GitRevision(root, base or git.default_base(root))
     except DiffError:
         return WorkingTree(root)
+
+
+class ApiCheckout:
+    """No checkout at all (a GitLab job with `GIT_STRATEGY: none`): the head's files through
+    the API, and no diff from a workspace, whatever the job's directory holds."""
+
+    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
+        return ContentsSource(host, head_sha)
+
+    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        return None
 
 
 class GitCheckout:

@@ -8,9 +8,9 @@ be read is estimated from assumptions, said in the output: ASSUMED_DIFF_TOKENS o
 of diff a file) in one chunk per provider, PROMPT_TOKENS around it per call. The judge is
 asked once per judged finding: ASSUMED_JUDGED findings per PR (the union of what every
 configuration reported), each call the PR's goldens plus ASSUMED_FINDING_TOKENS of
-finding and hunk. Verification votes are not included (they depend on what the models
-find; the budget caps them), nor are single-model variants: they reuse the consensus
-run's calls. Pure.
+finding and hunk; never on a clean PR (no golden: its findings are false positives).
+Verification votes are not included (they depend on what the models find; the budget
+caps them), nor are single-model variants: they reuse the consensus run's calls. Pure.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class BenchEstimate(Frozen):
     providers: list[str]
     personas: list[str]
     unavailable: dict[str, str]
+    clean_prs: int = 0  # PRs without a golden: reviewed, not judged
 
     @property
     def calls(self) -> int:
@@ -95,7 +96,8 @@ def assumed_plan(
 def judge_plan(
     model: str, golden_tokens: Sequence[int], system_tokens: int, price: tuple[float, float] | None
 ) -> JudgePlan:
-    """ASSUMED_JUDGED calls per PR; `golden_tokens`: each PR's goldens, in tokens."""
+    """ASSUMED_JUDGED calls per PR; `golden_tokens`: each judged PR's goldens, in tokens
+    (a clean PR is not judged, and not in it)."""
     per_pr = [system_tokens + g + ASSUMED_FINDING_TOKENS for g in golden_tokens]
     calls = ASSUMED_JUDGED * len(per_pr)
     tokens = ASSUMED_JUDGED * sum(per_pr)
@@ -108,10 +110,17 @@ def judge_plan(
     )
 
 
+def _unjudged(clean_prs: int) -> str:
+    if clean_prs == 1:
+        return "; 1 clean PR is not judged"
+    return f"; {clean_prs} clean PRs are not judged" if clean_prs else ""
+
+
 def render_estimate(plan: BenchEstimate) -> str:
     assumed = [p for p in plan.prs if p.assumed]
     reviews = sum(p.calls for p in plan.prs)
     cost, most = plan.cost(most=False), plan.cost(most=True)
+    unjudged = _unjudged(plan.clean_prs)
     lines = [
         f"bench {plan.suite}: {len(plan.prs)} pull request{'s' if len(plan.prs) != 1 else ''} "
         "(dry run: nothing is sent)",
@@ -120,7 +129,7 @@ def render_estimate(plan: BenchEstimate) -> str:
         f"review calls: {reviews:,} ({sum(p.prompt_tokens for p in plan.prs):,} prompt tokens)",
         f"judge calls:  {plan.judge.calls:,} with {plan.judge.model} "
         f"({plan.judge.prompt_tokens:,} prompt tokens; {ASSUMED_JUDGED} judged findings "
-        "a PR assumed)",
+        f"a PR assumed{unjudged})",
         f"total: {plan.calls:,} calls, {plan.prompt_tokens:,} prompt tokens",
         "estimated cost: "
         + (

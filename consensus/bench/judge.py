@@ -6,7 +6,9 @@ ours (review/prompts/bench/), rendered with StrictUndefined; findings, goldens a
 marked as data behind a nonce. The reply is validated like every model reply: a reply that
 cannot be used gets one repair turn quoting the problem, then becomes a failed judgement
 (counted as no match, and listed). Temperature 0; every call goes through the journaled
-client the app hands in, so a re-scored bench asks nothing again.
+client the app hands in, so a re-scored bench asks nothing again. A clean pull request
+(no golden) is not asked about: a finding there can match nothing, and its GoldenMatch
+says so without a call.
 """
 
 from __future__ import annotations
@@ -75,8 +77,9 @@ class JudgeReply(BaseModel):
         return value
 
 
-class Judgement(Frozen):
-    """The judge's answer on one finding of one PR. `matched` None: the judge failed."""
+class GoldenMatch(Frozen):
+    """Which golden comment of its PR one finding matches, as the judge answered (or, on a
+    clean PR, none, without asking). `matched` None: the judge failed."""
 
     pr: str
     finding: BenchFinding
@@ -158,8 +161,8 @@ async def judge_finding(
     judge: ProviderSettings,
     client: ModelClient,
     hunk: str,
-) -> Judgement:
-    """Ask the judge, with one repair turn; a failure is a Judgement with matched None."""
+) -> GoldenMatch:
+    """Ask the judge, with one repair turn; a failure is a GoldenMatch with matched None."""
     request = judge_request(finding, pr, judge, hunk)
     failed = ""
     for _ in range(2):
@@ -175,7 +178,7 @@ async def judge_finding(
             request = _repair(request, completion.text, exc.problem)
             continue
         index = reply.golden - 1 if reply.verdict == "match" and reply.golden else None
-        return Judgement(
+        return GoldenMatch(
             pr=pr.key,
             finding=finding,
             matched=reply.verdict == "match",
@@ -184,7 +187,15 @@ async def judge_finding(
             reason=reply.reason,
             judge=judge.model,
         )
-    return Judgement(pr=pr.key, finding=finding, matched=None, reason=failed, judge=judge.model)
+    return GoldenMatch(pr=pr.key, finding=finding, matched=None, reason=failed, judge=judge.model)
+
+
+CLEAN_PR = "the suite lists no defect on this pull request: every finding on it is a false positive"
+
+
+def clean_pr_match(finding: BenchFinding, pr: SuitePR) -> GoldenMatch:
+    """A finding on a clean PR: no golden to match, no judge asked."""
+    return GoldenMatch(pr=pr.key, finding=finding, matched=False, reason=CLEAN_PR, judge="")
 
 
 async def judge_all(
@@ -194,11 +205,13 @@ async def judge_all(
     judge: ProviderSettings,
     client: ModelClient,
     concurrency: int,
-) -> list[Judgement]:
+) -> list[GoldenMatch]:
     """Every (finding, hunk) of one PR judged, in the order given."""
+    if not pr.goldens:
+        return [clean_pr_match(finding, pr) for finding, _ in asked]
     slots = asyncio.Semaphore(max(1, concurrency))
 
-    async def one(finding: BenchFinding, hunk: str) -> Judgement:
+    async def one(finding: BenchFinding, hunk: str) -> GoldenMatch:
         async with slots:
             return await judge_finding(finding, pr, judge=judge, client=client, hunk=hunk)
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from consensus.bench.judge import BenchFinding, Judgement
+from consensus.bench.judge import BenchFinding, GoldenMatch
 from consensus.model.base import Frozen
 from consensus.model.labels import LabelledClaim
 from consensus.model.report import ReportFinding
@@ -44,7 +44,7 @@ class Labelled(Frozen):
 
 def label_findings(
     judged: Sequence[tuple[str, str, Sequence[ReportFinding], Mapping[str, str]]],
-    judgements: Mapping[tuple[str, str], Judgement],
+    judgements: Mapping[tuple[str, str], GoldenMatch],
 ) -> Labelled:
     """`judged`: (PR key, origin, the run's findings, path → that file's diff section)."""
     claims: list[LabelledClaim] = []

@@ -12,8 +12,10 @@ the pinned commit and caches them. Its layout at that commit:
                                              …}}}, one directory per judge model
                                              (`openai_gpt-5.2`: the model with "/" as "_")
 
-Published figures are summed as the benchmark sums them: precision = tp / (tp + fp),
-recall = tp / (tp + fn) over every PR a tool was not skipped on. Pure: texts in.
+Published figures are summed as the benchmark's dashboard sums them: precision =
+tp / (tp + fp), recall = tp / (tp + fn) over every PR a tool was not skipped on. Its
+scoring skips a PR without golden comments (none at the pinned commit); so does the suite
+read here, rather than taking it for a clean PR. Pure: texts in.
 """
 
 from __future__ import annotations
@@ -82,7 +84,9 @@ def martian_suite(goldens: Mapping[str, str], licence: str) -> Suite:
         if not isinstance(entries, list):
             raise ConfigError(where, None, "not a list of pull requests", fix=REFETCH)
         for index, entry in enumerate(entries):
-            prs.append(_pr(entry, project, f"{where}[{index}]"))
+            pr = _pr(entry, project, f"{where}[{index}]")
+            if pr.goldens:  # the benchmark skips a PR without goldens: so do we
+                prs.append(pr)
     return suite_of(NAME, source_line(), prs, where=REPOSITORY, licence=licence_summary(licence))
 
 

@@ -12,7 +12,16 @@ from __future__ import annotations
 from markupsafe import Markup
 
 from consensus.bench.results import BenchResult
-from consensus.bench.tables import COUNTING, INTERVALS, consensus_variant, interval, money, pct
+from consensus.bench.tables import (
+    COUNTING,
+    INTERVALS,
+    clean_cell,
+    consensus_variant,
+    duplicates_line,
+    interval,
+    money,
+    pct,
+)
 from consensus.model.base import Frozen
 from consensus.render.html import CSP, page_template
 
@@ -82,10 +91,14 @@ def f1_curves() -> list[Curve]:
 
 
 def render_bench_html(result: BenchResult) -> str:
+    main = consensus_variant(result)
     return page_template("bench.html.j2").render(
         csp=Markup(CSP),  # our constant, quoted as it is
         result=result,
-        main=consensus_variant(result),
+        main=main,
+        clean={row.pr for row in main.per_pr if row.clean} if main is not None else set(),
+        clean_cell=clean_cell,
+        repeated=duplicates_line(result),
         points=chart_points(result),
         curves=f1_curves(),
         size=SIZE,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from consensus.bench.judge import BenchFinding, Judgement
+from consensus.bench.judge import BenchFinding, GoldenMatch
 from consensus.bench.martian import PublishedFigures
 from consensus.bench.score import (
     Figure,
@@ -56,6 +56,8 @@ class PRFigures(Frozen):
     fp: int
     fn: int
     cost_usd: float | None
+    duplicates: int = 0  # of fp: a second finding on a golden already matched
+    clean: bool = False  # no golden: every finding is a false positive
 
 
 class VariantResult(Frozen):
@@ -90,6 +92,7 @@ class BenchResult(Frozen):
     prs: int
     goldens: int
     variants: list[VariantResult]
+    clean_prs: int = 0  # pull requests of the suite without a golden
     runs: list[PRRun]
     judgements: list[JudgedFinding]
     published_judge: str | None = None
@@ -118,7 +121,7 @@ class Tally:
     # variant → PR key → the findings it posted; variant → PR key → its cost in USD
     posted: dict[str, dict[str, list[BenchFinding]]] = field(default_factory=dict)
     costs: dict[str, dict[str, float | None]] = field(default_factory=dict)
-    judgements: dict[tuple[str, str], Judgement] = field(default_factory=dict)  # (PR, finding)
+    judgements: dict[tuple[str, str], GoldenMatch] = field(default_factory=dict)  # (PR, finding)
     # (PR key, origin, the consensus run's findings, path → that file's diff), for labels
     reviewed: list[tuple[str, str, Sequence[ReportFinding], Mapping[str, str]]] = field(
         default_factory=list
@@ -152,7 +155,8 @@ def build_result(
             cost = costs.get(name, {}).get(pr.key, 0.0)
             rows.append(
                 PRFigures(pr=pr.key, findings=len(findings), tp=counted.tp, fp=counted.fp,
-                          fn=counted.fn, cost_usd=None if cost is None else round(cost, 6))
+                          fn=counted.fn, cost_usd=None if cost is None else round(cost, 6),
+                          duplicates=counted.duplicates, clean=counted.clean)
             )  # fmt: skip
         variants.append(
             VariantResult(
@@ -176,6 +180,7 @@ def build_result(
         judge=judge,
         prs=len(suite.prs),
         goldens=sum(len(pr.goldens) for pr in suite.prs),
+        clean_prs=sum(1 for pr in suite.prs if not pr.goldens),
         variants=variants,
         runs=list(tally.runs),
         judgements=_judged(judgements, posted),
@@ -186,7 +191,7 @@ def build_result(
 
 
 def _judged(
-    judgements: Mapping[tuple[str, str], Judgement],
+    judgements: Mapping[tuple[str, str], GoldenMatch],
     posted: Mapping[str, Mapping[str, Sequence[BenchFinding]]],
 ) -> list[JudgedFinding]:
     who: dict[tuple[str, str], list[str]] = {}

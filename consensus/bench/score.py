@@ -1,10 +1,14 @@
-"""Precision, recall and F1 from judgements, counted as the benchmark counts them.
+"""Precision, recall and F1 from the judge's matches, counted as the benchmark counts them.
 
-Per pull request: a golden comment matched by at least one posted finding is a true
-positive (tp), an unmatched golden a false negative (fn), and a posted finding that matches
-no golden a false positive (fp); a second finding on an already matched golden is neither.
-A finding whose judgement failed counts as matching nothing. Sums over PRs give
-precision = tp / (tp + fp), recall = tp / (tp + fn), F1 their harmonic mean.
+Martian's Code Review Bench (its step3_judge_comments.py) counts per pull request: a
+golden comment matched by at least one posted finding is a true positive (tp), an
+unmatched golden a false negative (fn); precision is tp over every posted finding, recall
+tp over the goldens. So every posted finding that is not the first match of its golden is
+a false positive (fp): one that matches nothing, one whose judgement failed, and a second
+finding on a golden already matched (a `duplicate`, counted apart too). tp + fp is the
+number of posted findings. Sums over PRs give precision = tp / (tp + fp), recall =
+tp / (tp + fn), F1 their harmonic mean. A clean PR (no golden) adds its findings to fp
+and nothing to recall; the benchmark's own suite has none (docs/bench.md).
 
 Intervals (95%): Wilson's score interval for precision and recall (each treated as a
 proportion of independent trials: findings and goldens of one PR are not quite independent,
@@ -20,11 +24,11 @@ import math
 import random
 from collections.abc import Mapping, Sequence
 
-from consensus.bench.judge import BenchFinding, Judgement
+from consensus.bench.judge import BenchFinding, GoldenMatch
 from consensus.bench.suite import SuitePR
 from consensus.model.base import Frozen, Severity
+from consensus.model.calibration import wilson
 
-Z95 = 1.959963984540054
 BOOTSTRAP_RESAMPLES = 2_000
 BOOTSTRAP_SEED = 0
 SEVERITIES = (Severity.CRITICAL, Severity.HIGH, Severity.MEDIUM, Severity.LOW, Severity.INFO)
@@ -39,7 +43,9 @@ class PRCounts(Frozen):
     fp: int
     fn: int
     findings: int
+    duplicates: int  # false positives that name a golden an earlier finding matched
     unjudged: int  # findings whose judgement failed (counted as matching nothing)
+    clean: bool  # the PR has no golden: every finding on it is a false positive
     goldens_by_severity: dict[Severity, int]
     found_by_severity: dict[Severity, int]
     findings_by_severity: dict[Severity, int]
@@ -47,10 +53,12 @@ class PRCounts(Frozen):
 
 
 def count_pr(
-    pr: SuitePR, findings: Sequence[BenchFinding], judgements: Mapping[str, Judgement]
+    pr: SuitePR, findings: Sequence[BenchFinding], judgements: Mapping[str, GoldenMatch]
 ) -> PRCounts:
+    """`findings` in the order the configuration posted them: of two that match one
+    golden, the first is its true positive and the second a false positive."""
     matched: set[int] = set()
-    fp = unjudged = 0
+    duplicates = unjudged = 0
     findings_by: dict[Severity, int] = {}
     hits_by: dict[Severity, int] = {}
     for finding in findings:
@@ -58,11 +66,12 @@ def count_pr(
         findings_by[finding.severity] = findings_by.get(finding.severity, 0) + 1
         if judgement is None or judgement.matched is None:
             unjudged += 1
-        if judgement is not None and judgement.hit and judgement.golden is not None:
-            matched.add(judgement.golden)
-            hits_by[finding.severity] = hits_by.get(finding.severity, 0) + 1
-        else:
-            fp += 1
+        elif judgement.hit and judgement.golden is not None:
+            if judgement.golden in matched:
+                duplicates += 1
+            else:
+                matched.add(judgement.golden)
+                hits_by[finding.severity] = hits_by.get(finding.severity, 0) + 1
     goldens_by: dict[Severity, int] = {}
     found_by: dict[Severity, int] = {}
     for index, golden in enumerate(pr.goldens):
@@ -73,10 +82,12 @@ def count_pr(
         pr=pr.key,
         group=pr.group,
         tp=len(matched),
-        fp=fp,
+        fp=len(findings) - len(matched),
         fn=len(pr.goldens) - len(matched),
         findings=len(findings),
+        duplicates=duplicates,
         unjudged=unjudged,
+        clean=not pr.goldens,
         goldens_by_severity=goldens_by,
         found_by_severity=found_by,
         findings_by_severity=findings_by,
@@ -84,15 +95,13 @@ def count_pr(
     )
 
 
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson's score interval for a proportion; None with no trial."""
+def interval(successes: int, trials: int) -> tuple[float, float] | None:
+    """The 95% Wilson score interval of a proportion (model/calibration.py); None with no
+    trial."""
     if trials <= 0:
         return None
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    measured = wilson(successes, trials)
+    return (measured.low, measured.high)
 
 
 def ratio(part: int, whole: int) -> float:
@@ -138,6 +147,9 @@ class Figure(Frozen):
     precision_ci: tuple[float, float] | None
     recall_ci: tuple[float, float] | None
     f1_ci: tuple[float, float] | None
+    duplicates: int = 0  # of fp: a second finding on a golden already matched
+    clean_prs: int = 0  # pull requests without a golden
+    posted_on_clean: int = 0  # findings posted on them (all in fp)
 
 
 def figure(counts: Sequence[PRCounts]) -> Figure:
@@ -152,9 +164,12 @@ def figure(counts: Sequence[PRCounts]) -> Figure:
         precision=ratio(tp, tp + fp),
         recall=ratio(tp, tp + fn),
         f1=f1_of(tp, fp, fn),
-        precision_ci=wilson(tp, tp + fp),
-        recall_ci=wilson(tp, tp + fn),
+        precision_ci=interval(tp, tp + fp),
+        recall_ci=interval(tp, tp + fn),
         f1_ci=bootstrap_f1(counts),
+        duplicates=sum(c.duplicates for c in counts),
+        clean_prs=sum(1 for c in counts if c.clean),
+        posted_on_clean=sum(c.findings for c in counts if c.clean),
     )
 
 
@@ -184,11 +199,11 @@ def by_severity(counts: Sequence[PRCounts]) -> list[SeverityRow]:
                     goldens=goldens,
                     found=found,
                     recall=ratio(found, goldens),
-                    recall_ci=wilson(found, goldens),
+                    recall_ci=interval(found, goldens),
                     findings=findings,
                     matched=matched,
                     precision=ratio(matched, findings),
-                    precision_ci=wilson(matched, findings),
+                    precision_ci=interval(matched, findings),
                 )
             )
     return rows

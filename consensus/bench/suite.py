@@ -1,15 +1,16 @@
 """A benchmark suite: pull requests with their known defects (golden comments).
 
 Our own format is JSON Lines, one pull request a line, so that a team can benchmark on
-its own PRs (README, "How good is it?"):
+its own PRs (docs/benchmarks.md, "How good is it?"):
 
     {"repo": "acme/shop", "number": 812, "goldens": [{"comment": "…", "severity": "high"}]}
     {"id": "local-1", "diff": "diff --git a/x.py b/x.py\\n…", "goldens": [...]}
 
-Keys: `goldens` (required: each `comment` and `severity` low|medium|high|critical),
-and either `repo` + `number` (the diff is read through the GitHub API) or `diff` (a
-unified diff, inline); optional `id` (default `repo#number`), `title`, `url` and
-`project` (what the results are grouped by; default the repository, or "local").
+Keys: `goldens` (required: each `comment` and `severity` low|medium|high|critical; `[]`
+for a clean pull request, where every finding counts as a false positive), and either
+`repo` + `number` (the diff is read through the GitHub API) or `diff` (a unified diff,
+inline); optional `id` (default `repo#number`), `title`, `url` and `project` (what the
+results are grouped by; default the repository, or "local").
 Unknown keys are errors that name the line and the key. Pure: text in, a Suite out.
 """
 
@@ -54,7 +55,7 @@ class SuitePR(Frozen):
     title: str = ""
     url: str = ""
     project: str = ""
-    goldens: tuple[Golden, ...] = Field(min_length=1)
+    goldens: tuple[Golden, ...]  # required; empty for a clean PR
 
     @model_validator(mode="after")
     def _source(self) -> SuitePR:

@@ -10,10 +10,25 @@ INTERVALS = (
     "bootstrap over pull requests (2,000 resamples, seed 0)."
 )
 COUNTING = (
-    "Counted as the benchmark counts: a golden comment matched by a posted finding is a "
-    "true positive, an unmatched golden a false negative, a finding that matches no golden "
-    "a false positive."
+    "Counted as the benchmark counts: precision is the goldens matched over every posted "
+    "finding, recall the goldens matched over all goldens. A golden matched by a posted "
+    "finding is a true positive, an unmatched golden a false negative; every other posted "
+    "finding is a false positive, a second one on a golden already matched included."
 )
+
+
+def clean_cell(figure: Figure) -> str:
+    """What a configuration posted on the clean PRs (all of it false positives)."""
+    return f"{figure.posted_on_clean} on {figure.clean_prs}"
+
+
+def duplicates_line(result: BenchResult) -> str | None:
+    """Which configurations posted a second finding on a golden already matched."""
+    variants = [v for v in result.variants if v.overall.duplicates]
+    if not variants:
+        return None
+    counts = ", ".join(f"{v.label} {v.overall.duplicates}" for v in variants)
+    return f"False positives that are a second finding on a golden already matched: {counts}."
 
 
 def pct(value: float) -> str:
@@ -54,11 +69,12 @@ def consensus_variant(result: BenchResult) -> VariantResult | None:
 
 def render_markdown(result: BenchResult) -> str:
     out = [f"# consensus bench: {cell(result.suite)}", ""]
+    clean = f" ({result.clean_prs} of them clean)" if result.clean_prs else ""
     out += [
         f"- source: {result.source}",
         *([f"- licence: {result.licence}"] if result.licence else []),
         f"- judge: `{result.judge}`",
-        f"- {result.prs} pull requests, {result.goldens} golden comments",
+        f"- {result.prs} pull requests{clean}, {result.goldens} golden comments",
         f"- cost: {money(result.total_cost_usd)} (reviews and judge)",
         "",
         "## Overall",
@@ -66,7 +82,12 @@ def render_markdown(result: BenchResult) -> str:
     ]
     head = ["configuration", "precision", "recall", "F1", "TP / FP / FN", "review cost"]
     rows = [[v.label, *figure_cells(v.overall), money(v.cost_usd)] for v in result.variants]
-    out += [*table(head, rows), "", COUNTING, INTERVALS, ""]
+    if result.clean_prs:
+        head.append("posted on clean PRs")
+        for row, variant in zip(rows, result.variants, strict=True):
+            row.append(clean_cell(variant.overall))
+    repeated = duplicates_line(result)
+    out += [*table(head, rows), "", COUNTING, *([repeated] if repeated else []), INTERVALS, ""]
     if result.published:
         out += [f"## Published figures (judge `{result.published_judge}`)", ""]
         rows = [
@@ -100,8 +121,9 @@ def render_markdown(result: BenchResult) -> str:
     for run in result.runs:
         mine = per.get(run.pr)
         counts = f"{mine.tp} / {mine.fp} / {mine.fn}" if mine else "—"
+        name = f"{run.pr} (clean)" if mine is not None and mine.clean else run.pr
         rows.append(
-            [run.pr, run.group, counts, money(run.cost_usd), f"{run.wall_s:.1f}s",
+            [name, run.group, counts, money(run.cost_usd), f"{run.wall_s:.1f}s",
              money(run.judge_cost_usd), run.run_id + (" (incomplete)" if run.incomplete else "")]
         )  # fmt: skip
     head_pr = ["pull request", "repository", "TP / FP / FN", "review cost", "wall", "judge cost"]

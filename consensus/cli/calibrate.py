@@ -18,7 +18,7 @@ DEFAULT_OUTPUT = Path(".consensus") / "calibration.yml"
 @click.command()
 @click.option(
     "--labels", "labels_path", required=True, type=click.Path(path_type=Path),
-    help="JSONL file of labelled claims (README, \"Calibration\").",
+    help="JSONL file of labelled claims (docs/calibration.md).",
 )  # fmt: skip
 @click.option("--dry-run", is_flag=True, help="Print the plan and its cost; call nobody.")
 @click.option(

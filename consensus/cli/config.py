@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-import yaml
 
 from consensus.cli.options import handles_errors, load_config_at, repo_root
 
@@ -21,14 +20,17 @@ from consensus.cli.options import handles_errors, load_config_at, repo_root
 def config(config_path: Path | None, base: str | None) -> None:
     """Show the effective settings and the guidelines given to reviewers."""
     from consensus.app.wiring import guidelines_source
-    from consensus.publish.answers import public_settings
+    from consensus.publish.answers import settings_yaml
     from consensus.review.guidelines import collect_guidelines, describe_guidelines
 
     root = repo_root()
     loaded = load_config_at(config_path, root)
     settings = loaded.settings
-    click.echo(f"# effective settings, from {loaded.source} (keys are never shown)")
-    click.echo(yaml.safe_dump(public_settings(settings, {}), sort_keys=False).rstrip())
+    click.echo(
+        f"# effective settings, from {loaded.source} (keys are never shown); "
+        "save as .consensus.yml to start from them"
+    )
+    click.echo(settings_yaml(settings))
     source = guidelines_source(root, base, from_diff_file=False)
     used = collect_guidelines(source.read, settings.context, settings.redact)
     click.echo(f"# guidelines given to reviewers (from {base or 'the base branch'}):")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -27,29 +28,35 @@ BANNER = (
     "--into",
     "into",
     type=click.Path(file_okay=False, path_type=Path),
-    help="Write the sample repository, journal and report here (default: a new temp folder).",
+    help="Write the sample repository and its report here (default: a new temp folder); the "
+    "run goes into your journal, where `consensus runs` lists it.",
 )
 @click.option(
     "--github",
     is_flag=True,
     help="Also run the GitHub Action on a simulated GitHub and show what it posts.",
 )
+@click.option(
+    "--gitlab",
+    is_flag=True,
+    help="Also run the GitLab CI job on a simulated GitLab merge request and show what it posts.",
+)
 @handles_errors
-def demo(into: Path | None, github: bool) -> None:
+def demo(into: Path | None, github: bool, gitlab: bool) -> None:
     """Review a sample change with simulated providers: no key, no network."""
     import asyncio
     import dataclasses
 
     from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
-    from consensus.app.wiring import services
+    from consensus.app.wiring import consensus_home, services
     from consensus.render.text import render_text
 
     log = logger()
     root = into or Path(tempfile.mkdtemp(prefix="consensus-demo-"))
     click.echo(BANNER, err=True)
-    places = prepare(root.resolve())
+    places = prepare(root.resolve(), consensus_home(os.environ))
     log(f"sample repository: {places.repo} (branch feature/order-search against main)")
-    # Only the demo's own key and journal: nothing of the user's environment is read.
+    # Only the demo's own key, and the user's journal: no provider key of the user is read.
     env = {KEY_VARIABLE: NOT_A_KEY, "CONSENSUS_HOME": str(places.home)}
     wired = services(env, log=log)
     observer = progress_observer(lambda model: wired.counter.price(model) is not None)
@@ -64,12 +71,18 @@ def demo(into: Path | None, github: bool) -> None:
     if github:
         page = _github(places, log)
         log(f"the pull request as GitHub would show it (simulated GitHub): {page}")
+    if gitlab:
+        page = _gitlab(places, log)
+        log(f"the merge request as GitLab would show it (simulated GitLab): {page}")
     log(f"HTML report (simulated providers): {places.html}")
     log(
-        f"replay it without any model: CONSENSUS_HOME={places.home} consensus replay "
-        f"{run.report.run_id}"
+        f"run {run.report.run_id} is in your journal: `consensus runs` lists it, `consensus "
+        f"replay {run.report.run_id}` derives it again without any model"
     )
-    log("review your own branch: set a provider key, then `consensus review --base main`")
+    log(
+        "review your own branch: set provider keys of two families, then `consensus review "
+        "--dry-run` to see the plan, and `consensus review`"
+    )
     sys.exit(0)
 
 
@@ -83,4 +96,18 @@ def _github(places: DemoPlaces, log: Callable[[str], None]) -> Path:
         code = run(stage.env, log=log)
         page = pull_page(stage)
     log(f"the Action exited {code}")
+    return page
+
+
+def _gitlab(places: DemoPlaces, log: Callable[[str], None]) -> Path:
+    """`consensus gitlab`, as a merge request pipeline's job runs it, against the simulated
+    GitLab."""
+    from consensus.action.gitlab import run
+    from consensus.app.demo_gitlab import gitlab_stage, merge_request_page
+
+    log("GitLab: merge request !1 of acme/shop opened on the simulated GitLab; running the job")
+    with gitlab_stage(places) as stage:
+        code = run(stage.env, log=log)
+        page = merge_request_page(stage)
+    log(f"the job exited {code}")
     return page

@@ -19,7 +19,7 @@ def replay(run_id: str, fmt: str, output: Path | None) -> None:
     """Re-derive every decision of a run from its journal, calling no model."""
     import asyncio
 
-    from consensus.app.runner import replay_run
+    from consensus.app.journaled import replay_run
     from consensus.app.wiring import open_journal, planning_counter
 
     log = logger()
@@ -52,12 +52,12 @@ def runs(limit: int) -> None:
     if not rows:
         click.echo(f"No runs in {path} yet.")
         return
-    click.echo(f"{'RUN':<16} {'WHEN':<16} {'STATUS':<8} {'COST':>9}  WHAT")
+    click.echo(f"{'RUN':<16} {'WHEN':<16} {'STATUS':<10} {'COST':>9}  WHAT")
     for row in rows:
         when = datetime.datetime.fromtimestamp(row.created).strftime("%Y-%m-%d %H:%M")
         status = row.status if row.status != "running" else f"{row.phase}?"
         cost = "unknown" if row.cost_usd is None else f"${row.cost_usd:.4f}"
-        click.echo(f"{row.run_id:<16} {when:<16} {status:<8} {cost:>9}  {row.label}")
+        click.echo(f"{row.run_id:<16} {when:<16} {status:<10} {cost:>9}  {row.label}")
     click.echo(f"\njournal: {path}")
 
 

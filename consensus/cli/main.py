@@ -1,5 +1,5 @@
 """The `consensus` command line: parse, ask app/wiring.py for services, call app/, map
-outcomes (app/outcome.py) and errors to exit codes.
+outcomes (app/exit_codes.py) and errors to exit codes.
 
 Exit codes: 0 done; 1 findings at or above --fail-on; 2 usage or configuration error;
 3 review impossible (no provider answered, quorum not met, budget gone first).
@@ -103,7 +103,7 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     answered = set()
     for check in checks:
         status = "ok  " if check.ok else "FAIL"
-        click.echo(f"{status} {check.model} (family {check.family}): {check.detail}")
+        click.echo(f"{status} {check.named}: {check.detail}")
         if check.ok:
             answered.add(check.family)
     need = loaded.settings.min_providers
@@ -120,6 +120,17 @@ def action() -> None:
     from consensus.action.main import main
 
     sys.exit(main(os.environ, ActionLog()))
+
+
+@cli.command()
+@handles_errors
+def gitlab() -> None:
+    """Review and publish a merge request from a GitLab CI job (reads CI_*), or answer the
+    comment a pipeline trigger delivered (TRIGGER_PAYLOAD)."""
+    from consensus.action.gitlab import main
+    from consensus.action.gitlab_log import GitLabLog
+
+    sys.exit(main(os.environ, GitLabLog()))
 
 
 @cli.command()
@@ -200,7 +211,7 @@ def learned(path: Path | None) -> None:
     if not where.is_file():
         raise UsageError(
             f"{where}: no learnings file",
-            fix="the scheduled run of the Action writes it (README, 'Conversation and learnings')",
+            fix="the scheduled run of the Action writes it (docs/conversation.md)",
         )
     text = where.read_text(encoding="utf-8")
     click.echo(render_learned(parse_learned(text, source=str(where)), source=str(where)))

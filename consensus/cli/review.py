@@ -28,7 +28,11 @@ if TYPE_CHECKING:
 
 
 @click.command()
-@click.option("--base", help="Base ref; the diff is taken from its merge-base (default: main).")
+@click.option(
+    "--base",
+    help="Base ref; the diff is taken from its merge-base (default: the repository's default "
+    "branch, origin/HEAD; without a remote, main or master).",
+)
 @click.option("--head", help="Head ref (default: the working tree, uncommitted changes included).")
 @click.option("--diff", "diff_path", help="Read a unified diff from a file, or '-' for stdin.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path), help="Config file.")
@@ -88,9 +92,9 @@ def review(
     import asyncio
     import dataclasses
 
+    from consensus.app.journaled import run_review
     from consensus.app.local_review import Flags, LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
-    from consensus.app.runner import run_review
     from consensus.app.wiring import services
 
     if resume_id and fresh:
@@ -113,8 +117,8 @@ def review(
     if job is None:  # no file can be reviewed: the report says what was skipped and why
         _finish(prepared.nothing_to_review(log), fmt, output, fail_on, journaled=False)
     if dry_run:  # counted from litellm's data, without importing litellm
-        _dry_run(job, wired.counter, fmt, output, log)
-        return
+        # exit as the real run would: 3 when it cannot end as a complete consensus
+        sys.exit(0 if _dry_run(job, wired.counter, fmt, output, log) else 3)
     if job.diff.redactions:
         count = len(job.diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
@@ -134,12 +138,15 @@ def review(
     _finish(report, fmt, output, fail_on, journaled=True)
 
 
+OPENED = "error: exit 3: the review is incomplete; the report's first lines say why and what to do"
+
+
 def _finish(
     report: Report, fmt: str, output: Path | None, fail_on: str, *, journaled: bool
 ) -> NoReturn:
-    """Print the report, say what an incomplete one needs, exit with the outcome's code."""
-    from consensus.app.outcome import exit_code
-    from consensus.model.outcome import Outcome
+    """Print the report, say what an incomplete one needs, exit with the result's code."""
+    from consensus.app.exit_codes import exit_code
+    from consensus.model.flow_result import FlowResult
 
     log = logger()
     emit(report, fmt, output, log)
@@ -149,7 +156,10 @@ def _finish(
         spent = report.stats.tokens_in + report.stats.tokens_out
         log(f"run {report.run_id} spent {spent:,} tokens, {format_cost(report.stats.cost_usd)}")
     posted = [f.severity for f in report.findings if f.status.posted]
-    code = exit_code(Outcome.of(report, posted), fail_on=fail_on, log=log)
+    # A report printed here opens with why it is incomplete: the last line only points at it.
+    opened = output is None and fmt in ("text", "markdown")
+    said = (lambda line: log(OPENED)) if opened else log
+    code = exit_code(FlowResult.of(report, posted), fail_on=fail_on, log=said)
     if journaled:  # the last line names the run: replay and report take its id
         log(
             f"run {report.run_id}: `consensus replay {report.run_id}` re-derives it, "
@@ -160,8 +170,9 @@ def _finish(
 
 def _dry_run(
     job: ReviewJob, counter: TokenCounter, fmt: str, output: Path | None, log: Log
-) -> None:
-    """Plan the review and print it with its cost: no provider is called."""
+) -> bool:
+    """Plan the review and print it with its cost: no provider is called. True when the
+    real run could end as a complete consensus review."""
     from consensus.app.wiring import model_price
     from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
     from consensus.review.dry_run import plan_dry_run
@@ -175,10 +186,13 @@ def _dry_run(
         prices={p.model: model_price(p.model) for p in job.providers},
         default_window=job.settings.default_context_window,
         budget=job.settings.budget,
-    )
+    ).needing(job.settings.min_providers)
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:
         click.echo(rendered, nl=False)
-        return
-    output.write_text(rendered, encoding="utf-8")
-    log(f"plan written to {output}")
+    else:
+        output.write_text(rendered, encoding="utf-8")
+        log(f"plan written to {output}")
+    if plan.advisory is not None and (output is not None or fmt == "json"):
+        log(plan.advisory)  # where a person sees it, whatever the format
+    return plan.would_finish

@@ -18,10 +18,16 @@ from consensus.model.findings import ModelFailure, ModelReview
 from consensus.model.report import BudgetReport, FileCoverage, Incomplete
 
 CallResult = ModelReview | ModelFailure
-NOT_A_CLEAN_BILL = "No findings is not a clean bill."
+NOT_A_CLEAN_BILL = "What was not reviewed may still hold problems."
 FAILURE_FIX = (
     "Run again when the providers answer (each provider's error is in the report); calls "
     "already answered are not paid again."
+)
+# Failures that running again cannot mend: the configuration must change first.
+CONFIG_FAILURES = frozenset({FailureKind.NOT_FOUND, FailureKind.AUTH, FailureKind.BAD_REQUEST})
+CONFIG_FIX = (
+    "Running again as it is fails the same way: correct the providers named in the report "
+    "(a model the server does not have, a key it refuses); `consensus doctor` checks each."
 )
 _WHY = {
     FailureKind.BUDGET: "budget",
@@ -90,9 +96,17 @@ def incompleteness(
         )
     return Incomplete(
         headline=f"Incomplete: {what}. {NOT_A_CLEAN_BILL}",
-        fix=completion_fix(budget) if budget_hit else FAILURE_FIX,
+        fix=completion_fix(budget) if budget_hit else _failure_fix(results),
         unreviewed=unreviewed,
     )
+
+
+def _failure_fix(results: Sequence[CallResult]) -> str:
+    """Run again, unless every failed call failed for a reason running again cannot mend."""
+    sent = [r for r in results if isinstance(r, ModelFailure) and r.sent]
+    if sent and all(r.kind in CONFIG_FAILURES for r in sent):
+        return CONFIG_FIX
+    return FAILURE_FIX
 
 
 def completion_fix(budget: BudgetReport | None) -> str:

@@ -155,7 +155,8 @@ def provider_reports(
                 family=family,
                 status=status,
                 error=f"{first_error.kind.value}: {first_error.message}" if first_error else None,
-                calls=usage_calls,
+                # sent: every paid call, and each failed one that was never paid for
+                calls=usage_calls + sum(1 for f in failed if not f.usage.calls),
                 failed_calls=len(failed),
                 not_sent=len(unsent),
                 tokens_in=usage.tokens_in,

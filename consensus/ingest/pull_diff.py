@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from consensus.ingest.git_names import quote_path
 from consensus.ingest.hunks import Hunks, right_side_hunks
 from consensus.ingest.parse import git_section_paths
-from consensus.model.diff import ReviewDiff, SkippedFile
+from consensus.model.diff import Hunk, ReviewDiff, SkippedFile
 from consensus.ports import PullFile, PullReader
 
 OMITTED_PATCH = "GitHub omitted the patch (file too large)"
@@ -127,21 +127,33 @@ def build_pull_diff(
 
 
 def review_hunks(diff: ReviewDiff) -> Hunks:
-    """Commentable new-side lines per hunk of the ingested diff; a link's target is line 1
-    of its file on GitHub, where consensus's own finding about the link may go."""
+    """Commentable new-side lines per hunk of the ingested diff, a hunk that ingest cut to
+    fit a prompt counted whole again (the host's patch shows it whole); a link's target is
+    line 1 of its file on GitHub, where consensus's own finding about the link may go."""
     hunks: dict[str, list[frozenset[int]]] = {
         link.path: [frozenset({1})] for link in diff.links if link.target is not None
     }
-    hunks.update(
-        {
-            changed.path: [
-                frozenset(line.new_line for line in hunk.lines if line.new_line is not None)
-                for hunk in changed.hunks
-            ]
-            for changed in diff.files
-        }
-    )
+    hunks.update({changed.path: _whole_hunks(changed.hunks) for changed in diff.files})
     return hunks
+
+
+def _whole_hunks(hunks: Sequence[Hunk]) -> list[frozenset[int]]:
+    """New-side lines per hunk, the pieces of a cut hunk (each starts where the last ended,
+    on both sides: git never writes two hunks that touch) joined."""
+    joined: list[set[int]] = []
+    previous: Hunk | None = None
+    for hunk in hunks:
+        lines = {line.new_line for line in hunk.lines if line.new_line is not None}
+        touches = previous is not None and (
+            hunk.old_start == previous.old_start + previous.old_length
+            and hunk.new_start == previous.new_start + previous.new_length
+        )
+        if touches:
+            joined[-1] |= lines
+        else:
+            joined.append(lines)
+        previous = hunk
+    return [frozenset(lines) for lines in joined]
 
 
 def host_hunks(files: Sequence[PullFile]) -> Hunks:

@@ -248,16 +248,25 @@ def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, lis
     return "\n".join(redacted), [kind for _, kind in found]
 
 
+def validated_patterns(patterns: Sequence[str]) -> tuple[str, ...]:
+    """`patterns` (a `redact:` setting), each compiled once to check it is a regex."""
+    for pattern in patterns:
+        _compiled(pattern)
+    return tuple(patterns)
+
+
+def _compiled(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(
+            "configuration", "redact", f"pattern {pattern!r} is not a valid regex: {exc}",
+            fix="write a Python regular expression, e.g. '(?i)internal-token-[a-z0-9]+'",
+        ) from exc  # fmt: skip
+
+
 def _rules(extra_patterns: Sequence[str]) -> list[_Rule]:
-    custom: list[_Rule] = []
-    for pattern in extra_patterns:
-        try:
-            custom.append(_Rule("custom", re.compile(pattern)))
-        except re.error as exc:
-            raise ConfigError(
-                "configuration", "redact", f"pattern {pattern!r} is not a valid regex: {exc}",
-                fix="write a Python regular expression, e.g. '(?i)internal-token-[a-z0-9]+'",
-            ) from exc  # fmt: skip
+    custom = [_Rule("custom", _compiled(pattern)) for pattern in extra_patterns]
     return [*_RULES, *custom, _GENERIC]
 
 

@@ -109,6 +109,7 @@ class FailureKind(str, Enum):
     SERVER_ERROR = "server_error"
     AUTH = "auth"
     BAD_REQUEST = "bad_request"
+    NOT_FOUND = "not_found"  # the server has no such model: every call to it fails alike
     CONNECTION = "connection"
     INVALID_REPLY = "invalid_reply"  # still invalid after the repair turn
     CIRCUIT_OPEN = "circuit_open"  # provider failed too often this run: not called

@@ -90,6 +90,14 @@ class PanelTally(Frozen):
     )
     families: dict[str, FamilyTally] = Field(default_factory=dict)
 
+    @property
+    def empty(self) -> bool:
+        """Nothing counted: no claim, and no family's verdict, report or silence."""
+        claims = sum(c.real + c.false for c in self.claims)
+        return not claims and not any(
+            f.judge.total or f.reporter.total for f in self.families.values()
+        )
+
     def rounded(self) -> PanelTally:
         """The counts to two decimals: what a summary's state and the learnings keep."""
         return PanelTally().plus(self, cap=float("inf"))

@@ -89,9 +89,9 @@ class DecisionChange(Frozen):
     path: str
     line: int
     title: str
-    before: str  # e.g. "rejected 0–2", "not reported"
+    before: str  # e.g. "rejected (refuted by openai)", "not reported"
     before_head: str
-    after: str  # e.g. "verified 3–1", "not reported"
+    after: str  # e.g. "verified (confirmed by qwen)", "not reported"
 
 
 class ProviderReport(Frozen):

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from consensus.decide.evidence import judged_by
+from consensus.model.urls import without_userinfo
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
 from consensus.render.untrusted import code, escape_line, mention, person
@@ -232,28 +233,49 @@ def safe_url(url: str | None) -> str | None:
     """A URL without user, password, query or fragment: where a credential could hide."""
     if not url:
         return url
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    parts = urlsplit(without_userinfo(url))
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
-def public_settings(settings: Settings, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The effective settings as data, with nothing secret: provider URLs lose any
-    credentials, redaction patterns (which may quote a secret) are only counted."""
+INFERRED = "  # inferred from the model's name"
+
+
+def public_settings(settings: Settings) -> dict[str, Any]:
+    """The effective settings as data a `.consensus.yml` may hold again, with nothing
+    secret: provider URLs lose their credentials, redaction patterns (which may quote a
+    secret) are left out (`settings_yaml` says how many); each provider names the family
+    that votes for it."""
     data = settings.model_dump(mode="json")
     for provider, configured in zip(data["providers"], settings.providers, strict=True):
         provider["api_base"] = safe_url(provider.get("api_base"))
-        if provider.get("family") is None:  # who votes, as inferred from the model's name
-            provider["family"] = f"{configured.voting_family} (inferred)"
-    data["redact"] = f"{len(settings.redact)} pattern(s), not shown"
-    data["action_inputs"] = dict(overrides)
+        provider["family"] = configured.voting_family
+    data["redact"] = []
     return data
 
 
+def settings_yaml(settings: Settings) -> str:
+    """The effective settings as YAML that loads back as the same settings (but for the
+    redaction patterns, counted in a comment): `consensus config > .consensus.yml` works."""
+    text = yaml.safe_dump(public_settings(settings), sort_keys=False).rstrip()
+    families = iter(settings.providers)
+    lines = []
+    for line in text.split("\n"):  # mark the families the configuration did not give
+        if line.lstrip(" -").startswith("family: ") and next(families).family is None:
+            line += INFERRED
+        lines.append(line)
+    if settings.redact:
+        count = len(settings.redact)
+        lines.append(
+            f"# redact: {count} pattern{'s' if count > 1 else ''} not shown (a pattern may quote "
+            "a secret): copy them from the configuration file"
+        )
+    return "\n".join(lines)
+
+
 def config_section(settings: Settings, source: str, overrides: Mapping[str, Any]) -> Section:
-    text = yaml.safe_dump(public_settings(settings, overrides), sort_keys=False).rstrip()
+    text = settings_yaml(settings)
     fence = "````"  # backtick runs in values are broken up below, so this always closes
+    given = ", ".join(f"{key}: {value}" for key, value in overrides.items() if value)
     lines = [
         f"From {code(source)}, defaults filled in, action inputs applied. Keys are never "
         "shown: `api_key_env` is the name of the variable that holds one.",
@@ -262,4 +284,6 @@ def config_section(settings: Settings, source: str, overrides: Mapping[str, Any]
         text.replace("``", "`\u200b`"),
         fence,
     ]
+    if given:
+        lines += ["", f"Action inputs: {escape_line(given)}"]
     return Section("Effective settings", "\n".join(lines))

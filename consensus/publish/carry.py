@@ -12,8 +12,8 @@ workflow, consensus's version). The next run on the PR:
 - reviews the other files, and only those;
 - on a fresh look (`/consensus review`, `full-review: true`, a changed basis) decides every
   file again and reports each decision that differs from the one made on the same code
-  (`DecisionChange`: "rejected 0–2 on a1b2c3d, now verified 3–1") rather than silently
-  posting or withdrawing.
+  (`DecisionChange`: "rejected (refuted by openai) on a1b2c3d, now verified (confirmed
+  by qwen)") rather than silently posting or withdrawing.
 
 A file counts as decided only when the run could decide it: quorum met, the budget not
 exhausted, every provider that was called reviewed it, and no verifier call on its findings
@@ -41,6 +41,7 @@ from consensus.model.report import (
     ReportFinding,
     Stats,
 )
+from consensus.publish.records import report_finding
 from consensus.publish.state import (
     MAX_DECIDED_FILES,
     MAX_RECORDS,
@@ -50,7 +51,6 @@ from consensus.publish.state import (
     PanelNote,
     PublishState,
     VerificationNote,
-    report_finding,
 )
 
 DIGEST_HEX = 32  # 128 bits: a PR author cannot make a new diff that matches an old digest
@@ -179,15 +179,6 @@ def _stats(findings: Sequence[ReportFinding], base: Stats, clusters: int) -> Sta
             "unverified": statuses[Status.UNVERIFIED],
         }
     )
-
-
-def with_carried(fresh: Report, carry: Carry) -> Report:
-    """The report of a run that reviewed some files, with the carried files' findings."""
-    if not carry.findings and not carry.files:
-        return fresh
-    findings = merged_findings(fresh.findings, carry.findings)
-    stats = _stats(findings, fresh.stats, fresh.stats.clusters + len(carry.findings))
-    return fresh.model_copy(update={"findings": findings, "stats": stats})
 
 
 def carried_report(

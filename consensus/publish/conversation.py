@@ -27,7 +27,6 @@ from enum import Enum
 
 from consensus.model.base import Frozen
 from consensus.ports import HostComment
-from consensus.publish.state import Dismissal, PublishState
 from consensus.publish.thread import Identity
 from consensus.render.untrusted import code, escape_line, escape_markdown_text, person
 
@@ -267,11 +266,20 @@ def scrubbed(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def _no_answer(finding_id: str) -> str:
+    """What is said when the model wrote nothing: honest, and where to look instead."""
+    explain = code(f"/consensus explain {finding_id}") if finding_id else "`/consensus help`"
+    return (
+        f"consensus has no answer to this reply: the model wrote none. {explain} shows the "
+        "votes and reasons behind the finding."
+    )
+
+
 def model_answer(
     reply: Reply, finding_id: str, text: str, *, conceded: bool, dismissed: bool
 ) -> str:
     """A model's answer (untrusted: sanitised, bounded), and what became of the finding."""
-    body = escape_markdown_text(text.strip()[:MAX_ANSWER]) or "(no answer)"
+    body = escape_markdown_text(text.strip()[:MAX_ANSWER]) or _no_answer(finding_id)
     if conceded and dismissed:
         body += "\n\nConceded: the finding is dismissed on this PR."
     elif conceded:
@@ -303,26 +311,3 @@ def fixed_answer(reply: Reply, finding_id: str, head_sha: str, *, gone: bool, wh
     else:
         text = f"{where}: the check could not tell whether it is fixed; the thread stays open."
     return f"{text}\n\n{_footer(reply, finding_id)}"
-
-
-def dismissed_state(
-    state: PublishState, fingerprint: str, *, by: str, reason: str, finding_id: str, title: str
-) -> PublishState:
-    """`state` with the finding dismissed by `by` (a maintainer's reply, as `/consensus
-    dismiss` would): its tracked entries resolved as dismissed, later runs leave it out."""
-    dismissal = Dismissal(
-        fingerprint=fingerprint,
-        id=finding_id,
-        title=title[:200],
-        by=by,
-        reason=reason[:MAX_REASON],
-        via="reply",
-    )
-    findings = tuple(
-        t.model_copy(update={"resolved": True, "resolved_reason": "dismissed"})
-        if t.fingerprint == fingerprint
-        else t
-        for t in state.findings
-    )
-    kept = tuple(d for d in state.dismissed if d.fingerprint != fingerprint)
-    return state.model_copy(update={"dismissed": (*kept, dismissal), "findings": findings})

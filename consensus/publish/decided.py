@@ -1,5 +1,5 @@
-"""What people decided about our findings, as the summary's state (v5) keeps it: a 👍/👎
-on an inline comment (`Label`) and what became of each posted finding when its PR closed
+"""What people decided about our findings, as the summary's state keeps it: a 👍/👎 on an
+inline comment (`Label`) and what became of each posted finding when its PR closed
 (`FindingOutcome`, with who reported and who judged it). Validated as they are read back,
 like every field of the state (publish/state.py): fingerprints are hex, ids `F<n>`,
 logins by GitHub's rules, free text bounded."""
@@ -52,3 +52,10 @@ class FindingOutcome(Frozen):
     judges: tuple[JudgeNote, ...] = ()
     by: str = Field(default="", pattern=f"{LOGIN}|^$")
     reason: str = Field(default="", max_length=300)
+
+    @property
+    def credited(self) -> bool:
+        """Does it name who reported the finding? Every posted finding has a reporting
+        family (the scan's is `consensus`), so none means the reporters were not known at
+        close: an earlier version lost them once the finding's record was gone."""
+        return bool(self.families)

@@ -1,13 +1,16 @@
 """From closed PRs' outcomes to `.consensus/learned.yml`, and back to what a review does
 with it. Pure.
 
-- `learn`: the file with the outcomes of PRs closed after its `updated_through` added
-  (a run with nothing new changes nothing): each reporting family's and persona's finding
-  fixed / dismissed / left; each judge's verdict against the outcome (fixed = real,
-  dismissed = false); each finding a maintainer dismissed *with a reason* as a
-  suppression (its directory and extension, its defect kind, its title, the reason);
-  and each closed PR's last run's estimate of its panel (the state's `panel`), pooled
-  (model/history.py) into `panel`;
+- `learn`: the file with the outcomes of PRs closed after its `updated_through` added:
+  each reporting family's and persona's finding fixed / dismissed / left (an outcome that
+  names no reporter, recorded by an earlier version, in `uncredited`); each judge's
+  verdict against the outcome (fixed = real, dismissed = false); each finding a
+  maintainer dismissed *with a reason* as a suppression (its directory and extension, its
+  defect kind, its title, the reason); and each closed PR's last run's estimate of its
+  panel (the state's `panel`), pooled (model/history.py) into `panel`. Only a PR with
+  outcomes or with claims in that estimate is counted, and only it moves
+  `updated_through`: a run with nothing new, or only PRs with neither (no model reviewed
+  them, or their reviewers reported nothing), changes nothing;
 - `suppression_for`: the suppression a new finding matches (path pattern, kind, and at
   least half of the suppression's words), so it goes to the summary, never inline;
   `came_back_for`: the fix of an earlier PR a new finding repeats (same file, kind, words),
@@ -34,7 +37,7 @@ from consensus.settings.learned import (
     FamilyLearning,
     Fix,
     Learned,
-    ReporterCounts,
+    OutcomeCounts,
     Suppression,
 )
 
@@ -52,16 +55,27 @@ class ClosedPull(Frozen):
     panel: PanelTally | None = None  # what its last run estimated of the panel
 
 
-def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
-    """`learned` with the PRs closed after `updated_through` counted, oldest first."""
-    new = sorted(
-        (p for p in pulls if p.closed_at > learned.updated_through),
+def counted(learned: Learned, pulls: Sequence[ClosedPull]) -> list[ClosedPull]:
+    """The PRs `learn` counts: closed after `updated_through`, with outcomes or with claims
+    its last run's estimate of the panel read; oldest first."""
+    return sorted(
+        (p for p in pulls if p.closed_at > learned.updated_through and _taught(p)),
         key=lambda p: (p.closed_at, p.number),
     )
+
+
+def _taught(pull: ClosedPull) -> bool:
+    return bool(pull.outcomes) or (pull.panel is not None and not pull.panel.empty)
+
+
+def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
+    """`learned` with the PRs closed after `updated_through` counted, oldest first."""
+    new = counted(learned, pulls)
     if not new:
         return learned
     families = {k: v.model_dump() for k, v in learned.families.items()}
     personas = {k: v.model_dump() for k, v in learned.personas.items()}
+    uncredited = learned.uncredited.model_dump()
     suppressions = list(learned.suppressions)
     known = {(s.path, s.kind, s.words) for s in suppressions}
     fixes = {(f.path, f.kind, f.words): f for f in learned.fixes}
@@ -70,11 +84,13 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
         if pull.panel is not None:
             panel = pull.panel if panel is None else panel.plus(pull.panel)
         for outcome in pull.outcomes:
+            if not outcome.credited:
+                uncredited[outcome.outcome] += 1
             for family in outcome.families:
                 entry = families.setdefault(family, FamilyLearning().model_dump())
                 entry["reporter"][outcome.outcome] += 1
             for persona in outcome.personas:
-                counts = personas.setdefault(persona, ReporterCounts().model_dump())
+                counts = personas.setdefault(persona, OutcomeCounts().model_dump())
                 counts[outcome.outcome] += 1
             if outcome.outcome != "left":
                 real = outcome.outcome == "fixed"
@@ -100,6 +116,7 @@ def learn(learned: Learned, pulls: Sequence[ClosedPull]) -> Learned:
             "updated_through": new[-1].closed_at,
             "families": families,
             "personas": personas,
+            "uncredited": uncredited,
             "suppressions": [s.model_dump() for s in suppressions[-MAX_SUPPRESSIONS:]],
             "fixes": [f.model_dump() for f in list(fixes.values())[-MAX_FIXES:]],
             "panel": panel.model_dump() if panel is not None else None,

@@ -7,7 +7,9 @@
   `dismissed` (by `/consensus dismiss`, by a maintainer's reply, or by a 👎 from a person
   with write access), `fixed` (a later run no longer reported it where its lines changed,
   or a "fixed" check found it gone), or `left` as it was. Each carries who reported it
-  (families, personas) and who judged it (families and verdicts), for the learnings.
+  (families, personas) and who judged it (families and verdicts), for the learnings: from
+  the finding's record, or, once a push fixed it and the record is gone, from what the
+  tracked finding kept of them.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Mapping, Sequence
 
 from consensus.ports import HostReaction
 from consensus.publish.decided import MAX_LABELS, FindingOutcome, JudgeNote, Label, OutcomeKind
-from consensus.publish.state import MAX_RECORDS, PublishState
+from consensus.publish.records import judge_notes
+from consensus.publish.state import MAX_RECORDS, FindingRecord, PublishState, TrackedFinding
 from consensus.render.untrusted import is_login
 
 LABELS = {"+1": "+1", "-1": "-1"}  # GitHub's reaction contents for 👍 and 👎
@@ -82,24 +85,34 @@ def close_outcomes(state: PublishState, *, writers: frozenset[str]) -> tuple[Fin
             outcome = "fixed"
         else:
             outcome = "left"
-        judges: tuple[JudgeNote, ...] = ()
-        if record is not None and record.verification is not None:
-            judges = tuple(
-                JudgeNote(family=v.family, verdict=v.verdict)
-                for v in record.verification.votes
-                if v.verdict is not None and v.family
-            )
+        families, personas, judges = _credit(finding, record)
         outcomes[finding.fingerprint] = FindingOutcome(
             fingerprint=finding.fingerprint,
             id=finding.id,
             path=finding.path,
-            category=record.category if record else None,
+            category=record.category if record else finding.category,
             title=finding.title,
             outcome=outcome,
-            families=tuple(sorted({m.family for m in record.members})) if record else (),
-            personas=tuple(sorted(set(record.personas))) if record else (),
+            families=families,
+            personas=personas,
             judges=judges,
             by=by,
             reason=reason,
         )
     return tuple(list(outcomes.values())[:MAX_RECORDS])
+
+
+Credit = tuple[tuple[str, ...], tuple[str, ...], tuple[JudgeNote, ...]]
+
+
+def _credit(finding: TrackedFinding, record: FindingRecord | None) -> Credit:
+    """Who reported and who judged a finding: its record of the latest run when there is
+    one (a `/consensus verify` since it was posted adds judges), else what the tracked
+    finding kept (a finding a push fixed has no record in the latest run). A finding
+    tracked by an earlier version without either names no one."""
+    if record is not None and record.members:
+        families = tuple(sorted({m.family for m in record.members}))
+        checked = record.verification
+        judges = judge_notes(checked.votes) if checked is not None else ()
+        return families, tuple(sorted(set(record.personas))), judges
+    return finding.families, finding.personas, finding.judges

@@ -19,31 +19,21 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Literal
 
-from consensus.decide.evidence import evidence_words
 from consensus.ingest.hunks import Hunks
-from consensus.model.base import Frozen, Severity, Status
+from consensus.model.base import Frozen, Severity
 from consensus.model.findings import Suggestion
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
-from consensus.publish.state import (
-    Decisions,
-    PublishState,
-    TrackedFinding,
-    finding_records,
-)
-from consensus.publish.suggestion import HeadLines, suggestion_block, suggestion_problem
-from consensus.publish.thread import PullRequestThread, fingerprint_marker, review_marker
-from consensus.render.text import location
-from consensus.render.untrusted import code, escape_line, escape_markdown_text
+from consensus.publish.inline import inline_body
+from consensus.publish.records import finding_records, tracked_finding
+from consensus.publish.spent import Spent
+from consensus.publish.state import Decisions, PublishState, TrackedFinding
+from consensus.publish.suggestion import HeadLines, suggestion_problem
+from consensus.publish.thread import PullRequestThread, review_marker
 from consensus.settings.config import PublishSettings
 
 MAX_TRACKED = 300  # findings remembered in the summary state (open first, then resolved)
-MAX_BODY_CHARS = 12_000  # model text in one inline comment
-
-
-# --------------------------------------------------------------------------- state
 
 
 # --------------------------------------------------------------------------- the plan
@@ -76,8 +66,11 @@ class PlacedFinding(Frozen):
 
 
 class PlannedReview(Frozen):
+    """One review: its body, its inline comments, and whether it asks for changes (a finding
+    at or above `publish.request_changes_on` is in it)."""
+
     body: str
-    event: Literal["COMMENT", "REQUEST_CHANGES"]
+    requests_changes: bool
     comments: tuple[InlineComment, ...]
     fingerprints: tuple[str, ...]  # one per comment, in order
 
@@ -103,43 +96,6 @@ def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
     return None
 
 
-def inline_body(
-    finding: ReportFinding,
-    links: Sequence[str] = (),
-    suggestion: Suggestion | None = None,
-    workflow: str = "",
-    note: str = "",
-) -> str:
-    """severity · title, the body, the suggested change (when given: see publish.suggestion),
-    who agreed (and how verification went), the fingerprint. A saved workflow's finding
-    names the workflow beside its id."""
-    title = escape_line(finding.title, allowed_links=links)
-    text = finding.body.strip()
-    if len(text) > MAX_BODY_CHARS:
-        text = text[:MAX_BODY_CHARS] + "\n\n… (cut; the full text is in the JSON report)"
-    lines = [
-        f"**{finding.severity.value}** · **{title}**",
-        "",
-        escape_markdown_text(text, allowed_links=links),
-        "",
-    ]
-    if suggestion is not None:
-        lines += [
-            f"Suggested change, as {code(suggestion.provider)} wrote it:",
-            "",
-            suggestion_block(suggestion),
-            "",
-        ]
-    named = f"consensus {workflow} {finding.id}" if workflow else finding.id
-    if note:  # ours (publish/learnings.py), never model text
-        lines += [f"*{note}*", ""]
-    lines += [
-        f"<sub>{established(finding)} · {finding.category.value} · {named}</sub>",
-        fingerprint_marker(finding.fingerprint),
-    ]
-    return "\n".join(lines)
-
-
 def _applicable(
     finding: ReportFinding, anchor: InlineComment, head: HeadLines | None
 ) -> Suggestion | None:
@@ -149,25 +105,6 @@ def _applicable(
     start = anchor.start_line or anchor.line
     problem = suggestion_problem(finding.suggestion, start, anchor.line, head.get(anchor.path))
     return finding.suggestion if problem is None else None
-
-
-def established(finding: ReportFinding) -> str:
-    """How a finding was established, in one readable line: who reported it, and who
-    judged it, by family, e.g. "Verified · reported by 1 of 4 families (`openai/gamma`) ·
-    confirmed by anthropic and google, refuted by qwen · 0.93"."""
-    names = finding.model_providers
-    families = f"{finding.votes.for_} of {finding.votes.of} families"
-    if names:
-        families += f" ({', '.join(code(p) for p in names)})"
-    if finding.found_by_scan:
-        also = f" · also reported by {families}" if names else ""
-        return f"Found by consensus's own scan of the diff{also}"
-    record = finding.verification
-    votes = record.votes if record is not None else ()
-    words = evidence_words(f"reported by {families}", votes, record.belief if record else None)
-    if finding.status is Status.VERIFIED:
-        return f"Verified · {words}"
-    return words[0].upper() + words[1:]
 
 
 def _place(
@@ -204,13 +141,15 @@ class Scope:
     """What this run looked at, on which head: `reviewed` the files a provider reviewed
     (or whose decisions were carried); `in_diff` every file of the PR diff, reviewed or
     not; `rechecked` files decided again on unchanged code (a fresh look), where a finding
-    that is gone was not fixed; `decisions` what the state carries to the next run."""
+    that is gone was not fixed; `decisions` what the state carries to the next run, and
+    `spent` what the PR's runs have spent, this one's included."""
 
     head_sha: str
     reviewed: Collection[str]
     in_diff: Collection[str]
     rechecked: Collection[str] = ()
     decisions: Decisions | None = None
+    spent: Spent | None = None
 
 
 @dataclass(frozen=True)
@@ -308,7 +247,7 @@ def _review(
     body = "\n".join(lines)
     return PlannedReview(
         body=body,
-        event="REQUEST_CHANGES" if blocking else "COMMENT",
+        requests_changes=bool(blocking),
         comments=tuple(comments),
         fingerprints=tuple(fingerprints),
     )
@@ -322,15 +261,7 @@ def _next_state(
 ) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
     reviewed_paths, diff_paths, rechecked_paths = scope.reviewed, scope.in_diff, scope.rechecked
     tracked_now = {
-        p.finding.fingerprint: TrackedFinding(
-            fingerprint=p.finding.fingerprint,
-            id=p.finding.id,
-            path=p.finding.path,
-            line=p.finding.line,
-            severity=p.finding.severity,
-            title=" ".join(p.finding.title.split())[:200],
-            inline=p.placement.inline,
-        )
+        p.finding.fingerprint: tracked_finding(p.finding, inline=p.placement.inline)
         for p in placed
         if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
     }
@@ -370,6 +301,7 @@ def _next_state(
         paused=previous.paused,
         workflows=previous.workflows,  # each workflow's findings are its own runs' to settle
         decisions=scope.decisions,
+        spent=scope.spent,
         panel=report.panel.tally if report.panel is not None else previous.panel,
     )
     return tuple(resolved), tuple(unchecked), state
@@ -421,7 +353,3 @@ def move_to_summary(
             "state": plan.state.model_copy(update={"findings": findings}),
         }
     )
-
-
-def location_code(finding: ReportFinding) -> str:
-    return code(location(finding))

@@ -20,7 +20,6 @@ from collections.abc import Collection, Sequence
 
 from consensus.model.base import Frozen
 from consensus.ports import HostComment, ReviewThread
-from consensus.publish.plan import PublishPlan
 from consensus.publish.thread import ACTIONS, Identity
 
 _MARKER = re.compile(r"^<!-- consensus:fp=([0-9a-f]{8,64}(?:-\d{1,4})?) -->$")
@@ -38,31 +37,42 @@ def marker_of(comment: HostComment) -> str | None:
     return match.group(1) if match else None
 
 
-def thread_changes(
-    threads: Sequence[ReviewThread],
-    plan: PublishPlan,
-    *,
-    previously_resolved: Collection[str] = (),
-    identity: Identity = ACTIONS,
-) -> list[ThreadChange]:
-    """The threads this run resolves or unresolves, in the order GitHub listed them.
+class ThreadChanges(Frozen):
+    """What a run changes on the review threads, by the fingerprint their first comment ends
+    with: `resolve` the findings it resolved; `open_now` the findings inline now (posted by
+    it or by an earlier run), of which those in `earlier` (marked resolved in the state
+    before it) are reopened where we resolved them."""
 
-    `previously_resolved`: fingerprints the summary state of the last run marked resolved."""
+    resolve: frozenset[str]
+    open_now: frozenset[str]
+    earlier: frozenset[str]
+
+    @property
+    def any(self) -> bool:
+        """Whether the host's threads need to be read at all."""
+        return bool(self.resolve or self.earlier & self.open_now)
+
+
+def thread_changes(
+    threads: Sequence[ReviewThread], wanted: ThreadChanges, *, identity: Identity = ACTIONS
+) -> list[ThreadChange]:
+    """The threads this run resolves or unresolves, in the order the host listed them."""
 
     def ours(comment: HostComment) -> bool:
         return identity.owns(comment.author)
 
-    fixed = {t.fingerprint for t in plan.resolved}
-    again = frozenset(previously_resolved)
-    open_now = {p.finding.fingerprint for p in plan.placed if p.placement.inline}
     changes = []
     for thread in threads:
         fingerprint = marker_of(thread.first)
         if fingerprint is None or not ours(thread.first) or not ours(thread.last):
             continue
-        if fingerprint in fixed and not thread.resolved:
+        if fingerprint in wanted.resolve and not thread.resolved:
             changes.append(ThreadChange(thread_id=thread.id, fingerprint=fingerprint, resolve=True))
-        elif fingerprint in open_now and thread.resolved and _by_us(thread, identity, again):
+        elif (
+            fingerprint in wanted.open_now
+            and thread.resolved
+            and _by_us(thread, identity, wanted.earlier)
+        ):
             changes.append(
                 ThreadChange(thread_id=thread.id, fingerprint=fingerprint, resolve=False)
             )

@@ -44,26 +44,12 @@ class Invocation(Frozen):
 
 
 class Grammar(str, Enum):
+    """The arguments a command takes: each command registers one (app/talk/registry.py)."""
+
     NONE = "none"
     FINDING = "finding"  # F3
     FINDING_REASON = "finding_reason"  # F3 [reason …]
     COMMAND = "command"  # [command name]
-
-
-# The argument grammar of every implemented command; command files must match these names.
-GRAMMARS: dict[str, Grammar] = {
-    "review": Grammar.NONE,
-    "explain": Grammar.FINDING,
-    "verify": Grammar.FINDING,
-    "dismiss": Grammar.FINDING_REASON,
-    "queue": Grammar.NONE,
-    "personas": Grammar.NONE,
-    "workflows": Grammar.NONE,
-    "config": Grammar.NONE,
-    "pause": Grammar.NONE,
-    "resume": Grammar.NONE,
-    "help": Grammar.COMMAND,
-}
 
 
 class Arguments(Frozen):

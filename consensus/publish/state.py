@@ -18,11 +18,19 @@ The last line of the summary comment carries it, versioned, compressed, base64:
 - v5 adds what people decided (publish/decided.py): `labels` (👍/👎 on our inline
   comments: who, when), a dismissal's `via` (command, reply) and `outcomes`, set when the
   PR closes: each finding we posted, fixed, dismissed or left, with who reported and
-  judged it (publish/outcomes.py decides them).
+  judged it (publish/outcomes.py decides them);
+- v6 keeps who reported and judged each tracked finding on the finding itself
+  (`TrackedFinding.families`, `personas`, `judges`, and its `category`): a finding a
+  push fixed is no longer among the latest run's records, and its outcome is still
+  credited to its reporters;
+- v7 adds `panel`: the soft counts the last run's estimate of its judges and reporters
+  adds to the repository's history (model/history.py); the learnings pool it when the PR
+  closes.
 
-A v1 to v4 block reads as v5 with empty additions. A block that is unreadable, fails
-validation or has a newer version is ignored (the caller says so); nothing in it is
-ever used to decide who may run a command.
+A v1 to v6 block reads as v7 with empty additions (a tracked finding whose reporters are
+not known: its outcome is credited to no one, and the learnings say how many were). A
+block that is unreadable, fails validation or has a newer version is ignored (the caller
+says so); nothing in it is ever used to decide who may run a command.
 
 The block is read back from a comment, so every field is validated as it is read: ids
 match `F\d+`, fingerprints are hex, logins follow GitHub's login rules (never a team, never
@@ -38,7 +46,6 @@ import binascii
 import json
 import re
 import zlib
-from collections.abc import Sequence
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, model_validator
@@ -53,15 +60,14 @@ from consensus.model.base import (
     VerdictKind,
     source_by_name,
 )
-from consensus.model.findings import Verification, Vote
+from consensus.model.findings import Verification
 from consensus.model.history import PanelTally
-from consensus.model.report import FindingMember, ReportFinding, Votes
-from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, Label
+from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, JudgeNote, Label
 from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 5
-READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5})
+STATE_VERSION = 7
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -81,7 +87,9 @@ _DIGEST = r"^[0-9a-f]{32}$"
 
 
 class TrackedFinding(Frozen):
-    """A finding an earlier run published, as the summary state remembers it."""
+    """A finding an earlier run published, as the summary state remembers it: its place,
+    whether it is resolved, and who reported and judged it (its outcome is credited to
+    them when the PR closes, whether or not the latest run still has its record)."""
 
     fingerprint: str = Field(pattern=_FINGERPRINT)
     id: str = Field(pattern=_ID)
@@ -92,6 +100,10 @@ class TrackedFinding(Frozen):
     inline: bool
     resolved: bool = False
     resolved_reason: str = Field(default="", max_length=MAX_REASON)
+    category: Category | None = None  # v6 on: the defect kind a fix or suppression keeps
+    families: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()  # () before v6: unknown
+    personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
+    judges: tuple[JudgeNote, ...] = ()
 
 
 class MemberNote(Frozen):
@@ -282,7 +294,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # older versions read as v5 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v7 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
@@ -301,120 +313,20 @@ def verification_note(counts: Verification, *, requested_by: str = "") -> Verifi
                 family=v.family,
                 role=v.role,
                 verdict=v.verdict,
-                reason=_cut(v.reason, MAX_REASON),
+                reason=cut(v.reason, MAX_REASON),
                 self_vote=v.self_vote,
             )
             for v in counts.votes
         ),
-        note=_cut(counts.note, MAX_REASON),
+        note=cut(counts.note, MAX_REASON),
         requested_by=requested_by,
         belief=counts.belief,
     )
 
 
-def _verification(note: VerificationNote) -> Verification:
-    """A verification as its run made it, read back from the state."""
-    return Verification(
-        confirmed=note.confirmed,
-        refuted=note.refuted,
-        uncertain=note.uncertain,
-        ahead_by=note.ahead_by,
-        votes=tuple(
-            Vote(
-                model=v.model,
-                family=v.family,
-                role=v.role,
-                verdict=v.verdict,
-                reason=v.reason,
-                self_vote=v.self_vote,
-            )
-            for v in note.votes
-        ),
-        note=note.note,
-        belief=note.belief,
-    )
-
-
-# --------------------------------------------------------------------------- finding ↔ record
-# The one conversion each way between a report's finding and the state's record of it.
-
-
-def finding_record(finding: ReportFinding) -> FindingRecord:
-    """What the state keeps of one finding of this run (texts cut to the state's limits)."""
-    checked = finding.verification
-    verification = verification_note(checked) if checked is not None else None
-    return FindingRecord(
-        id=finding.id,
-        fingerprint=finding.fingerprint,
-        path=finding.path,
-        line=finding.line,
-        end_line=max(finding.end_line, finding.line),
-        severity=finding.severity,
-        category=finding.category,
-        title=_cut(" ".join(finding.title.split()), 200),
-        body=_cut(finding.body.strip(), MAX_RECORD_BODY),
-        status=finding.status,
-        reason=_cut(finding.reason, MAX_REASON),
-        votes_for=finding.votes.for_,
-        votes_of=finding.votes.of,
-        providers=tuple(finding.providers),
-        personas=tuple(finding.personas),
-        members=tuple(
-            MemberNote(
-                provider=m.provider,
-                family=m.family,
-                persona=m.persona,
-                title=_cut(m.title, 200),
-                source=m.source,
-            )
-            for m in finding.members
-        ),
-        verification=verification,
-    )
-
-
-def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
-    """A finding as the run that decided it reported it, read back from its record; the
-    members' own lines are not kept, so each reads as the finding's line."""
-    note = record.verification
-    return ReportFinding(
-        id=record.id,
-        fingerprint=record.fingerprint,
-        path=record.path,
-        line=record.line,
-        end_line=record.end_line,
-        severity=record.severity,
-        category=record.category,
-        title=record.title,
-        body=record.body,
-        agreement=round(record.votes_for / record.votes_of, 4) if record.votes_of else 0.0,
-        votes=Votes(**{"for": record.votes_for, "of": record.votes_of}),
-        providers=list(record.providers),
-        personas=list(record.personas),
-        status=record.status,
-        verification=_verification(note) if note is not None else None,
-        reason=record.reason,
-        members=tuple(
-            FindingMember(
-                provider=m.provider,
-                family=m.family,
-                persona=m.persona,
-                line=record.line,
-                title=m.title,
-                source=m.source,
-            )
-            for m in record.members
-        ),
-        carried_from=carried_from,
-    )
-
-
-def finding_records(findings: Sequence[ReportFinding]) -> tuple[FindingRecord, ...]:
-    """Records for the first `MAX_RECORDS` findings of this run."""
-    return tuple(finding_record(f) for f in findings[:MAX_RECORDS])
-
-
-def _cut(text: str, limit: int) -> str:
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters (an ellipsis where it was cut): free text in the
+    state is bounded."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

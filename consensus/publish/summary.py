@@ -4,7 +4,8 @@ First line: the hidden summary marker; last line: the hidden state (publish.py).
 them: counts, the findings table with where each went, findings kept out of the review in
 a collapsed section, what was resolved since the last run, coverage (files each provider
 saw, what was skipped and why), providers and cost. GitHub refuses comments over 65,536
-characters: the least needed sections give way first, then table rows, never the state.
+characters (GitLab's notes may be longer; the summary keeps one size on both): the least
+needed sections give way first, then table rows, never the state.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from collections.abc import Sequence
 
 from consensus import __version__
 from consensus.model.base import Status
-from consensus.model.report import Report
-from consensus.publish.plan import PlacedFinding, Placement, PublishPlan, inline_body
+from consensus.model.report import Report, ReportFinding
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
 from consensus.publish.spend import spend_text
 from consensus.publish.state import TrackedFinding, encode_state
 from consensus.publish.state_section import command_section
@@ -51,8 +53,8 @@ _WHERE = {
     Placement.MOVED: "summary",
 }
 OMITTED = (
-    "*(omitted: the comment would pass GitHub's 65,536-character limit; the job's step "
-    "summary and the JSON report have everything)*"
+    "*(omitted: the summary stays within GitHub's 65,536-character limit for a comment, on "
+    "every host; the job's step summary and the JSON report have everything)*"
 )
 
 
@@ -110,12 +112,15 @@ def _headline(
     open_ = _open(plan)
     new = sum(1 for p in open_ if p.placement is Placement.INLINE)
     earlier = sum(1 for p in open_ if p.placement is Placement.INLINE_EARLIER)
+    here = len(open_) - new - earlier
+    kept = _not_posted(plan)
+    rejected = sum(1 for f in kept if f.status is Status.REJECTED)
     answered, total = providers_answered(report)
     parts = [
-        f"**{plural(len(open_), 'open finding')}**",
-        f"{new} new inline",
-        f"{earlier} inline from earlier runs",
-        f"{len(open_) - new - earlier} in this summary only",
+        f"**{plural(len(open_), 'finding')} posted** ({new} new inline, {earlier} inline "
+        f"from earlier runs{f', {here} here' if here else ''})",
+        f"{len(kept) - rejected} summary only",
+        f"{rejected} rejected",
         f"{len(plan.resolved)} resolved",
         f"providers answered {answered}/{total}",
         f"{format_cost(report.stats.cost_usd)} this run",
@@ -164,7 +169,7 @@ def _summary_only(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list
             inline_body(finding, links).rsplit("\n", 1)[0],  # without the fingerprint marker
             "",
         ]
-    return ["### In this summary only", "", *out] if out else []
+    return ["### Posted here, not inline", "", *out] if out else []
 
 
 def _resolved(plan: PublishPlan) -> list[str]:
@@ -210,17 +215,21 @@ def _tracked_row(tracked: TrackedFinding, why: str) -> str:
     )
 
 
-def _kept_out(report: Report, plan: PublishPlan) -> list[str]:
-    kept = [
+def _not_posted(plan: PublishPlan) -> list[ReportFinding]:
+    """Findings listed here and never posted: summary only, and rejected by the judges."""
+    return [
         p.finding
         for p in plan.placed
         if p.placement not in _WHERE and p.placement is not Placement.DISMISSED
     ]
+
+
+def _kept_out(report: Report, plan: PublishPlan) -> list[str]:
+    kept = _not_posted(plan)
     if not kept:
         return []
     rejected = sum(1 for f in kept if f.status is Status.REJECTED)
-    title = f"{plural(len(kept), 'finding')} kept out of the review (disputed, low or rejected"
-    title += f"; {rejected} rejected by verification)" if rejected else ")"
+    title = f"Not posted: {len(kept) - rejected} summary only, {rejected} rejected"
     return [
         "<details>",
         f"<summary>{title}</summary>",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from consensus.render.text import plural
 from consensus.review.dry_run import DryRunPlan
 
 
@@ -12,12 +13,14 @@ def render_dry_run_json(plan: DryRunPlan) -> str:
 def render_dry_run_text(plan: DryRunPlan) -> str:
     """The plan for a person: files, skips with reasons, then one line per provider."""
     out = []
+    if plan.advisory is not None:
+        out += [plan.advisory, ""]
     if plan.budget is not None and not plan.budget.fits:
         out += [f"Budget: {plan.budget.advice}", ""]
     out += [
-        f"dry run: nothing was sent to any provider. {plan.calls} calls, "
+        f"dry run: nothing was sent to any provider. {plural(plan.calls, 'review call')}, "
         f"{plan.prompt_tokens:,} prompt tokens, estimated cost {_dollars(plan.cost_usd)} "
-        f"(at most {_dollars(plan.max_cost_usd)} with the longest answers)",
+        f"for the prompts{_at_most(plan)}",
         "",
         f"{len(plan.files)} file{'s' if len(plan.files) != 1 else ''} to review"
         + (f" with personas {', '.join(plan.personas)}:" if plan.files else "."),
@@ -35,11 +38,21 @@ def render_dry_run_text(plan: DryRunPlan) -> str:
             f"  {provider.model:<40} {provider.chunks:>6} {provider.calls:>6} "
             f"{provider.prompt_tokens:>14,}  {_dollars(provider.cost_usd)}"
         )
-    if plan.budget is not None:
+    if plan.budget is not None and not plan.calls:
+        out += ["", "budget: no review call would be sent"]
+    elif plan.budget is not None:
         out += ["", f"budget: {plan.budget.advice}"]
         out += [f"note: {note}" for note in plan.budget.notes]
     out += ["", f"note: {plan.note}"]
     return "\n".join(out) + "\n"
+
+
+def _at_most(plan: DryRunPlan) -> str:
+    """The one ceiling: the budget's worst case (every answer at its longest, verification's
+    share included), the same number the budget line compares with the caps."""
+    if not plan.calls or plan.budget is None or plan.budget.needed_cost_usd is None:
+        return ""
+    return f", at most {_dollars(plan.budget.needed_cost_usd)} (see budget)"
 
 
 def _dollars(value: float | None) -> str:

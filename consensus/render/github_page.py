@@ -25,8 +25,10 @@ max-width:1000px;margin:24px auto;padding:0 16px}
 .comment{border:1px solid #d0d7de;border-radius:6px;margin:16px 0}
 .comment>header{background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:8px 12px}
 .comment>.body{padding:8px 16px}
-pre.hunk{margin:0;background:#f6f8fa;padding:8px 12px;overflow:auto;font-size:12px;
-border-bottom:1px solid #d0d7de}
+pre.hunk{margin:0;background:#f6f8fa;padding:0;overflow:auto;font-size:12px;
+border-bottom:1px solid #d0d7de}pre.hunk span{display:block;padding:0 12px}
+pre.hunk .add{background:#dafbe1}pre.hunk .del{background:#ffebe9}
+pre.hunk .at{background:#ddf4ff;color:#57606a}
 table{border-collapse:collapse}td,th{border:1px solid #d0d7de;padding:4px 8px}
 code{background:#eff1f3;padding:1px 4px;border-radius:4px}
 """
@@ -40,6 +42,7 @@ class InlineNote:
     line: int
     diff_hunk: str
     body: str
+    start_line: int | None = None  # a comment on a range: its first line
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,39 @@ class PullPage:
     notice: str  # e.g. that the providers and GitHub were simulated
 
 
-def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+CONTEXT_LINES = 4  # GitHub shows a line comment under the last four lines of its hunk
+
+
+def comment_markdown() -> MarkdownIt:
+    """A comment's Markdown as GitHub (and GitLab) render it: CommonMark, tables,
+    strikethrough, the HTML they allow, a comment's line breaks as breaks (unlike a
+    Markdown file)."""
+    return MarkdownIt("commonmark", {"html": True, "breaks": True}).enable(
+        ["table", "strikethrough"]
+    )
+
+
+def hunk_shown(note: InlineNote) -> list[str]:
+    """The lines GitHub shows above a comment: the commented range, or the last four lines
+    of the hunk up to a single commented line (its `@@` header only when the hunk is that
+    short)."""
+    lines = note.diff_hunk.split("\n")
+    body = lines[1:] if lines and lines[0].startswith("@@") else lines
+    wanted = CONTEXT_LINES
+    if note.start_line is not None and note.start_line < note.line:
+        wanted = max(wanted, note.line - note.start_line + 1)
+    return lines if len(body) <= wanted else body[-wanted:]
+
+
+def diff_line_html(line: str) -> str:
+    """One line of a diff hunk, coloured by its kind (added, deleted, header, context)."""
+    kind = {"+": "add", "-": "del", "@": "at"}.get(line[:1], "ctx")
+    return f"<span class='{kind}'>{html.escape(line) or ' '}</span>"
 
 
 def render_pull_page(page: PullPage) -> str:
     """The page, as one string."""
-    md = _markdown()
+    md = comment_markdown()
     text = html.escape
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
@@ -80,8 +109,8 @@ def render_pull_page(page: PullPage) -> str:
     for note in page.inline:
         parts += [
             "<section class='comment inline'>",
-            f"<header><b>{text(note.path)}</b> line {note.line}</header>",
-            f"<pre class='hunk'>{text(note.diff_hunk)}</pre>",
+            f"<header><b>{text(note.path)}</b> {_lines(note)}</header>",
+            f"<pre class='hunk'>{''.join(diff_line_html(line) for line in hunk_shown(note))}</pre>",
             f"<div class='body'>{md.render(note.body)}</div></section>",
         ]
     parts += [
@@ -91,6 +120,12 @@ def render_pull_page(page: PullPage) -> str:
         "</body></html>",
     ]
     return "\n".join(parts)
+
+
+def _lines(note: InlineNote) -> str:
+    if note.start_line is not None and note.start_line < note.line:
+        return f"lines {note.start_line} to {note.line}"
+    return f"line {note.line}"
 
 
 def inline_notes(comments: Sequence[InlineNote]) -> tuple[InlineNote, ...]:

@@ -42,6 +42,7 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 TIMELINE_WIDTH = 1000  # SVG user units for the time axis
 ROW_HEIGHT = 22
 LABEL_WIDTH = 190
+LABEL_CHAR_WIDTH = 7.5  # a phase name's width per character, at the timeline's font size
 _NOT_SENT = frozenset({"budget", "circuit_open"})
 
 
@@ -93,11 +94,27 @@ def render_html(
         row_height=ROW_HEIGHT,
         most_tokens=max((p.tokens_in + p.tokens_out for p in report.providers), default=0) or 1,
         files=_files(report, reviewed),
+        verification_words=_verification_words(report),
         panel=panel_rows(report.panel) if report.panel is not None else [],
         panel_head=PANEL_HEAD,
         panel_note=PANEL_NOTE,
         judged_by=judged_by,
     )
+
+
+def _verification_words(report: Report) -> str:
+    if not any(p.status == "ok" for p in report.providers):
+        return "no model answered the review, so there was nothing to verify"
+    return VERIFICATION_WORDS.get(report.verification, report.verification)
+
+
+# report.verification, in words
+VERIFICATION_WORDS = {
+    "done": "no finding was put to the judges",
+    "skipped": "verification was turned off (--no-verify, or the workflow's verify: none)",
+    "not_needed": "no finding was disputed, so no judge was asked",
+    "not_available": "verification did not run (no model answered the review)",
+}
 
 
 def _files(report: Report, reviewed: Sequence[str]) -> list[tuple[str, dict[str, str]]]:
@@ -190,6 +207,8 @@ class Band:
     left: float
     width: float
     offset: float  # seconds since the run started
+    label_x: float = 0.0  # where its name is written: inside the drawing, never clipped
+    label_anchor: str = "start"
 
 
 @dataclass(frozen=True)
@@ -243,7 +262,12 @@ def _timeline(
     for i, phase in enumerate(phases):
         finish = phases[i + 1].started if i + 1 < len(phases) else end
         left, right = x(phase.started), max(x(finish), x(phase.started) + 1)
-        bands.append(Band(phase.name, i % 2, left, right - left, phase.started - start))
+        # a name that would run past the right edge ends at it instead
+        fits = left + 3 + len(phase.name) * LABEL_CHAR_WIDTH <= LABEL_WIDTH + TIMELINE_WIDTH
+        label_x, anchor = (left + 3, "start") if fits else (LABEL_WIDTH + TIMELINE_WIDTH, "end")
+        bands.append(
+            Band(phase.name, i % 2, left, right - left, phase.started - start, label_x, anchor)
+        )
     lanes = [
         Lane(
             label=_clip(model, 28),
@@ -279,8 +303,11 @@ def _tip(model: str, call: CallRow, *, priced: bool = True) -> str:
         return f"{model}: not sent ({call.error_kind}): nothing was paid"
     state = "ok" if call.ok else "failed"
     failure = f" ({call.error_kind})" if not call.ok and call.error_kind else ""
+    # the bar spans the call from start to end, its waits and retries included
+    spans = max(call.finished - call.started, 0.0)
+    answered = f" (the model answered in {call.latency_s:.2f} s)" if call.ok else ""
     return (
-        f"{model}: {state}{failure}, {call.latency_s:.2f} s, "
+        f"{model}: {state}{failure}, {spans:.2f} s{answered}, "
         f"{call.tokens_in} in / {call.tokens_out} out, "
         f"{f'${call.cost_usd:.4f}' if priced else 'cost unknown'}, "
         f"attempts {call.attempts}"

@@ -3,37 +3,33 @@ score intervals (how much evidence each rate rests on). Pure."""
 
 from __future__ import annotations
 
-import math
-
-from consensus.settings.learned import Learned, ReporterCounts
-
-Z95 = 1.959963984540054
-
-
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of `successes` out of `n` ((0, 1) when `n` is 0)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    denominator = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denominator
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+from consensus.model.calibration import wilson
+from consensus.settings.learned import Learned, OutcomeCounts
 
 
 def rate(successes: int, n: int) -> str:
     """`63% [41–80%] of 12`, or `– of 0`."""
     if n <= 0:
         return "– of 0"
-    low, high = wilson(successes, n)
-    return f"{successes / n:.0%} [{low:.0%}–{high:.0%}] of {n}"
+    measured = wilson(successes, n)
+    return f"{measured.value:.0%} [{measured.low:.0%}–{measured.high:.0%}] of {n}"
 
 
-def _reporter_row(name: str, counts: ReporterCounts, width: int) -> str:
+def _reporter_row(name: str, counts: OutcomeCounts, width: int) -> str:
     decided = counts.fixed + counts.dismissed
     return (
         f"{name:<{width}}  {counts.fixed:>5}  {counts.dismissed:>9}  {counts.left:>4}  "
         f"{rate(counts.fixed, decided)}"
+    )
+
+
+def uncredited_note(lost: dict[str, int]) -> str:
+    """What is said of outcomes that name no reporter (`lost`: outcome → how many)."""
+    kinds = ", ".join(f"{n} {kind}" for kind, n in lost.items())
+    return (
+        f"credited to no one: {sum(lost.values())} outcome(s) ({kinds}), recorded by an "
+        "earlier version of consensus that did not keep who reported a finding a push fixed; "
+        "counted under `uncredited`, in no family's or persona's counts"
     )
 
 
@@ -50,6 +46,9 @@ def render_learned(learned: Learned, *, source: str) -> str:
         lines.append(f"{title:<{width}}  fixed  dismissed  left  fixed rate [95% CI]")
         lines += [_reporter_row(k, v, width) for k, v in sorted(rows.items())] or ["(none)"]
         lines.append("")
+    lost = {kind: n for kind, n in learned.uncredited.model_dump().items() if n}
+    if lost:
+        lines += [uncredited_note(lost), ""]
     lines.append(
         f"{'judge':<{width}}  TPR (confirms real) [95% CI]    TNR (refutes false) [95% CI]"
     )

@@ -22,11 +22,11 @@ from consensus.render.text import (
     incomplete_lines,
     location,
     nothing_found,
-    plural,
     providers_answered,
     quorum_warning,
     reason_text,
     status_text,
+    tally,
     unreviewed_lines,
 )
 from consensus.render.untrusted import ZWJ as ZWJ
@@ -142,16 +142,14 @@ def render_markdown(report: Report) -> str:
     summary_only = [
         f for f in report.findings if not f.status.posted and f.status is not Status.REJECTED
     ]
-    rejected = sum(1 for f in report.findings if f.status is Status.REJECTED)
+    rejected = [f for f in report.findings if f.status is Status.REJECTED]
     answered, total = providers_answered(report)
-    rejected_note = f" · {rejected} rejected by verification" if rejected else ""
     workflow = f" · workflow {code(report.workflow)}" if report.workflow else ""
     out = [
         f"## consensus review{workflow}",
         "",
         *incomplete_block(report),
-        f"**{plural(len(posted), 'finding')} to post** · {len(summary_only)} in summary"
-        f"{rejected_note} · providers answered {answered}/{total}"
+        f"**{tally(report)}** · providers answered {answered}/{total}"
         f" · {format_cost(report.stats.cost_usd)} · {report.stats.wall_s:.1f}s",
         "",
     ]
@@ -166,12 +164,13 @@ def render_markdown(report: Report) -> str:
     else:
         out += [nothing_found(report), ""]
 
-    if summary_only:
+    if summary_only or rejected:
         out += [
             "<details>",
-            f"<summary>{plural(len(summary_only), 'finding')} not posted (summary only)</summary>",
+            f"<summary>Not posted: {len(summary_only)} summary only, {len(rejected)} "
+            "rejected</summary>",
             "",
-            *findings_table(summary_only, with_reason=True),
+            *findings_table([*summary_only, *rejected], with_reason=True),
             "",
             "</details>",
             "",

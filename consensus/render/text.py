@@ -50,6 +50,16 @@ def plural(count: int, singular: str, many: str | None = None) -> str:
     return f"{count} {singular if count == 1 else (many or singular + 's')}"
 
 
+def tally(report: Report) -> str:
+    """The run's findings counted the same way in every output: "2 to post, 1 summary only,
+    1 rejected" (summary only: listed, never posted inline; rejected: refuted by the
+    judges, kept for the record)."""
+    posted = sum(1 for f in report.findings if f.status.posted)
+    rejected = sum(1 for f in report.findings if f.status is Status.REJECTED)
+    listed = len(report.findings) - posted - rejected
+    return f"{plural(posted, 'finding')} to post, {listed} summary only, {rejected} rejected"
+
+
 def format_cost(usd: float | None) -> str:
     """A cost, or "unknown" when a model without a known price was called: never $0."""
     if usd is None:
@@ -273,7 +283,7 @@ def render_text(report: Report, *, color: bool = False) -> str:
         style(
             f"consensus{f' (workflow {report.workflow})' if report.workflow else ''}: ", bold=True
         )
-        + f"{plural(len(posted), 'finding')} to post, {len(summary_only)} in summary"
+        + tally(report)
         + f" · providers answered {answered}/{total}"
         + f" · {format_cost(report.stats.cost_usd)} · {report.stats.wall_s:.1f}s",
         "",
@@ -300,9 +310,9 @@ def render_text(report: Report, *, color: bool = False) -> str:
             out += [*_verification_lines(finding), *_wrap_body(finding.body), ""]
 
     if summary_only or rejected:
-        rejected_note = f", {len(rejected)} rejected by verification" if rejected else ""
-        out.append(style(f"Not posted ({len(summary_only)} in summary{rejected_note})", bold=True))
-        for finding in summary_only:
+        heading = f"Not posted: {len(summary_only)} summary only, {len(rejected)} rejected"
+        out.append(style(heading, bold=True))
+        for finding in [*summary_only, *rejected]:
             reason = f": {clean(reason_text(finding))}" if finding.reason else ""
             out.append(
                 f"  {clean(location(finding))}  {severity(finding)}  {clean(finding.title)}"
@@ -319,7 +329,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
 
 def _footer(report: Report, style: Callable[..., str]) -> list[str]:
     """What a reader needs to trust the result: failed providers, calls not sent, the
-    audit trail, files no model read or skipped, and the warnings again at the end."""
+    audit trail, files no model read or skipped, and the warnings again at the end when a
+    list of findings stands between them and the opening."""
     footer = [
         style(f"provider {p.model} {p.status}: {clean(p.error or 'no answer')}", fg="red")
         for p in report.providers
@@ -339,8 +350,9 @@ def _footer(report: Report, style: Callable[..., str]) -> list[str]:
         if len(report.skipped_files) > len(shown):
             more = len(report.skipped_files) - len(shown)
             footer.append(f"  … and {more} more (--format json lists them all)")
-    warning = quorum_warning(report)
-    if warning:
-        footer.append(style(warning, fg="red", bold=True))
-    footer += [style(line, fg="red", bold=True) for line in incomplete_lines(report)[:1]]
+    if any(f.status.posted for f in report.findings):  # said once more below a long list
+        warning = quorum_warning(report)
+        if warning:
+            footer.append(style(warning, fg="red", bold=True))
+        footer += [style(line, fg="red", bold=True) for line in incomplete_lines(report)[:1]]
     return footer

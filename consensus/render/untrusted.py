@@ -1,4 +1,5 @@
-"""The one sanitiser for text consensus did not write: nothing in it may act on GitHub. Pure.
+"""The one sanitiser for text consensus did not write: nothing in it may act on GitHub or GitLab.
+Pure.
 
 Untrusted is everything our own code did not write: command arguments and dismissal
 reasons, PR titles and bodies, commit messages, file paths, model replies (titles, bodies,
@@ -17,8 +18,9 @@ What it neutralises, and how, so the page reads the same words and nothing in th
   become entities, shown and never parsed;
 - `@user`, `@org/team` and `owner/repo@sha` mentions: a zero-width joiner (ZWJ) after the
   `@`, so nobody is pinged;
-- `#123`, `owner/repo#123` and `GH-123` references: a ZWJ after `#` or `GH-`, so no
-  cross-reference lands in another issue's timeline;
+- `#123`, `owner/repo#123` and `GH-123` references, and GitLab's `!123` (a merge
+  request): a ZWJ after `#`, `GH-` or `!`, so no cross-reference lands in another issue's
+  or merge request's timeline;
 - images `![…](…)`: brackets escaped, never loaded;
 - links, reference links and their definitions, footnotes, task boxes: brackets escaped,
   except a link whose target starts with an allowed prefix (the repository's own pages);
@@ -28,7 +30,9 @@ What it neutralises, and how, so the page reads the same words and nothing in th
   the code spans of a line: escaped, so no span pairs differently from ours;
 - code fences: an unclosed one is closed (at the opener's indentation) so it cannot
   swallow the rest of the comment; `mermaid`, `geojson`, `topojson` and `stl` fences
-  show as plain code; a tilde fence that would open in one-line text is escaped;
+  show as plain code, and so does a `suggestion` fence (GitHub's, GitLab's
+  `suggestion:-N+M`), which a reviewer could otherwise apply to the code; a tilde
+  fence that would open in one-line text is escaped;
 - zero-width characters, bidi controls and other invisible format or control characters:
   U+FFFD (�), visibly, so no text hides and none is reordered (Trojan Source);
 - in one-line places (titles, reasons, table cells): whitespace and newlines flattened;
@@ -52,8 +56,13 @@ from collections.abc import Sequence
 
 ZWJ = "\u200d"
 # GitHub's login rules, leniently (older accounts keep a double or trailing hyphen): letters,
-# digits and hyphens, at most 39, and `[bot]` for an app. Never a slash, so never a team.
-LOGIN = r"^[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?$"
+# digits and hyphens, at most 39, and `[bot]` for an app; or a GitLab username: letters,
+# digits, `_`, `-` and `.`, not ending in `.` (GitLab's project bots are `project_7_bot_…`).
+# Never a slash, so never a team or a group.
+LOGIN = (
+    r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?"
+    r"|[A-Za-z0-9_.][A-Za-z0-9_.-]{0,253}[A-Za-z0-9_-])$"
+)
 _LOGIN = re.compile(LOGIN)
 # Invisible or reordering characters: C0/C1 controls (but tab and newline), soft hyphen,
 # Arabic letter mark, Mongolian vowel separator, zero-width space/joiners, LRM/RLM, bidi
@@ -71,7 +80,7 @@ _DIAGRAMS = frozenset({"mermaid", "geojson", "topojson", "stl"})
 _BACKTICKS = re.compile(r"`+")
 _MENTION = re.compile(r"@(?=[A-Za-z0-9_-])")
 # No word boundaries: `_GH-7_` or `_https://x_` is emphasis around a live reference or link.
-_REFERENCE = re.compile(r"(?i)(#|GH-)(?=\d)")
+_REFERENCE = re.compile(r"(?i)(#|GH-|!)(?=\d)")  # `!12`: a GitLab merge request
 _URL = re.compile(r"(?i)(https?)://[^\s<>()\[\]`]*")
 _SCHEME = re.compile(r"(?i)(https?)://")
 _WWW = re.compile(r"(?i)www\.")
@@ -118,7 +127,9 @@ def escape_markdown_text(text: str, *, allowed_links: Sequence[str] = ()) -> str
         if opening := _FENCE_OPEN.match(line):
             depth, marker = len(opening.group(1)), opening.group(2)
             closer = re.compile(rf"^[ \t]*{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
-            if opening.group(3).lower() in _DIAGRAMS:  # shown as code, never drawn
+            info = opening.group(3).lower()
+            # Shown as code: never drawn, and never a suggestion a reviewer could apply.
+            if info in _DIAGRAMS or info.startswith("suggestion"):
                 line = opening.group(1) + marker + "text"
             out.append(line)
         else:

@@ -5,7 +5,9 @@ send), given the providers that cannot be reached, a TokenCounter and each model
 (from litellm's price map, read by the llm adapter); returns a frozen DryRunPlan, rendered
 as text or JSON. Prompt tokens are counted with each model's tokenizer over the text of
 every message of every call. Verification calls depend on what the models find, so they
-are not planned; the budget caps them.
+are not planned one by one: the worst case reserves a share for them, and the budget caps
+them. A plan the real run could not finish as a consensus (fewer provider families than
+`min_providers`, or over its caps) says so first: the face exits as that run would.
 """
 
 from __future__ import annotations
@@ -59,10 +61,38 @@ class DryRunPlan(Frozen):
     cost_usd: float | None  # None when a planned provider has no known price
     max_cost_usd: float | None
     budget: BudgetCheck | None = None
+    families: tuple[str, ...] = ()  # the provider families that would review
+    min_providers: int = 1
     note: str = (
-        "verification calls (inspector and votes on disputed findings) are not included: "
-        "they depend on what the models find; the budget caps them"
+        "verification calls (judges' votes on disputed findings) are not planned one by one: "
+        "they depend on what the models find; the worst case reserves a share for them and "
+        "the budget caps them"
     )
+
+    def needing(self, min_providers: int) -> DryRunPlan:
+        """The plan judged against the configuration's `min_providers`."""
+        return DryRunPlan.model_validate({**dict(self), "min_providers": min_providers})
+
+    @property
+    def advisory(self) -> str | None:
+        """Why the real run would be advisory (exit 3) whatever the models answer; None:
+        enough families to reach a consensus."""
+        if len(self.families) >= self.min_providers:
+            return None
+        have = ", ".join(self.families) or "none"
+        return (
+            f"ADVISORY: {len(self.families)} provider "
+            f"{'family' if len(self.families) == 1 else 'families'} would review ({have}); "
+            f"a consensus needs {self.min_providers} (min_providers). The run would post "
+            "nothing inline and exit 3. Add a provider of another family (e.g. set "
+            "ANTHROPIC_API_KEY or GEMINI_API_KEY), or set min_providers: 1 in .consensus.yml "
+            "to accept one family's review"
+        )
+
+    @property
+    def would_finish(self) -> bool:
+        """True when the real run could end as a complete consensus review (exit 0 or 1)."""
+        return self.advisory is None and (self.budget is None or self.budget.fits)
 
 
 def prompt_tokens(request: CompletionRequest, counter: TokenCounter) -> int:
@@ -131,6 +161,7 @@ def plan_dry_run(
         cost_usd=round(sum(p.cost_usd or 0.0 for p in planned), 6) if priced else None,
         max_cost_usd=round(sum(p.max_cost_usd or 0.0 for p in planned), 6) if priced else None,
         budget=_check(run_budget),
+        families=tuple(sorted({p.family for p in planned})),
     )
 
 
@@ -162,14 +193,17 @@ def _check(budget: RunBudget) -> BudgetCheck:
     if budget.max_cost_usd is not None:
         caps.append(f"{dollars(budget.max_cost_usd)} ({budget.cost_source})")
     worst = f"{budget.needed_tokens:,} tokens" + (
-        f" and {dollars(budget.needed_cost_usd)}"
-        if budget.needed_cost_usd is not None
-        else " (cost unknown: no known price for " + ", ".join(budget.unpriced) + ")"
+        f" and {dollars(needed_cost)}"
+        if needed_cost is not None
+        else f" (cost unknown: no known price for {', '.join(budget.unpriced)})"
+        if budget.unpriced
+        else ""
     )
     if budget.fits:
         advice = (
-            f"fits: at its worst (every answer at its longest, verification included) the "
-            f"review needs {worst}, within the caps: {', '.join(caps) or 'no cap'}"
+            f"fits: at its worst (every answer at its longest, plus a share for "
+            f"verification) the review needs at most {worst}, within the caps: "
+            f"{', '.join(caps) or 'no cap'}"
         )
     else:
         flags = []
@@ -182,7 +216,7 @@ def _check(budget: RunBudget) -> BudgetCheck:
         ):
             flags.append(f"--max-cost {needed_cost:.2f}")
         advice = (
-            f"does NOT fit: at its worst the review needs {worst}, over the caps "
+            f"does NOT fit: at its worst the review needs at most {worst}, over the caps "
             f"({', '.join(caps)}); the run would stop before every file is reviewed, "
             f"riskiest files first. To finish it: {' '.join(flags)}"
         )

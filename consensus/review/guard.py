@@ -23,6 +23,8 @@ from consensus.review.ledger import Ledger, Verdict
 
 # Failures that say nothing about the provider's health.
 _NOT_THE_PROVIDERS_FAULT = frozenset({FailureKind.BUDGET, FailureKind.CIRCUIT_OPEN})
+# Failures every later call to the provider would repeat: its breaker opens at once.
+HOPELESS = frozenset({FailureKind.NOT_FOUND, FailureKind.AUTH})
 CHARS_PER_TOKEN_FLOOR = 2  # without a tokenizer: no common tokenizer packs fewer characters
 
 
@@ -54,7 +56,7 @@ class GuardedClient:
         except ModelCallError as exc:
             await self._settle(worst, None)
             if exc.kind not in _NOT_THE_PROVIDERS_FAULT:
-                self._ledger.failed(request.model)
+                self._ledger.failed(request.model, hopeless=exc.kind in HOPELESS)
             raise
         except BaseException:
             await self._settle(worst, None)

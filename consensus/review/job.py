@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import Field
 
 from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
+from consensus.model.urls import without_userinfo
 from consensus.review.budget import Ceiling
 from consensus.review.guidelines import Guidelines
 from consensus.settings.config import ProviderSettings, Settings
@@ -44,8 +46,8 @@ class ReviewJob(Frozen):
             {
                 "version": INPUTS_VERSION,
                 "diff": self.diff.model_dump(mode="json"),
-                "settings": self.settings.model_dump(mode="json"),
-                "providers": [p.model_dump(mode="json") for p in self.providers],
+                "settings": _stored(self.settings.model_dump(mode="json")),
+                "providers": [_stored_provider(p.model_dump(mode="json")) for p in self.providers],
                 "personas": [p.model_dump(mode="json") for p in self.personas],
                 "unavailable": dict(self.unavailable),
                 "verify": self.verify,
@@ -53,6 +55,32 @@ class ReviewJob(Frozen):
                 "workflow": self.workflow.model_dump(mode="json") if self.workflow else None,
                 "guidelines": self.guidelines.model_dump(mode="json"),
                 "ceiling": self.ceiling.model_dump(mode="json") if self.ceiling else None,
+            }
+        )
+
+    def with_endpoints_of(self, live: Sequence[ProviderSettings]) -> ReviewJob:
+        """This job (read back from the journal, its URLs without userinfo) with the
+        credentials of the `live` configuration's endpoints put back where the endpoint is
+        the same: a resumed run reaches its providers as the first attempt did."""
+        endpoints = {
+            (p.model, without_userinfo(p.api_base)): p.api_base for p in live if p.api_base
+        }
+
+        def restored(provider: ProviderSettings) -> dict[str, Any]:
+            data = provider.model_dump()
+            key = (provider.model, provider.api_base or "")
+            data["api_base"] = endpoints.get(key, provider.api_base)
+            return data
+
+        settings = self.settings.model_dump()
+        settings["providers"] = [restored(p) for p in self.settings.providers]
+        return ReviewJob.model_validate(
+            {
+                **dict(self),
+                "settings": Settings.model_validate(settings),
+                "providers": tuple(
+                    ProviderSettings.model_validate(restored(p)) for p in self.providers
+                ),
             }
         )
 
@@ -92,3 +120,14 @@ class ReviewJob(Frozen):
             guidelines=Guidelines.model_validate(data.get("guidelines") or {}),
             ceiling=Ceiling.model_validate(data["ceiling"]) if data.get("ceiling") else None,
         )
+
+
+def _stored_provider(provider: dict[str, Any]) -> dict[str, Any]:
+    """A provider as the journal keeps it: its endpoint without user and password."""
+    if provider.get("api_base"):
+        return {**provider, "api_base": without_userinfo(provider["api_base"])}
+    return provider
+
+
+def _stored(settings: dict[str, Any]) -> dict[str, Any]:
+    return {**settings, "providers": [_stored_provider(p) for p in settings["providers"]]}

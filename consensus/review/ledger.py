@@ -151,8 +151,10 @@ class Ledger:
             over.add(Limit.COST)
         return over
 
-    def failed(self, provider: str) -> None:
-        self.consecutive_failures[provider] += 1
+    def failed(self, provider: str, *, hopeless: bool = False) -> None:
+        """One more failure in a row; a `hopeless` one (no such model, a refused key) opens
+        the breaker at once: every later call would fail the same way."""
+        self.consecutive_failures[provider] += BREAKER_AFTER if hopeless else 1
 
     def answered(self, provider: str) -> None:
         self.consecutive_failures[provider] = 0

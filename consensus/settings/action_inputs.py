@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from consensus.errors import UsageError
 from consensus.model.base import Severity
+from consensus.settings.strict import Strict
 
 # field → environment variable; action.yml maps its inputs onto these (a test checks both).
 ENV_INPUTS = {
@@ -27,10 +28,8 @@ ENV_INPUTS = {
 }
 
 
-class ActionInputs(BaseModel):
+class ActionInputs(Strict):
     """The action's inputs, as action.yml passes them in the environment."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     config: str = ".consensus.yml"
     fail_on: Literal["none", "info", "low", "medium", "high", "critical"] = "none"

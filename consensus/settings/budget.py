@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from consensus.settings.strict import Strict
 
 Auto = Literal["auto"]
 
 
-class BudgetSettings(BaseModel):
+class BudgetSettings(Strict):
     """What one run may spend, and what automatic runs on one pull request may spend.
 
     `auto` (the default): derived from the review's plan (review/budget.py): the worst case
@@ -19,14 +20,10 @@ class BudgetSettings(BaseModel):
     A number is a hard cap; null is no limit.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    """US dollars one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
     max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
+    """Tokens one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
     max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
-        """Refused with an update, as every settings model: layer with settings.layered."""
-        if update:
-            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
-        return super().model_copy(deep=deep)
+    """US dollars automatic reviews of one pull request may spend together; auto: 5 × the run's cost
+    cap."""

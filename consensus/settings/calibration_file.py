@@ -1,4 +1,4 @@
-"""A `calibration: path` in the configuration, read with it (README, "Calibration")."""
+"""A `calibration: path` in the configuration, read with it (docs/calibration.md)."""
 
 from __future__ import annotations
 
@@ -46,11 +46,6 @@ def read_under(root: Path, name: str) -> str | None:
     return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
 
-def _read_under(root: Path, name: str) -> str | None:
-    path = root / name
-    return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
-
-
 def with_calibration_file(
     settings: Settings, read: Callable[[str], str | None], source: str
 ) -> Settings:
@@ -71,6 +66,6 @@ def with_calibration_file(
     except (yaml.YAMLError, ValidationError) as exc:
         raise ConfigError(
             name, None, f"is not a calibration file ({str(exc).splitlines()[0]})",
-            fix="see README, \"Calibration\", for the format",
+            fix="see docs/calibration.md for the format",
         ) from exc  # fmt: skip
     return layered(settings, {"calibration": calibration.model_dump()}, source=source)

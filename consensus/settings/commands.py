@@ -7,7 +7,8 @@ is the help text. Files are validated strictly at start-up, like personas: an un
 key, a missing field, a duplicate name or alias, a command without a handler (or a
 handler without a file) is a ConfigError naming the file and the field.
 
-`/consensus help` and the README's command table are rendered from these files.
+`/consensus help` and the documentation's command table (docs/slash-commands.md) are
+rendered from these files.
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from collections.abc import Collection, Mapping
 from enum import Enum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.settings.frontmatter import OneLine, Rules, closest, read_document
+from consensus.settings.strict import Strict
 
 _PACKAGE_DIR = Path(__file__).resolve().parent.parent  # consensus/
 _NAME = r"^[a-z][a-z0-9-]{0,30}$"
@@ -51,9 +53,7 @@ class Permission(str, Enum):
     WRITE = "write"
 
 
-class _FrontMatter(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class _FrontMatter(Strict):
     name: str = Field(pattern=_NAME)
     usage: OneLine
     summary: OneLine
@@ -70,10 +70,8 @@ class _FrontMatter(BaseModel):
         return value
 
 
-class CommandSpec(BaseModel):
+class CommandSpec(Strict):
     """A loaded command file."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     usage: str
@@ -167,7 +165,7 @@ def closest_command(word: str, specs: Mapping[str, CommandSpec]) -> str | None:
 
 
 def command_table(specs: Mapping[str, CommandSpec]) -> list[str]:
-    """The Markdown table of commands: help replies and README.md show the same."""
+    """The Markdown table of commands: help replies and the documentation show the same."""
     rows = ["| command | what it does | who may run it |", "|---|---|---|"]
     for spec in specs.values():
         who = "write, maintain or admin" if spec.needs_write else "anyone"
@@ -178,5 +176,5 @@ def command_table(specs: Mapping[str, CommandSpec]) -> list[str]:
 
 
 def readme_block(specs: Mapping[str, CommandSpec]) -> str:
-    """What README.md holds between its command markers."""
+    """What docs/slash-commands.md holds between its command markers."""
     return "\n".join([README_START, *command_table(specs), README_END])

@@ -6,51 +6,50 @@ file, the key and the fix. Keys for providers live in the environment, never the
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.model.calibration import Calibration
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
+from consensus.settings.problems import config_error
 from consensus.settings.scope import (
     ContextSettings,
     ConversationSettings,
     IgnoreSettings,
     check_path_instructions,
     check_path_patterns,
+    check_regexes,
     github_logins,
 )
+from consensus.settings.strict import Strict
 
 CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Any:
-        """Refused with an update: it would accept a misspelt key or a wrong type silently.
-        Settings are layered by `layered`, which validates the merged whole."""
-        if update:
-            raise TypeError(f"{type(self).__name__} is layered with layered(), not model_copy")
-        return super().model_copy(deep=deep)
-
-
-class ProviderSettings(_Strict):
+class ProviderSettings(Strict):
     model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
+    """litellm model string, PROVIDER/NAME, e.g. openai/gpt-5.1 or anthropic/claude-sonnet-4-5."""
     api_base: str | None = None
+    """The endpoint, for a local or OpenAI-compatible server (e.g. http://localhost:11434)."""
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    """The NAME of the environment variable that holds the key, never the key."""
     family: str | None = None
+    """Who votes: providers of one family count once. Default: the vendor read from the model's
+    name."""
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
+    """Seconds one call may take before it fails."""
     max_concurrency: int = Field(default=4, ge=1, le=64)
+    """Calls in flight at once to this provider."""
     context_window: int | None = Field(default=None, ge=2_000)
+    """The model's context window, when litellm does not know it."""
 
     @property
     def voting_family(self) -> str:
@@ -58,7 +57,7 @@ class ProviderSettings(_Strict):
         return self.family or infer_family(self.model)
 
 
-class InspectorSettings(_Strict):
+class InspectorSettings(Strict):
     """Verification of disputed findings: judges weigh in, family by family, until the
     rule decides.
 
@@ -80,27 +79,45 @@ class InspectorSettings(_Strict):
     """
 
     model: str | None = None
+    """The first judge (default: a reviewing provider of a family that did not report the
+    finding)."""
     voters: tuple[str, ...] = ()
+    """The other judges, in order (default: every reviewing provider)."""
     ahead_by: int = Field(default=2, ge=1, le=10)
+    """ahead-by-k: the lead of one verdict that settles a finding; 3 for security and critical ones.
+    """
     max_votes: int | None = Field(default=None, ge=1, le=25)
+    """The most votes one finding gets (default 12; ahead-by-k: 2 × the lead + 3); then it is
+    undecided."""
     check_consensus: bool = False
+    """Also check every finding that reached consensus."""
     check_consensus_min_severity: Severity = Severity.HIGH
+    """A consensus finding at or above this that not every family reported is checked like any
+    other claim."""
     single_family_extra_lead: int = Field(default=1, ge=0, le=5)
+    """ahead-by-k: a finding one family reported needs a lead of k + this."""
     rule: Literal["weighed", "ahead-by-k"] = "weighed"
+    """How votes decide: weighed (by each judge family's rates, estimated from the run's votes) or
+    ahead-by-k (every vote the same)."""
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
+    """weighed: a finding is verified at this probability of being real, rejected as surely against.
+    """
 
 
-class PublishSettings(_Strict):
+class PublishSettings(Strict):
     max_inline_comments: int = Field(default=10, ge=0)
+    """Inline comments open on a pull request at most; the rest go to the summary."""
     min_severity: Severity = Severity.LOW
+    """Findings below this severity are not posted inline."""
     request_changes_on: Severity = Severity.CRITICAL
+    """A new finding at or above this makes the review REQUEST_CHANGES (else COMMENT)."""
 
 
 _REVIEWER = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:/[A-Za-z0-9._-]{1,100})?$"
 
 
-class QueueSettings(_Strict):
-    """The agent-PR queue (README, "Agent-PR queue").
+class QueueSettings(Strict):
+    """The agent-PR queue (docs/queue.md).
 
     Agent PRs: authors in `agents`, any `[bot]` author unless `include_bots` is false or
     it is in `exclude_bots` (dependency bots), and PRs carrying `agent_label`. At most
@@ -114,17 +131,24 @@ class QueueSettings(_Strict):
         "devin-ai-integration[bot]",
         "codex[bot]",
     )
+    """GitHub logins of the agents whose pull requests are queued."""
     agent_label: str = Field(default="agent", min_length=1, max_length=50)
+    """A label that marks a pull request as an agent's."""
     max_in_review: int = Field(default=3, ge=1, le=100)
+    """Agent pull requests in human review at once."""
     max_in_review_per_reviewer: int | None = Field(default=None, ge=1, le=100)
+    """Agent pull requests in review per reviewer at once (no limit when left out)."""
     reviewers: tuple[str, ...] = ()
+    """Who is asked to review an admitted pull request: logins or org/team (default: CODEOWNERS)."""
     include_bots: bool = True
+    """Treat any other [bot] author as an agent."""
     exclude_bots: tuple[str, ...] = (
         "dependabot[bot]",
         "renovate[bot]",
         "pre-commit-ci[bot]",
         "github-actions[bot]",
     )
+    """Bots that are never agents (dependency bots)."""
     sensitive_paths: tuple[str, ...] = (
         "*auth*",
         "*secret*",
@@ -138,7 +162,9 @@ class QueueSettings(_Strict):
         "Dockerfile",
         "*.tf",
     )
+    """Paths that add to a pull request's risk (auth, secrets, migrations, CI)."""
     order: Literal["riskiest-first", "safest-first"] = "riskiest-first"
+    """riskiest-first or safest-first."""
 
     @field_validator("agents", "exclude_bots")
     @classmethod
@@ -148,7 +174,6 @@ class QueueSettings(_Strict):
     @field_validator("reviewers")
     @classmethod
     def _reviewer_names(cls, names: tuple[str, ...]) -> tuple[str, ...]:
-        import re
 
         for name in names:
             if not re.match(_REVIEWER, name):
@@ -156,43 +181,78 @@ class QueueSettings(_Strict):
         return tuple(name.lstrip("@") for name in names)
 
 
-class CommandSettings(_Strict):
+class CommandSettings(Strict):
     """Slash commands in PR comments. `mention` (e.g. "@consensus") is accepted at the start
     of a line as an alias of `/consensus`; off unless set."""
 
     mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
+    """A mention accepted as /consensus at the start of a line, e.g. @consensus (off when left out).
+    """
 
 
-class Settings(_Strict):
+class Settings(Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
+    """Fraction of the provider families that reviewed a file that must report a finding for it to
+    reach consensus (at least two families always)."""
     min_providers: int = Field(default=2, ge=1)
+    """Fewer answering provider families than this: the review is advisory (nothing posted inline,
+    exit 3)."""
     paths: tuple[str, ...] = ("**",)
+    """What to review: .gitignore patterns; the last one that matches a file decides, `!` takes one
+    back."""
     exclude: tuple[str, ...] = ()
+    """What not to review, as .gitignore patterns, after `paths`."""
     providers: tuple[ProviderSettings, ...] = ()
+    """The models that review, as litellm model strings with their endpoint and key; default: one
+    per API key found in the environment, and a local Ollama."""
     personas: tuple[str, ...] = ("correctness", "security", "performance", "maintainability")
+    """The reviewers' briefs each provider reviews with (`consensus personas` lists them)."""
     persona_dirs: tuple[str, ...] = (".consensus/personas",)
+    """Folders of repository personas, added to the built-in ones (same id: the repository's wins).
+    """
     inspector: InspectorSettings = InspectorSettings()
+    """Verification of disputed findings by judges: an inspector, then voters."""
     verify_min_severity: Severity = Severity.MEDIUM
+    """Disputed findings below this severity are listed as unverified, not verified."""
     budget: BudgetSettings = BudgetSettings()
+    """What one run, and the runs on one pull request, may spend."""
     concurrency: int = Field(default=8, ge=1, le=256)
+    """Model calls in flight at once, over all providers."""
     redact: tuple[str, ...] = ()
+    """Extra secret patterns (regular expressions), redacted before any provider sees the diff."""
     publish: PublishSettings = PublishSettings()
+    """What a run posts on a pull request."""
     queue: QueueSettings = QueueSettings()
+    """The agent-PR queue: which pull requests are agents', and how many are in human review at
+    once."""
     commands: CommandSettings = CommandSettings()
+    """Slash commands in pull-request comments."""
     conversation: ConversationSettings = ConversationSettings()
+    """Answers to people's replies in the threads of consensus's inline comments."""
     ignore: IgnoreSettings = IgnoreSettings()
+    """Pull requests that are not reviewed automatically (one log line, exit 0)."""
     context: ContextSettings = ContextSettings()
+    """The repository's own guidelines, given to every reviewer after the diff."""
     # .gitignore pattern → extra instructions for the files it matches, after the diff.
     path_instructions: dict[str, str] = Field(default_factory=dict)
+    """A .gitignore pattern → extra instructions for the files it matches, after the diff."""
     # BCP 47 tag of the language reviewers write titles, bodies and reasons in.
     response_language: str = Field(
         default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
     )
+    """BCP 47 tag of the language reviewers write titles, bodies and reasons in (ids, severities and
+    keys never change)."""
     # Undocumented: the fallback when litellm does not know a model's context window.
     default_context_window: int = Field(default=32_000, ge=2_000)
-    # Each judge family's TPR/TNR and each reporter's precision; or the path of a file
-    # holding them (read with the configuration: `with_calibration_file`).
+    """The context window assumed for a model litellm does not know (or give the provider a
+    `context_window`)."""
+    # Labelled counts of each judge family and reporter, and the pooled history of earlier
+    # runs; or the path of a file holding them (read with the configuration:
+    # `with_calibration_file`).
     calibration: Calibration | str | None = None
+    """Labelled counts of each judge family's verdicts and each reporter's claims, which every run's
+    estimate of its panel starts from: a mapping, or the path of a file `consensus calibrate`
+    wrote."""
 
     def judged_by(self) -> Calibration:
         """What the repository knows of its panel (labels and earlier runs), the prior of
@@ -212,14 +272,7 @@ class Settings(_Strict):
     @field_validator("redact")
     @classmethod
     def _patterns_compile(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        import re
-
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
 
 # Environment keys that, when set, bring in a default provider (no `providers` key).
@@ -234,10 +287,8 @@ AUTO_PROVIDERS: tuple[tuple[str, str], ...] = (
 )
 
 
-class LoadedConfig(BaseModel):
+class LoadedConfig(Strict):
     """Settings plus where they came from, for `doctor` and error messages."""
-
-    model_config = ConfigDict(frozen=True)
 
     settings: Settings
     source: str  # a path, or "defaults"
@@ -279,11 +330,13 @@ def parse_settings(text: str, *, source: str) -> Settings:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(source, None, "must be a mapping of keys to values", fix="see README")
+        raise ConfigError(
+            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
+        )
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise _config_error(source, data, exc) from exc
+        raise config_error(source, exc, Settings) from exc
 
 
 def layered(base: Settings, overrides: Mapping[str, Any], *, source: str) -> Settings:
@@ -295,7 +348,7 @@ def layered(base: Settings, overrides: Mapping[str, Any], *, source: str) -> Set
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:
-        raise _config_error(source, data, exc) from exc
+        raise config_error(source, exc, Settings) from exc
 
 
 def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -307,81 +360,6 @@ def _merged(data: dict[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any
         )
         merged[key] = _merged(below, value) if nested else value  # type: ignore[arg-type]
     return merged
-
-
-_UNION_MEMBER = re.compile(r"^(constrained-\w+|literal\[.*\]|float|int|str|bool|none)$")
-
-
-def _config_error(source: str, data: Mapping[str, Any], exc: ValidationError) -> ConfigError:
-    # An unknown key usually explains the other errors (a misspelt required key), so it goes first.
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    error = errors[0]
-    loc = [str(part) for part in error["loc"] if not _UNION_MEMBER.match(str(part))]
-    key = ".".join(loc) or None
-    if error["type"] == "extra_forbidden":
-        model = _model_at(Settings, loc[:-1])
-        known = sorted(model.model_fields) if model else []
-        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
-        return ConfigError(
-            source,
-            key,
-            "unknown key",
-            fix=f"{hint}known keys here: {', '.join(known)}",
-        )
-    problem = error["msg"]
-    value = error.get("input")
-    if not isinstance(value, (dict, list)):
-        problem = f"{problem} (got {value!r})"
-    return ConfigError(source, key, problem, fix=_fix_for(loc))
-
-
-def _model_at(model: type[BaseModel], loc: Sequence[str]) -> type[BaseModel] | None:
-    """The pydantic model that holds the key at `loc` (list indexes skipped)."""
-    current: type[BaseModel] = model
-    for part in loc:
-        if part.isdigit():
-            continue
-        field = current.model_fields.get(part)
-        if field is None:
-            return None
-        annotation = field.annotation
-        inner = getattr(annotation, "__args__", (annotation,))
-        found = next((t for t in inner if isinstance(t, type) and issubclass(t, BaseModel)), None)
-        if found is None:
-            return None
-        current = found
-    return current
-
-
-def _fix_for(loc: Sequence[str]) -> str:
-    last = next((part for part in reversed(loc) if not part.isdigit()), "")
-    fixes = {
-        "threshold": "a fraction between 0 and 1, e.g. 'threshold: 0.75'",
-        "severity": "one of critical, high, medium, low, info",
-        "min_severity": "one of critical, high, medium, low, info",
-        "request_changes_on": "one of critical, high, medium, low, info",
-        "verify_min_severity": "one of critical, high, medium, low, info",
-        "check_consensus_min_severity": "one of critical, high, medium, low, info",
-        "model": "a litellm model string such as 'openai/gpt-5.1'",
-        "api_key_env": "the NAME of an environment variable, never the key itself",
-        "max_in_review": "a whole number of PRs from 1 to 100, e.g. 'max_in_review: 3'",
-        "max_in_review_per_reviewer": "a whole number of PRs from 1 to 100, or leave it out",
-        "reviewers": "GitHub logins or 'org/team' names, e.g. [alice, acme/backend]",
-        "agents": "GitHub logins of the agents, e.g. ['codex[bot]']",
-        "exclude_bots": "GitHub logins of bots to leave out, e.g. ['dependabot[bot]']",
-        "order": "riskiest-first or safest-first",
-        "guidelines": "file paths from the repository root, e.g. [AGENTS.md, CONTRIBUTING.md]",
-        "max_chars": "a number of characters from 0 to 200000, e.g. 'max_chars: 20000'",
-        "path_instructions": "a mapping of .gitignore pattern to text, e.g. "
-        "{'migrations/**': 'Check locking and reversibility.'}",
-        "response_language": "a BCP 47 language tag, e.g. 'pt-BR', 'ja' or 'en'",
-        "paths": ".gitignore patterns, e.g. ['src/**', '!src/generated/**']",
-        "exclude": ".gitignore patterns, e.g. ['docs/**', '!docs/api/**']",
-        "authors": "GitHub logins, e.g. ['dependabot[bot]', 'renovate[bot]']",
-        "title": "regular expressions searched in the PR title, e.g. ['^WIP\\b']",
-    }
-    return fixes.get(last, "see the configuration reference in README.md")
 
 
 def resolve_providers(

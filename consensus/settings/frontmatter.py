@@ -11,12 +11,13 @@ import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Generic, TypeVar
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ValidationError
 
 from consensus.errors import ConfigError
+from consensus.settings.problems import problem_in_words
 
 Model = TypeVar("Model", bound=BaseModel)
 
@@ -122,8 +123,5 @@ def _validation_error(
         known = list(model.model_fields)
         hint = did_you_mean(field, known)
         return ConfigError(path, key, "unknown key", fix=f"{hint}known keys: {', '.join(known)}")
-    problem = "is missing" if error["type"] == "missing" else str(error["msg"])
-    value: Any = error.get("input")
-    if error["type"] != "missing" and not isinstance(value, (dict, list)):
-        problem = f"{problem} (got {value!r})"
+    problem = problem_in_words(error)
     return ConfigError(path, key, problem, fix=rules.fixes.get(field, rules.default_fix))

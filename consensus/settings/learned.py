@@ -10,6 +10,7 @@ families:
     judge: {confirmed_real: 10, missed_real: 1, refuted_false: 2, confirmed_false: 3}
 personas:
   security: {fixed: 4, dismissed: 1, left: 2}
+uncredited: {fixed: 1, dismissed: 0, left: 2}   # written only when some were
 suppressions:
   - {path: "src/**/*.py", kind: "race", words: "lock not held when …",
      reason: "the caller holds the lock", pr: 123, by: "maintainer-login"}
@@ -21,6 +22,10 @@ panel:                                    # what the closed PRs' runs estimated 
   families:
     openai: {judge: {confirmed_real: 9.1, …}, reporter: {reported_real: 10.2, …}}
 ```
+
+`uncredited` counts the outcomes that name no reporter: recorded by an earlier version,
+which lost who reported a finding once a push fixed it. They are in no family's or
+persona's counts, and `consensus learned` says how many there are.
 
 A finding is *real* when its author fixed it and *false* when a maintainer dismissed it;
 one left as it was says nothing about either. A judge's vote on a real finding is
@@ -36,14 +41,13 @@ from __future__ import annotations
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
-from consensus.model.calibration import Calibration, FamilyCalibration
-from consensus.model.calibration import JudgeCounts as JudgeTally
-from consensus.model.calibration import ReporterCounts as ReporterTally
+from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, ReporterCounts
 from consensus.model.history import PanelTally
 from consensus.settings.scope import check_path_patterns
+from consensus.settings.strict import Strict
 
 LEARNED_PATH = ".consensus/learned.yml"
 _WHEN = r"^(?:\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)?$"
@@ -51,33 +55,20 @@ _LOGIN = r"^(?:[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?)?$"
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class ReporterCounts(_Strict):
-    """What became of the findings a family (or persona) reported."""
+class OutcomeCounts(Strict):
+    """What became of the findings a family (or persona) reported: their outcomes."""
 
     fixed: int = Field(default=0, ge=0)
     dismissed: int = Field(default=0, ge=0)
     left: int = Field(default=0, ge=0)
 
 
-class JudgeCounts(_Strict):
-    """A family's verdicts as a judge, against what people decided."""
-
-    confirmed_real: int = Field(default=0, ge=0)
-    missed_real: int = Field(default=0, ge=0)
-    refuted_false: int = Field(default=0, ge=0)
-    confirmed_false: int = Field(default=0, ge=0)
+class FamilyLearning(Strict):
+    reporter: OutcomeCounts = OutcomeCounts()
+    judge: JudgeCounts = JudgeCounts()  # against what people decided
 
 
-class FamilyLearning(_Strict):
-    reporter: ReporterCounts = ReporterCounts()
-    judge: JudgeCounts = JudgeCounts()
-
-
-class Suppression(_Strict):
+class Suppression(Strict):
     """A maintainer's dismissal as a rule: a later finding at a path matching `path`, of the
     defect kind `kind`, in words like `words`, goes to the summary only."""
 
@@ -94,7 +85,7 @@ class Suppression(_Strict):
         return check_path_patterns((value,))[0]
 
 
-class Fix(_Strict):
+class Fix(Strict):
     """A finding an author fixed: reported again in that file later, it says so."""
 
     path: str = Field(min_length=1, max_length=4_096)
@@ -103,11 +94,12 @@ class Fix(_Strict):
     pr: int = Field(ge=1)
 
 
-class Learned(_Strict):
+class Learned(Strict):
     version: Literal[1] = 1
     updated_through: str = Field(default="", pattern=_WHEN)
     families: dict[str, FamilyLearning] = Field(default_factory=dict)
-    personas: dict[str, ReporterCounts] = Field(default_factory=dict)
+    personas: dict[str, OutcomeCounts] = Field(default_factory=dict)
+    uncredited: OutcomeCounts = OutcomeCounts()  # outcomes that name no reporter
     suppressions: tuple[Suppression, ...] = ()
     fixes: tuple[Fix, ...] = ()
     panel: PanelTally | None = None
@@ -122,13 +114,15 @@ def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
     if data is None:
         return Learned()
     if not isinstance(data, dict):
-        raise ConfigError(source, None, "must be a mapping of keys to values", fix="see README")
+        raise ConfigError(
+            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
+        )
     try:
         return Learned.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"]) or None
-        fix = "see README, section 'Conversation and learnings', for the schema"
+        fix = "see docs/conversation.md for the schema"
         raise ConfigError(source, key, error["msg"], fix=fix) from exc
 
 
@@ -140,12 +134,15 @@ def dump_learned(learned: Learned) -> str:
     )
     lines = [
         "# What maintainers decided on closed PRs, counted by consensus's scheduled run.",
-        "# Edit or delete any line; see README, 'Conversation and learnings'.",
+        "# Edit or delete any line; see docs/conversation.md.",
         head.rstrip(),
     ]
     for key in ("families", "personas"):
         block = {key: dict(sorted(data[key].items()))} if data[key] else {key: {}}
         lines.append(yaml.safe_dump(block, sort_keys=False, width=100).rstrip())
+    if learned.uncredited != OutcomeCounts():
+        flow = yaml.safe_dump(data["uncredited"], default_flow_style=True, sort_keys=False)
+        lines.append(f"uncredited: {flow.strip()}")
     for key in ("suppressions", "fixes"):
         if not data[key]:
             lines.append(f"{key}: []")
@@ -170,9 +167,9 @@ def learned_calibration(learned: Learned) -> Calibration:
         judged = judge.confirmed_real + judge.missed_real + judge.refuted_false
         judged += judge.confirmed_false
         calibrated = FamilyCalibration(
-            judge=JudgeTally(**judge.model_dump()) if judged else None,
+            judge=judge if judged else None,
             reporter=(
-                ReporterTally(right=reporter.fixed, wrong=reporter.dismissed)
+                ReporterCounts(right=reporter.fixed, wrong=reporter.dismissed)
                 if reporter.fixed + reporter.dismissed
                 else None
             ),

@@ -15,11 +15,12 @@ from pathlib import Path
 
 from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.base import Category, Severity
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
+from consensus.settings.strict import Strict
 
 BUILTIN_SOURCE = "built-in"
 TEMPLATE_VARIABLES = frozenset({"persona", "paths"})
@@ -40,17 +41,15 @@ _RULES = Rules(
     keys_hint="id, title, focus, categories, severity_guide",
     body_hint="the reviewer's instructions",
     fixes=_FIXES,
-    default_fix="see README.md, section 'Personas', and the built-ins in personas/",
+    default_fix="see docs/configuration.md, 'Personas', and the built-ins in personas/",
 )
 # Template errors a user-written body can raise while rendering (the sandbox turns unsafe
 # access into SecurityError, a TemplateError).
 _RENDER_ERRORS = (TemplateError, ArithmeticError, LookupError, TypeError, ValueError)
 
 
-class _FrontMatter(BaseModel):
+class _FrontMatter(Strict):
     """The YAML front matter as written: unknown keys are errors."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID_PATTERN)
     title: OneLine
@@ -74,10 +73,8 @@ class _FrontMatter(BaseModel):
         return {severity: " ".join(value[severity].split()) for severity in Severity}
 
 
-class Persona(BaseModel):
+class Persona(Strict):
     """A loaded persona. `severity_guide` holds (severity, rule) pairs, critical first."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str = Field(pattern=_ID_PATTERN)
     title: str
@@ -153,9 +150,11 @@ def select_personas(
     source: str = ".consensus.yml",
 ) -> list[Persona]:
     """The personas named in `wanted`, in that order, without repeats."""
+    key = None if source.startswith("--") else "personas"  # a flag names itself
+    example = "e.g. --personas correctness,security" if key is None else "e.g. [correctness]"
     if not wanted:
         raise ConfigError(
-            source, "personas", "is empty", fix=f"name one or more of: {_known(available)}"
+            source, key, "is empty", fix=f"name one or more of: {_known(available)} ({example})"
         )
     selected: list[Persona] = []
     for name in dict.fromkeys(wanted):
@@ -164,9 +163,10 @@ def select_personas(
             hint = did_you_mean(name, list(available))
             raise ConfigError(
                 source,
-                "personas",
-                f"unknown persona '{name}'",
-                fix=f"{hint}known: {_known(available)}",
+                key,
+                f"there is no persona '{name}'",
+                fix=f"{hint}the personas are {_known(available)} ({example}; `consensus "
+                "personas` describes each)",
             )
         selected.append(persona)
     return selected

@@ -10,29 +10,45 @@ from collections.abc import Collection
 
 from pathspec.patterns.gitignore import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-LOGIN_PATTERN = r"^@?[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$"
+from consensus.settings.strict import Strict
+
+# A GitHub login (`name[bot]` for an app), or a GitLab username (`project_7_bot_…` for a
+# project's token), a leading @ allowed.
+LOGIN_PATTERN = (
+    r"^@?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?"
+    r"|[A-Za-z0-9_.][A-Za-z0-9_.-]{0,253}[A-Za-z0-9_-])$"
+)
 MAX_PATH_INSTRUCTION_CHARS = 4_000
 
 
+def check_regexes(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """`patterns` when each compiles as a regular expression; a ValueError naming the first
+    that does not."""
+    for pattern in patterns:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
+    return patterns
+
+
 def github_logins(logins: tuple[str, ...], *, example: str) -> tuple[str, ...]:
-    """`logins` as GitHub writes them (a leading @ dropped); a ValueError for one that is not
-    a GitHub login, with an `example` of one that is."""
+    """`logins` as GitHub and GitLab write them (a leading @ dropped); a ValueError for one
+    that is neither a GitHub login nor a GitLab username, with an `example` of one that is."""
     for login in logins:
         if not re.match(LOGIN_PATTERN, login):
-            raise ValueError(f"{login!r} is not a GitHub login (e.g. '{example}')")
+            raise ValueError(
+                f"{login!r} is not a GitHub login or a GitLab username (e.g. '{example}')"
+            )
     return tuple(login.lstrip("@") for login in logins)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 DEPENDENCY_BOTS = ("dependabot[bot]", "renovate[bot]")
 
 
-class IgnoreSettings(_Strict):
+class IgnoreSettings(Strict):
     """Pull requests that are not reviewed automatically (one log line, a neutral exit).
 
     `authors`: logins (`dependabot[bot]`); `labels`: label names, compared exactly;
@@ -42,8 +58,11 @@ class IgnoreSettings(_Strict):
     """
 
     authors: tuple[str, ...] = ()
+    """GitHub logins whose pull requests are not reviewed, e.g. dependabot[bot]."""
     labels: tuple[str, ...] = ()
+    """Label names (exact) that skip a pull request."""
     title: tuple[str, ...] = ()
+    """Regular expressions searched in the title, e.g. ^WIP\b."""
 
     @field_validator("authors")
     @classmethod
@@ -53,12 +72,7 @@ class IgnoreSettings(_Strict):
     @field_validator("title")
     @classmethod
     def _title_patterns(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                raise ValueError(f"pattern {pattern!r} is not a valid regex: {exc}") from exc
-        return patterns
+        return check_regexes(patterns)
 
     def reason(self, *, author: str, labels: Collection[str], title: str) -> str | None:
         """Why a PR with this author, these labels and this title is skipped; None: it is not."""
@@ -84,7 +98,7 @@ GUIDELINE_FILES = (
 )
 
 
-class ContextSettings(_Strict):
+class ContextSettings(Strict):
     """The repository's own guidelines, given to every reviewer after the diff.
 
     `guidelines`: files read from the BASE branch, in this order (a file that is not there
@@ -93,7 +107,9 @@ class ContextSettings(_Strict):
     """
 
     guidelines: tuple[str, ...] = GUIDELINE_FILES
+    """Files read from the base branch, in this order, and given to every reviewer."""
     max_chars: int = Field(default=20_000, ge=0, le=200_000)
+    """Their total size in every prompt, after redaction (0: none)."""
 
     @field_validator("guidelines")
     @classmethod
@@ -135,12 +151,13 @@ def check_path_instructions(instructions: dict[str, str]) -> dict[str, str]:
     return instructions
 
 
-class ConversationSettings(BaseModel):
+class ConversationSettings(Strict):
     """Replies to our inline comments. `max_answers`: our answers in one PR's threads at most
     (each costs at most one model call; a "fixed" check, a verification's calls)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     enabled: bool = True
+    """Answer people's replies in consensus's threads."""
     max_answers: int = Field(default=5, ge=0, le=100)
+    """consensus's answers on one pull request at most."""
     model: str | None = Field(default=None, min_length=1)  # who answers; the first provider
+    """Who answers (default: the first provider with a key)."""

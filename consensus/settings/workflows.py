@@ -21,13 +21,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.settings.commands import CommandSpec, Permission, load_commands
 from consensus.settings.config import ProviderSettings, Settings, layered
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
+from consensus.settings.strict import Strict
 
 WORKFLOW_DIR = ".consensus/workflows"
 NAME_PATTERN = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
@@ -51,7 +52,7 @@ _RULES = Rules(
     keys_hint="description (and title, personas, providers, threshold, …)",
     body_hint="the extra instructions",
     fixes=_FIXES,
-    default_fix="see README.md, section 'Saved review workflows'",
+    default_fix="see docs/workflows.md",
     body_required=False,
 )
 
@@ -64,17 +65,13 @@ class VerifyMode(str, Enum):
     NONE = "none"  # no verification: disputed findings stay unverified
 
 
-class WorkflowBudget(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
+class WorkflowBudget(Strict):
     max_cost_usd: float | None = Field(default=None, ge=0)
     max_tokens: int | None = Field(default=None, ge=0)
 
 
-class _FrontMatter(BaseModel):
+class _FrontMatter(Strict):
     """The YAML front matter as written: unknown keys are errors."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     title: OneLine | None = None
     description: OneLine
@@ -97,10 +94,8 @@ class _FrontMatter(BaseModel):
         return value
 
 
-class Workflow(BaseModel):
+class Workflow(Strict):
     """A loaded workflow file. `instructions` is its body; `path` the file it came from."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
     title: str
@@ -271,8 +266,9 @@ def narrow_providers(
     return layered(settings, update, source=workflow.path), kept
 
 
-def workflow_command(workflow: Workflow) -> CommandSpec:
-    """The workflow as a slash command: `/consensus <name>`, write permission, spends tokens."""
+def workflow_spec(workflow: Workflow) -> CommandSpec:
+    """The workflow as a slash command's file: `/consensus <name>`, write permission,
+    spends tokens."""
     return CommandSpec(
         name=workflow.name,
         usage=f"/consensus {workflow.name}",

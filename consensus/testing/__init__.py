@@ -1,39 +1,36 @@
 """Fakes that implement the ports, shipped beside them (as httpx ships MockTransport).
 
-- `FakeModelClient`: canned replies per model (or a function of the request); records calls.
+- `FakeModelClient` (testing/models.py): canned replies per model (or a function of the
+  request); records calls.
 - `FakeGitHubHost`: the whole GitHub port (every role) over state in memory, strict where
   GitHub is strict: a review comment on a line outside its file's RIGHT-side hunks makes
   the whole review fail (`ReviewRejected`, nothing stored), a missing comment or PR is a
   `GitHubError` with status 404, writes are made by `github-actions[bot]` (or by `login`,
   a personal token's user), and it remembers who last edited each comment (`edit_as`
   lets a person or another bot edit one; `seed_comment` and `seed_review_comment` let
-  anyone post, our marker included).
+  anyone post, our marker included). Its learnings part (testing/learnings.py) keeps
+  branches of commits as GitHub does: a pull request whose branch is moved to no commit
+  beyond its base is closed (`move_branch`), and `merge_pull` merges one.
 
 Slash commands, the Action's review flow and the agent-PR queue run against these in
-milliseconds; the loopback HTTP servers (`consensus/sim/`) keep the real adapters honest.
+milliseconds; the loopback HTTP servers (`consensus_sim/`) keep the real adapters honest.
 """
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 from consensus.errors import GitHubError
 from consensus.ingest.hunks import right_side_hunks
-from consensus.model.base import FailureKind
 from consensus.ports import (
     CommentEdit,
-    Completion,
-    CompletionRequest,
     HostComment,
     HostReaction,
     HostReview,
     InlineComment,
-    ModelCallError,
     OpenPull,
     PullFile,
     PullRequestInfo,
@@ -41,91 +38,22 @@ from consensus.ports import (
     ReviewThread,
 )
 from consensus.testing.learnings import FakeLearnings
+from consensus.testing.models import FakeModelClient, rate_limited, timed_out
+from consensus.testing.pull import BOT_LOGIN, FakePull
 
-Answer = str | ModelCallError
-BOT_LOGIN = "github-actions[bot]"
-
-
-# --------------------------------------------------------------------------- models
-
-
-@dataclass
-class FakeModelClient:
-    """Answers from per-model queues (then `default`), or from `by_request` when given."""
-
-    replies: dict[str, deque[Answer]] = field(default_factory=lambda: defaultdict(deque))
-    default: Answer = '{"findings": []}'
-    by_request: Callable[[CompletionRequest], Answer] | None = None
-    latency_s: float = 0.0
-    tokens_in: int = 100
-    tokens_out: int = 20
-    cost_usd: float = 0.001
-    calls: list[CompletionRequest] = field(default_factory=list)
-    in_flight: int = 0
-    max_in_flight: int = 0
-
-    def queue(self, model: str, answers: Iterable[Answer]) -> FakeModelClient:
-        self.replies[model].extend(answers)
-        return self
-
-    async def complete(self, request: CompletionRequest) -> Completion:
-        self.calls.append(request)
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            if self.latency_s:
-                await asyncio.sleep(self.latency_s)
-            answer = self._answer(request)
-        finally:
-            self.in_flight -= 1
-        if isinstance(answer, ModelCallError):
-            raise answer
-        return Completion(
-            text=answer,
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            cost_usd=self.cost_usd,
-            latency_s=self.latency_s,
-        )
-
-    def _answer(self, request: CompletionRequest) -> Answer:
-        if self.by_request is not None:
-            return self.by_request(request)
-        pending = self.replies.get(request.model)
-        if pending:
-            return pending.popleft()
-        return self.default
-
-    def calls_for(self, model: str) -> list[CompletionRequest]:
-        return [call for call in self.calls if call.model == model]
-
-
-def rate_limited(message: str = "429 Too Many Requests") -> ModelCallError:
-    return ModelCallError(FailureKind.RATE_LIMITED, message)
-
-
-def timed_out() -> ModelCallError:
-    return ModelCallError(FailureKind.TIMEOUT, "no answer within 120 s")
+# The fakes tests take from here: the model client's (testing/models.py), a pull request's
+# (testing/pull.py) and GitHub's.
+__all__ = [
+    "BOT_LOGIN",
+    "FakeGitHubHost",
+    "FakeModelClient",
+    "FakePull",
+    "rate_limited",
+    "timed_out",
+]
 
 
 # --------------------------------------------------------------------------- GitHub
-
-
-@dataclass
-class FakePull:
-    """One pull request: its metadata, files (with patches) and the files at each commit."""
-
-    info: PullRequestInfo
-    files: list[PullFile]
-    head_files: dict[str, str] = field(default_factory=dict)
-    base_files: dict[str, str] = field(default_factory=dict)
-    labels: list[str] = field(default_factory=list)
-    reviews: list[HostReview] = field(default_factory=list)
-    requested_reviewers: list[str] = field(default_factory=list)
-    requested_teams: list[str] = field(default_factory=list)
-    created_at: str = "2026-01-01T00:00:00Z"
-    closed_at: str = ""  # set with info.state "closed"
-    merged: bool = False
 
 
 @dataclass
@@ -147,7 +75,9 @@ class FakeGitHubHost(FakeLearnings):
     resolved_threads: dict[str, str] = field(default_factory=dict)  # thread id → who resolved
     branches: dict[str, str] = field(default_factory=dict)  # learnings: name → head commit
     commit_files: dict[str, dict[str, str]] = field(default_factory=dict)
-    learnings_pulls: dict[int, str] = field(default_factory=dict)
+    commit_parents: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    now: str = "2026-01-02T00:00:00Z"  # when a PR closed by its branch moving closed
+    repo: str = "acme/service"
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup

@@ -267,7 +267,7 @@ def _scalar(value: str, schema: Mapping[str, Any]) -> list[str]:
 
 
 def problems_of(requests: Iterable[Any], github: GitHubDescription) -> list[str]:
-    """Every problem of the recorded requests (consensus.sim.github_server.Request) and answers."""
+    """Every problem of the recorded requests (consensus_sim.github_server.Request) and answers."""
     out: list[str] = []
     for r in requests:
         schema = graphql_schema() if (r.method, r.path) in NOT_REST else None

@@ -22,20 +22,22 @@ import pytest
 from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
 from consensus.adapters.github_graphql import (
-    CLOSED_PULLS,
-    COMMIT_FILE,
-    CREATE_REF,
     EDIT_QUERY,
-    LEARNINGS_BRANCH,
-    MOVE_REF,
-    OPEN_PULL,
     RESOLVE_THREAD,
     REVIEW_THREADS,
     UNRESOLVE_THREAD,
 )
+from consensus.adapters.github_learnings import (
+    CLOSED_PULLS,
+    CREATE_REF,
+    DESCRIBE_PULL,
+    LEARNINGS_BRANCH,
+    MOVE_REF,
+    OPEN_PULL,
+)
 from consensus.ports import InlineComment, PullFile, PullRequestInfo
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost, FakePull
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 from tests.contract.github_openapi import (
     EXAMPLES,
     NOT_INSTALLED,
@@ -137,6 +139,9 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "open_learnings_pull": lambda: host.open_learnings_pull(
             host.learnings_branch("consensus/learnings"), "learnings", "body"
         ),
+        "describe_learnings_pull": lambda: host.describe_learnings_pull(
+            host.learnings_branch("consensus/learnings"), "counted again"
+        ),
         "close": host.close,  # no request: the run is over
     }
     for call in calls.values():
@@ -211,7 +216,7 @@ def test_our_graphql_documents_are_valid_in_githubs_schema() -> None:
     schema = graphql_schema()
     if schema is None:
         pytest.skip(NOT_INSTALLED)
-    learnings = (CLOSED_PULLS, LEARNINGS_BRANCH, CREATE_REF, MOVE_REF, COMMIT_FILE, OPEN_PULL)
+    learnings = (CLOSED_PULLS, LEARNINGS_BRANCH, CREATE_REF, MOVE_REF, OPEN_PULL, DESCRIBE_PULL)
     for document in (REVIEW_THREADS, RESOLVE_THREAD, UNRESOLVE_THREAD, EDIT_QUERY, *learnings):
         assert graphql_problems({"query": document}, schema) == []
     wrong_input = "mutation($id: ID!) { resolveReviewThread(input: {id: $id}) { thread { id } } }"

@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from consensus.adapters import llm, model_map
-from consensus.sim.provider_server import FakeProviderServer, Script, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, reply
 
 DB_AFTER = """\
 import sqlite3
@@ -117,3 +117,57 @@ def test_an_ollama_window_is_asked_of_the_server_as_litellm_asks_it(
         theirs = llm.LiteLLMTokenCounter().context_window(f"ollama/{name}")
         ours = model_map.MapTokenCounter({"OLLAMA_API_BASE": url}).context_window(f"ollama/{name}")
     assert ours == theirs == (32768 if served else None)
+
+
+# --------------------------------------------------------------------------- routes
+
+
+def test_every_route_litellm_knows_is_known_without_it() -> None:
+    from litellm.llms.openai_like.json_loader import JSONProviderRegistry
+
+    litellm_routes = {getattr(p, "value", p) for p in llm.litellm.provider_list}
+    litellm_routes |= set(JSONProviderRegistry.list_providers())
+    assert litellm_routes <= model_map.routes()
+
+
+# Routes whose provider lookup starts a device login over the network: never asked here.
+SIGN_IN_ROUTES = ("github_copilot/", "chatgpt/")
+
+
+def test_no_chat_model_litellm_routes_is_called_unknown() -> None:
+    wrongly = []
+    for name, entry in model_map.price_map().items():
+        if entry.get("mode") != "chat" or name.startswith(SIGN_IN_ROUTES):
+            continue  # a review only ever asks chat models
+        try:
+            llm.litellm.get_llm_provider(name)
+        except Exception:  # litellm cannot route it: whatever we say is not a false refusal
+            continue
+        if model_map.unroutable(name):
+            wrongly.append(name)
+    assert wrongly == []
+
+
+@pytest.mark.parametrize(
+    ("model", "routable"),
+    [
+        ("gpt-9-imaginary", False),
+        ("foobar/claude-nonexistent", False),
+        ("claude-9", False),
+        ("qwen2.5-coder", False),
+        ("gpt-5.1", True),
+        ("claude-sonnet-4-5", True),
+        ("openai/anything-at-all", True),
+        ("anthropic/claude-nonexistent", True),
+        ("ollama/qwen2.5-coder:14b", True),
+        ("openrouter/qwen/qwen3-coder", True),
+    ],
+)
+def test_an_unknown_model_is_what_litellm_cannot_route(model: str, routable: bool) -> None:
+    try:
+        llm.litellm.get_llm_provider(model)
+        routes = True
+    except Exception:
+        routes = False
+    assert routes is routable
+    assert (model_map.unroutable(model) is None) is routable

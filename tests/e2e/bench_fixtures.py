@@ -21,8 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from consensus.bench import martian
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git
-from consensus.sim.provider_server import Script, Step, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git
+from consensus_sim.provider_server import Script, Step, prompt_text, reply
 
 CART_BEFORE = "def total(items):\n    return sum(item.price for item in items)\n"
 CART_AFTER = """\
@@ -233,6 +233,47 @@ def script_world(script: Script) -> None:
     """Reviewers gpt-test and claude-test, and the judge gpt-5.2, on one loopback server."""
     for model in ("gpt-test", "claude-test", "gpt-5.2"):
         script.respond(model, responder(model))
+
+
+# A clean pull request (no defect: a formatting helper), for a suite of our own.
+CLEAN_DIFF = """\
+diff --git a/app/format.py b/app/format.py
+new file mode 100644
+--- /dev/null
++++ b/app/format.py
+@@ -0,0 +1,3 @@
++def money(cents: int) -> str:
++    # cents as dollars, two decimals
++    return f"${cents / 100:.2f}"
+"""
+
+
+def script_leaky_world(script: Script, secrets: tuple[str, str]) -> None:
+    """script_world, but gpt-test's division-by-zero finding on #7 quotes `secrets` (an AWS
+    key id and a value of the repository's `redact:` pattern), and on the clean PR it posts
+    a nit quoting them too, which claude-test does not report."""
+    quoted = f" CI holds {secrets[0]} and {secrets[1]}."
+    leaky_zero = {**ZERO, "body": str(ZERO["body"]) + quoted}
+    nit = finding("app/format.py", 3, "Prefer Decimal for money",
+                  "Floats round cents." + quoted, severity="low")  # fmt: skip
+
+    def reviewer(model: str) -> Callable[[dict[str, object]], Step]:
+        usual = responder(model)
+
+        def answer(body: dict[str, object]) -> Step:
+            prompt = prompt_text(body)
+            if JUDGE_PROMPT in prompt or VERIFIER_PROMPT in prompt or SAME_PROMPT in prompt:
+                return usual(body)
+            if "app/format.py" in prompt:
+                return reply(json.dumps({"findings": [nit] if model == "gpt-test" else []}))
+            if model == "gpt-test" and "app/cart.py" in prompt:
+                return reply(json.dumps({"findings": [OFF_BY_ONE[model], leaky_zero, NIT]}))
+            return usual(body)
+
+        return answer
+
+    for model in ("gpt-test", "claude-test", "gpt-5.2"):
+        script.respond(model, reviewer(model))
 
 
 JUDGE = "{confirmed_real: 95, missed_real: 5, refuted_false: 95, confirmed_false: 5}"

@@ -13,7 +13,7 @@ from consensus.action.main import run
 from consensus.adapters.github import GitHubHost
 from consensus.errors import UsageError
 from consensus.settings.action_inputs import ActionInputs
-from consensus.sim.github_server import FakeGitHub, PullRequest
+from consensus_sim.github_server import FakeGitHub, PullRequest
 
 REPO = "acme/service"
 

@@ -17,8 +17,8 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
-from consensus.sim.provider_server import (
+from consensus_sim.github_server import FakeGitHub, PullRequest, human, is_write, load_pull_from_git
+from consensus_sim.provider_server import (
     FakeProviderServer,
     Script,
     Step,
@@ -283,7 +283,7 @@ def test_first_run_posts_one_review_and_one_summary(world: World) -> None:
     for comment in comments:
         body = comment["body"]
         assert body.startswith("**high** · **")
-        assert " of 4 providers (`" in body or " of 4 families (`" in body  # weighed: families
+        assert " of 4 families (`" in body  # agreement counts families
         assert "<b>" not in body and "https://evil" not in body  # escaped, link defanged
         assert body.rsplit("\n", 1)[-1].startswith("<!-- consensus:fp=")
     summary = world.bot_summary()

@@ -6,8 +6,10 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import signal
 import sqlite3
+import string
 import subprocess
 import sys
 import time
@@ -17,11 +19,15 @@ from pathlib import Path
 import pytest
 
 from consensus.app.calibrate import read_labels
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text
 from fakes.inprocess import Ran, run_consensus
 from tests.e2e.bench_fixtures import (
+    CLEAN_DIFF,
+    GOLDENS,
     JUDGE_PROMPT,
+    VERIFIER_PROMPT,
+    script_leaky_world,
     script_world,
     serve_world,
     shop_repository,
@@ -204,6 +210,62 @@ def test_our_own_jsonl_suite_mixes_a_pr_read_from_github_and_an_inline_diff(
     consensus = next(v for v in data["variants"] if v["name"] == "consensus")
     assert set(consensus["by_repository"]) == {"acme/shop", "local"}
     assert consensus["overall"]["tp"] == 3
+
+
+PATTERN = "acme-internal-[a-z0-9]{8}"
+
+
+def test_a_clean_pr_counts_what_was_posted_on_it_and_no_prompt_carries_a_planted_key(
+    tmp_path: Path, github: FakeGitHub
+) -> None:
+    """Our suite: #7 from GitHub and a clean PR (goldens: []). gpt-test quotes an AWS key id
+    and a value of the repository's `redact:` pattern in a finding of each."""
+    aws = "AKIA" + "".join(random.choice(string.ascii_uppercase) for _ in range(16))
+    own = "acme-internal-" + "".join(random.choice(string.ascii_lowercase) for _ in range(8))
+    suite = tmp_path / "mine.jsonl"
+    suite.write_text(
+        json.dumps({"repo": "acme/shop", "number": 7, "goldens": GOLDENS[7]}) + "\n"
+        + json.dumps({"id": "format-only", "diff": CLEAN_DIFF, "goldens": []}) + "\n"
+    )  # fmt: skip
+    with FakeProviderServer(Script()) as server:
+        script_leaky_world(server.script, (aws, own))
+        config = write_config(tmp_path, server.url)
+        config.write_text(config.read_text() + f"redact: ['{PATTERN}']\n")
+        args = bench_args(config, tmp_path / "out", server)
+        args[2] = str(suite)
+        planned = run_consensus([*args, "--dry-run"], cwd=tmp_path,
+                                env=env_for(tmp_path / "home", github))  # fmt: skip
+        assert "judge calls:  12 with openai/gpt-5.2" in planned.stdout  # #7's alone
+        assert "1 clean PR is not judged" in planned.stdout
+        done = run_consensus(args, cwd=tmp_path, env=env_for(tmp_path / "home", github))
+        assert done.returncode == 0, done.stderr
+        prompts = [prompt_text(r.body) for r in server.log.all() if r.body]
+    data = json.loads((tmp_path / "out" / "bench.json").read_text())
+    assert (data["prs"], data["clean_prs"], data["goldens"]) == (2, 1, 2)
+    by_name = {v["name"]: v for v in data["variants"]}
+    gpt = by_name["solo:openai/gpt-test"]
+    # its nit on the clean PR is a false positive; recall is #7's alone
+    assert (gpt["overall"]["tp"], gpt["overall"]["fp"], gpt["overall"]["fn"]) == (2, 2, 0)
+    assert (gpt["overall"]["clean_prs"], gpt["overall"]["posted_on_clean"]) == (1, 1)
+    clean_row = next(r for r in gpt["per_pr"] if r["pr"] == "format-only")
+    assert clean_row["clean"] and (clean_row["fp"], clean_row["fn"]) == (1, 0)
+    nit = next(j for j in data["judgements"] if j["pr"] == "format-only")
+    assert (nit["verdict"], nit["judge"]) == ("no_match", "")  # no judge was asked
+    judged = [p for p in prompts if JUDGE_PROMPT in p]
+    assert judged and not any("app/format.py" in p for p in judged)
+    assert len(judged) == sum(1 for j in data["judgements"] if j["pr"] == "acme/shop#7")
+    markdown = (tmp_path / "out" / "bench.md").read_text()
+    assert "- 2 pull requests (1 of them clean), 2 golden comments" in markdown
+    assert "| posted on clean PRs |" in markdown and "| format-only (clean) |" in markdown
+    page = (tmp_path / "out" / "bench.html").read_text()
+    assert "<th>posted on clean PRs</th>" in page and "format-only</code> (clean)" in page
+    labels = (tmp_path / "out" / "labels.jsonl").read_text()
+    by_origin = {c.origin: c for c in read_labels(labels, source="labels.jsonl")}
+    assert by_origin["mine.jsonl:format-only"].real is False  # calibrate reads it: not real
+    # no prompt of any kind carried either value; the judge's and verifiers' had them replaced
+    assert not any(aws in p or own in p for p in prompts)
+    assert any("«redacted:aws-access-key»" in p and "«redacted:custom»" in p for p in judged)
+    assert any(VERIFIER_PROMPT in p and "«redacted:custom»" in p for p in prompts)
 
 
 def test_dry_run_prints_calls_and_cost_and_calls_no_model(

@@ -22,7 +22,7 @@ from consensus.ingest.risk import Tier, tier
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile
 from consensus.model.report import Report
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.wide_change import FILES, build, changed_lines, provider_config
 
@@ -80,7 +80,7 @@ def test_the_wide_change_stops_says_so_everywhere_and_the_advice_finishes_it(wid
     headline = incomplete.headline
     assert re.fullmatch(
         rf"Incomplete: \d+ of {FILES} files were not reviewed by any model \(budget reached\)\. "
-        r"No findings is not a clean bill\.",
+        r"What was not reviewed may still hold problems\.",
         headline,
     )
     assert budget.tokens_source == "auto" and budget.stopped_by == ["max_tokens"]

@@ -15,7 +15,7 @@ import yaml
 from consensus.model.calibration import Calibration
 from consensus.settings.calibration_file import with_local_calibration
 from consensus.settings.config import load_config
-from consensus.sim.provider_server import FakeProviderServer, Script, judge
+from consensus_sim.provider_server import FakeProviderServer, Script, judge
 from fakes.inprocess import Ran, run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from consensus.cli.main import cli
-from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, error, reply
 from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,13 +38,14 @@ def invoke(*args: str, cwd: Path, stdin: str | None = None) -> Result:
         return CliRunner().invoke(cli, list(args), input=stdin, env=NO_KEYS)
 
 
-def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> None:
+def test_help_lists_the_commands_and_does_not_import_litellm_pygithub_or_python_gitlab() -> None:
     probe = (
         "import sys; from consensus.cli.main import cli; "
         "from click.testing import CliRunner, Result; "
         "r = CliRunner().invoke(cli, ['--help']); print(r.output); "
         "print('litellm loaded' if 'litellm' in sys.modules else 'litellm not loaded'); "
         "print('github loaded' if 'github' in sys.modules else 'github not loaded'); "
+        "print('gitlab loaded' if 'gitlab' in sys.modules else 'gitlab not loaded'); "
         "print('detector loaded' if 'detect_secrets' in sys.modules else 'detector not loaded')"
     )
     out = subprocess.run(
@@ -54,6 +55,7 @@ def test_help_lists_the_commands_and_does_not_import_litellm_or_pygithub() -> No
         assert command in out
     assert "litellm not loaded" in out
     assert "github not loaded" in out
+    assert "gitlab not loaded" in out  # python-gitlab: only when GitLab is reached
     assert "detector not loaded" in out  # detect-secrets loads on the first line redacted
 
 
@@ -61,8 +63,9 @@ def test_the_core_never_imports_litellm_or_pygithub() -> None:
     probe = (
         "import sys; import consensus.review.pipeline, consensus.render, consensus.decide.align, "
         "consensus.ingest.review_diff, consensus.publish.plan, consensus.publish.summary, "
-        "consensus.action.main, consensus.app.commands, consensus.ingest.pull_diff; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('litellm', 'github')))"
+        "consensus.action.main, consensus.app.talk.commands, consensus.ingest.pull_diff; "
+        "outside = ('litellm', 'github', 'gitlab'); "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in outside))"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True

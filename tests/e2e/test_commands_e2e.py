@@ -24,8 +24,8 @@ from consensus.publish.state import (
     encode_state,
 )
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import BOT, FakeGitHub, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
+from consensus_sim.github_server import BOT, FakeGitHub, human, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.test_action_e2e import (
     DB_AFTER,

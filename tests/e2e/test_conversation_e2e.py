@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from consensus.publish.state import PublishState, decode_state
-from consensus.sim.github_server import BOT, FakeGitHub, app_bot, human
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.github_server import BOT, FakeGitHub, app_bot, human
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, NUMBER, REPO, commit, config, git
 from tests.e2e.test_action_e2e import responder as review_responder
 from tests.e2e.test_commands_e2e import MAINTAINER, READER, World

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,20 +56,23 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
     assert "openai judged 2 claims here: refuted 2 of the 2 the panel rejected" in stdout
     # the discount, rounding and empty-result claims misread the code: rejected; the nit
     # is a low singleton
-    assert "3 rejected by verification" in stdout
+    assert "2 findings to post, 1 summary only, 3 rejected" in stdout
+    assert "Not posted: 1 summary only, 3 rejected" in stdout
+    assert "discount rate can produce a negative price  [F5] — rejected" in stdout
     assert "unverified: low severity, 1 of 4 families" in stdout
     assert (into / "shop" / ".git").is_dir()
     assert f"HTML report (simulated providers): {into / 'report.html'}" in stderr
 
 
 def test_the_demo_run_is_journaled_and_replays_without_a_model(
-    demo: tuple[Path, str, str], tmp_path: Path
+    demo: tuple[Path, str, str],
 ) -> None:
     into, _, stderr = demo
     hint = next(line for line in stderr.splitlines() if "consensus replay" in line)
-    run_id = hint.split()[-1]
-    env = {**bare_env(tmp_path), "CONSENSUS_HOME": str(into / "journal")}
-    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp_path, env=env)
+    run_id = re.search(r"`consensus replay (\w+)`", hint).group(1)  # type: ignore[union-attr]
+    # the same shell, nothing copied from the hint: the demo used the user's own journal
+    tmp = into.parent
+    done = run_consensus(["replay", run_id, "--format", "json"], cwd=tmp, env=bare_env(tmp))
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     statuses = {f["id"]: f["status"] for f in report["findings"]}
@@ -152,6 +156,40 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
+    # the summary counts as the command line does: 2 posted, 1 summary only, 3 rejected
+    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "1 summary only · 3 rejected" in text
+    assert "Not posted: 1 summary only, 3 rejected" in text
+
+
+@pytest.fixture(scope="module")
+def gitlab_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, str]:
+    """One in-process run of `consensus demo --gitlab --into DIR`."""
+    tmp = tmp_path_factory.mktemp("demo-gitlab")
+    into = tmp / "tour"
+    done = run_consensus(["demo", "--gitlab", "--into", str(into)], cwd=tmp, env=bare_env(tmp))
+    assert done.returncode == 0, done.stderr
+    return into, done.stdout, done.stderr
+
+
+def test_the_gitlab_demo_runs_the_job_and_shows_the_merge_request_as_gitlab_does(
+    gitlab_demo: tuple[Path, str, str],
+) -> None:
+    into, _, stderr = gitlab_demo
+    assert "posted 2 inline discussion(s)" in stderr and "the job exited 0" in stderr
+    page = into / "gitlab" / "merge-request.html"
+    assert f"as GitLab would show it (simulated GitLab): {page}" in stderr
+    text = page.read_text(encoding="utf-8")
+    assert "SIMULATED providers and a SIMULATED GitLab" in text and "<span>!1</span>" in text
+    # the summary note, then each finding as a thread on the diff, under its own lines
+    assert "<section class='comment summary'>" in text and "<table>" in text
+    assert text.count("<section class='comment inline thread open'>") == 2
+    threads = text.split("<section class='comment inline thread open'>")[1:]
+    sql = next(t for t in threads if "SQL injection: customer name interpolated" in t)
+    assert "<span class='add'>+def find_orders(conn, customer):</span>" in sql.split("</pre>")[0]
+    assert "2 findings posted</strong> (2 new inline, 0 inline from earlier runs)" in text
+    assert "<script" not in text
+    assert json.loads((into / "gitlab" / "consensus-report.json").read_text())["version"] == 1
 
 
 def test_the_github_page_renders_in_chromium(

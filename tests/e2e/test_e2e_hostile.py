@@ -10,7 +10,7 @@ import json
 import os
 from pathlib import Path
 
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.test_e2e_review import ROOT, git, write_config
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import run_consensus
 from tests.e2e.test_e2e_review import ROOT, repo, script_panel, write_config
 

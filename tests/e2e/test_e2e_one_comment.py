@@ -23,8 +23,8 @@ from click.testing import CliRunner
 
 from consensus.cli.main import cli
 from consensus.publish.state import decode_state
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 
 REPO, NUMBER = "acme/hooks", 11
 VERIFIER_PROMPT = "You are an independent verifier"
@@ -265,7 +265,7 @@ def test_one_comment_for_a_paraphrased_problem_none_for_a_refuted_severe_consens
     assert state is not None
     statuses = {r.title: r.status.value for r in state.records}
     assert statuses[WRONG] == "rejected"
-    assert "kept out of the review" in str(summary["body"])
+    assert "Not posted: " in str(summary["body"])
     assert os.environ.get("GITHUB_TOKEN") != "ghs_fake_token"  # CliRunner restored the env
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.provider_server import (
+from consensus_sim.provider_server import (
     FakeProviderServer,
     Script,
     Step,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, Script, hang, reply
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, Script, hang, reply
 from fakes.inprocess import run_consensus
 from tests.e2e.test_e2e_review import repo, review, script_panel, server, write_config
 
@@ -155,7 +155,8 @@ def test_config_shows_each_providers_family_inferred_or_given(tmp_path: Path) ->
     done = run_consensus(["config", "--config", str(config)], cwd=tmp_path, env=bare_env(tmp_path))
     assert done.returncode == 0, done.stderr
     families = re.findall(r"family: (.*)", done.stdout)
-    assert families == ["anthropic (inferred)", "qwen (inferred)", "llama"]
+    inferred = "  # inferred from the model's name"
+    assert families == [f"anthropic{inferred}", f"qwen{inferred}", "llama"]
     assert "family: null" not in done.stdout
 
 

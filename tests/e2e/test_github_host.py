@@ -11,7 +11,7 @@ from consensus.adapters.github import GitHubHost, Retries
 from consensus.adapters.github_wire import retry_wait
 from consensus.errors import GitHubError
 from consensus.ports import InlineComment, ReviewRejected
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 
 REPO = "acme/service"
 PATCH = "@@ -1,2 +1,3 @@\n a\n+b\n c"

@@ -118,10 +118,10 @@ def test_guidelines_and_instructions_come_after_the_diff() -> None:
     [
         ("path_instructions: {'x[.py': 'a'}", "path_instructions", "matches nothing"),
         ("path_instructions: {'a/**': ' '}", "path_instructions", "are empty"),
-        ("path_instructions: [a]", "path_instructions", "valid dictionary"),
+        ("path_instructions: [a]", "path_instructions", "should be a mapping"),
         ("path_instructions: {'!a/**': 'x'}", "path_instructions", "matches nothing"),
         ("context: {guidelines: [../secrets.md]}", "context.guidelines", "relative to"),
-        ("context: {max_chars: -1}", "context.max_chars", "greater than or equal to 0"),
+        ("context: {max_chars: -1}", "context.max_chars", "should be at least 0"),
         ("context: {guideline: [x]}", "context.guideline", "did you mean 'guidelines'"),
     ],
 )

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from tests.e2e.test_action_e2e import MODELS, REPO, VERIFIER_PROMPT, World, commit, config, git
 
 ORDERS_BEFORE = '''\

@@ -1,8 +1,16 @@
-"""End to end: a maintainer's decision on PR 1 becomes a learning. PR 1 is reviewed, a
-maintainer dismisses its SQL finding by reply ("intentional because …"), it closes (the
-outcomes are recorded); four more closed PRs carry known outcomes; the scheduled run opens
-one pull request whose `.consensus/learned.yml` matches a hand count; a second run changes
-nothing; merged, the file keeps PR 6's same finding out of its inline comments."""
+"""End to end, against the loopback GitHub (where a pull request whose branch is moved to
+no commit beyond its base is closed, as on GitHub):
+
+- a maintainer's decision on PR 7 becomes a learning. PR 7 is reviewed, a maintainer
+  dismisses its SQL finding by reply ("intentional because …"), it closes (the outcomes are
+  recorded); four more closed PRs carry known outcomes; the scheduled run opens one pull
+  request whose `.consensus/learned.yml` matches a hand count; a second run changes
+  nothing; merged, the file keeps PR 6's same finding out of its inline comments;
+- a finding a push fixed is credited to the families and persona that reported it, and an
+  outcome an earlier version recorded without its reporters is counted as credited to no
+  one, and said so;
+- the learnings PR's own merge causes no other learnings PR;
+- a run that updates the open learnings PR moves its branch once, and the PR stays open."""
 
 from __future__ import annotations
 
@@ -13,13 +21,30 @@ import pytest
 
 from consensus.model.base import Category, VerdictKind
 from consensus.publish.decided import FindingOutcome, JudgeNote
-from consensus.publish.state import PublishState, encode_state
+from consensus.publish.state import STATE_VERSION, PublishState, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.settings.learned import LEARNED_PATH, parse_learned
-from consensus.sim.github_server import BOT, FakeGitHub, PullRequest, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus.settings.learned import LEARNED_PATH, Learned, parse_learned
+from consensus_sim.github_server import (
+    BOT,
+    FakeGitHub,
+    PullRequest,
+    human,
+    is_write,
+    load_pull_from_git,
+)
+from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.contract.test_github_openapi import SCHEDULE
-from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, NUMBER, REPO, commit, config, git
+from tests.e2e.test_action_e2e import (
+    DB_AFTER,
+    DB_BEFORE,
+    DB_FIXED,
+    MODELS,
+    NUMBER,
+    REPO,
+    commit,
+    config,
+    git,
+)
 from tests.e2e.test_commands_e2e import MAINTAINER, World
 from tests.e2e.test_conversation_e2e import inline, responder, say, state
 
@@ -94,9 +119,10 @@ def world(tmp_path: Path) -> Iterator[World]:
         yield world
 
 
-def seed_closed(world: World) -> None:
+def seed_closed(world: World, numbers: tuple[int, ...] = tuple(KNOWN)) -> None:
+    """PRs `numbers` closed on 2026-11-0N, their summaries holding KNOWN[N]'s outcomes."""
     repo = world.github.repos[REPO]
-    for n, outcomes in KNOWN.items():
+    for n, outcomes in ((n, KNOWN[n]) for n in numbers):
         base = repo.pulls[NUMBER].base_sha
         repo.pulls[n] = PullRequest(
             number=n, head_sha=base, base_sha=base, files=[], state="closed",
@@ -107,16 +133,19 @@ def seed_closed(world: World) -> None:
 
 
 def schedule(world: World) -> list[str]:
-    """The scheduled run with the `learnings` input; the GraphQL mutations it sent."""
+    """The scheduled run with the `learnings` input; the writes it sent, in order: a GraphQL
+    mutation by its name, a REST write as `POST git/trees`."""
     before = len(world.github.requests)
     run = world.run("schedule", SCHEDULE, CONSENSUS_LEARNINGS="true")
     assert run.code == 0, run.stderr
-    queries = [
-        str((r.body or {}).get("query") or "").strip()
-        for r in world.github.requests[before:]
-        if r.path == "/graphql"
-    ]
-    return [q.split("(")[0].removeprefix("mutation ") for q in queries if q.startswith("mutation")]
+    writes = []
+    for r in world.github.requests[before:]:
+        if not is_write(r.method, r.body):
+            continue
+        query = str((r.body or {}).get("query") or "").strip() if r.path == "/graphql" else ""
+        name = query.split("(")[0].removeprefix("mutation ")
+        writes.append(name or f"{r.method} {r.path.split(f'/{REPO}/', 1)[-1]}")
+    return writes
 
 
 def test_closed_prs_become_one_learnings_pr_that_keeps_pr6_s_finding_out_of_line(
@@ -136,7 +165,8 @@ def test_closed_prs_become_one_learnings_pr_that_keeps_pr6_s_finding_out_of_line
     assert outcomes["Off-by-one in loop"].outcome == "left"
     seed_closed(world)
 
-    assert schedule(world) == ["ConsensusCreateRef", "ConsensusCommitFile", "ConsensusOpenPull"]
+    made = ["POST git/trees", "POST git/commits", "ConsensusCreateRef", "ConsensusOpenPull"]
+    assert schedule(world) == made
     repo = world.github.repos[REPO]
     [learnings] = [p for p in repo.pulls.values() if p.head_ref == BRANCH]
     text = repo.snapshots[repo.branches[BRANCH]][LEARNED_PATH]
@@ -185,3 +215,105 @@ def test_closed_prs_become_one_learnings_pr_that_keeps_pr6_s_finding_out_of_line
         if c["_number"] == 6 and c["user"]["login"] == BOT["login"]
     ]
     assert "suppressed by a maintainer's decision in #\u200d7: This is intentional" in summary
+
+
+def learnings_pulls(world: World) -> list[PullRequest]:
+    return [p for p in world.github.repos[REPO].pulls.values() if p.head_ref == BRANCH]
+
+
+def description(world: World, number: int) -> str:
+    return world.github.repos[REPO].issue_bodies[number]
+
+
+def proposed(world: World) -> Learned:
+    repo = world.github.repos[REPO]
+    return parse_learned(repo.snapshots[repo.branches[BRANCH]][LEARNED_PATH])
+
+
+def test_a_fix_is_credited_to_the_families_and_persona_that_reported_it(world: World) -> None:
+    assert world.pull_event("opened").code == 0
+    git(world.repo, "checkout", "-q", "feature")
+    commit(world.repo, {"src/app/db.py": DB_FIXED}, "use a bound parameter")
+    world.open_pr()  # the push
+    assert world.pull_event("synchronize").code == 0
+    [sql] = [t for t in state(world).findings if t.title.startswith("SQL injection")]
+    assert (sql.resolved, sql.resolved_reason) == (True, "fixed")
+    world.github.close_pull(REPO, NUMBER, merged=True, at="2026-11-08T12:00:00Z")
+    assert world.pull_event("closed").code == 0
+    estimated = state(world).panel  # the last run's estimate of its panel, kept at close
+    assert estimated is not None and estimated.runs == 1
+    # PR 3 closed before, its outcome recorded by an earlier version (state v5), which
+    # lost the reporters of a finding a push fixed.
+    repo = world.github.repos[REPO]
+    base = repo.pulls[NUMBER].base_sha
+    repo.pulls[3] = PullRequest(
+        number=3, head_sha=base, base_sha=base, files=[], state="closed",
+        closed_at="2026-11-03T12:00:00Z", merged=True,
+    )  # fmt: skip
+    lost = known(31, "fixed", ()).model_copy(update={"personas": ()})
+    line = encode_state(PublishState(outcomes=(lost,), closed="merged"))
+    old = line.replace(f" v{STATE_VERSION} ", " v5 ")
+    world.github.add_issue_comment(REPO, 3, f"{SUMMARY_MARKER}\n## consensus\n{old}", BOT)
+
+    schedule(world)
+    # The hand count, from the script (tests/e2e/test_action_e2e.responder): every model
+    # reports the SQL injection, which the push fixed; all but llama (meta) report the
+    # off-by-one, left as it was; the one persona is correctness.
+    fixed, left = {"openai", "anthropic", "meta", "qwen"}, {"openai", "anthropic", "qwen"}
+    learned = proposed(world)
+    assert {f: e.reporter.model_dump() for f, e in learned.families.items()} == {
+        f: {"fixed": int(f in fixed), "dismissed": 0, "left": int(f in left)} for f in fixed
+    }
+    assert learned.personas["correctness"].model_dump() == {"fixed": 1, "dismissed": 0, "left": 1}
+    assert learned.uncredited.model_dump() == {"fixed": 1, "dismissed": 0, "left": 0}
+    assert learned.panel == estimated  # pooled: the only closed PR a run estimated
+    [pull] = learnings_pulls(world)
+    assert "credited to no one: 1 outcome(s) (1 fixed)" in description(world, pull.number)
+
+
+def test_a_merged_learnings_pr_does_not_cause_the_next_one(world: World) -> None:
+    seed_closed(world)
+    schedule(world)
+    [pull] = learnings_pulls(world)
+    world.github.merge_pull(REPO, pull.number, at="2026-11-10T09:00:00Z")
+    repo = world.github.repos[REPO]
+    merged = repo.snapshots[repo.branches["main"]][LEARNED_PATH]
+    assert merged == repo.snapshots[pull.head_sha][LEARNED_PATH]
+    # Another PR closes with no finding of ours: its closing would move only the date.
+    later = max(repo.pulls) + 1
+    repo.pulls[later] = PullRequest(
+        number=later, head_sha=pull.base_sha, base_sha=pull.base_sha, files=[],
+        state="closed", closed_at="2026-11-11T09:00:00Z", head_ref="docs-typo",
+    )  # fmt: skip
+
+    assert schedule(world) == []  # nothing written, no other PR
+    assert [p.number for p in learnings_pulls(world)] == [pull.number]
+    assert repo.snapshots[repo.branches["main"]][LEARNED_PATH] == merged
+
+
+def test_updating_the_open_learnings_pr_moves_its_branch_once_and_keeps_it_open(
+    world: World,
+) -> None:
+    seed_closed(world, (2, 3))
+    schedule(world)
+    [pull] = learnings_pulls(world)
+    first = pull.head_sha
+    seed_closed(world, (4, 5))
+
+    assert "closed since the start: #2, #3." in description(world, pull.number)
+    writes = schedule(world)
+    assert [(p.number, p.state) for p in learnings_pulls(world)] == [(pull.number, "open")]
+    # The new commit first (on top of main), then the branch's one move; the description
+    # says what the PR now proposes.
+    moved = ["POST git/trees", "POST git/commits", "ConsensusMoveRef", "ConsensusDescribePull"]
+    assert writes == moved
+    assert "closed since the start: #2, #3, #4, #5." in description(world, pull.number)
+    repo = world.github.repos[REPO]
+    assert pull.head_sha == repo.branches[BRANCH] != first
+    assert repo.ancestors[pull.head_sha] == {pull.head_sha, repo.branches["main"]}
+    assert [f["filename"] for f in pull.files] == [LEARNED_PATH]
+    families, personas = hand_count([o for group in KNOWN.values() for o in group])
+    learned = proposed(world)
+    assert {k: v.model_dump() for k, v in learned.families.items()} == families
+    assert {k: v.model_dump() for k, v in learned.personas.items()} == personas
+    assert schedule(world) == []  # the open PR already proposes this file

@@ -24,8 +24,8 @@ import pytest
 from consensus.publish.spend import SPEND_MARKER
 from consensus.publish.state import decode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, human, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script, prompt_text, reply
+from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text, reply
 from fakes.inprocess import run_consensus
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from consensus.sim.provider_server import (
+from consensus_sim.provider_server import (
     FakeProviderServer,
     JsonObject,
     Script,
@@ -369,7 +369,7 @@ def test_the_standalone_process_serves_a_json_script(tmp_path: Path) -> None:
     )
     port_file = tmp_path / "port"
     log_path = tmp_path / "requests.jsonl"
-    command = [sys.executable, "-m", "consensus.sim.provider_server", "--port", "0"]
+    command = [sys.executable, "-m", "consensus_sim.provider_server", "--port", "0"]
     command += ["--script", str(script_path), "--port-file", str(port_file)]
     command += ["--log", str(log_path), "--latency", "0.01"]
     process = subprocess.Popen(command, cwd=REPO_ROOT, stderr=subprocess.DEVNULL)

@@ -19,8 +19,8 @@ from consensus.ports import CompletionRequest
 from consensus.review.prompt import language_note, review_messages
 from consensus.settings.config import ProviderSettings, Settings, parse_settings
 from consensus.settings.personas import load_personas, select_personas
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from consensus.testing import FakeModelClient
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from tests.e2e import test_action_e2e as e2e
 from tests.flows.test_pipeline import DIFF, Counter
 

@@ -13,11 +13,11 @@ from consensus.model.base import Category, Severity, Status
 from consensus.model.report import ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment, ReviewThread
 from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
-from consensus.publish.resolution import ThreadChange, thread_changes
+from consensus.publish.resolution import ThreadChange, ThreadChanges, thread_changes
 from consensus.publish.state import PublishState, TrackedFinding
 from consensus.publish.thread import Identity, fingerprint_marker
-from consensus.sim.github_server import FakeGitHub, PullRequest, human
 from consensus.testing import FakeGitHubHost
+from consensus_sim.github_server import FakeGitHub, PullRequest, human
 from tests.e2e import test_action_e2e as e2e
 
 FIXED, BACK, OTHER = "aaaa0000aaaa0000", "bbbb1111bbbb1111", "cccc2222cccc2222"
@@ -82,6 +82,17 @@ PLAN = PublishPlan(
     unchecked=(),
     state=PublishState(),
 )
+
+
+def wanted(earlier: set[str]) -> ThreadChanges:
+    """What a run with PLAN changes, when the state marked `earlier` resolved before it."""
+    return ThreadChanges(
+        resolve=frozenset(t.fingerprint for t in PLAN.resolved),
+        open_now=frozenset(p.finding.fingerprint for p in PLAN.placed if p.placement.inline),
+        earlier=frozenset(earlier),
+    )
+
+
 HUMAN_REPLY = comment(None, author="alice", bot=False)
 # The Action's own bot, and the personal token it also posts with (publish/thread.Identity).
 OURS = Identity(logins=frozenset({"github-actions[bot]", "consensus-pat"}))
@@ -106,7 +117,7 @@ OURS = Identity(logins=frozenset({"github-actions[bot]", "consensus-pat"}))
     ],
 )
 def test_which_threads_change(case: ReviewThread, expected: bool | None) -> None:
-    changes = thread_changes([case], PLAN, previously_resolved={BACK, OTHER}, identity=OURS)
+    changes = thread_changes([case], wanted({BACK, OTHER}), identity=OURS)
     fingerprint = (
         case.first.body.rsplit("=", 1)[-1].removesuffix(" -->") if expected is not None else ""
     )
@@ -119,12 +130,12 @@ def test_which_threads_change(case: ReviewThread, expected: bool | None) -> None
 
 def test_an_app_resolution_is_reopened_only_after_a_run_resolved_the_finding() -> None:
     case = thread(comment(BACK), resolved_by=None)
-    assert thread_changes([case], PLAN, previously_resolved=set()) == []
+    assert thread_changes([case], wanted(set())) == []
 
 
 def test_a_marker_that_is_not_on_the_last_line_does_not_count() -> None:
     first = comment(None).model_copy(update={"body": f"{fingerprint_marker(FIXED)}\nmodel text"})
-    assert thread_changes([thread(first)], PLAN) == []
+    assert thread_changes([thread(first)], wanted(set())) == []
 
 
 def test_the_in_memory_host_keeps_threads_like_github() -> None:

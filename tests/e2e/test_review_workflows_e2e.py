@@ -18,8 +18,8 @@ import pytest
 
 from consensus.publish.state import decode_state
 from consensus.publish.workflow_section import workflow_sections
-from consensus.sim.github_server import FakeGitHub
-from consensus.sim.provider_server import FakeProviderServer, RecordedRequest, Script, prompt_text
+from consensus_sim.github_server import FakeGitHub
+from consensus_sim.provider_server import FakeProviderServer, RecordedRequest, Script, prompt_text
 from fakes.inprocess import Ran, run_consensus
 from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, commit, config, git, responder
 from tests.e2e.test_commands_e2e import READER, World

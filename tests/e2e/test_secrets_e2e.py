@@ -22,8 +22,8 @@ import pytest
 
 from consensus.action.log import ActionLog
 from consensus.action.main import main
-from consensus.sim.github_server import FakeGitHub, PullRequest
-from consensus.sim.provider_server import FakeProviderServer, Script, error, reply
+from consensus_sim.github_server import FakeGitHub, PullRequest
+from consensus_sim.provider_server import FakeProviderServer, Script, error, reply
 from fakes.inprocess import run_consensus
 from tests.credentials import Credential, corpus, leaked
 from tests.e2e.test_action_e2e import (

@@ -8,7 +8,7 @@ import pytest
 from consensus.errors import ConfigError
 from consensus.settings.config import parse_settings
 from consensus.settings.scope import IgnoreSettings
-from consensus.sim.github_server import human
+from consensus_sim.github_server import human
 from tests.e2e import test_action_e2e as e2e
 
 world = e2e.world  # the loopback GitHub and providers around a git repository

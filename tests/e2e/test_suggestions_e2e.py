@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from tests.e2e import test_action_e2e as e2e
 
 SQL_LINE = e2e.line_of(e2e.DB_AFTER, e2e.SQL)  # the f-string; the next line runs it

@@ -26,8 +26,8 @@ from consensus.adapters.journal import Journal
 from consensus.adapters.llm import LiteLLMTokenCounter
 from consensus.cli.main import cli
 from consensus.ingest.pull_diff import NO_CHECKOUT
-from consensus.sim.github_server import FakeGitHub, load_pull_from_git
-from consensus.sim.provider_server import FakeProviderServer, Script, Step, reply
+from consensus_sim.github_server import FakeGitHub, load_pull_from_git
+from consensus_sim.provider_server import FakeProviderServer, Script, Step, reply
 from tests.e2e.torture_repos import PLANTED, SHAPES, Shape, build
 
 MODELS = {"gpt-test": "openai/gpt-test", "claude-test": "anthropic/claude-test"}

@@ -26,8 +26,8 @@ import pytest
 
 from consensus.publish.state import Dismissal, Pause, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import BOT, FakeGitHub, app_bot, human
-from consensus.sim.provider_server import FakeProviderServer, Script
+from consensus_sim.github_server import BOT, FakeGitHub, app_bot, human
+from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.e2e.test_action_e2e import DB_AFTER, DB_BEFORE, MODELS, NUMBER, REPO, commit, config, git
 from tests.e2e.test_action_e2e import responder as model_responder
 from tests.e2e.test_commands_e2e import MAINTAINER, READER, World, seeded_state

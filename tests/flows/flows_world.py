@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.services import ActionStep, ProviderKeys, Runner, Services
+from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.ports import (
     CompletionRequest,
@@ -21,6 +21,7 @@ from consensus.ports import (
     SourceReader,
 )
 from consensus.publish.thread import SUMMARY_MARKER
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull
 
@@ -131,7 +132,7 @@ class World:
 
     def services(self) -> Services:
         return Services(
-            models=self.models,
+            models=RedactingClient(self.models),
             counter=self.counter,
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
@@ -144,7 +145,7 @@ class World:
     def step(self) -> ActionStep:
         outputs = self.tmp / "outputs"
         outputs.touch()
-        runner = Runner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
+        runner = ActionsRunner(workspace=self.tmp, temp=self.tmp, outputs=str(outputs))
         return ActionStep(self.inputs, runner)
 
     def summary(self) -> str:

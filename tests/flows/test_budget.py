@@ -16,7 +16,7 @@ import pytest
 
 from consensus.adapters.journal import Journal
 from consensus.adapters.llm import LiteLLMTokenCounter
-from consensus.app.runner import run_review
+from consensus.app.journaled import run_review
 from consensus.app.services import ProviderKeys, Services
 from consensus.ingest.review_diff import ingest
 from consensus.ingest.risk import Tier, risk_order, tier
@@ -29,6 +29,7 @@ from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES, worst_case
 from consensus.review.dry_run import plan_dry_run
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import ReviewServices, plan_calls, review
+from consensus.review.redacting import RedactingClient
 from consensus.settings.config import AUTO_PROVIDERS, Settings, resolve_providers
 from consensus.settings.personas import load_personas, select_personas
 from tests.flows.flows_world import NoCheckout
@@ -115,7 +116,7 @@ def reviewed(job: ReviewJob, client: LongestAnswers, counter: TokenCounter) -> R
 def services(client: LongestAnswers, counter: TokenCounter, journal: Path) -> Services:
     """What `run_review` works with: the fake model, the real counter, a journal file."""
     return Services(
-        models=client,
+        models=RedactingClient(client),
         counter=counter,
         keys=ProviderKeys(KEYS, needed_keys=lambda model: ()),
         journal=lambda: Journal(journal),
@@ -204,7 +205,7 @@ def test_following_the_stop_advice_literally_completes_the_review(
     first = asyncio.run(run_review(job_for(text, settings), wired, source=None))
     assert first.incomplete is not None
     assert first.incomplete.headline.startswith("Incomplete: ")
-    assert first.incomplete.headline.endswith("No findings is not a clean bill.")
+    assert first.incomplete.headline.endswith("What was not reviewed may still hold problems.")
     flags = dict(re.findall(r"--(max-tokens|max-cost) ([0-9.]+)", first.incomplete.fix))
     assert flags  # the fix names the flags that stopped the run
     sent_before = len(client.calls)
@@ -239,7 +240,7 @@ def test_every_format_opens_with_the_same_incomplete_line(counter: LiteLLMTokenC
     headline = report.incomplete.headline
     assert re.fullmatch(
         r"Incomplete: \d+ of 30 files were not reviewed by any model \(budget reached\)\. "
-        r"No findings is not a clean bill\.",
+        r"What was not reviewed may still hold problems\.",
         headline,
     )
     for fmt in ("text", "markdown", "json", "sarif"):

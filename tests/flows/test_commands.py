@@ -8,17 +8,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from consensus.app.commands import handle_comment
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.ports import GitHubPort, InlineComment, PullFile, PullRequestInfo, ReviewRejected
 from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
-from consensus.sim.github_server import FakeGitHub, PullRequest
 from consensus.testing import FakeGitHubHost, FakePull
+from consensus_sim.github_server import FakeGitHub, PullRequest
 
 REPO, NUMBER, MAINTAINER, READER = "acme/service", 7, "maria", "randall"
 PATCH = "@@ -1,2 +1,3 @@\n import os\n+import hmac\n def check(sig, mac):"
@@ -60,8 +60,8 @@ def comment(host: FakeGitHubHost, body: str, login: str = MAINTAINER) -> list[st
     )
     lines: list[str] = []
     env = {"GITHUB_REPOSITORY": REPO}
-    outcome = handle_comment(services(env, log=lines.append, github=host), action_step(env), event)
-    assert outcome.kind is not OutcomeKind.INCOMPLETE
+    result = handle_comment(services(env, log=lines.append, github=host), action_step(env), event)
+    assert result.kind is not ResultKind.INCOMPLETE
     return lines
 
 

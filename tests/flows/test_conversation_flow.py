@@ -8,15 +8,16 @@ import tempfile
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.conversation import Conversation, answer_replies, waiting
+from consensus.app.pull.context import PullContext, PullReads
 from consensus.app.services import ActionStep, ProviderKeys, Services
-from consensus.app.turn import Turn
+from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
 from consensus.model.findings import ScoredCluster
 from consensus.ports import PullFile, PullRequestInfo
 from consensus.publish.conversation import Step
 from consensus.publish.state import FindingRecord
 from consensus.publish.state_section import new_summary
 from consensus.publish.thread import ACTIONS, fingerprint_marker
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.testing import FakeGitHubHost, FakeModelClient, FakePull, timed_out
@@ -50,7 +51,7 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
     settings = Settings(providers=(ProviderSettings(model=MODEL),))
     lines: list[str] = []
     services = Services(
-        models=FakeModelClient(),  # the flow is handed its client in Conversation
+        models=RedactingClient(FakeModelClient()),  # the flow is handed its client in AnswerTools
         counter=Counter(),
         keys=ProviderKeys({"OPENAI_API_KEY": KEY}, needed_keys=lambda model: ()),
         journal=lambda: Journal(Path(tempfile.mkdtemp()) / "journal.db"),
@@ -58,21 +59,23 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
         checkout=NoCheckout(),
         github=host,
     )
-    turn = Turn(services, ActionStep(ActionInputs()), info, settings, "", ACTIONS)
-    return host, turn, lines
+    context = PullContext(
+        services, ActionStep(ActionInputs()), info, ACTIONS, reads=PullReads(settings=settings)
+    )
+    return host, context, lines
 
 
-def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> Conversation:
+def conversation(client: FakeModelClient, checked: list[FindingRecord]) -> AnswerTools:
     def check(record: FindingRecord) -> ScoredCluster:
         checked.append(record)
         raise AssertionError("no check expected")
 
     provider = ProviderSettings(model=MODEL)
-    return Conversation(client=client, providers=(provider,), check=check, secrets=(KEY,))
+    return AnswerTools(client=client, providers=(provider,), judge_now=check, secrets=(KEY,))
 
 
-def pending(host: FakeGitHubHost, turn: Turn):  # type: ignore[no-untyped-def]
-    return waiting(turn, host.review_comments(7))
+def pending(host: FakeGitHubHost, context: PullContext):  # type: ignore[no-untyped-def]
+    return waiting(context, host.review_comments(7))
 
 
 def answers(host: FakeGitHubHost) -> list[str]:
@@ -80,58 +83,58 @@ def answers(host: FakeGitHubHost) -> list[str]:
 
 
 def test_a_maintainer_disagreement_dismisses_without_a_model_call() -> None:
-    host, turn, _ = world(("maria", "Intentional: user_id is an int from the router."))
+    host, context, _ = world(("maria", "Intentional: user_id is an int from the router."))
     client = FakeModelClient()
-    done = answer_replies(turn, conversation(client, []), pending(host, turn))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.DISMISS]
     assert client.calls == []
-    turn.refresh_thread()
-    [dismissal] = turn.thread.state.dismissed
+    context.refresh_thread()
+    [dismissal] = context.thread.state.dismissed
     assert (dismissal.by, dismissal.via) == ("maria", "reply")
     assert host.resolved_threads  # the thread is resolved
 
 
 def test_a_question_is_answered_once_from_the_code_at_the_comment_s_commit() -> None:
-    host, turn, _ = world(("randall", "Why is this a problem?"))
+    host, context, _ = world(("randall", "Why is this a problem?"))
     reply = {"kind": "question", "stands": True, "answer": f"`user_id` reaches SQL. {KEY}"}
     client = FakeModelClient(default=json.dumps(reply))
-    done = answer_replies(turn, conversation(client, []), pending(host, turn))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.ANSWER]
     [answer] = answers(host)
     assert KEY not in answer and "reaches SQL" in answer
     [call] = client.calls
     assert 'query = f"SELECT' in call.messages[-1].content
-    again = answer_replies(turn, conversation(client, []), pending(host, turn))
+    again = answer_replies(context, conversation(client, []), pending(host, context))
     assert [(d.step, d.why) for d in again] == [(Step.IGNORE, "already answered")]
     assert len(client.calls) == 1 and len(answers(host)) == 1  # never answered twice
 
 
 def test_a_failed_model_call_posts_nothing() -> None:
-    host, turn, lines = world(("randall", "Hmm, let me look at the retry loop first."))
+    host, context, lines = world(("randall", "Hmm, let me look at the retry loop first."))
     client = FakeModelClient(default=timed_out())
-    done = answer_replies(turn, conversation(client, []), pending(host, turn))
+    done = answer_replies(context, conversation(client, []), pending(host, context))
     assert [d.step for d in done] == [Step.IGNORE] and answers(host) == []
     assert any("no usable answer" in line for line in lines)
 
 
 def test_a_read_only_concession_does_not_dismiss() -> None:
-    host, turn, _ = world(("randall", "This is a false positive, user_id is an int."))
+    host, context, _ = world(("randall", "This is a false positive, user_id is an int."))
     reply = {"kind": "disagreement", "stands": False, "answer": "You are right."}
     answer_replies(
-        turn,
+        context,
         conversation(FakeModelClient(default=json.dumps(reply)), []),
-        pending(host, turn),
+        pending(host, context),
     )
     [answer] = answers(host)
     assert "Conceded. A person with write access can dismiss it" in answer
-    turn.refresh_thread()
-    assert turn.thread.state.dismissed == ()
+    context.refresh_thread()
+    assert context.thread.state.dismissed == ()
 
 
 def test_a_dismissal_reason_keeps_no_secret() -> None:
     leaked = "sk-proj-AbCdEf0123456789AbCdEf0123456789"
-    _, turn, _ = world(("maria", f"Intentional: {leaked} is a test key."))
-    answer_replies(turn, conversation(FakeModelClient(), []), pending(turn.host, turn))
-    turn.refresh_thread()
-    [dismissal] = turn.thread.state.dismissed
+    _, context, _ = world(("maria", f"Intentional: {leaked} is a test key."))
+    answer_replies(context, conversation(FakeModelClient(), []), pending(context.host, context))
+    context.refresh_thread()
+    [dismissal] = context.thread.state.dismissed
     assert leaked not in dismissal.reason and "redacted" in dismissal.reason

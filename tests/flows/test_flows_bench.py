@@ -7,7 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
-from consensus.app.bench import BenchOutcome, BenchPanel, BenchServices, run_bench
+from consensus.app.bench import BenchOutput, BenchPanel, BenchServices, run_bench
 from consensus.app.bench_source import LoadedSuite
 from consensus.bench.suite import Golden, Suite, SuitePR
 from consensus.ingest.pull_diff import ContentsSource
@@ -48,13 +48,13 @@ def reviewers(judge_fails: list[bool]) -> FakeModelClient:
     return FakeModelClient(by_request=answer)
 
 
-def bench(world: World) -> BenchOutcome:
+def bench(world: World, *, redact: tuple[str, ...] = ()) -> BenchOutput:
     core = world.services()
     settings = Settings.model_validate(
         {"providers": [{"model": "openai/gpt-5.1", "api_key_env": "OPENAI_API_KEY"},
                        {"model": "anthropic/claude-sonnet-4-5",
                         "api_key_env": "ANTHROPIC_API_KEY"}],
-         "personas": ["security"]}
+         "personas": ["security"], "redact": list(redact)}
     )  # fmt: skip
     panel = BenchPanel(
         settings=settings,

@@ -1,13 +1,13 @@
-"""The Action's review flow and the budget, in memory: an incomplete review's outcome and
+"""The Action's review flow and the budget, in memory: an incomplete review's result and
 summary, a superseded head, and the per-PR budget's gate."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from consensus.app.outcome import exit_code
-from consensus.app.pull_review import review_pull_request
-from consensus.model.outcome import Outcome, OutcomeKind
+from consensus.app.exit_codes import exit_code
+from consensus.app.pull.review import review_pull_request
+from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import PullRequestInfo
 from consensus.publish.spend import SPEND_MARKER
 from consensus.publish.spent import Spent
@@ -19,7 +19,7 @@ from tests.flows.flows_world import CONFIG, HEAD_SHA, NUMBER, World
 NEWER = "f" * 40
 
 
-def review(world: World, *, event_head: str = "") -> Outcome:
+def review(world: World, *, event_head: str = "") -> FlowResult:
     return review_pull_request(
         world.services(),
         world.step(),
@@ -38,22 +38,22 @@ def with_config(world: World, extra: str) -> World:
 
 def test_a_budget_stop_is_incomplete_says_so_first_and_fails_or_warns(tmp_path: Path) -> None:
     world = with_config(World(tmp_path), "budget: {max_tokens: 4000, max_cost_usd: null}\n")
-    outcome = review(world)
-    assert outcome.kind is OutcomeKind.INCOMPLETE
-    assert outcome.reason.startswith("Incomplete: 1 of 1 file was not reviewed by any model")
-    assert "--max-tokens" in outcome.reason
+    result = review(world)
+    assert result.kind is ResultKind.INCOMPLETE
+    assert result.reason.startswith("Incomplete: 1 of 1 file was not reviewed by any model")
+    assert "--max-tokens" in result.reason
     assert world.models.calls == []  # no call's worst case fits 4,000 tokens
     summary = world.summary().splitlines()
     opening = "\n".join(summary[:6])
     assert "Incomplete: 1 of 1 file was not reviewed by any model (budget reached)" in opening
-    assert exit_code(outcome, fail_on="none", log=world.lines.append) == 3
-    assert exit_code(outcome, fail_on="none", log=world.lines.append, on_no_review="warn") == 0
+    assert exit_code(result, fail_on="none", log=world.lines.append) == 3
+    assert exit_code(result, fail_on="none", log=world.lines.append, on_no_review="warn") == 0
 
 
 def test_an_event_for_a_superseded_head_asks_no_model(tmp_path: Path) -> None:
     world = World(tmp_path)
-    outcome = review(world, event_head=NEWER)  # the PR's head is HEAD_SHA
-    assert outcome == Outcome.skipped("superseded by a newer push")
+    result = review(world, event_head=NEWER)  # the PR's head is HEAD_SHA
+    assert result == FlowResult.skipped("superseded by a newer push")
     assert world.models.calls == [] and world.host.issue_comment_list == []
 
 
@@ -68,8 +68,8 @@ class PushedDuringTheRun(FakeGitHubHost):
 
 def test_a_head_that_moves_before_the_model_phase_stops_the_run_there(tmp_path: Path) -> None:
     world = World(tmp_path, host=PushedDuringTheRun(permissions={}))
-    outcome = review(world, event_head=HEAD_SHA)
-    assert outcome == Outcome.skipped("superseded by a newer push")
+    result = review(world, event_head=HEAD_SHA)
+    assert result == FlowResult.skipped("superseded by a newer push")
     assert world.models.calls == [] and world.host.issue_comment_list == []
 
 
@@ -79,8 +79,8 @@ def test_the_pr_budget_spent_stops_automatic_reviews_with_one_comment(tmp_path: 
     body = f"{SUMMARY_MARKER}\n## consensus review\n{encode_state(PublishState(spent=spent))}"
     world.host.create_issue_comment(NUMBER, body)
     for _ in range(2):
-        outcome = review(world)
-        assert outcome == Outcome.skipped("the pull request's budget is spent")
+        result = review(world)
+        assert result == FlowResult.skipped("the pull request's budget is spent")
     assert world.models.calls == []
     [notice] = [c.body for c in world.host.issue_comment_list if SPEND_MARKER in c.body]
     assert "$1.02 on this PR over 4 runs" in notice and "`/consensus review`" in notice

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from consensus.app.commands import handle_comment
-from consensus.app.pull_review import review_pull_request
+from consensus.app.pull.review import review_pull_request
+from consensus.app.talk.commands import handle_comment
 from consensus.model.base import Status
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.publish.state import decode_state
 from consensus.publish.thread import ACTIONS
 from tests.flows.flows_world import MAINTAINER, NUMBER, World, panel
@@ -26,8 +26,8 @@ def comment(world: World, body: str, login: str = MAINTAINER) -> str:
             "comment": {"id": ident, "body": body, "user": {"login": login, "type": "User"}},
         }
     )
-    outcome = handle_comment(world.services(), world.step(), event)
-    assert outcome.kind is OutcomeKind.DONE
+    result = handle_comment(world.services(), world.step(), event)
+    assert result.kind is ResultKind.DONE
     return world.host.issue_comment_list[-1].body
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from consensus.adapters.journal import BENCH_JUDGE_LABEL, Journal, JournalError, call_digest
 from consensus.adapters.recording import JournaledClient, JournaledSource
-from consensus.app.runner import replay_run
+from consensus.app.journaled import replay_run
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
 from consensus.testing import FakeModelClient, rate_limited

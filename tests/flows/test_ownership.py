@@ -16,13 +16,13 @@ import pytest
 
 from consensus.action.main import run as run_action
 from consensus.adapters.github import GitHubHost, Retries
-from consensus.app.commands import handle_comment
-from consensus.app.publishing import settle_concurrent_runs
+from consensus.app.pull.apply import settle_concurrent_runs
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.ports import CommentEdit, HostComment, OpenPull, PullFile, PullRequestInfo
 from consensus.publish.state import Pause, PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import (
@@ -35,8 +35,8 @@ from consensus.publish.thread import (
 from consensus.queue.observe import observe_pull
 from consensus.queue.plan import COMMENT_MARKER
 from consensus.queue.standing import QueueRules
-from consensus.sim.github_server import BOT, FakeGitHub, PullRequest, human
 from consensus.testing import BOT_LOGIN, FakeGitHubHost, FakePull
+from consensus_sim.github_server import BOT, FakeGitHub, PullRequest, human
 
 NUMBER = 5
 RENOVATE = "renovate[bot]"
@@ -243,7 +243,7 @@ def answer(github: FakeGitHubHost, body: str, login: str) -> str:
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
     wired = services(env, log=lambda line: None, github=github)
-    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
+    assert handle_comment(wired, action_step(env), event).kind is not ResultKind.INCOMPLETE
     return github.issue_comment_list[-1].body
 
 

@@ -16,7 +16,7 @@ from benchmarks.sim.queue_world import REPO, add_pull, build, host, labels, queu
 from consensus.errors import GitHubError
 from consensus.queue.apply import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
-from consensus.sim.github_server import FakeGitHub, human
+from consensus_sim.github_server import FakeGitHub, human
 
 ROOT = Path(__file__).resolve().parents[2]
 READY, QUEUED = ["consensus:ready"], ["consensus:queued"]
@@ -254,11 +254,11 @@ def test_after_a_review_only_an_agent_pr_moves_the_queue(github: FakeGitHub) -> 
     from consensus.app.queue import run_in_action
     from consensus.app.wiring import action_step, services
     from consensus.model.events import PullRequestEvent
-    from consensus.model.outcome import OutcomeKind
+    from consensus.model.flow_result import ResultKind
 
     env = {"GITHUB_REPOSITORY": REPO}
     wired = services(env, log=lambda line: None, github=host(github))
-    done = OutcomeKind.DONE
+    done = ResultKind.DONE
     person = PullRequestEvent.model_validate(
         {"pull_request": {"number": 3, "user": {"login": "carol", "type": "User"}, "labels": []}}
     )

@@ -15,8 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.action.log import ActionLog, credential_values, escape_data
+from consensus.action.log import ActionLog, escape_data
 from consensus.action.main import action_secrets, guarded
+from consensus.app.secrets import credential_values
 from tests.workflow_commands import Command, commands
 
 # What an attacker writes in a PR title, a file name, a model's finding or a provider error.

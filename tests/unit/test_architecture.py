@@ -25,9 +25,7 @@ ALLOWED: dict[str, set[str]] = {
     "ports": {"model"},
     "adapters": {"model", "errors", "ports", "settings", "ingest"},
     "testing": {"model", "errors", "ports", "settings", "ingest", "publish"},
-    # The loopback servers stand for the outside world: they know none of the package.
-    "sim": set(),
-    "app": {*CORE, "errors", "ports", "adapters", "sim", "__init__"},
+    "app": {*CORE, "errors", "ports", "adapters", "__init__"},
     # `consensus action` is the command line's door to the Action face.
     "cli": {*CORE, "errors", "ports", "app", "action", "__init__"},
     "action": {*CORE, "errors", "ports", "app", "__init__"},
@@ -46,6 +44,9 @@ def module_name(path: Path) -> str:
 
 
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+# The loopback servers beside the package (consensus_sim/, shipped in the same wheel) are
+# held to the same sizes as the product's modules; their imports have a rule of their own.
+SIMULATION = {module_name(p): p for p in sorted((PACKAGE.parent / "consensus_sim").rglob("*.py"))}
 
 
 def part_of(module: str) -> str:
@@ -76,7 +77,7 @@ def imports(path: Path) -> list[tuple[str, list[str], int]]:
 
 def internal_targets(module: str, names: list[str]) -> list[str]:
     """The consensus modules an import reaches (`from pkg import submodule` included)."""
-    if not module.startswith("consensus"):
+    if not (module == "consensus" or module.startswith("consensus.")):
         return []
     found = [f"{module}.{n}" for n in names if f"{module}.{n}" in MODULES]
     return found if found and len(found) == len(names) else [module]
@@ -159,7 +160,15 @@ def test_no_private_name_is_imported_from_another_module() -> None:
     [
         ("litellm", {"consensus.adapters.llm"}),
         ("github", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
-        ("requests", {"consensus.adapters.github", "consensus.adapters.github_wire"}),
+        ("gitlab", {"consensus.adapters.gitlab_http"}),
+        (
+            "requests",
+            {
+                "consensus.adapters.github",
+                "consensus.adapters.github_wire",
+                "consensus.adapters.gitlab_http",
+            },
+        ),
         ("sqlite3", {"consensus.adapters.journal"}),
         ("detect_secrets", {"consensus.ingest.detector"}),
     ],
@@ -180,10 +189,33 @@ def test_the_package_root_holds_at_most_ten_modules() -> None:
     assert {Path(n).stem for n in root} <= ROOT_MODULES
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+MAX_MODULE_LINES = 450
+ARCHITECTURE = PACKAGE.parent / "ARCHITECTURE.md"
+# A row of ARCHITECTURE.md's table of modules allowed more lines: the module, its cap, why.
+LONGER_ROW = re.compile(r"^\| `(consensus/[\w/]+)\.py` \| (\d+) \| (.+) \|$")
+
+
+def longer_modules() -> dict[str, int]:
+    """module → its own cap, from ARCHITECTURE.md (each row says why it is longer)."""
+    rows = [LONGER_ROW.match(line) for line in ARCHITECTURE.read_text().splitlines()]
+    return {m.group(1).replace("/", "."): int(m.group(2)) for m in rows if m is not None}
+
+
+@pytest.mark.parametrize("module", sorted({**MODULES, **SIMULATION}))
 def test_no_module_is_over_450_lines(module: str) -> None:
-    lines = MODULES[module].read_text(encoding="utf-8").count("\n")
-    assert lines <= 450, f"{module}: {lines} lines"
+    """Over the cap, split where the meaning splits; or, when it does not, raise the cap
+    for the module in ARCHITECTURE.md with the reason."""
+    lines = {**MODULES, **SIMULATION}[module].read_text(encoding="utf-8").count("\n")
+    cap = longer_modules().get(module, MAX_MODULE_LINES)
+    assert lines <= cap, f"{module}: {lines} lines"
+
+
+def test_every_longer_module_exists_and_needs_its_cap() -> None:
+    longer = longer_modules()
+    assert longer, "the table in ARCHITECTURE.md is read"
+    for module, cap in longer.items():
+        lines = MODULES[module].read_text(encoding="utf-8").count("\n")
+        assert cap > MAX_MODULE_LINES and lines > MAX_MODULE_LINES - 50, (module, lines)
 
 
 def test_a_forbidden_import_is_caught() -> None:
@@ -202,6 +234,19 @@ def _crossings(tree: str, other: str) -> list[str]:
         for module, _, line in _imports(path)
         if module == other or module.startswith(f"{other}.")
     )
+
+
+def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
+    """The loopback servers (consensus_sim/, shipped in the wheel for `consensus demo`)
+    stand for the outside world: they import nothing of the product, and of the product
+    only the demo's flow imports them, so no other command loads them."""
+    assert _crossings("consensus_sim", "consensus") == []
+    importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
+    assert importers == {
+        "consensus/app/demo.py",
+        "consensus/app/demo_github.py",
+        "consensus/app/demo_gitlab.py",
+    }
 
 
 def test_fakes_and_benchmarks_never_import_the_tests() -> None:
@@ -230,7 +275,7 @@ SETTINGS_RECEIVER = re.compile(
 
 
 def functions() -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
-    for module, path in MODULES.items():
+    for module, path in {**MODULES, **SIMULATION}.items():
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 yield module, node
@@ -312,3 +357,59 @@ def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> No
     assert not names & {"environ", "getenv", "from_env"}, "the face reads the environment"
     wired = any(target == "consensus.app.wiring" for target, _, _ in imports(MODULES[module]))
     assert not wired or module in ASKS_WIRING, "take Services from the face instead"
+
+
+# --------------------------------------------------------------------------- the flows' rooms
+
+# What every flow of app/ shares: the hallway. Everything else in app/ is a flow: a room of
+# its own (app/pull/, app/talk/), or modules named after one (bench, bench_plan…).
+HALLWAY = {"services", "wiring", "jobs", "journaled", "exit_codes", "progress", "run_log"}
+HALLWAY |= {"run_page", "secrets"}
+
+
+def flow_of(module: str) -> str | None:
+    """The flow a module of app/ belongs to (its room); None for the hallway."""
+    parts = module.split(".")
+    if parts[:2] != ["consensus", "app"] or len(parts) < 3 or parts[2] in HALLWAY:
+        return None
+    return parts[2].split("_")[0]
+
+
+def declared(module: str) -> set[str]:
+    """The names a module opens to other flows: its `__all__`."""
+    for node in ast.parse(MODULES[module].read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def borrowed_across_flows(imports_of: dict[str, list[tuple[str, list[str], int]]]) -> list[str]:
+    """`importer: module.name` for each name a flow takes from another flow's module that
+    the module does not open (`__all__`)."""
+    return sorted(
+        f"{importer}: {module}.{name} (line {line})"
+        for importer, found in imports_of.items()
+        for module, names, line in found
+        if flow_of(importer) and flow_of(module) and flow_of(importer) != flow_of(module)
+        for name in names
+        if name not in declared(module)
+    )
+
+
+def test_no_flow_imports_another_flows_helpers() -> None:
+    """A flow reaches another only through the names that flow opens (its `__all__`): the
+    PR's context, the review and the base branch's readers of app/pull/, the labels and
+    outcomes of app/outcomes.py, the flags `consensus review` layers for the bench."""
+    imports_of = {name: imports(path) for name, path in MODULES.items()}
+    assert borrowed_across_flows(imports_of) == []
+
+
+def test_a_helper_borrowed_from_another_flow_is_caught() -> None:
+    reach = {"consensus.app.talk.commands": [("consensus.app.pull.review", ["_stopped"], 1)]}
+    assert borrowed_across_flows(reach) == [
+        "consensus.app.talk.commands: consensus.app.pull.review._stopped (line 1)"
+    ]
+    assert flow_of("consensus.app.bench_plan") == flow_of("consensus.app.bench") == "bench"
+    assert flow_of("consensus.app.jobs") is None

@@ -9,9 +9,16 @@ import json
 import pytest
 
 from consensus.bench import martian
-from consensus.bench.judge import BenchFinding, Judgement, judge_finding, parse_judgement
+from consensus.bench.judge import (
+    BenchFinding,
+    GoldenMatch,
+    clean_pr_match,
+    judge_all,
+    judge_finding,
+    parse_judgement,
+)
 from consensus.bench.labels import jsonl, label_findings
-from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, wilson
+from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, interval
 from consensus.bench.suite import Golden, SuitePR, load_suite
 from consensus.errors import ConfigError
 from consensus.model.base import Category, FailureKind, Severity, Status, VerdictKind
@@ -45,9 +52,11 @@ def found(title: str, severity: Severity = Severity.HIGH, line: int = 5) -> Benc
     )
 
 
-def judged(finding: BenchFinding, golden: int | None, *, failed: bool = False) -> Judgement:
-    return Judgement(pr=PR.key, finding=finding, matched=None if failed else golden is not None,
-                     golden=golden, reason="because", judge="openai/gpt-5.2")  # fmt: skip
+def judged(
+    finding: BenchFinding, golden: int | None, *, failed: bool = False, pr: SuitePR = PR
+) -> GoldenMatch:
+    return GoldenMatch(pr=pr.key, finding=finding, matched=None if failed else golden is not None,
+                       golden=golden, reason="because", judge="openai/gpt-5.2")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- counting
@@ -57,7 +66,7 @@ def judged(finding: BenchFinding, golden: int | None, *, failed: bool = False) -
     ("answers", "expected"),
     [
         ([0, 1], (2, 0, 1)),  # two goldens found by two findings
-        ([0, 0], (1, 0, 2)),  # a second finding on a found golden: neither tp nor fp
+        ([0, 0], (1, 1, 2)),  # a second finding on a found golden is a false positive
         ([0, None], (1, 1, 2)),  # a finding that matches nothing is a false positive
         (["failed"], (0, 1, 3)),  # a failed judgement matches nothing
         ([], (0, 0, 3)),
@@ -73,7 +82,104 @@ def test_counting_follows_the_benchmark(
     }
     counts = count_pr(PR, findings, judgements)
     assert (counts.tp, counts.fp, counts.fn) == expected
+    assert counts.tp + counts.fp == counts.findings  # every posted finding is a candidate
     assert counts.unjudged == answers.count("failed")
+
+
+# Martian's Code Review Bench at 012d68202e56 (MIT licence), offline/results/openai_gpt-5.2/
+# evaluations.json, keycloak/keycloak#37634, tool "propel": 4 goldens (from
+# offline/golden_comments/keycloak.json, shortened here), 3 candidates (its candidates.json).
+# The judge matched candidate 1 to golden 1, and candidates 2 and 3 both to golden 2.
+# Its record: total_candidates 3, total_golden 4, tp 2, precision 0.6667, recall 0.5.
+# By hand: goldens matched = {1, 2} → tp = 2; fn = 4 − 2 = 2; candidate 3 repeats golden 2,
+# so it matches no new golden → fp = 3 − 2 = 1; precision = 2 / 3 = 0.6667 (tp over all
+# candidates), recall = 2 / 4 = 0.5. Counting the repeat as neither (as we used to) gave
+# fp = 0 and precision 2 / 2 = 1.0.
+KEYCLOAK_37634 = SuitePR(
+    repo="keycloak/keycloak",
+    number=37634,
+    goldens=(
+        Golden(comment="Wrong parameter in null check (grantType vs. rawTokenId)",
+               severity=Severity.CRITICAL),
+        Golden(comment="In isAccessTokenId, the substring for the grant shortcut and the "
+                       "equality check look inverted", severity=Severity.HIGH),
+        Golden(comment='Javadoc mentions "usually like 3-letters shortcut" but some '
+                       "implementations use 2-letter shortcuts", severity=Severity.LOW),
+        Golden(comment="Catching generic RuntimeException is too broad", severity=Severity.LOW),
+    ),
+)  # fmt: skip
+PROPEL_CANDIDATES = (
+    ("Constructor fails to validate rawTokenId because the fourth Objects.requireNonNull "
+     "mistakenly checks grantType again", 0),
+    ("isAccessTokenId uses the wrong substring indices for the grant shortcut (checks "
+     "characters 3-4 instead of 4-5)", 1),
+    ("isAccessTokenId contains inverted/incorrect logic that returns false even when the "
+     "grant shortcut matches", 1),
+)  # fmt: skip
+
+
+def test_the_benchmarks_own_record_is_counted_as_it_counts_it() -> None:
+    findings = [found(title, line=n) for n, (title, _) in enumerate(PROPEL_CANDIDATES, 1)]
+    judgements = {
+        f.key: judged(f, golden, pr=KEYCLOAK_37634)
+        for f, (_, golden) in zip(findings, PROPEL_CANDIDATES, strict=True)
+    }
+    counts = count_pr(KEYCLOAK_37634, findings, judgements)
+    assert (counts.tp, counts.fp, counts.fn, counts.duplicates) == (2, 1, 2, 1)
+    overall = figure([counts])
+    assert overall.precision == pytest.approx(0.6667, abs=1e-4)  # the record's "precision"
+    assert overall.recall == 0.5  # the record's "recall"
+    # the first of the two on golden 2 is its match: by severity, one of two high ones
+    high = next(r for r in by_severity([counts]) if r.severity is Severity.HIGH)
+    assert (high.findings, high.matched, high.found, high.goldens) == (3, 2, 1, 1)
+
+
+def test_sums_over_prs_give_the_benchmarks_precision_and_recall() -> None:
+    """One provider alone on three PRs of 6 goldens each (18), as the judge matched its 20
+    findings (golden index, None for no match). By hand, per PR (tp, fp, fn):
+      A: goldens 0-3 found, golden 0 again, one miss → (4, 6 − 4 = 2, 6 − 4 = 2)
+      B: goldens 0-4 found, golden 1 again, two misses → (5, 8 − 5 = 3, 1)
+      C: goldens 0-3 found, two misses → (4, 2, 2)
+    Sums: tp 13, fp 7, fn 5: precision 13 / 20 = 0.65, recall 13 / 18 = 0.722. With the two
+    repeats counted as neither, fp would be 5 and precision 13 / 18 = 0.722."""
+    rows = []
+    for name, answers in (("A", [0, 1, 2, 3, 0, None]),
+                          ("B", [0, 1, 2, 3, 4, 1, None, None]),
+                          ("C", [0, 1, 2, 3, None, None])):  # fmt: skip
+        pr = SuitePR(id=name, diff="d", goldens=tuple(
+            Golden(comment=f"defect {n}", severity=Severity.HIGH) for n in range(6)))  # fmt: skip
+        findings = [found(f"finding {n}", line=n + 1) for n in range(len(answers))]
+        judgements = {f.key: judged(f, a, pr=pr) for f, a in zip(findings, answers, strict=True)}
+        rows.append(count_pr(pr, findings, judgements))
+    assert [(r.tp, r.fp, r.fn) for r in rows] == [(4, 2, 2), (5, 3, 1), (4, 2, 2)]
+    overall = figure(rows)
+    assert (overall.tp, overall.fp, overall.fn, overall.duplicates) == (13, 7, 5, 2)
+    assert round(overall.precision, 3) == 0.65 and round(overall.recall, 3) == 0.722
+
+
+def test_a_clean_pr_counts_every_finding_as_a_false_positive_and_nothing_for_recall() -> None:
+    clean = SuitePR(id="refactor", diff="d", goldens=())
+    noise = [found("Style"), found("Naming", Severity.LOW, line=9)]
+    matches = {f.key: clean_pr_match(f, clean) for f in noise}
+    counts = count_pr(clean, noise, matches)
+    assert (counts.tp, counts.fp, counts.fn, counts.clean) == (0, 2, 0, True)
+    found_one = count_pr(PR, [found("reads past")], {found("reads past").key: judged(
+        found("reads past"), 0)})  # fmt: skip
+    overall = figure([found_one, counts])
+    assert (overall.tp, overall.fp, overall.fn) == (1, 2, 2)  # recall 1 / 3, as without it
+    assert (overall.clean_prs, overall.posted_on_clean) == (1, 2)
+    assert figure([found_one]).recall == overall.recall
+
+
+def test_nothing_is_asked_about_a_clean_pr() -> None:
+    client = FakeModelClient()
+    clean = SuitePR(id="refactor", diff="d", goldens=())
+    answers = asyncio.run(judge_all([(found("Style"), "")], clean, judge=JUDGE, client=client,
+                                    concurrency=2))  # fmt: skip
+    assert client.calls == []
+    [answer] = answers
+    assert (answer.matched, answer.golden, answer.judge) == (False, None, "")
+    assert "no defect" in answer.reason
 
 
 def test_by_severity_takes_recall_from_goldens_and_precision_from_findings() -> None:
@@ -95,13 +201,13 @@ def test_by_severity_takes_recall_from_goldens_and_precision_from_findings() -> 
     ],
 )
 def test_wilson_interval_matches_published_values(k: int, n: int, low: float, high: float) -> None:
-    interval = wilson(k, n)
-    assert interval is not None
-    assert interval == pytest.approx((low, high), abs=1e-4)
+    found = interval(k, n)
+    assert found is not None
+    assert found == pytest.approx((low, high), abs=1e-4)
 
 
 def test_no_trial_has_no_interval() -> None:
-    assert wilson(0, 0) is None
+    assert interval(0, 0) is None
 
 
 def test_the_f1_bootstrap_is_reproducible_and_brackets_the_estimate() -> None:
@@ -140,8 +246,7 @@ def test_a_suite_line_names_its_pr_by_repo_and_number_or_id() -> None:
          "s.jsonl:1: give either repo and number (read from GitHub) or diff"),
         ('{"diff": "d", "goldens": [{"comment": "x", "severity": "urgent"}]}',
          "s.jsonl:1: goldens.0.severity: severity must be one of low, medium"),
-        ('{"diff": "d", "goldens": [], "tags": []}',
-         "s.jsonl:1: goldens: Tuple should have at least 1 item"),
+        ('{"diff": "d", "tags": []}', "s.jsonl:1: goldens: Field required"),
         ('{"diff": "d", "goldens": [{"comment": "x", "severity": "low"}], "tag": 1}',
          "s.jsonl:1: tag: Extra inputs are not permitted"),
         ("[1, 2]", "s.jsonl:1: each line is one JSON object"),
@@ -153,6 +258,15 @@ def test_a_bad_suite_line_is_named(line: str, message: str) -> None:
     with pytest.raises(ConfigError) as raised:
         load_suite(line + "\n", source="s.jsonl")
     assert str(raised.value).startswith(message)
+
+
+def test_a_clean_pr_is_a_suite_line_with_no_golden() -> None:
+    text = (
+        '{"id": "refactor", "diff": "diff --git a/x b/x", "goldens": []}\n'
+        '{"repo": "acme/shop", "number": 7, "goldens": [{"comment": "x", "severity": "low"}]}\n'
+    )
+    clean, buggy = load_suite(text, source="s.jsonl").prs
+    assert (clean.key, clean.goldens, len(buggy.goldens)) == ("refactor", (), 1)
 
 
 def test_two_prs_with_one_key_are_refused() -> None:
@@ -176,6 +290,17 @@ def test_the_benchmark_goldens_become_a_suite_keyed_by_pull_request() -> None:
                                                      79265, "grafana")  # fmt: skip
     assert suite.licence == "MIT License, Copyright (c) 2025 Martian"
     assert suite.source.endswith(f"at {martian.COMMIT[:12]}")
+
+
+def test_a_benchmark_pr_without_goldens_is_skipped_as_its_scoring_skips_it() -> None:
+    goldens = {project: "[]" for project in martian.PROJECTS}
+    goldens["sentry"] = json.dumps(
+        [{"url": "https://github.com/getsentry/sentry/pull/1", "comments": []},
+         {"url": "https://github.com/getsentry/sentry/pull/2",
+          "comments": [{"comment": "leak", "severity": "High"}]}]
+    )  # fmt: skip
+    suite = martian.martian_suite(goldens, "MIT")
+    assert [pr.key for pr in suite.prs] == ["getsentry/sentry#2"]
 
 
 def test_a_golden_entry_without_a_pull_request_url_is_refused() -> None:
@@ -300,7 +425,7 @@ def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
     from consensus.bench.suite import Suite
 
     hostile = found("<img src=x onerror=alert(1)> reads past the end")
-    answer = Judgement(pr=PR.key, finding=hostile, matched=True, golden=0,
+    answer = GoldenMatch(pr=PR.key, finding=hostile, matched=True, golden=0,
                        golden_comment="<script>alert(2)</script>", reason="<b>same</b>",
                        judge="openai/gpt-5.2")  # fmt: skip
     suite = Suite(name="mine", source="mine.jsonl", prs=(PR,))
@@ -319,13 +444,42 @@ def test_the_page_shows_model_and_golden_text_as_text_never_markup() -> None:
     assert page.count("<line class='ci'") == 2  # its two 95% whiskers
 
 
+def test_the_tables_show_what_was_posted_on_clean_prs_only_when_the_suite_has_one() -> None:
+    from consensus.bench.results import Tally, build_result
+    from consensus.bench.suite import Suite
+    from consensus.bench.tables import render_markdown
+
+    clean = SuitePR(id="refactor", diff="d", goldens=())
+    first, again, style = found("Reads past the end"), found("Off by one", line=6), found("Nit")
+    tally = Tally(
+        posted={"consensus": {PR.key: [first, again], clean.key: [style]}},
+        judgements={(PR.key, first.key): judged(first, 0), (PR.key, again.key): judged(again, 0),
+                    (clean.key, style.key): clean_pr_match(style, clean)},
+    )  # fmt: skip
+
+    def scored(*prs: SuitePR) -> str:
+        suite = Suite(name="mine", source="mine.jsonl", prs=prs)
+        return render_markdown(build_result(suite, judge="openai/gpt-5.2", tally=tally,
+                                            published_judge=None, published=[]))  # fmt: skip
+
+    both = scored(PR, clean)
+    assert "- 2 pull requests (1 of them clean), 3 golden comments" in both
+    assert "| F1 | TP / FP / FN | review cost | posted on clean PRs |" in both
+    assert "| 1 / 2 / 2 | $0.0000 | 1 on 1 |" in both  # the repeat and the clean PR's nit
+    assert "a second finding on a golden already matched: consensus (with verification) 1." in (
+        both
+    )
+    without = scored(PR)
+    assert "clean" not in without and "| 1 / 1 / 2 | $0.0000 |" in without
+
+
 # --------------------------------------------------------------------------- asking the judge
 
 
 JUDGE = ProviderSettings(model="openai/gpt-5.2")
 
 
-def ask(client: FakeModelClient, finding: BenchFinding) -> Judgement:
+def ask(client: FakeModelClient, finding: BenchFinding) -> GoldenMatch:
     return asyncio.run(judge_finding(finding, PR, judge=JUDGE, client=client, hunk=""))
 
 

@@ -15,15 +15,16 @@ from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Votes
 from consensus.publish.carry import (
+    Carried,
     Carry,
     carried_report,
     decision_changes,
     diff_digests,
     next_decisions,
     plan_carry,
-    with_carried,
     without_paths,
 )
+from consensus.publish.records import finding_records
 from consensus.publish.state import (
     MAX_RECORDS,
     MAX_STATE_CHARS,
@@ -33,7 +34,6 @@ from consensus.publish.state import (
     PublishState,
     decode_state,
     encode_state,
-    finding_records,
 )
 
 OLD, NEW = "a1b2c3d" + "0" * 33, "e4f5a6b" + "0" * 33
@@ -275,7 +275,8 @@ def test_a_push_merges_carried_and_new_findings_and_numbers_them_in_report_order
     carry = plan_carry(state, digests, basis=BASIS, fresh=False)
     assert without_paths(pushed, carry.paths).files[0].path == "src/app/jobs.py"
     fresh = report(finding(7, "src/app/jobs.py", title="Deletes past the end"))
-    merged = with_carried(fresh, carry)
+    carried = Carried(carry, without_paths(pushed, carry.paths), digests, BASIS)
+    merged = carried.report(fresh, pushed, run_id=fresh.run_id, threshold=0.75, workflow=None)
     assert [(f.id, f.path, f.carried_from) for f in merged.findings] == [
         ("F1", "src/app/db.py", OLD),
         ("F2", "src/app/jobs.py", None),

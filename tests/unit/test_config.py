@@ -90,8 +90,8 @@ def test_severe_consensus_is_checked_from_high_unless_configured() -> None:
     ("text", "key", "words"),
     [
         ("treshold: 0.8\n", "treshold", ["unknown key", "did you mean 'threshold'"]),
-        ("threshold: high\n", "threshold", ["valid number", "'high'", "between 0 and 1"]),
-        ("threshold: 1.5\n", "threshold", ["less than or equal to 1"]),
+        ("threshold: high\n", "threshold", ["should be a number", "'high'", "between 0 and 1"]),
+        ("threshold: 1.5\n", "threshold", ["should be at most 1"]),
         ("providers:\n  - modle: openai/gpt-5.1\n", "providers.0.modle", ["did you mean 'model'"]),
         ("publish:\n  request_changes_on: severe\n", "publish.request_changes_on", ["critical"]),
         ("budget: {max_cost: 3}\n", "budget.max_cost", ["did you mean 'max_cost_usd'"]),
@@ -183,12 +183,12 @@ def test_no_provider_at_all_says_exactly_what_to_set() -> None:
     assert "Ollama" in message
 
 
-def test_the_readme_configuration_block_is_a_valid_config() -> None:
-    """Every key README documents is one the loader accepts, with the value shown."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    section = readme.split("## Configuration: `.consensus.yml`", 1)[1]
+def test_the_documented_configuration_block_is_a_valid_config() -> None:
+    """Every key the configuration page's example shows is one the loader accepts."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    section = page.split("# Configuration: `.consensus.yml`", 1)[1]
     block = section.split("```yaml\n", 1)[1].split("```", 1)[0]
-    settings = parse_settings(block, source="README.md")
+    settings = parse_settings(block, source="docs/configuration.md")
     assert settings.ignore.authors == ("dependabot[bot]", "renovate[bot]")
     assert settings.ignore.reason(author="dev", labels=(), title="WIP: x") is not None
 
@@ -244,3 +244,29 @@ def test_without_a_calibration_no_family_is_assumed_to_be_any_kind_of_judge() ->
     panel = estimate([claim], known)
     judges = {(panel.family(f).real, panel.family(f).false) for f in FAMILIES}
     assert len(judges) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "fix"),
+    [
+        (
+            "personas: correctness\n",
+            "personas: should be a list (got 'correctness')",
+            "e.g. 'personas: [correctness, security]'",
+        ),
+        ("concurrency: lots\n", "concurrency: should be a whole number (got 'lots')", None),
+        ("min_providers: 0\n", "min_providers: should be at least 1 (got 0)", None),
+        ("inspector: {rule: majority}\n", "inspector.rule: should be one of 'weighed'", None),
+        ("none: 1\n", "none: unknown key", "known keys here"),
+    ],
+)
+def test_a_mistake_is_said_in_our_words_not_pydantics(
+    text: str, said: str, fix: str | None
+) -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse_settings(text, source=".consensus.yml")
+    message = f"{caught.value}\n{caught.value.fix}"
+    assert f".consensus.yml: {said}" in message
+    assert "Input should" not in message and "valid tuple" not in message
+    if fix is not None:
+        assert fix in message

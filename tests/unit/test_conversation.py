@@ -13,13 +13,13 @@ from consensus.publish.conversation import (
     answer_marker,
     classify_words,
     dismissed_answer,
-    dismissed_state,
     fixed_answer,
     fixed_commit,
     model_answer,
     pending_replies,
     plan_reply,
 )
+from consensus.publish.dismissal import dismissed
 from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.publish.thread import Identity, fingerprint_marker
 from tests.e2e.test_review_threads import tracked
@@ -164,6 +164,15 @@ def test_a_model_answer_is_sanitised_and_carries_the_marker() -> None:
     assert "@alice" not in body  # the replier is named, never pinged
 
 
+@pytest.mark.parametrize("said", ["", "   \n  "])
+def test_an_empty_model_answer_says_so_and_where_to_look(said: str) -> None:
+    body = model_answer(pending(), "F1", said, conceded=False, dismissed=False)
+    assert "(no answer)" not in body
+    first = body.split("\n", 1)[0]
+    assert first.startswith("consensus has no answer to this reply: the model wrote none.")
+    assert "`/consensus explain F1`" in first
+
+
 def test_a_concession_says_who_may_dismiss_unless_it_was_dismissed() -> None:
     asked = model_answer(pending(), "F1", "You are right.", conceded=True, dismissed=False)
     assert "`/consensus dismiss F1`" in asked
@@ -183,8 +192,8 @@ def test_what_we_say_on_a_dismissal_and_a_fixed_check() -> None:
 
 def test_a_dismissal_by_reply_is_kept_in_the_state() -> None:
     state = PublishState(head_sha="h", findings=(tracked(FP),))
-    after = dismissed_state(
-        state, FP, by="maria", reason="the caller holds the lock", finding_id="F1", title="t"
+    after = dismissed(
+        state, FP, by="maria", reason="the caller holds the lock", finding=("F1", "t"), via="reply"
     )
     read = decode_state(f"x\n{encode_state(after)}")
     assert read is not None

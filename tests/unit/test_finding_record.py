@@ -9,15 +9,9 @@ from consensus.ingest.review_diff import ingest
 from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, Status, VerdictKind
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Verification, Vote
 from consensus.model.report import FindingMember, ReportFinding, Votes
-from consensus.publish.plan import established
-from consensus.publish.state import (
-    FindingRecord,
-    PublishState,
-    decode_state,
-    encode_state,
-    finding_record,
-    report_finding,
-)
+from consensus.publish.inline import established
+from consensus.publish.records import finding_record, report_finding
+from consensus.publish.state import FindingRecord, PublishState, decode_state, encode_state
 
 KEY_PATCH = """diff --git a/src/billing/client.py b/src/billing/client.py
 index 1111111..2222222 100644

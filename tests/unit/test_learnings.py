@@ -1,5 +1,6 @@
 """`.consensus/learned.yml`: five closed PRs counted against a hand count, nothing new
-changes nothing, suppressions match later findings, the strict schema, the calibration
+(or only PRs without outcomes) changes nothing, outcomes that name no reporter are counted
+apart and said so, suppressions match later findings, the strict schema, the calibration
 mapping, and `consensus learned`'s table with Wilson intervals."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from consensus.app.learnings import pull_body
 from consensus.cli.main import cli
 from consensus.decide.panel_rates import known_counts
 from consensus.errors import ConfigError
@@ -23,9 +25,10 @@ from consensus.publish.learnings import (
     suppression_for,
 )
 from consensus.publish.plan import Placement, Scope, plan_publish
+from consensus.publish.state import STATE_VERSION, PublishState, decode_state, encode_state
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
-from consensus.render.learned import wilson
+from consensus.render.learned import rate
 from consensus.settings.calibration_file import with_learned_calibration
 from consensus.settings.config import PublishSettings, Settings
 from consensus.settings.learned import (
@@ -141,7 +144,8 @@ def test_five_closed_prs_count_as_a_hand_count() -> None:
         1,
         "maria",
     )
-    assert learned.updated_through == "2026-11-09T12:00:00Z"
+    # the newest PR counted: #5 closed later, with no finding of ours (no outcome to count)
+    assert learned.updated_through == "2026-11-07T12:00:00Z"
 
 
 def test_a_second_run_with_nothing_new_changes_nothing() -> None:
@@ -150,6 +154,32 @@ def test_a_second_run_with_nothing_new_changes_nothing() -> None:
     assert parse_learned(text) == once
     again = learn(parse_learned(text), FIVE)
     assert dump_learned(again) == text
+
+
+def test_a_pr_without_outcomes_changes_nothing_not_even_the_date() -> None:
+    once = learn(Learned(), FIVE)
+    merged = ClosedPull(number=6, closed_at="2026-11-10T08:00:00Z")  # the learnings PR, say
+    assert learn(once, [*FIVE, merged]) == once
+
+
+def test_outcomes_that_name_no_reporter_are_counted_apart_and_said_so(tmp_path: Path) -> None:
+    # PR 7's fix was recorded by an earlier version, which lost its reporters.
+    lost = outcome(7, "fixed", ()).model_copy(update={"personas": ()})
+    seven = ClosedPull(number=7, closed_at="2026-11-12T08:00:00Z", outcomes=(lost,))
+    before = learn(Learned(), FIVE)
+    after = learn(before, [seven])
+    assert after.families == before.families and after.personas == before.personas
+    assert after.uncredited.model_dump() == {"fixed": 1, "dismissed": 0, "left": 0}
+    text = dump_learned(after)
+    assert "uncredited: {fixed: 1, dismissed: 0, left: 0}" in text.splitlines()
+    assert parse_learned(text) == after
+    assert "uncredited" not in dump_learned(before)  # written only when there are some
+    body = pull_body(before, after, (7,))
+    assert "- credited to no one: 1 outcome(s) (1 fixed), recorded by an earlier" in body
+    path = tmp_path / "learned.yml"
+    path.write_text(text)
+    done = CliRunner().invoke(cli, ["learned", "--file", str(path)])
+    assert "credited to no one: 1 outcome(s) (1 fixed), recorded by an earlier" in done.output
 
 
 def test_a_dismissed_finding_is_suppressed_later_on_the_same_pattern() -> None:
@@ -249,10 +279,9 @@ def test_the_learnings_join_a_calibration_the_configuration_names() -> None:
     assert broken == Settings()  # the review reports it where it reads the suppressions
 
 
-def test_wilson_intervals() -> None:
-    low, high = wilson(8, 10)
-    assert round(low, 3) == 0.490 and round(high, 3) == 0.943
-    assert wilson(0, 0) == (0.0, 1.0)
+def test_a_rate_is_shown_with_its_wilson_interval() -> None:
+    assert rate(8, 10) == "80% [49%–94%] of 10"
+    assert rate(0, 0) == "– of 0"
 
 
 def test_consensus_learned_prints_the_table(tmp_path: Path) -> None:
@@ -316,9 +345,24 @@ def test_the_closed_prs_estimates_of_their_panel_are_pooled_into_the_file() -> N
     ]
     learned = learn(Learned(), pulls)
     assert learned.panel is not None and learned.panel.runs == 2
+    # a PR with neither outcomes nor an estimate does not move the date
+    assert learned.updated_through == "2026-12-02T10:00:00Z"
     judge = learned.panel.families["anthropic"].judge
     assert (judge.confirmed_real, judge.refuted_false) == (4.0, 4.75)
     # Written and read back as people see it, and the next review starts from it.
     again = parse_learned(dump_learned(learned))
     assert again.panel == learned.panel
     assert learned_calibration(again).history == learned.panel
+
+
+def test_the_summary_state_keeps_the_runs_estimate_and_reads_a_v6_block_without_one() -> None:
+    judge = JudgeTally(confirmed_real=2.0, refuted_false=3.5)
+    tally = PanelTally(runs=1, families={"anthropic": FamilyTally(judge=judge)})
+    line = encode_state(PublishState(head_sha="a" * 40, panel=tally))
+    assert f" v{STATE_VERSION} " in line and STATE_VERSION == 7
+    read = decode_state(f"summary\n{line}")
+    assert read is not None and read.panel == tally
+    # written by the version before, which knew no estimate: read with none
+    older = encode_state(PublishState(head_sha="a" * 40)).replace(f" v{STATE_VERSION} ", " v6 ")
+    earlier = decode_state(f"summary\n{older}")
+    assert earlier is not None and earlier.head_sha == "a" * 40 and earlier.panel is None

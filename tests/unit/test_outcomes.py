@@ -1,5 +1,6 @@
-"""What people decided, kept in the PR's state: 👍/👎 as labels, outcomes at close, and a
-v4 state read as v5."""
+"""What people decided, kept in the PR's state: 👍/👎 as labels, outcomes at close (each
+credited to whoever reported and judged the finding, even once a push fixed it), and the
+states earlier versions wrote read as the current one."""
 
 from __future__ import annotations
 
@@ -7,10 +8,13 @@ import base64
 import json
 import zlib
 
-from consensus.model.base import VerdictKind
+from consensus.model.base import Category, VerdictKind
+from consensus.model.findings import Verification, Vote
+from consensus.model.report import FindingMember, ReportFinding
 from consensus.ports import HostReaction
 from consensus.publish.decided import Label
 from consensus.publish.outcomes import close_outcomes, downvoters, labels_from
+from consensus.publish.records import report_finding
 from consensus.publish.state import (
     Dismissal,
     PublishState,
@@ -19,8 +23,10 @@ from consensus.publish.state import (
     decode_state,
     encode_state,
 )
+from consensus.publish.thread import PullRequestThread
 from tests.e2e.test_commands_e2e import seeded_state
 from tests.e2e.test_review_threads import tracked
+from tests.unit.test_publish import HEAD, make, plan
 
 FIXED, DISMISSED, DOWN, LEFT = "aaaa0000aaaa0000", "bbbb1111bbbb1111", "cccc2222", "dddd3333"
 US = frozenset({"github-actions[bot]"})
@@ -125,3 +131,57 @@ def test_outcomes_and_labels_round_trip_and_a_v4_state_still_reads() -> None:
     read = decode_state(f"<!-- consensus:state v4 {packed} -->")
     assert read is not None and read.labels == () and read.outcomes == ()
     assert read.dismissed[0].via == "command"
+
+
+# --------------------------------------------------------------------------- credit
+
+
+def reported() -> ReportFinding:
+    """A race two families' personas reported, which a third family's judge confirmed."""
+    title = "Counter updated without the lock"
+    members = tuple(
+        FindingMember(provider=f"{family}/m", family=family, persona=persona, line=12, title=title)
+        for family, persona in (("openai", "security"), ("anthropic", "correctness"))
+    )
+    vote = Vote(model="gemini/gemini-2.5-pro", family="google", role="inspector",
+                verdict=VerdictKind.CONFIRMED, reason="the counter is shared")  # fmt: skip
+    return make(title=title, verification=Verification(votes=(vote,))).model_copy(
+        update={
+            "members": members,
+            "personas": ["correctness", "security"],
+            "category": Category.CONCURRENCY,
+        }
+    )
+
+
+def saved(state: PublishState) -> PublishState:
+    """The state as the next run reads it back from the summary."""
+    read = decode_state(encode_state(state))
+    assert read is not None
+    return read
+
+
+def test_a_finding_a_push_fixed_is_credited_to_its_reporters_through_carry_and_pushes() -> None:
+    posted = saved(plan(reported()).state)  # the run that posted it
+    [record] = posted.records
+    carried = report_finding(record, carried_from=HEAD)  # a push elsewhere: carried
+    again = saved(plan(carried, thread=PullRequestThread(state=posted)).state)
+    fixed = saved(plan(thread=PullRequestThread(state=again)).state)  # the push that fixed it
+    assert fixed.records == ()  # the latest run no longer has its record
+    [outcome] = close_outcomes(fixed, writers=frozenset())
+    assert outcome.outcome == "fixed" and outcome.credited
+    assert outcome.families == ("anthropic", "openai")
+    assert outcome.personas == ("correctness", "security")
+    assert [(j.family, j.verdict) for j in outcome.judges] == [("google", VerdictKind.CONFIRMED)]
+    assert outcome.category is Category.CONCURRENCY
+
+
+def test_a_state_an_earlier_version_wrote_reads_and_its_fix_is_credited_to_no_one() -> None:
+    fixed = tracked(FIXED, resolved=True).model_copy(update={"resolved_reason": "fixed"})
+    v5 = PublishState(findings=(fixed,)).model_dump(mode="json", exclude_defaults=True)
+    packed = base64.b64encode(zlib.compress(json.dumps(v5).encode())).decode()
+    read = decode_state(f"<!-- consensus:state v5 {packed} -->")
+    assert read is not None and read.findings[0].families == ()
+    [outcome] = close_outcomes(read, writers=frozenset())
+    assert outcome.outcome == "fixed" and not outcome.credited
+    assert (outcome.families, outcome.personas, outcome.judges) == ((), (), ())

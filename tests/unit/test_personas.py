@@ -318,7 +318,7 @@ def test_select_unknown_suggests(
     with pytest.raises(ConfigError) as caught:
         select_personas(builtins, ["correctness", wanted], source="--personas")
     message = str(caught.value)
-    assert message.startswith(f"--personas: personas: unknown persona '{wanted}'")
+    assert message.startswith(f"--personas: there is no persona '{wanted}'")
     assert ", ".join(sorted(BUILTIN_CATEGORIES)) in message
     if hint is None:
         assert "did you mean" not in message

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.pull_diff import (
     NO_CHECKOUT,
     NOT_IN_CHECKOUT,
@@ -165,3 +166,13 @@ def test_a_mode_change_without_patch_is_not_called_binary() -> None:
     files = [PullFile(path="run.sh", status="changed")]
     pull = build_pull_diff(files, changed_files=1)
     assert [(s.path, s.reason) for s in pull.skipped] == [("run.sh", "mode change only")]
+
+
+def test_a_hunk_cut_to_fit_a_prompt_is_one_commentable_hunk_as_on_github() -> None:
+    added = "".join(f"+line {n}\n" for n in range(1, 401))
+    diff = ingest(
+        f"diff --git a/new.py b/new.py\n--- /dev/null\n+++ b/new.py\n@@ -0,0 +1,400 @@\n{added}"
+    )
+    cut = split_large_hunks(diff)
+    assert len(cut.files[0].hunks) == 2
+    assert review_hunks(cut) == {"new.py": [frozenset(range(1, 401))]}

@@ -9,11 +9,11 @@ from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, S
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import FindingMember, Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
+from consensus.publish.inline import inline_body
 from consensus.publish.plan import (
     Placement,
     PlannedReview,
     Scope,
-    inline_body,
     move_to_summary,
     plan_publish,
     suspect_comments,
@@ -171,20 +171,20 @@ def test_at_most_max_inline_comments_the_rest_go_to_the_summary(
 
 
 @pytest.mark.parametrize(
-    ("severities", "request_changes_on", "event"),
+    ("severities", "request_changes_on", "requests_changes"),
     [
-        ((Severity.HIGH, Severity.LOW), Severity.CRITICAL, "COMMENT"),
-        ((Severity.CRITICAL,), Severity.CRITICAL, "REQUEST_CHANGES"),
-        ((Severity.MEDIUM, Severity.HIGH), Severity.HIGH, "REQUEST_CHANGES"),
-        ((Severity.MEDIUM,), Severity.HIGH, "COMMENT"),
+        ((Severity.HIGH, Severity.LOW), Severity.CRITICAL, False),
+        ((Severity.CRITICAL,), Severity.CRITICAL, True),
+        ((Severity.MEDIUM, Severity.HIGH), Severity.HIGH, True),
+        ((Severity.MEDIUM,), Severity.HIGH, False),
     ],
 )
-def test_the_review_event(
-    severities: tuple[Severity, ...], request_changes_on: Severity, event: str
+def test_the_review_asks_for_changes_at_request_changes_on(
+    severities: tuple[Severity, ...], request_changes_on: Severity, requests_changes: bool
 ) -> None:
     findings = [make(n, severity=s, line=10 + n) for n, s in enumerate(severities, 1)]
     result = plan(*findings, settings=PublishSettings(request_changes_on=request_changes_on))
-    assert result.review is not None and result.review.event == event
+    assert result.review is not None and result.review.requests_changes is requests_changes
 
 
 @pytest.mark.parametrize(
@@ -402,13 +402,13 @@ def test_a_refused_blocking_finding_keeps_the_request_for_changes() -> None:
         result, {critical.fingerprint}, "refused", settings=PublishSettings(), head_sha=HEAD
     )
     assert moved.review is not None
-    assert moved.review.comments == () and moved.review.event == "REQUEST_CHANGES"
+    assert moved.review.comments == () and moved.review.requests_changes
 
 
 def test_suspects_are_comments_outside_githubs_own_hunks() -> None:
     review = PlannedReview(
         body="b",
-        event="COMMENT",
+        requests_changes=False,
         comments=(
             InlineComment(path="app.py", line=12, body=""),
             InlineComment(path="app.py", line=42, start_line=18, body=""),

@@ -1,4 +1,4 @@
-"""The slash-command parser, argument grammar, command files, README table and state."""
+"""The slash-command parser, argument grammar, command files, the documented table and state."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from consensus.errors import ConfigError
-from consensus.publish.answers import safe_url
+from consensus.app.talk.builtins import BUILTINS
+from consensus.app.talk.registry import Registry, lookup, workflow_command
+from consensus.errors import ConfigError, ConsensusError
+from consensus.publish.answers import Section, safe_url
 from consensus.publish.slash import (
-    GRAMMARS,
     MAX_COMMANDS,
     ArgumentError,
     Grammar,
@@ -40,6 +41,7 @@ from consensus.settings.commands import (
     parse_command,
     readme_block,
 )
+from consensus.settings.workflows import parse_workflow
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,18 +198,18 @@ def test_nothing_inside_a_fence_is_ever_a_command(inside: str, fence: str) -> No
 
 
 def test_every_command_file_loads_and_has_a_handler() -> None:
-    specs = load_commands(handlers=GRAMMARS)
-    assert set(specs) == set(GRAMMARS)
+    specs = {name: command.spec for name, command in BUILTINS.load().items()}
+    assert set(specs) == {p.stem for p in builtin_command_dir().glob("*.md")}
     assert all(specs[n].needs_write for n in ("review", "verify", "dismiss", "pause", "resume"))
     assert not any(specs[n].needs_write for n in ("help", "explain", "personas", "config"))
     assert specs["review"].spends_tokens and specs["verify"].spends_tokens
 
 
-def test_the_readme_table_is_generated_from_the_command_files() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    start, end = readme.index(README_START), readme.index(README_END) + len(README_END)
-    assert readme[start:end] == readme_block(load_commands(handlers=GRAMMARS)), (
-        "README.md is out of step with commands/: paste the output of readme_block()"
+def test_the_documented_table_is_generated_from_the_command_files() -> None:
+    page = (ROOT / "docs" / "slash-commands.md").read_text(encoding="utf-8")
+    start, end = page.index(README_START), page.index(README_END) + len(README_END)
+    assert page[start:end] == readme_block({n: c.spec for n, c in BUILTINS.load().items()}), (
+        "docs/slash-commands.md is out of step with commands/: paste the output of readme_block()"
     )
 
 
@@ -249,12 +251,42 @@ def test_a_command_without_a_handler_fails_at_start_up(tmp_path: Path) -> None:
         (tmp_path / path.name).write_text(path.read_text())
     (tmp_path / "thing.md").write_text(VALID.replace("{name}", "thing"))
     with pytest.raises(ConfigError, match="no command 'thing' is implemented"):
-        load_commands(tmp_path, handlers=GRAMMARS)
+        BUILTINS.load(tmp_path)
     (tmp_path / "thing.md").write_text(
         VALID.replace("{name}", "thing").replace("aliases: []", "aliases: [review]")
     )
     with pytest.raises(ConfigError, match="'review' is already used"):
         load_commands(tmp_path)
+
+
+def test_a_handler_without_a_command_file_fails_at_start_up() -> None:
+    registry = Registry()
+    for name, command in BUILTINS.load().items():
+        registry.command(name, command.grammar)(command.handler)
+    registry.command("thing", Grammar.NONE)(lambda context, arguments: Section("t", "done"))
+    with pytest.raises(ConsensusError, match="no command file for: thing"):
+        registry.load()
+
+
+def test_each_built_in_command_carries_its_file_grammar_and_handler() -> None:
+    builtins = BUILTINS.load()
+    assert [builtins[n].grammar for n in ("explain", "dismiss", "help", "pause")] == [
+        Grammar.FINDING,
+        Grammar.FINDING_REASON,
+        Grammar.COMMAND,
+        Grammar.NONE,
+    ]
+    assert lookup("why", builtins) is builtins["explain"]  # an alias from its file
+    assert builtins["dismiss"].needs_write and not builtins["explain"].needs_write
+
+
+def test_a_saved_workflow_registers_as_a_command_like_the_built_ins() -> None:
+    text = "---\ndescription: Injection only\npersonas: [security]\n---\nLook for injection.\n"
+    workflow = parse_workflow(text, path=".consensus/workflows/security-audit.md")
+    command = workflow_command(workflow)
+    assert (command.name, command.grammar) == ("security-audit", Grammar.NONE)
+    assert command.needs_write and command.spec.usage == "/consensus security-audit"
+    assert lookup("security-audit", {command.name: command}) is command
 
 
 # --------------------------------------------------------------------------- state

@@ -13,7 +13,8 @@ from consensus.model.findings import Cluster, Finding, Suggestion
 from consensus.model.reply import MAX_SUGGESTION_LINES, ReplyFinding
 from consensus.model.report import ReportFinding, Votes
 from consensus.ports import InlineComment
-from consensus.publish.plan import Scope, inline_body
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import Scope
 from consensus.publish.suggestion import suggestion_block, suggestion_problem
 
 REPLY = {

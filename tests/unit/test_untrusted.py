@@ -18,13 +18,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from consensus.app.commands import handle_comment
+from consensus.app.talk.commands import handle_comment
 from consensus.app.wiring import action_step, services
 from consensus.model.base import Category, Severity, Status, VerdictKind
 from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
-from consensus.model.outcome import OutcomeKind
+from consensus.model.flow_result import ResultKind
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -41,14 +41,15 @@ from consensus.publish.answers import (
     render_answer,
     verified_section,
 )
-from consensus.publish.plan import Scope, inline_body, plan_publish
+from consensus.publish.inline import inline_body
+from consensus.publish.plan import Scope, plan_publish
+from consensus.publish.records import finding_record
 from consensus.publish.state import (
     Dismissal,
     FindingRecord,
     PublishState,
     TrackedFinding,
     encode_state,
-    finding_record,
 )
 from consensus.publish.state_section import new_summary
 from consensus.publish.summary import render_summary
@@ -61,6 +62,7 @@ from consensus.render.untrusted import (
     code,
     escape_line,
     escape_markdown_text,
+    is_login,
     person,
 )
 from consensus.settings.commands import load_commands
@@ -285,6 +287,21 @@ def test_what_it_keeps_readable() -> None:
     )
 
 
+def test_a_gitlab_merge_request_reference_is_not_linked() -> None:
+    assert escape_line("same as !12 and acme/shop!7") == f"same as !{ZWJ}12 and acme/shop!{ZWJ}7"
+    assert escape_line("not equal: a != b!") == "not equal: a != b!"
+
+
+@pytest.mark.parametrize("login", ["maria.k", "dev_ops", "project_7_bot_5e1f0a", "a"])
+def test_a_gitlab_username_is_a_login(login: str) -> None:
+    assert is_login(login) and person(login) == f"@{ZWJ}{login}"
+
+
+@pytest.mark.parametrize("text", ["acme/security", "maria.", "-maria", "a b", "maria@x", ""])
+def test_what_is_no_login_on_either_host(text: str) -> None:
+    assert not is_login(text)
+
+
 def test_invisible_characters_show() -> None:
     assert escape_line("a\u202eb\u200bc\u200dd") == "a\ufffdb\ufffdc\ufffdd"
     assert code("x\u2066y") == "`x\ufffdy`"
@@ -325,7 +342,7 @@ def comment(host: FakeGitHubHost, body: str, login: str) -> str:
     )
     env = {"GITHUB_REPOSITORY": "acme/service", "CONSENSUS_POST_INTERVAL": "0"}
     wired = services(env, log=lambda line: None, github=host)
-    assert handle_comment(wired, action_step(env), event).kind is not OutcomeKind.INCOMPLETE
+    assert handle_comment(wired, action_step(env), event).kind is not ResultKind.INCOMPLETE
     return host.issue_comment_list[-1].body
 
 

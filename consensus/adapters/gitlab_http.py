@@ -1,0 +1,153 @@
+"""GitLab's REST API v4 over HTTP: the only module that imports python-gitlab.
+
+`GitLabSession` sends one request at a time for the GitLab adapter (adapters/gitlab.py) and
+reads lists page by page. python-gitlab brings the token, the base URL (gitlab.com or a
+self-managed instance, under a relative URL root too) and the session; its own retries are
+off: requests are retried boundedly with tenacity, as GitHub's are (no answer, 5xx, 429
+waiting for `Retry-After` or `RateLimit-Reset`, a wait over `max_wait_s` giving up), and a
+failed POST is retried only once a read shows it did not land. What fails after the
+retries is a `GitLabError` naming the request and a fix.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import requests
+from gitlab import Gitlab, GitlabError
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from consensus.adapters.gitlab_wire import (
+    Failed,
+    Failure,
+    gitlab_error,
+    is_transient,
+    next_page,
+    retry_wait,
+)
+from consensus.adapters.retries import DEFAULT_RETRIES, Retries
+
+PER_PAGE = 100
+
+
+class GitLabSession:
+    """Requests to one GitLab instance with one token (`api_url` is `CI_API_V4_URL`)."""
+
+    def __init__(
+        self,
+        *,
+        token: str,
+        api_url: str,
+        retries: Retries = DEFAULT_RETRIES,
+        timeout_s: float = 30,
+        log: Callable[[str], None] = lambda line: None,
+    ) -> None:
+        self._last_headers: Mapping[str, str] = {}
+        session = requests.Session()
+        session.hooks["response"].append(self._keep_headers)
+        self._client = Gitlab(
+            url=api_url.rstrip("/").removesuffix("/api/v4"),
+            private_token=token or None,
+            timeout=timeout_s,
+            user_agent="consensus-review",
+            retry_transient_errors=False,
+            session=session,
+        )
+        self._session = session
+        self._retries = retries
+        self._log = log
+
+    @property
+    def graphql_url(self) -> str:
+        """The instance's GraphQL endpoint (beside /api/v4, under the same root)."""
+        return f"{self._client.url}/api/graphql"
+
+    def close(self) -> None:
+        """Close the connections kept alive for this run."""
+        self._session.close()
+
+    def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
+        self._last_headers = dict(response.headers)
+
+    def _send(
+        self, verb: str, path: str, params: Mapping[str, Any] | None, body: Any
+    ) -> tuple[Mapping[str, str], Any]:
+        try:
+            response = self._client.http_request(
+                verb.lower(),
+                path,
+                query_data=dict(params or {}),
+                post_data=body,
+                obey_rate_limit=False,
+                retry_transient_errors=False,
+                max_retries=0,
+            )
+        except GitlabError as exc:
+            status = exc.response_code
+            message = str(exc.error_message or f"HTTP {status}")
+            failure = Failure(status, message, self._last_headers)
+            raise Failed(failure) from exc
+        except (requests.ConnectionError, requests.Timeout) as exc:
+            raise Failed(Failure(None, str(exc) or type(exc).__name__)) from exc
+        data = response.json() if response.content else None
+        return dict(response.headers), data
+
+    def request(
+        self,
+        verb: str,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        landed: Callable[[], object | None] | None = None,
+    ) -> tuple[Mapping[str, str], Any]:
+        """One request with bounded retries; `landed` tells whether a failed POST landed."""
+        failures: list[Failure] = []
+        retries = self._retries
+
+        def wait(state: RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome else None
+            assert isinstance(exc, Failed)
+            failures.append(exc.failure)
+            seconds = retry_wait(
+                exc.failure, state.attempt_number, now=time.time(), base_s=retries.backoff_s
+            )
+            if seconds > retries.max_wait_s:
+                raise gitlab_error(verb, path, exc.failure, f"GitLab asked to wait {seconds:.0f}s")
+            self._log(f"GitLab {verb} {path}: {exc.failure.message}; retrying in {seconds:.0f}s")
+            return seconds
+
+        retrying = Retrying(
+            retry=retry_if_exception(lambda e: isinstance(e, Failed) and is_transient(e.failure)),
+            stop=stop_after_attempt(retries.attempts),
+            wait=wait,
+            sleep=retries.sleep,
+            reraise=True,
+        )
+        try:
+            for attempt in retrying:
+                with attempt:
+                    # A 5xx on a write may still have landed: look before writing again.
+                    landing = landed and failures and failures[-1].status != 429
+                    if landing and landed is not None and landed() is not None:
+                        return {}, None
+                    return self._send(verb, path, params, body)
+        except Failed as exc:
+            raise gitlab_error(verb, path, exc.failure) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def pages(self, path: str, query: Mapping[str, Any] | None = None, limit: int = 0) -> list[Any]:
+        """Every item of a paginated list, 100 a page, following `X-Next-Page`."""
+        items: list[Any] = []
+        page: int | None = 1
+        while page is not None:
+            headers, data = self.request(
+                "GET", path, params={**(query or {}), "per_page": PER_PAGE, "page": page}
+            )
+            items.extend(data or [])
+            if limit and len(items) >= limit:
+                return items[:limit]
+            page = next_page(headers)
+        return items

@@ -1,0 +1,155 @@
+"""The edge that runs a review with its journal: resume, record, replay.
+
+`run_review` composes the real clients around the pure pipeline: litellm behind the
+budget guard behind the journal, the head-file reader behind the journal, and the
+observers. `replay_run` runs the same pipeline on a journal alone: no provider, no key,
+no network, the same decisions.
+"""
+
+from __future__ import annotations
+
+import time
+
+from consensus.adapters.journal import Journal, not_a_review
+from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
+from consensus.app.run_log import RunLog, Tee
+from consensus.app.services import Services
+from consensus.model.report import Report
+from consensus.ports import SourceReader, TokenCounter
+from consensus.review.fanout import CallResult, ReviewCall
+from consensus.review.guard import GuardedClient
+from consensus.review.job import ReviewJob
+from consensus.review.ledger import Ledger
+from consensus.review.pipeline import ReviewObserver, ReviewServices, review, run_id_for
+
+
+class _JournalPhase:
+    """Keeps the run's phase in the journal, for `consensus runs` and crash forensics."""
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._run_id = run_id
+
+    def phase(self, name: str, detail: str = "") -> None:
+        self._journal.set_phase(self._run_id, name)
+
+    def planned(self, total: int) -> None:
+        return None
+
+    def call_started(self, call: ReviewCall) -> None:
+        return None
+
+    def call_finished(self, call: ReviewCall, result: CallResult) -> None:
+        return None
+
+
+async def run_review(
+    job: ReviewJob,
+    services: Services,
+    *,
+    source: SourceReader | None,
+    events: RunLog | None = None,
+    fresh: bool = False,
+    resume: str | None = None,
+) -> Report:
+    """Review with the journal: resume the latest unfinished run of the same inputs."""
+    journal = services.journal()
+    try:
+        base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
+        run_id, resuming = journal.resolve_run(base_id, fresh=fresh, resume=resume)
+        if resume is not None:  # the journal keeps no password: the live endpoints have it
+            job = ReviewJob.from_json(journal.inputs(run_id)).with_endpoints_of(job.providers)
+        if resuming:
+            answered = sum(1 for call in journal.calls(run_id) if call.ok)
+            services.log(
+                f"resuming run {run_id}: {answered} calls already answered are not paid again"
+            )
+        else:
+            services.log(f"run {run_id} (journal: {journal.path})")
+        journal.start_run(run_id, base_id, job.label, job.to_json())
+        if events is not None:
+            events.run_created(run_id, resumed=resuming, label=job.label)
+        report = await _journaled(job, services, journal, run_id, source, events)
+    finally:
+        journal.close()
+    return report
+
+
+async def _journaled(
+    job: ReviewJob,
+    services: Services,
+    journal: Journal,
+    run_id: str,
+    source: SourceReader | None,
+    events: RunLog | None,
+) -> Report:
+    """The review, its calls and its file reads recorded under `run_id`."""
+    ledger = Ledger(job.settings.budget)
+    services.models.add_patterns(job.settings.redact)
+    recorded = JournaledClient(
+        journal,
+        run_id,
+        GuardedClient(services.models, ledger, services.counter),
+        on_served=ledger.credit,
+    )
+    everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]
+    if events is not None:
+        everyone.append(events)
+    redacted = RedactedSource(source, job.settings.redact) if source else None
+    tools = ReviewServices(
+        client=recorded,
+        counter=services.counter,
+        clock=services.clock,
+        observer=Tee(*everyone),
+        source=JournaledSource(journal, run_id, redacted),
+        ledger=ledger,
+    )
+    report = await review(job, tools, run_id=run_id)
+    status = run_status(report)
+    journal.finish_run(
+        run_id,
+        status=status,
+        report=report.model_dump_json(),
+        cost_usd=report.stats.cost_usd,
+    )
+    if events is not None:
+        events.run_ended(report, status=status)
+    return report
+
+
+def run_status(report: Report) -> str:
+    """How `consensus runs` lists a finished run: `paused` (its budget stopped it: run it
+    again with the advised cap), `incomplete` (a file no model reviewed, or too few families
+    answered: running it again resumes it, answered calls are not paid again), else `done`."""
+    if report.budget_exhausted:
+        return "paused"
+    if report.incomplete is not None or not report.quorum.met:
+        return "incomplete"
+    return "done"
+
+
+async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
+    """Derive every decision of `run_id` again from its journal, calling no model."""
+    job = _recorded_job(run_id, journal)
+    # No guard: every outcome, refusals included, comes from the journal; the caps are
+    # the run's own, for the report.
+    ledger = Ledger(job.settings.budget)
+    tools = ReviewServices(
+        client=JournaledClient(journal, run_id, None),
+        counter=counter,
+        clock=time.monotonic,
+        source=JournaledSource(journal, run_id, None),
+        ledger=ledger,
+    )
+    return await review(job, tools, run_id=run_id)
+
+
+def _recorded_job(run_id: str, journal: Journal) -> ReviewJob:
+    """The review `run_id` recorded; a run that recorded none (a bench judge's run) or one a
+    different version of consensus recorded is an error that says which."""
+    inputs = journal.inputs(run_id)
+    try:
+        return ReviewJob.from_json(inputs)
+    except (KeyError, TypeError, ValueError):  # pydantic's ValidationError is a ValueError
+        row = journal.run(run_id)
+        raise not_a_review(run_id, row.label if row is not None else "?") from None

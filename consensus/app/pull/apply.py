@@ -1,0 +1,159 @@
+"""A publication applied to the code host: the review (with the ladder of refusals), the review
+threads, the summary comment, the clean-up after concurrent runs, the files the CI reads.
+An edge over the pull-request roles of the port that decides nothing: what to post was
+composed in publish/compose.py, and what a refusal changes is composed there again
+(`Publication.refused`).
+
+GitHub and GitLab take the same steps through the same port: on GitLab the review is one
+discussion per inline comment (its body is not posted: the summary note says the same),
+the review threads are the diff discussions, and a refused position is a `ReviewRejected`
+as GitHub's 422 is (adapters/gitlab.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from consensus.app.pull.context import PullContext
+from consensus.app.services import ActionStep
+from consensus.errors import HostError
+from consensus.ingest.hunks import Hunks
+from consensus.ingest.pull_diff import host_hunks
+from consensus.ports import (
+    Conversation,
+    Log,
+    PullRequestHost,
+    PullRequestInfo,
+    ReviewRejected,
+    ReviewWriter,
+)
+from consensus.publish.compose import Publication
+from consensus.publish.plan import suspect_comments
+from consensus.publish.resolution import ThreadChanges, thread_changes
+from consensus.publish.thread import Identity, duplicates
+
+
+def post(context: PullContext, publication: Publication) -> Publication:
+    """Post `publication` on the PR of `context`, in order: the review, the threads, the
+    summary, then the clean-up and the step's files. What was posted: comments the host
+    refused are in its summary."""
+    host, number, log = context.host, context.info.number, context.log
+    api_hunks = host_hunks(context.pull_files())
+    publication = post_review(host, context.info, publication, api_hunks, log, context.host_name)
+    sync_review_threads(host, number, publication.threads, context.identity, log)
+    upsert_summary(host, number, publication, log)
+    settle_concurrent_runs(host, number, context.identity, log)
+    write_outputs(context.step, publication)
+    return publication
+
+
+def post_review(
+    host: ReviewWriter,
+    info: PullRequestInfo,
+    publication: Publication,
+    api_hunks: Hunks,
+    log: Log,
+    host_name: str = "GitHub",
+) -> Publication:
+    """Post the review; a refusal (GitHub's 422, a position GitLab would not take) retries
+    without the comments the host refused, which go to the summary."""
+    for attempt in range(3):
+        review = publication.plan.review
+        if review is None:
+            return publication
+        event: Literal["COMMENT", "REQUEST_CHANGES"] = (
+            "REQUEST_CHANGES" if review.requests_changes else "COMMENT"
+        )
+        try:
+            host.create_review(
+                info.number,
+                commit_sha=info.head_sha,
+                body=review.body,
+                event=event,
+                comments=review.comments,
+            )
+        except ReviewRejected as exc:
+            reason = "; ".join(exc.errors) or exc.message
+            note = f"{host_name} refused the inline comment ({reason})"
+            # First the comments that are not on the host's own view of the diff, then all.
+            suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
+            refused = suspects or set(review.fingerprints)
+            log(f"{host_name} refused the review ({reason}): {len(refused)} comment(s) → summary")
+            publication = publication.refused(refused, note)
+            continue
+        count = len(review.comments)
+        if host_name == "GitLab":  # no review object: each comment is a discussion of its own
+            log(f"posted {count} inline discussion(s)")
+        else:
+            log(f"posted a review with {count} inline comment(s) ({event})")
+        return publication
+    log(f"{host_name} refused the review three times: everything is in the summary comment")
+    return publication.without_review()
+
+
+def sync_review_threads(
+    host: ReviewWriter, number: int, wanted: ThreadChanges, identity: Identity, log: Log
+) -> None:
+    """Resolve the review threads of findings this run resolved, and unresolve those of
+    findings that came back (publish.resolution says which). The host is asked only when
+    something may change; a failure is a warning, as the summary already says it all."""
+    if not wanted.any:
+        return
+    done: list[str] = []
+    try:
+        threads = host.review_threads(number)
+        for change in thread_changes(threads, wanted, identity=identity):
+            host.set_thread_resolved(change.thread_id, change.resolve)
+            done.append(f"{'resolved' if change.resolve else 'reopened'} {change.fingerprint}")
+    except HostError as exc:
+        log(f"warning: review threads were not updated: {exc.message}")
+    if done:
+        log(f"review threads: {', '.join(done)}")
+
+
+def upsert_summary(host: Conversation, number: int, publication: Publication, log: Log) -> None:
+    summary_id = publication.summary_id
+    if summary_id is not None:
+        host.edit_issue_comment(summary_id, publication.summary)
+        log(f"summary comment {summary_id} updated")
+    else:
+        created = host.create_issue_comment(number, publication.summary)
+        log(f"summary comment {created.id} posted")
+
+
+def settle_concurrent_runs(
+    host: PullRequestHost, number: int, identity: Identity, log: Log
+) -> None:
+    """Two runs on one PR at once (two runners, a re-run racing a push) both post: after
+    posting, each deletes what repeats an older comment of ours (never anyone else's), so
+    one of each remains."""
+    inline, summaries = duplicates(
+        host.issue_comments(number), host.review_comments(number), identity=identity
+    )
+    for comment_id in inline:
+        host.delete_review_comment(comment_id)
+    for comment_id in summaries:
+        host.delete_issue_comment(comment_id)
+    if inline or summaries:
+        log(
+            f"another run posted on this PR at the same time: removed {len(inline)} repeated "
+            f"inline comment(s) and {len(summaries)} repeated summary comment(s)"
+        )
+
+
+def write_outputs(step: ActionStep, publication: Publication) -> None:
+    """The JSON report (and SARIF when asked), the step summary, the step's outputs."""
+    from consensus.render import render_json, render_sarif
+
+    runner, report = step.runner, publication.report
+    report_path = runner.temp / "consensus-report.json"
+    report_path.write_text(render_json(report), encoding="utf-8")
+    if step.inputs.sarif:
+        Path(step.inputs.sarif).write_text(render_sarif(report), encoding="utf-8")
+    if runner.step_summary:
+        with open(runner.step_summary, "a", encoding="utf-8") as handle:
+            handle.write(publication.step_summary + "\n")
+    if runner.outputs:
+        with open(runner.outputs, "a", encoding="utf-8") as handle:
+            handle.write(f"run-id={report.run_id}\nfindings={publication.open_findings}\n")
+            handle.write(f"report={report_path}\n")
