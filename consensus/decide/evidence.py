@@ -12,19 +12,26 @@ log-odds of being real by the likelihood ratio of that family's estimated rates
                 mostly of inventions, nothing from one that says it of anything
 
 One family, one judge: a family asked again about a claim (or two providers of one
-family) mostly repeats itself, so only its first counted verdict weighs; the others are
-shown, not counted. A reporter asked about its own claim (only when no other family
-answered) confirms it for nothing: its confirmation weighs 0, its refutation or doubt
-counts in full. A failed call counts for nothing.
+family) mostly repeats itself, so its first counted verdict weighs as a judge's, and each
+later answer only as far as the family's estimated repeat rate leaves it news
+(decide/panel_repeats.py): an answer that flips weighs in full, one that agrees little,
+nothing at all from a family that always repeats itself. A reporter asked about its own
+claim (only when no other family answered) confirms it for nothing: its confirmation
+weighs 0, its refutation or doubt counts in full. A failed call counts for nothing.
 Every claim is checked the same way, from its own start, whether it reached consensus or
 not: there is no veto.
 
 The claim is verified when its log-odds reach logit(target precision) (default 0.9) with
-at least one verdict counted from a family that did not report it, rejected when they fall
-that far below its start, and left undecided when no family is left to ask. This is
-Wald's sequential probability ratio test; first-to-ahead-by-k is its symmetric case
-(judges whose TPR = TNR = p make every verdict weigh ±log(p / (1 - p)); tests hold the two
-alike on tables of vote sequences).
+at least one verdict counted from a family that did not report it, and left undecided
+when no family is left to ask. It is rejected when they fall that far below its start or,
+for a claim whose reports make it more likely real than not (every consensus claim, in
+practice), as soon as the votes make it more likely invented than real. A consensus claim
+is posted unless it is rejected (decide/judgement.settled): a 3-of-4 claim the fourth
+family confirms is posted whatever that confirmation is worth, and a refutation takes it
+down only if the refuting family's rates make it worth that much (docs/judges.md says
+why this bound and not the symmetric one). This is Wald's sequential probability ratio
+test; first-to-ahead-by-k is its symmetric case (judges whose TPR = TNR = p make every
+verdict weigh ±log(p / (1 - p)); tests hold the two alike on tables of vote sequences).
 """
 
 from __future__ import annotations
@@ -54,9 +61,11 @@ class Bounds:
 
 
 def bounds(start: float, target_precision: float) -> Bounds:
-    """logit(target) to verify; as far below the start to reject."""
+    """logit(target) to verify. To reject: a claim its reports make more likely real than
+    not (every consensus claim, in practice) once the votes make it more likely invented
+    than real; any other as far below its start as the verification bound is above 0.5."""
     need = logit(target_precision)
-    return Bounds(verify=need, reject=start - need)
+    return Bounds(verify=need, reject=0.0 if start > 0 else start - need)
 
 
 def against(vote: Vote) -> bool:
@@ -74,20 +83,39 @@ def counted(votes: Iterable[Vote]) -> list[Vote]:
     return out
 
 
+def repeated(votes: Iterable[Vote]) -> list[tuple[str, VerdictKind, VerdictKind]]:
+    """Each later answer of a family asked again, with its first: (family, first, this)."""
+    first: dict[str, VerdictKind] = {}
+    out = []
+    for vote in votes:
+        if vote.verdict is None or vote.self_vote:
+            continue
+        if vote.family in first:
+            out.append((vote.family, first[vote.family], vote.verdict))
+        else:
+            first[vote.family] = vote.verdict
+    return out
+
+
 def observed(claim: Claim, votes: Sequence[Vote], reviewers: frozenset[str]) -> Observed:
-    """The claim as the estimate reads it: reports, silences, and the independent
-    families' verdicts (a reporter's verdict on its own claim is not evidence of its rates)."""
+    """The claim as the estimate reads it: reports, silences, the independent families'
+    first verdicts and their later answers (a reporter's verdict on its own claim is not
+    evidence of its rates)."""
     verdicts = tuple(
         (v.family, v.verdict) for v in counted(votes) if v.verdict is not None and not v.self_vote
     )
     return Observed(
-        reporters=claim.families, reviewers=reviewers | claim.families, verdicts=verdicts
+        reporters=claim.families,
+        reviewers=reviewers | claim.families,
+        verdicts=verdicts,
+        repeats=tuple(repeated(votes)),
     )
 
 
 def belief(estimate: Estimate, claim: Observed, votes: Sequence[Vote]) -> float:
     """The claim's log-odds after its votes: its start, each independent family's first
-    verdict, and a reporter's own doubt (its own confirmation weighs nothing)."""
+    verdict and later answers, and a reporter's own doubt (its own confirmation weighs
+    nothing)."""
     level = estimate.belief(claim)
     for vote in counted(votes):
         if vote.self_vote and vote.verdict is not None and against(vote):

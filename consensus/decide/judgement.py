@@ -43,13 +43,15 @@ class Judgement(Frozen):
 def settled(
     status: Status, needs_verification: bool, judgement: Judgement, agreed: str = ""
 ) -> tuple[Status, str]:
-    """The status and reason of a finding of status `status` once judged. A verified
-    consensus finding stays consensus; one checked only because `check_consensus` asks
-    stays consensus unless refuted; one that must be verified (disputed, or a severe
-    consensus not every family reported) is posted only when verified."""
+    """The status and reason of a finding of status `status` once judged. A consensus
+    finding stays consensus unless the votes reject it (checked like any other claim, from
+    its own start: an undecided check, or one the budget stopped, leaves it as consensus
+    made it); a disputed one is posted only when verified."""
     outcome = judgement.outcome
     new = Status.UNVERIFIED if outcome is None else outcome
-    kept = new is Status.VERIFIED or (not needs_verification and new is not Status.REJECTED)
+    kept = new is Status.VERIFIED or (
+        (status is Status.CONSENSUS or not needs_verification) and new is not Status.REJECTED
+    )
     if status is Status.CONSENSUS and kept:
         return Status.CONSENSUS, f"{agreed}; {judgement.reason}" if agreed else judgement.reason
     return new, judgement.reason

@@ -87,13 +87,17 @@ class Prior:
     what refusal means until a family's use of it shows otherwise); `shrink` claims' worth
     of the panel's own rates beside each family's. Reporters: recall around 0.6, invention
     around 0.25, with `shrink_reports` claims' worth of the panel's (a run shows the panel's
-    reporting as a whole far better than one family's: each family's own shows over runs)."""
+    reporting as a whole far better than one family's: each family's own shows over runs).
+    Asked again about a claim, a family repeats its first answer about 0.8 of the time
+    (five claims' worth, and `shrink` of the panel's: models mostly repeat themselves, and
+    a repeat rate guessed too low would count one family's word several times)."""
 
     real: tuple[Beta, ...] = (Beta(2.0, 18.0), Beta(6.0, 6.0), Beta(9.0, 3.0), Beta(10.8, 1.2))
     real_verdicts: Verdicts = Verdicts(Beta(9.1, 0.9), Beta(0.25, 0.75))
     false_verdicts: Verdicts = Verdicts(Beta(0.45, 0.55), Beta(0.25, 0.75))
     recall: Beta = Beta(3.0, 2.0)
     invention: Beta = Beta(1.25, 3.75)
+    repeat: Beta = Beta(4.0, 1.0)
     shrink: float = 3.0
     shrink_reports: float = 10.0
 

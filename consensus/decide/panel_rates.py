@@ -10,26 +10,30 @@ reports what) is real or false, which no one observes. What is observed, per fam
   dice rather than two coins: `uncertain` means what the family's own use of it shows,
   doubt from a judge that says it mostly of inventions, little from one that says it of
   anything). Its TPR is how often it confirms a real claim, its TNR how often it does not
-  confirm a false one.
+  confirm a false one. Asked again about a claim, its later answers are its first one
+  repeated with its repeat rate, else fresh answers (decide/panel_repeats.py): one family
+  is one judge, and its repeats say only what they add to its first answer.
 
 A claim's log-odds of being real (`Estimate.belief`) is the share of real claims among
 those as large a share of their file's reviewers reported (models share errors, so
 agreement is worth what the run shows it is worth, not what independent reporters would
 make it), plus each reviewing
 family's report or silence weighed by how much more (or less) telling that family's is
-than the panel's average, plus each judge family's verdict weighed by its likelihood
-ratio. Given the rates, every claim's probability follows; given the claims'
-probabilities, every rate is a ratio of soft counts. EM alternates the two from a start
-set by the priors alone, until no claim's probability moves by more than TOLERANCE.
+than the panel's average, plus each judge family's first verdict weighed by its
+likelihood ratio, and each later answer by its own. Given the rates, every claim's
+probability follows; given the claims' probabilities, every rate is a ratio of soft
+counts. EM alternates the two from a start set by the priors alone, until no claim's
+probability moves by more than TOLERANCE.
 
 Every rate has a prior, as pseudo-counts, and what the repository knows is added to it
-(decide/panel_prior.py). A family's rates are drawn toward the panel's (`Prior.shrink`
+(decide/panel_prior.py); the counts and the point rates they give are
+decide/panel_counts.py's. A family's rates are drawn toward the panel's (`Prior.shrink`
 claims' worth of the other families' verdicts): a family that judged four false claims
 says little alone.
 
 A model of votes is symmetric in its two classes (every judge always wrong fits as well
 as every judge always right): judges are assumed to do better than chance (a real claim
-confirmed at least MARGIN more often than a false one) and reporters to report real
+confirmed more often than a false one) and reporters to report real
 claims more often than false ones, which, with the start from the priors, keeps the
 estimate where "real" means real. What no model of
 votes can see is a shared blind spot: an invention that convinces every judge looks, to
@@ -45,17 +49,28 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from consensus.decide.panel_counts import (
+    FALSE_VERDICTS,
+    FRESH,
+    REPEATED,
+    REPORTED_REAL,
+    SLOTS,
+    Counts,
+    Rates,
+    clamped,
+    family_counts,
+    rates_of,
+)
 from consensus.decide.panel_prior import (
     DEFAULT_PRIOR,
-    NO_VERDICTS,
     VERDICTS,
-    ZERO,
     Beta,
     Known,
     Prior,
     Verdicts,
     known_counts,
 )
+from consensus.decide.panel_repeats import fresh_share
 from consensus.model.base import VerdictKind
 from consensus.model.history import (
     AGREEMENTS,
@@ -69,55 +84,19 @@ from consensus.model.history import (
 
 TOLERANCE = 1e-7
 MAX_ROUNDS = 500
-MARGIN = 0.05
-LOW, HIGH = 0.01, 0.99  # a rate of 0 or 1 would make one observation decide alone
 LABEL_WEIGHT = 20.0  # claims' worth of the estimate's own precision beside a reporter's labels
 
 
 @dataclass(frozen=True)
 class Observed:
     """One claim as the estimate reads it: the families that reported it, those that
-    reviewed its file (reporters included), and each independent judge family's verdict,
-    one per family."""
+    reviewed its file (reporters included), each independent judge family's first verdict,
+    and the later answers of families asked again (family, its first verdict, this one)."""
 
     reporters: frozenset[str]
     reviewers: frozenset[str]
     verdicts: tuple[tuple[str, VerdictKind], ...] = ()
-
-
-@dataclass(frozen=True)
-class Rates:
-    """One family's point rates: its verdicts' shares on real and on false claims, its
-    reports'; and the log-likelihood ratio of each thing it may say."""
-
-    real: tuple[float, float, float]  # confirmed, refuted, uncertain on a real claim
-    false: tuple[float, float, float]  # … on a false one
-    recall: float
-    invention: float
-    weights: tuple[float, float, float] = field(init=False)  # per verdict, in VERDICTS order
-    reports: tuple[float, float] = field(init=False)  # (silent, reported)
-
-    def __post_init__(self) -> None:
-        weights = tuple(math.log(r / f) for r, f in zip(self.real, self.false, strict=True))
-        silent = math.log((1 - self.recall) / (1 - self.invention))
-        object.__setattr__(self, "weights", weights)
-        object.__setattr__(self, "reports", (silent, math.log(self.recall / self.invention)))
-
-    @property
-    def tpr(self) -> float:
-        return self.real[0]
-
-    @property
-    def tnr(self) -> float:
-        return 1 - self.false[0]
-
-    def report(self, reported: bool) -> float:
-        """The log-likelihood ratio of a report (or a silence) of this family."""
-        return self.reports[reported]
-
-    def verdict(self, verdict: VerdictKind) -> float:
-        """The log-likelihood ratio of a verdict of this family."""
-        return self.weights[VERDICTS.index(verdict)]
+    repeats: tuple[tuple[str, VerdictKind, VerdictKind], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,7 +148,10 @@ class Estimate:
         return self.family(family).verdict(verdict)
 
     def belief(self, claim: Observed) -> float:
-        return self.start(claim) + sum(self.weight(f, c) for f, c in claim.verdicts)
+        """The claim's log-odds after its reports, each family's first verdict and the
+        later answers of families asked again."""
+        level = self.start(claim) + sum(self.weight(f, c) for f, c in claim.verdicts)
+        return level + sum(self.family(f).again(first, said) for f, first, said in claim.repeats)
 
 
 def logit(p: float) -> float:
@@ -180,10 +162,6 @@ def probability(log_odds: float) -> float:
     if log_odds < -700:
         return 0.0
     return 1 / (1 + math.exp(-log_odds))
-
-
-def _clamped(value: float) -> float:
-    return min(max(value, LOW), HIGH)
 
 
 def _seen(claim: Observed) -> list[str]:
@@ -205,7 +183,7 @@ def _start(claim: Observed, panel: Panel, known: Known) -> float:
         if labels is not None and reported:
             implied = _implied_precision(share, family, panel)
             said = (labels + Beta(LABEL_WEIGHT * implied, LABEL_WEIGHT * (1 - implied))).mean
-            level += logit(_clamped(said)) - logit(_clamped(implied))
+            level += logit(clamped(said)) - logit(clamped(implied))
     return level
 
 
@@ -222,13 +200,16 @@ class _Read:
     bucket: int
     seen: tuple[tuple[str, bool], ...]
     verdicts: tuple[tuple[str, int], ...]
+    repeats: tuple[tuple[str, int, int], ...]
 
 
 def _read(claim: Observed, judged: bool = True) -> _Read:
+    at = VERDICTS.index
     return _Read(
         bucket=agreement(len(claim.reporters), len(claim.reviewers | claim.reporters)),
         seen=tuple((f, f in claim.reporters) for f in _seen(claim)),
-        verdicts=tuple((f, VERDICTS.index(v)) for f, v in claim.verdicts) if judged else (),
+        verdicts=tuple((f, at(v)) for f, v in claim.verdicts) if judged else (),
+        repeats=tuple((f, at(a), at(b)) for f, a, b in claim.repeats) if judged else (),
     )
 
 
@@ -244,6 +225,8 @@ def _posteriors(claims: Sequence[_Read], panel: Panel, known: Known) -> list[flo
             level = _start_labelled(claim, panel, known, level)
         for name, at in claim.verdicts:
             level += panel.family(name).weights[at]
+        for name, first, said in claim.repeats:
+            level += panel.family(name).repeats[first][said]
         out.append(probability(level))
     return out
 
@@ -255,19 +238,16 @@ def _start_labelled(claim: _Read, panel: Panel, known: Known, level: float) -> f
         if labels is not None and reported:
             implied = _implied_precision(share, panel.family(name), panel)
             said = (labels + Beta(LABEL_WEIGHT * implied, LABEL_WEIGHT * (1 - implied))).mean
-            level += logit(_clamped(said)) - logit(_clamped(implied))
+            level += logit(clamped(said)) - logit(clamped(implied))
     return level
 
 
-# Soft counts of one family, in this order: confirmed, refuted, uncertain on real claims,
-# the same on false ones; reported and silent on real claims, on false ones.
-_SLOTS = 10
-
-
 def _soft(
-    claims: Sequence[_Read], posteriors: Sequence[float]
+    claims: Sequence[_Read], posteriors: Sequence[float], panel: Panel
 ) -> tuple[dict[str, list[float]], list[list[float]]]:
-    """This run's soft counts, each claim split between real and false by its probability."""
+    """This run's soft counts (panel_counts.SLOTS), each claim split between real and false
+    by its probability, and each later answer between a copy of the family's first one and
+    a fresh answer by `panel`'s repeat rates (decide/panel_repeats.py)."""
     counts: dict[str, list[float]] = {}
     shares = [[0.0, 0.0] for _ in range(AGREEMENTS)]
     for claim, p in zip(claims, posteriors, strict=True):
@@ -276,14 +256,23 @@ def _soft(
         bucket[0] += p
         bucket[1] += q
         for name, reported in claim.seen:
-            row = counts.setdefault(name, [0.0] * _SLOTS)
-            at = 6 if reported else 7
+            row = counts.setdefault(name, [0.0] * SLOTS)
+            at = REPORTED_REAL + (0 if reported else 1)
             row[at] += p
             row[at + 2] += q
         for name, verdict in claim.verdicts:
-            row = counts.setdefault(name, [0.0] * _SLOTS)
+            row = counts.setdefault(name, [0.0] * SLOTS)
             row[verdict] += p
-            row[3 + verdict] += q
+            row[FALSE_VERDICTS + verdict] += q
+        for name, first, said in claim.repeats:
+            row = counts.setdefault(name, [0.0] * SLOTS)
+            rates = panel.family(name)
+            real = p * fresh_share(rates.real, rates.repeat, first, said)
+            false = q * fresh_share(rates.false, rates.repeat, first, said)
+            row[said] += real
+            row[FALSE_VERDICTS + said] += false
+            row[FRESH] += real + false
+            row[REPEATED] += 1 - real - false
     return counts, shares
 
 
@@ -301,80 +290,6 @@ def _tally(counts: dict[str, list[float]], shares: list[list[float]]) -> PanelTa
     return PanelTally(runs=1, claims=claims, families=families)
 
 
-@dataclass(frozen=True)
-class Counts:
-    """One family's counts behind its rates: prior, knowledge and this run's data."""
-
-    real: Verdicts
-    false: Verdicts
-    recall: Beta
-    invention: Beta
-
-
-def _parts(row: Sequence[float]) -> tuple[Verdicts, Verdicts, Beta, Beta]:
-    return (
-        Verdicts.of(row[0], row[1], row[2]),
-        Verdicts.of(row[3], row[4], row[5]),
-        Beta(row[6], row[7]),
-        Beta(row[8], row[9]),
-    )
-
-
-def _counts(
-    names: Sequence[str], counts: dict[str, list[float]], known: Known, prior: Prior
-) -> dict[str, Counts]:
-    """Every family's counts: the prior's, drawn toward the panel's own rates (`shrink`
-    and `shrink_reports` claims' worth), what the repository knows, and this run's."""
-    whole = [sum(row[n] for row in counts.values()) for n in range(_SLOTS)]
-    real, false, recall, invention = _parts(whole)
-    real, false = prior.real_verdicts + real, prior.false_verdicts + false
-    recall, invention = prior.recall + recall, prior.invention + invention
-    out = {}
-    for name in names:
-        r, f, s, i = _parts(counts.get(name, [0.0] * _SLOTS))
-        out[name] = Counts(
-            real=prior.real_verdicts
-            + real.times(prior.shrink)
-            + known.real_verdicts.get(name, NO_VERDICTS)
-            + r,
-            false=prior.false_verdicts
-            + false.times(prior.shrink)
-            + known.false_verdicts.get(name, NO_VERDICTS)
-            + f,
-            recall=_toward(prior.recall, recall, prior.shrink_reports)
-            + known.recall.get(name, ZERO)
-            + s,
-            invention=_toward(prior.invention, invention, prior.shrink_reports)
-            + known.invention.get(name, ZERO)
-            + i,
-        )
-    return out
-
-
-def _toward(own: Beta, panel: Beta, weight: float) -> Beta:
-    """A family's prior: its own, and `weight` claims' worth at the panel's rate."""
-    return own + Beta(weight * panel.mean, weight * (1 - panel.mean))
-
-
-def _rates(counts: Counts) -> Rates:
-    """Point rates from counts, held to the better-than-chance side: a real claim
-    confirmed at least MARGIN more often than a false one, reported more often too."""
-    real = tuple(_clamped(share) for share in counts.real.shares())
-    false = [_clamped(share) for share in counts.false.shares()]
-    if false[0] > real[0] - MARGIN:
-        spare = false[1] + false[2]
-        capped = max(LOW, real[0] - MARGIN)
-        false = [capped, *(share * (1 - capped) / spare for share in false[1:])]
-    recall = _clamped(counts.recall.mean)
-    invention = min(_clamped(counts.invention.mean), max(LOW, recall - MARGIN))
-    return Rates(
-        real=(real[0], real[1], real[2]),
-        false=(false[0], false[1], false[2]),
-        recall=recall,
-        invention=invention,
-    )
-
-
 def _panel(
     names: Sequence[str],
     data: tuple[dict[str, list[float]], list[list[float]]],
@@ -382,13 +297,13 @@ def _panel(
     prior: Prior,
 ) -> tuple[Panel, dict[str, Counts]]:
     counts_of, held = data
-    counts = _counts(names, counts_of, known, prior)
+    counts = family_counts(names, counts_of, known, prior)
     shares = tuple(
-        _clamped((p + k + Beta(real, false)).mean)
+        clamped((p + k + Beta(real, false)).mean)
         for p, k, (real, false) in zip(prior.real, known.real, held, strict=True)
     )
-    fallback = _rates(_counts(["?"], counts_of, Known(), prior)["?"])
-    panel = Panel(real=shares, rates={n: _rates(counts[n]) for n in names}, fallback=fallback)
+    fallback = rates_of(family_counts(["?"], counts_of, Known(), prior)["?"])
+    panel = Panel(real=shares, rates={n: rates_of(counts[n]) for n in names}, fallback=fallback)
     return panel, counts
 
 
@@ -411,7 +326,7 @@ def estimate(
     # the reports say the claims are, so that "real" is anchored where reports put it.
     posteriors = _posteriors([_read(c, judged=False) for c in claims], panel, known)
     for _ in range(MAX_ROUNDS):
-        panel, counts = _panel(names, _soft(read, posteriors), known, prior)
+        panel, counts = _panel(names, _soft(read, posteriors, panel), known, prior)
         moved = _posteriors(read, panel, known)
         done = all(abs(a - b) < TOLERANCE for a, b in zip(moved, posteriors, strict=True))
         posteriors = moved
@@ -421,9 +336,19 @@ def estimate(
         panel=panel,
         posteriors=tuple(posteriors),
         counts=counts,
-        data=_tally(*_soft(read, posteriors)),
+        data=_tally(*_soft(read, posteriors, panel)),
         known=known,
     )
 
 
-__all__ = ["Beta", "Known", "Prior", "Verdicts", "known_counts", "logit", "probability"]
+__all__ = [
+    "Beta",
+    "Counts",
+    "Known",
+    "Prior",
+    "Rates",
+    "Verdicts",
+    "known_counts",
+    "logit",
+    "probability",
+]

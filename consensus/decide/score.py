@@ -17,8 +17,8 @@ of counting against the finding.
 Status: votes_for ≥ needed is CONSENSUS. A consensus finding at or above
 `check_min_severity` that not every family reviewing its file reported (votes_for <
 votes_of) also needs verification: three models can agree on something wrong, and a wrong
-severe claim costs most (it can request changes). Verify then posts it only if it is
-verified, as a disputed one; a unanimous one is posted as it is.
+severe claim costs most (it can request changes). Verify then posts it unless the
+judges reject it; a unanimous one is posted as it is.
 
 Anything else is disputed and UNVERIFIED for now;
 it needs verification when its severity is at least `verify_min_severity`, or HIGH or

@@ -5,15 +5,17 @@ Round one asks each claim's first FIRST_ROUND judges at once: with four families
 family that did not report it. The estimate reads a panel from how far its judges agree on
 each claim, and a run's few claims give it little to read: three verdicts a claim show it
 far more than two, for about three more calls a PR than stopping at two would make. Each
-later round asks one more judge of every claim still open (on a wider panel). A judge is a
-family that has not judged the claim yet (one family, one judge), in the order `judges`
-chose: the configured inspector first. Before each round the panel is estimated again from
-every vote so far and every claim of the run, and every claim is decided again with that
-estimate: a claim that looked settled reopens when the panel turns out other than it
-seemed, and nothing is final until no open claim has a family left to ask. The last
+later round asks one more judge of every claim still open (on a wider panel): a family
+that has not judged the claim yet, in the order `judges` chose (the configured inspector
+first); once every family has, the family whose next answer is likeliest to decide it, if
+one is likely enough to (decide/ask_again.py: a family asked again mostly repeats itself,
+and its answers weigh only what they add). Before each round the panel is estimated again
+from every vote so far and every claim of the run, and every claim is decided again with
+that estimate: a claim that looked settled reopens when the panel turns out other than it
+seemed, and nothing is final until no open claim has a family left worth asking. The last
 estimate decides every claim.
 
-A claim whose family list is used up, or whose call cap is reached, between the bounds is
+A claim left between the bounds when no family is worth asking, or at its vote cap, is
 undecided; one the budget stopped is left unjudged (`outcome` None) with the note that
 stopped it. A failed call uses its family's turn and counts for neither side.
 """
@@ -24,10 +26,12 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from consensus.decide.ask_again import HORIZON, ask_again
 from consensus.decide.evidence import (
     Bounds,
     belief,
     bounds,
+    counted,
     decide_weighed,
     in_words,
     observed,
@@ -54,6 +58,7 @@ class Open:
     judges: Sequence[ProviderSettings]
     reviewers: frozenset[str]
     cap: int
+    consensus: bool = False  # it reached consensus: posted unless the judges reject it
     tally: Tally = field(init=False)
     asked: int = 0
 
@@ -72,6 +77,23 @@ class Open:
         roles = ["inspector" if self.asked == 0 and n == 0 else "voter" for n in range(room)]
         self.asked += len(chosen)
         return list(zip(chosen, roles, strict=True))
+
+    def again(self, panel: Estimate, target: float) -> list[tuple[ProviderSettings, str]]:
+        """The family to ask again (decide/ask_again.py), once every family has judged the
+        claim: the one whose next answer is likeliest to decide it, if any is likely
+        enough, within the cap."""
+        if self.asked < len(self.judges) or len(self.tally.votes) >= self.cap:
+            return []
+        providers = {p.voting_family: p for p in self.judges}
+        judged = [
+            (v.family, v.verdict, panel.family(v.family))
+            for v in counted(self.tally.votes)
+            if v.verdict is not None and not v.self_vote and v.family in providers
+        ]
+        level, limits = _limits(panel, self, target)
+        left = min(HORIZON, self.cap - len(self.tally.votes))
+        family = ask_again(judged, level, limits, self.consensus, left)
+        return [] if family is None else [(providers[family], "voter")]
 
 
 @dataclass(frozen=True)
@@ -107,7 +129,7 @@ async def judge_in_rounds(
         for claim in claims:
             if claim.tally.note or _outcome(panel, claim, target) is not None:
                 continue
-            chosen = claim.next_judges()
+            chosen = claim.next_judges() or claim.again(panel, target)
             if chosen:
                 asks.append(asker.ask(claim.case, chosen, claim.tally))
         if not asks:
@@ -127,7 +149,7 @@ def _judgement(panel: Estimate, claim: Open, target: float) -> Judgement:
         reason = f"{tally.note} ({words})"
     elif outcome is None:
         outcome = Status.UNDECIDED
-        why = "no family left to ask" if claim.asked >= len(claim.judges) else "the vote cap"
+        why = "the vote cap" if len(tally.votes) >= claim.cap else "no family left to ask"
         reason = f"undecided: {why}; {words}{bad}"
     else:
         reason = f"{outcome.value}: {words}"

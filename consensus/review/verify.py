@@ -3,8 +3,8 @@
 What a judge is asked about is a `Claim` (model/claim.py), built from a live cluster here
 (`claim_of`) or from a finding the summary state recorded (`/consensus verify`). Every
 claim is checked the same way, from what its reports say, whether it reached consensus or
-not: a consensus claim is posted unless the judges' evidence turns it down, a disputed
-one only when they verify it (decide/judgement.settled).
+not: a consensus claim is posted unless the judges' evidence rejects it (an undecided
+check leaves it posted), a disputed one only when they verify it (decide/judgement.settled).
 
 The default rule (`inspector.rule: weighed`) judges every claim of the run together, in
 rounds (review/rounds.py): each family's rates as a judge and as a reporter are estimated
@@ -107,10 +107,15 @@ class Judged:
 
 
 async def judge_claims(
-    claims: Sequence[Claim], panel: Panel, others: Sequence[Claim] = ()
+    claims: Sequence[Claim],
+    panel: Panel,
+    others: Sequence[Claim] = (),
+    consensus: Sequence[bool] = (),
 ) -> Judged:
     """Every claim judged by the rule; `others`: the run's claims no judge is asked about,
-    which the estimate of the panel reads too (who reports what)."""
+    which the estimate of the panel reads too (who reports what); `consensus`: which of
+    `claims` reached consensus (posted unless rejected: what a family asked again could
+    still change), none when not given."""
     heads = head_files([c.path for c in claims], panel.source, panel.settings.redact)
     cases = [case_of(claim, panel.diff, heads[claim.path]) for claim in claims]
     known = known_counts(panel.settings.judged_by())
@@ -127,10 +132,12 @@ async def judge_claims(
         seen = estimate([*claimed, *context], known)
         return Judged(judgements, panel_estimate(seen, judged, len(claims) + len(others)))
     cap = inspector.max_votes or WEIGHED_CAP
+    reached = [*consensus, *[False] * (len(cases) - len(consensus))]
     opened = [
-        Open(case, first_per_family(panel.judges_of(case.claim)), panel.reviewers(case.claim), cap)
-        for case in cases
-    ]
+        Open(case, first_per_family(panel.judges_of(case.claim)), panel.reviewers(case.claim),
+             cap, agreed)
+        for case, agreed in zip(cases, reached, strict=True)
+    ]  # fmt: skip
     weighed = await judge_in_rounds(opened, context, asker, known, inspector.target_precision)
     return Judged(weighed.judgements, weighed.panel)
 
@@ -213,7 +220,10 @@ async def verify(
         for n, item in enumerate(scored)
         if n not in wanted and item.cluster.model_families
     ]
-    result = await judge_claims([claim_of(i) for i in wanted.values()], judges_panel, others)
+    reached = [item.status is Status.CONSENSUS for item in wanted.values()]
+    result = await judge_claims(
+        [claim_of(i) for i in wanted.values()], judges_panel, others, reached
+    )
     judged = dict(zip(wanted, result.judgements, strict=True))
     items = [_settle(item, judged[n]) if n in judged else item for n, item in enumerate(scored)]
     return Verified(items, result.panel)

@@ -458,13 +458,14 @@ def test_review_on_an_unchanged_head_decides_afresh_and_shows_the_changed_decisi
     summary = world.summary()
     assert "Decisions changed on a fresh look (1)" in summary
     [line] = [x for x in summary.splitlines() if x.startswith("- ") and "Off-by-one" in x]
-    # The one family that did not report it confirmed it; its refutation now leaves it
-    # undecided (no veto: the refutation weighs what the family's rates say).
+    # The one family that did not report it confirmed it; its refutation now rejects it
+    # (no veto: the refutation weighs what the family's estimated rates say, enough here to
+    # make the claim more likely invented than real).
     assert line.endswith(
-        f"consensus 3/4 · confirmed by meta on `{head[:7]}`, now **undecided (refuted by meta)**"
+        f"consensus 3/4 · confirmed by meta on `{head[:7]}`, now **rejected (refuted by meta)**"
     )
     assert "carried from" not in summary
     state = decode_state(summary)
     assert state is not None
     loop = next(t for t in state.findings if "Off-by-one" in t.title)
-    assert loop.resolved and loop.resolved_reason == "now undecided, no longer posted"
+    assert loop.resolved and loop.resolved_reason == "now rejected, no longer posted"

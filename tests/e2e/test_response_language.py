@@ -209,8 +209,9 @@ def test_switching_the_language_reposts_nothing_and_keeps_ids_and_keys(world: e2
     changes = portuguese.pop("decision_changes")
     assert english.pop("decision_changes") == []
     assert [(c["id"], c["before"], c["after"]) for c in changes] == [
-        # its one judge confirmed it, then refuted it: undecided (no veto)
-        ("F2", "consensus 3/4 · confirmed by meta", "undecided (refuted by meta)")  # type: ignore[index]
+        # its one judge confirmed it, then refuted it: its refutation weighs what meta's
+        # estimated rates say, enough to make the claim more likely invented than real
+        ("F2", "consensus 3/4 · confirmed by meta", "rejected (refuted by meta)")  # type: ignore[index]
     ]
     assert keys(portuguese) == keys(english)
     summary = world.bot_summary()

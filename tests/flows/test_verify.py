@@ -589,7 +589,7 @@ def test_code_context_numbers_lines_as_git_does() -> None:
 
 # --------------------------------------------------------------------------- severe consensus
 # Three families agreeing on a severe claim is evidence, not proof: a consensus finding that
-# score marked (severe, not unanimous) is posted only when verification confirms it.
+# score marked (severe, not unanimous) is checked, and posted unless the judges reject it.
 
 
 def severe_consensus(*, marked: bool) -> ScoredCluster:
@@ -605,11 +605,13 @@ def severe_consensus(*, marked: bool) -> ScoredCluster:
 @pytest.mark.parametrize(
     ("marked", "check_all", "answers", "status", "calls"),
     [
-        # Marked by score (the default check_consensus_min_severity): like a disputed one.
+        # Marked by score (the default check_consensus_min_severity): rejected only when
+        # the judges are ahead against it.
         (True, False, ["confirmed"] * 2, Status.CONSENSUS, 2),
         (True, False, ["refuted"] * 2, Status.REJECTED, 2),
         (True, False, ["uncertain", "refuted"], Status.REJECTED, 2),
-        (True, False, ["confirmed", "refuted"] * 4, Status.UNDECIDED, 7),
+        # A split panel leaves it where consensus put it: posted.
+        (True, False, ["confirmed", "refuted"] * 4, Status.CONSENSUS, 7),
         # check_consensus: true on one score did not mark: stays consensus unless refuted.
         (False, True, ["confirmed", "refuted"] * 4, Status.CONSENSUS, 7),
         (False, True, ["refuted"] * 2, Status.REJECTED, 2),
@@ -617,7 +619,7 @@ def severe_consensus(*, marked: bool) -> ScoredCluster:
         (False, False, [], Status.CONSENSUS, 0),
     ],
 )
-def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
+def test_severe_non_unanimous_consensus_is_posted_unless_rejected(
     marked: bool, check_all: bool, answers: list[str], status: Status, calls: int
 ) -> None:
     client = scripted([verdict(a) for a in answers])
@@ -633,7 +635,7 @@ def test_severe_non_unanimous_consensus_is_posted_only_when_verified(
         assert item.verification is not None
 
 
-def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
+def test_a_budget_stop_leaves_a_marked_consensus_finding_as_consensus_made_it() -> None:
     client = scripted([verdict("confirmed"), verdict("refuted")] * 10)
     client.tokens_in, client.tokens_out = 500, 100
     [item] = run(
@@ -641,7 +643,8 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_unposted() -> None:
         [severe_consensus(marked=True)],
         budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None),
     )
-    assert item.status is Status.UNVERIFIED and not item.status.posted
+    assert item.status is Status.CONSENSUS and item.status.posted  # no vote rejected it
+    assert item.reason.startswith("3 of 4 provider families agree; ")
     assert item.verification is not None and item.verification.budget_stopped
 
 
@@ -707,22 +710,51 @@ def test_labelled_impartial_judges_verify_a_claim_two_families_made_on_two_confi
     )
 
 
-@pytest.mark.parametrize(
-    ("calibration", "answer", "status"),
-    [
-        (DISCERNING, "confirmed", Status.CONSENSUS),  # a discerning judge's word: posted
-        (DISCERNING, "refuted", Status.REJECTED),
-        (IMPARTIAL, "refuted", Status.UNDECIDED),  # weaker: not posted, not rejected
-        (None, "confirmed", Status.UNDECIDED),  # a judge the run cannot read: not enough
-    ],
-)
-def test_a_severe_consensus_is_checked_from_its_start_no_veto(
-    calibration: Calibration | None, answer: str, status: Status
+AGREEABLE = labelled(0.96, 0.25)
+# A judge that refutes real claims nearly as often as false ones: its refutation says little.
+CONTRARIAN = labelled(0.6, 0.55)
+
+
+PANELS = {
+    "unknown": None,
+    "agreeable": AGREEABLE,
+    "impartial": IMPARTIAL,
+    "discerning": DISCERNING,
+    "contrarian": CONTRARIAN,
+}
+
+
+@pytest.mark.parametrize("calibration", PANELS.values(), ids=PANELS.keys())
+def test_a_consensus_claim_the_fourth_family_confirms_is_posted_under_every_panel(
+    calibration: Calibration | None,
 ) -> None:
-    client = scripted([verdict(answer)])
+    client = scripted([verdict("confirmed")])
+    [item] = run(client, [severe_consensus(marked=True)], rule="weighed", calibration=calibration)
+    assert item.status is Status.CONSENSUS and item.status.posted
+    assert {c.model for c in client.calls} == {"gemini/gemini-2.5-pro"}  # the only outsider
+    assert item.reason.startswith("3 of 4 provider families agree; ")
+
+
+@pytest.mark.parametrize(
+    ("calibration", "status"),
+    [
+        (CONTRARIAN, Status.CONSENSUS),  # its refutation is worth little: still posted
+        # Nothing known of the judge: the prior's, which refutes few real claims.
+        (None, Status.REJECTED),
+        (DISCERNING, Status.REJECTED),  # a decisive refutation: more likely invented
+        (AGREEABLE, Status.REJECTED),  # a judge that confirms nearly everything refuted it
+    ],
+    ids=["contrarian", "unknown", "discerning", "agreeable"],
+)
+def test_a_consensus_claim_is_rejected_only_by_a_refutation_worth_it_no_veto(
+    calibration: Calibration | None, status: Status
+) -> None:
+    client = scripted([verdict("refuted")])
     [item] = run(client, [severe_consensus(marked=True)], rule="weighed", calibration=calibration)
     assert item.status is status and len(client.calls) == 1
-    assert {c.model for c in client.calls} == {"gemini/gemini-2.5-pro"}  # the only outsider
+    record = item.verification
+    assert record is not None and record.belief is not None
+    assert (record.belief < 0.5) is (status is Status.REJECTED)
 
 
 def claims_of_a_run() -> list[ScoredCluster]:

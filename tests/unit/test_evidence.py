@@ -121,6 +121,18 @@ def test_a_consensus_claim_is_checked_from_its_start_like_any_other() -> None:
     assert decide_weighed(high, bounds(high, 0.9), [vote(None, "qwen")]) is None
 
 
+def test_a_claim_its_reports_make_likely_real_is_rejected_once_more_likely_invented() -> None:
+    # A consensus claim starts high: an undecided check leaves it posted, and the votes
+    # reject it once they make it more likely invented than real, not only once they take
+    # it as far below its start as the verification bound is above one half.
+    assert bounds(logit(0.8), 0.9) == Bounds(verify=logit(0.9), reject=0.0)
+    assert decide_weighed(0.01, bounds(logit(0.8), 0.9), [vote(R, "qwen")]) is None
+    assert decide_weighed(-0.01, bounds(logit(0.8), 0.9), [vote(R, "qwen")]) is Status.REJECTED
+    # A claim that starts unlikely is rejected symmetrically, far below its start.
+    low = bounds(logit(0.1), 0.9)
+    assert low.reject == pytest.approx(logit(0.1) - logit(0.9))
+
+
 def test_a_reporters_confirmation_of_its_own_claim_weighs_nothing() -> None:
     panel = labelled(0.85, 0.85, "openai")
     mine = claim("openai")

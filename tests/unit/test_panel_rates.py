@@ -4,6 +4,7 @@ tables of vote patterns: what a panel's votes say of it, family by family."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -12,6 +13,7 @@ from consensus.decide.panel_rates import (
     Beta,
     Estimate,
     Observed,
+    Prior,
     estimate,
     known_counts,
     logit,
@@ -96,34 +98,92 @@ def test_a_mixed_panel_is_told_apart_family_by_family() -> None:
     assert max(panel.posteriors[:6]) < 0.1  # two confirmations of agreeable judges: not enough
 
 
-def test_repeats_add_no_certainty() -> None:
-    a_claim = Claim(
-        fingerprint="0123456789abcdef",
-        path="src/app/db.py",
-        line=16,
-        end_line=16,
-        title="Off-by-one: loop reads past the end of ids",
-        body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
-        category=Category.BUG,
-        severity=Severity.HIGH,
-        families=frozenset({"openai"}),
-        providers=("openai/gpt-5.1",),
-        reviewing=4,
-    )
+A_CLAIM = Claim(
+    fingerprint="0123456789abcdef",
+    path="src/app/db.py",
+    line=16,
+    end_line=16,
+    title="Off-by-one: loop reads past the end of ids",
+    body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
+    category=Category.BUG,
+    severity=Severity.HIGH,
+    families=frozenset({"openai"}),
+    providers=("openai/gpt-5.1",),
+    reviewing=4,
+)
 
-    def said(family: str, verdict: VerdictKind, model: str = "m") -> Vote:
-        return Vote(model=f"{family}/{model}", family=family, role="voter", verdict=verdict,
-                    reason="")  # fmt: skip
 
+def said(family: str, verdict: VerdictKind, model: str = "m") -> Vote:
+    return Vote(model=f"{family}/{model}", family=family, role="voter", verdict=verdict,
+                reason="")  # fmt: skip
+
+
+def asked_again(say: dict[str, list[VerdictKind]], makers: Sequence[str]) -> list[Observed]:
+    """Claims one family made (each of `makers`), each judged by the other families in
+    `say`, every one of them asked as often as its list of answers is long."""
+    rows = []
+    for maker in makers:
+        votes = [said(f, v) for f, answers in say.items() if f != maker for v in answers]
+        rows.append(observed(A_CLAIM.model_copy(update={"families": frozenset({maker})}),
+                             votes, EVERYONE))  # fmt: skip
+    return rows
+
+
+def test_repeats_add_no_certainty_from_a_family_that_always_repeats_itself() -> None:
     once = [said("anthropic", C)]
     thrice = [said("anthropic", C), said("anthropic", C), said("anthropic", C, "other")]
-    assert observed(a_claim, thrice, EVERYONE) == observed(a_claim, once, EVERYONE)
-    panel = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
-    seen = observed(a_claim, thrice, EVERYONE)
-    assert belief(panel, seen, thrice) == belief(panel, seen, once)
-    # A family that answered both ways counts by its first answer.
+    seen, alone = observed(A_CLAIM, thrice, EVERYONE), observed(A_CLAIM, once, EVERYONE)
+    assert seen.verdicts == alone.verdicts  # one family, one judge
+    # Judges known to repeat themselves every time (a repeat rate of 1): their repeats
+    # weigh nothing, to the last bit.
+    always = Prior(repeat=Beta(1.0, 0.0))
+    rows = [*singletons(dict.fromkeys(PANEL, R)), *agreed()]
+    panel = estimate(rows, prior=always)
+    assert panel.family("anthropic").repeat == 1.0
+    assert belief(panel, seen, thrice) == belief(panel, alone, once)
+    # Read from a run in which Anthropic, asked three times about each claim, always
+    # repeated its first answer (confirmed some, refuted others: a fresh answer would often
+    # have differed), its repeat rate comes out high, and two more answers add next to
+    # nothing beside what its first one weighs.
+    rows = []
+    for n, maker in enumerate(["openai", "google", "qwen"] * 4):
+        first = C if n % 2 else R
+        say = {"anthropic": [first] * 3} | {f: [R] for f in PANEL if f != "anthropic"}
+        rows += asked_again(say, [maker])
+    measured = estimate([*rows, *agreed()])
+    assert measured.family("anthropic").repeat > 0.9
+    added = belief(measured, seen, thrice) - belief(measured, alone, once)
+    assert 0 <= added < measured.weight("anthropic", C) / 10
+    # A family that answered both ways counts by its first answer, and its flip as news.
     both = [said("anthropic", R), said("anthropic", C)]
-    assert observed(a_claim, both, EVERYONE).verdicts == (("anthropic", R),)
+    assert observed(A_CLAIM, both, EVERYONE).verdicts == (("anthropic", R),)
+    assert observed(A_CLAIM, both, EVERYONE).repeats == (("anthropic", R, C),)
+
+
+def test_a_repeat_that_flips_weighs_in_full_and_one_that_agrees_weighs_little() -> None:
+    panel = estimate([*singletons(dict.fromkeys(PANEL, R)), *agreed()])
+    qwen = panel.family("qwen")
+    assert 0.5 < qwen.repeat < 1.0  # nothing shown yet: the prior's, about 0.8
+    # A family that mostly repeats itself and flips: the flip is a fresh answer.
+    assert qwen.again(C, R) == qwen.verdict(R)
+    assert qwen.again(R, C) == qwen.verdict(C)
+    # One that agrees with its first answer says little, and less the more it repeats.
+    assert 0 < qwen.again(C, C) < qwen.verdict(C) / 3
+    assert qwen.verdict(R) / 3 < qwen.again(R, R) < 0
+    forgetful = replace(qwen, repeat=0.0)  # a new judge every time it is asked
+    assert forgetful.again(C, C) == pytest.approx(forgetful.verdict(C))
+
+
+def test_each_familys_repeat_rate_is_measured_from_the_run() -> None:
+    # Asked three times about each claim one family made, Anthropic keeps its answer;
+    # Google changes its mind every other time. Their repeats are worth that much: an
+    # agreeing answer of Google's is more news, and its fresh answers show its rates.
+    say = {"openai": [R], "anthropic": [R, R, R], "google": [R, C, R], "qwen": [R]}
+    panel = estimate([*asked_again(say, ["openai", "qwen"] * 4), *agreed()])
+    steady, fickle = panel.family("anthropic"), panel.family("google")
+    assert steady.repeat > fickle.repeat + 0.25
+    assert fickle.again(R, R) < steady.again(R, R) < 0
+    assert fickle.tnr < steady.tnr  # it confirmed inventions when it answered afresh
 
 
 def test_labels_count_as_claims_seen_and_outweigh_a_runs_few_votes() -> None:
