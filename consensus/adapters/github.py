@@ -62,6 +62,7 @@ from consensus.adapters.github_wire import (
     pull_info,
 )
 from consensus.adapters.github_wire import Retries as Retries  # where callers import it
+from consensus.adapters.refusals import TOKEN_CANNOT_ASK, or_none
 from consensus.errors import GitHubError
 from consensus.ports import (
     ClosedPullThread,
@@ -217,13 +218,7 @@ class GitHubHost:
     def _contents(self, path: str, ref: str) -> Any:
         if path.startswith("/") or ".." in path.split("/"):
             return None
-        try:
-            _, data = self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return data
+        return or_none(lambda: self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})[1])
 
     def issue_comments(self, number: int) -> list[HostComment]:
         return [host_comment(c) for c in self._pages(f"{self._base}/issues/{number}/comments")]
@@ -244,13 +239,8 @@ class GitHubHost:
     def viewer_login(self) -> str | None:
         """The token's user; None for an installation token (GITHUB_TOKEN cannot ask: 403).
         Any other failure is raised: guessing would make our own comments someone else's."""
-        try:
-            _, data = self._request("GET", "/user")
-        except GitHubError as exc:
-            if exc.status in (401, 403, 404):
-                return None
-            raise
-        return str(data.get("login") or "") or None
+        data = or_none(lambda: self._request("GET", "/user")[1], absent=TOKEN_CANNOT_ASK)
+        return str((data or {}).get("login") or "") or None
 
     def comment_edit(self, comment: HostComment) -> CommentEdit | None:
         """GraphQL's `editor` and `lastEditedAt` of the comment (REST does not say who
@@ -272,13 +262,7 @@ class GitHubHost:
     def collaborator_permission(self, login: str) -> str:
         """admin, maintain, write, triage, read or none; a 404 (no such user) is none."""
         url = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
-        try:
-            _, data = self._request("GET", url)
-        except GitHubError as exc:
-            if exc.status == 404:
-                return "none"
-            raise
-        return permission_of(data)
+        return permission_of(or_none(lambda: self._request("GET", url)[1]))
 
     # ------------------------------------------------------------------ writes
 
@@ -313,11 +297,7 @@ class GitHubHost:
         return host_comment(data) if data else (landed() or missing_comment(url))
 
     def _delete(self, url: str) -> None:
-        try:
-            self._request("DELETE", url)
-        except GitHubError as exc:
-            if exc.status != 404:  # already gone: what we wanted
-                raise
+        or_none(lambda: self._request("DELETE", url))  # a 404: already gone, what we wanted
 
     def create_review(
         self,
