@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from consensus.bench.suite import SuitePR
 from consensus.ingest.view import render_file
-from consensus.model.base import Category, Frozen, Severity
+from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
+from consensus.model.findings import FindingStatement
 from consensus.model.report import ReportFinding
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 from consensus.review.prompt import template
@@ -33,16 +34,8 @@ from consensus.settings.config import ProviderSettings
 MAX_REPLY_TOKENS = 400
 
 
-class BenchFinding(Frozen):
+class BenchFinding(FindingStatement):
     """A finding as the judge sees it: where, how severe, and what it says."""
-
-    path: str
-    line: int
-    end_line: int
-    severity: Severity
-    category: Category
-    title: str
-    body: str
 
     @classmethod
     def of(cls, finding: ReportFinding) -> BenchFinding:
