@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 import re
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from pydantic import ValidationError
 
+from consensus.action.guard import guarded
 from consensus.action.log import ActionLog
 from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
@@ -57,7 +57,6 @@ QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"
 REPLY_EVENT = "pull_request_review_comment"
 LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
-CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
 API_KEY_ENV = re.compile(r"^[ \t-]*api_key_env:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
@@ -68,19 +67,6 @@ def main(env: Mapping[str, str], log: ActionLog) -> int:
     an error is reported through the same log. The exit code."""
     log.mask(action_secrets(env))
     return guarded(log, lambda: run(env, log=log, warn=log.warning, mask=log.mask))
-
-
-def guarded(log: ActionLog, step: Callable[[], int]) -> int:
-    """`step` with every line printed guarded; its error or crash reported the same way."""
-    with log.guard():
-        try:
-            return step()
-        except ConsensusError as exc:
-            log(f"error: {exc}")
-            return exc.exit_code
-        except Exception:  # a crash's traceback quotes foreign text too: print it guarded
-            traceback.print_exc()
-            return CRASH_EXIT_CODE
 
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
