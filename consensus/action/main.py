@@ -17,13 +17,10 @@ Each flow returns a FlowResult; app/exit_codes.py turns it into the exit code, a
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
-
-from pydantic import ValidationError
 
 from consensus.action.guard import guarded
 from consensus.action.log import ActionLog
@@ -47,6 +44,7 @@ from consensus.model.events import (
 )
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import GitHubPort, Log
+from consensus.settings.event_file import event_payload, read_event_file
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 # A saved workflow (the `workflow` input) also runs when a label is added: "audit PRs
@@ -177,20 +175,14 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Flo
 def read_event(env: Mapping[str, str], model: type[P]) -> P:
     """The event file as `model`; a UsageError naming the file and the field otherwise."""
     path = _need(env, "GITHUB_EVENT_PATH")
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"GITHUB_EVENT_PATH {path}: cannot read the event: {exc}") from exc
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(the payload)"
-        event = env.get("GITHUB_EVENT_NAME", "")
-        raise UsageError(
-            f"GITHUB_EVENT_PATH {path}: not a valid {event} event payload: {where}: {first['msg']}",
-            fix="give the step the event file GitHub wrote for this run",
-        ) from exc
+    data = read_event_file("GITHUB_EVENT_PATH", Path(path))
+    event = env.get("GITHUB_EVENT_NAME", "")
+    return event_payload(
+        model,
+        data,
+        invalid=f"GITHUB_EVENT_PATH {path}: not a valid {event} event payload",
+        fix="give the step the event file GitHub wrote for this run",
+    )
 
 
 def _need(env: Mapping[str, str], name: str) -> str:
