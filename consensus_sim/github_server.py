@@ -34,9 +34,9 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from consensus_sim.faults import Fault
 from consensus_sim.github_repo import (
     BOT,
-    Fault,
     JsonObject,
     PullRequest,
     Repo,
@@ -76,13 +76,7 @@ __all__ = [
 class FakeGitHub(GitHubState, Loopback):
     """The server; `start()` it (or use `with`), then point PyGithub at `url`."""
 
-    def handler(self) -> type[Handler]:
-        owner = self
-
-        class Serving(Handler):
-            server_owner = owner
-
-        return Serving
+    handler = Handler
 
 
 @contextlib.contextmanager

@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
 S = TypeVar("S", bound="Loopback")
 
 
 class Loopback:
-    """Serves `handler()` once `start()`ed (or within `with`); `base_url` says where."""
+    """Serves `handler` once `start()`ed (or within `with`), each request handler seeing
+    this server as its `server_owner`; `base_url` says where."""
 
+    handler: ClassVar[type[BaseHTTPRequestHandler]]
     base_url: str | None
     _httpd: ThreadingHTTPServer | None = None
 
-    def handler(self) -> type[BaseHTTPRequestHandler]:
-        """The request handler, bound to this server's state."""
-        raise NotImplementedError
-
     def start(self: S) -> S:
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self.handler())
+        serving = type("Serving", (self.handler,), {"server_owner": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), serving)
         self._httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
         threading.Thread(

@@ -63,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
         body = _body(raw, self.headers.get("Content-Type") or "")
         outside = bool(owner.prefix) and not parts.path.startswith(owner.prefix + "/")
         path = parts.path.removeprefix(owner.prefix)
-        fault = None if outside else owner.take_fault(method, unquote(path))
+        fault = None if outside else owner.next_fault(method, unquote(path))
         status, payload, headers = 404, {"message": "404 Not Found"}, dict[str, str]()
         if not outside and (fault is None or fault.after):
             with owner.lock:
@@ -170,17 +170,11 @@ def _graphql(state: GitLabState, body: Any) -> Any:
 class FakeGitLab(GitLabState, Loopback):
     """The server; `start()` it (or use `with`), then point the adapter at `api_url`."""
 
+    handler = Handler
+
     def __init__(self, prefix: str = "") -> None:
         super().__init__()
         self.prefix = prefix.rstrip("/")
-
-    def handler(self) -> type[Handler]:
-        owner = self
-
-        class Serving(Handler):
-            server_owner = owner
-
-        return Serving
 
 
 @contextlib.contextmanager
