@@ -35,16 +35,6 @@ def app_bot(name: str) -> JsonObject:
     return {"login": f"{name}[bot]", "id": abs(hash(name)) % 10**6, "type": "Bot"}
 
 
-@dataclasses.dataclass
-class Fault:
-    method: str
-    path: re.Pattern[str]
-    status: int
-    headers: dict[str, str]
-    body: JsonObject
-    after: bool = False  # apply the request first, then answer with the fault
-
-
 @dataclasses.dataclass(frozen=True)
 class Request:
     method: str

@@ -4,7 +4,6 @@ each answering from a GitHubState."""
 from __future__ import annotations
 
 import base64
-import difflib
 import hashlib
 import json
 import re
@@ -22,6 +21,7 @@ from consensus_sim.github_repo import (
     human,
 )
 from consensus_sim.github_state import GitHubState
+from consensus_sim.snapshot_diff import changed_files
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -326,14 +326,8 @@ def _compare(repo: Repo, base: str, head: str) -> Answer:
     history = repo.ancestors.get(head, set())
     status = "identical" if base == head else ("ahead" if base in history else "diverged")
     files = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
-        lines = difflib.unified_diff(
-            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True), n=3
-        )
-        body = [line.rstrip("\n") for line in list(lines)[2:]]
+    for path, old, new, lines in changed_files(before, after):
+        body = [line.rstrip("\n") for line in lines]
         word = "added" if old is None else "removed" if new is None else "modified"
         added = sum(1 for line in body if line.startswith("+"))
         removed = sum(1 for line in body if line.startswith("-"))

@@ -32,13 +32,11 @@ tests seed comments with `add_issue_comment(..., user=human("alice"))` (or anoth
 from __future__ import annotations
 
 import contextlib
-import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 
+from consensus_sim.faults import Fault
 from consensus_sim.github_repo import (
     BOT,
-    Fault,
     JsonObject,
     PullRequest,
     Repo,
@@ -53,6 +51,7 @@ from consensus_sim.github_repo import (
 )
 from consensus_sim.github_routes import Handler
 from consensus_sim.github_state import GitHubState, load_pull_from_git
+from consensus_sim.loopback import Loopback
 
 __all__ = [
     "BOT",
@@ -74,40 +73,10 @@ __all__ = [
 ]
 
 
-class FakeGitHub(GitHubState):
+class FakeGitHub(GitHubState, Loopback):
     """The server; `start()` it (or use `with`), then point PyGithub at `url`."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> FakeGitHub:
-        owner = self
-
-        class Serving(Handler):
-            server_owner = owner
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Serving)
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        threading.Thread(
-            target=self._httpd.serve_forever,
-            kwargs={"poll_interval": 0.01},  # stop() waits up to this long
-            daemon=True,
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeGitHub:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+    handler = Handler
 
 
 @contextlib.contextmanager

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from consensus_sim import github_graphql, github_json, github_learnings
+from consensus_sim.faults import Fault, FaultInjection
 from consensus_sim.github_repo import (
     BOT,
-    Fault,
     JsonObject,
     PullRequest,
     Repo,
@@ -30,13 +30,13 @@ from consensus_sim.github_repo import (
 )
 
 
-class GitHubState:
+class GitHubState(FaultInjection):
     """What the loopback GitHub holds and how it changes; `FakeGitHub` serves it over HTTP."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.repos: dict[str, Repo] = {}
         self.requests: list[Request] = []
-        self._faults: list[Fault] = []
         self.crash_after_writes: int | None = None  # then every write fails with a 500
         self.etags = True  # answer If-None-Match with 304 Not Modified
         self.viewer: JsonObject | None = None  # GET /user: None answers 403 (GITHUB_TOKEN)
@@ -57,24 +57,6 @@ class GitHubState:
 
     def next_id(self) -> int:
         return next(self._ids)
-
-    def fail_next(
-        self,
-        method: str,
-        path: str,
-        status: int,
-        *,
-        headers: dict[str, str] | None = None,
-        message: str = "fault",
-        times: int = 1,
-        after: bool = False,
-    ) -> None:
-        """The next `times` requests matching `method` and the regex `path` get `status`;
-        with `after`, each request is carried out first (a write that landed, then a 502)."""
-        for _ in range(times):
-            body = {"message": message}
-            fault = Fault(method, re.compile(path), status, dict(headers or {}), body, after)
-            self._faults.append(fault)
 
     def add_issue_comment(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
         with self.lock:
@@ -173,11 +155,7 @@ class GitHubState:
             crash = self.crash_after_writes
             if is_write(method, body) and crash is not None and len(self.writes()) >= crash:
                 return Fault(method, re.compile(""), 500, {}, {"message": "crash"})
-            for fault in self._faults:
-                if fault.method == method and fault.path.search(path):
-                    self._faults.remove(fault)
-                    return fault
-        return None
+        return self.next_fault(method, path)
 
     def issue_comment_json(self, repo: str, number: int, body: str, user: JsonObject) -> JsonObject:
         comment = github_json.issue_comment(repo, number, self.next_id(), body, account(user))

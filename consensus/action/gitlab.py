@@ -21,10 +21,10 @@ no review event to carry it.
 
 from __future__ import annotations
 
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 
 from consensus.action.gitlab_log import GitLabLog
+from consensus.action.guard import guarded
 from consensus.app.exit_codes import exit_code
 from consensus.app.progress import LogProgress
 from consensus.app.pull.context import PullContext
@@ -46,22 +46,12 @@ from consensus.settings.gitlab_job import (
     read_trigger_payload,
 )
 
-CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
-
 
 def main(env: Mapping[str, str], log: GitLabLog) -> int:
     """The job: mask every secret, then run with every line the job prints guarded; an
     error is reported through the same log. The exit code."""
     log.mask(run_secrets(env))
-    with log.guard():
-        try:
-            return run(env, log=log, mask=log.mask)
-        except ConsensusError as exc:
-            log(f"error: {exc}")
-            return exc.exit_code
-        except Exception:  # a crash's traceback quotes foreign text too: print it guarded
-            traceback.print_exc()
-            return CRASH_EXIT_CODE
+    return guarded(log, lambda: run(env, log=log, mask=log.mask))
 
 
 def run(

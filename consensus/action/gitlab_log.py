@@ -26,16 +26,19 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any, TextIO
+from collections.abc import Iterable
+from contextlib import AbstractContextManager
+from typing import TextIO
 from urllib.parse import quote
+
+from consensus.action.guard import filtering
 
 PREFIX = "consensus: "
 MASKED = "[MASKED]"  # what GitLab shows for a masked variable
 MIN_MASK_LENGTH = 6  # shorter values would hide common words all over the log
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]")
 _SECTION = re.compile(r"section_(start|end):", re.IGNORECASE)
+NEWLINE = re.compile("\n")  # a carriage return does not end a line: it is shown as ^M
 
 
 def _caret(match: re.Match[str]) -> str:
@@ -93,51 +96,11 @@ class GitLabLog:
         for line in text.splitlines():
             self._write(self._out, self.redact(inert(line)))
 
-    @contextmanager
-    def guard(self) -> Iterator[None]:
+    def guard(self) -> AbstractContextManager[None]:
         """While the run lasts, every other writer's lines are made inert and redacted."""
-        out, err = sys.stdout, sys.stderr
-        guarded_out, guarded_err = _GuardedStream(out, self), _GuardedStream(err, self)
-        sys.stdout, sys.stderr = guarded_out, guarded_err
-        try:
-            yield
-        finally:
-            guarded_out.flush()
-            guarded_err.flush()
-            sys.stdout, sys.stderr = out, err
+        return filtering(sys.stdout, sys.stderr, lambda line: self.redact(inert(line)), NEWLINE)
 
     @staticmethod
     def _write(stream: TextIO, line: str) -> None:
         stream.write(line + "\n")
         stream.flush()
-
-
-class _GuardedStream:
-    """A text stream passing whole lines on, inert and redacted."""
-
-    def __init__(self, target: TextIO, log: GitLabLog) -> None:
-        self._target = target
-        self._log = log
-        self._pending = ""
-
-    def write(self, text: str) -> int:
-        self._pending += text
-        *lines, self._pending = self._pending.split("\n")
-        for line in lines:
-            self._target.write(self._log.redact(inert(line)) + "\n")
-        return len(text)
-
-    def flush(self) -> None:
-        if self._pending:
-            self._target.write(self._log.redact(inert(self._pending)) + "\n")
-            self._pending = ""
-        self._target.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)

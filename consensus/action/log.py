@@ -32,14 +32,16 @@ import sys
 import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import IO, Any, TextIO
+from typing import IO, TextIO
 
+from consensus.action.guard import filtering
 from consensus.model.urls import scrub_urls
 
 PREFIX = "consensus: "
 ESCAPED = "(escaped) "  # marks a foreign line the runner would have acted on
 # A masked value shorter than this would hide common words all over the log.
 MIN_MASK_LENGTH = 6
+LINE_ENDS = re.compile(r"\r\n|\n|\r")  # each ends a line for the runner
 
 
 def escape_data(text: str) -> str:
@@ -121,17 +123,9 @@ class ActionLog:
     @contextmanager
     def guard(self) -> Iterator[None]:
         """While the run lasts, every other writer's lines pass through a filter."""
-        out, err = sys.stdout, sys.stderr
-        guarded_out, guarded_err = _GuardedStream(self._out), _GuardedStream(self._err)
-        sys.stdout, sys.stderr = guarded_out, guarded_err
-        try:
-            with warnings.catch_warnings():
-                warnings.showwarning = self._show_warning
-                yield
-        finally:
-            guarded_out.flush()
-            guarded_err.flush()
-            sys.stdout, sys.stderr = out, err
+        with filtering(self._out, self._err, _foreign_line, LINE_ENDS), warnings.catch_warnings():
+            warnings.showwarning = self._show_warning
+            yield
 
     def _show_warning(
         self,
@@ -154,44 +148,6 @@ class ActionLog:
         stream.flush()
 
 
-class _GuardedStream:
-    """A text stream that passes whole lines on, neutralising those the runner would act
-    on. Anything but our own ActionLog writes through it while `guard()` holds."""
-
-    def __init__(self, target: TextIO) -> None:
-        self._target = target
-        self._pending = ""
-
-    def write(self, text: str) -> int:
-        self._pending += text
-        *lines, self._pending = re.split(r"\r\n|\n|\r", self._pending)
-        for line in lines:
-            self._emit(line)
-        return len(text)
-
-    def flush(self) -> None:
-        if self._pending:
-            self._emit(self._pending)
-            self._pending = ""
-        self._target.flush()
-
-    def isatty(self) -> bool:
-        return False
-
-    def writable(self) -> bool:
-        return True
-
-    @property
-    def encoding(self) -> str:
-        return getattr(self._target, "encoding", None) or "utf-8"
-
-    def fileno(self) -> int:
-        return self._target.fileno()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
-
-    def _emit(self, line: str) -> None:
-        if runner_acts_on(line):
-            line = PREFIX + inert_line(line)
-        self._target.write(line + "\n")
+def _foreign_line(line: str) -> str:
+    """Another writer's line, neutralised and marked ours if the runner would act on it."""
+    return PREFIX + inert_line(line) if runner_acts_on(line) else line

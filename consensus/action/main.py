@@ -17,15 +17,12 @@ Each flow returns a FlowResult; app/exit_codes.py turns it into the exit code, a
 
 from __future__ import annotations
 
-import json
 import re
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from pydantic import ValidationError
-
+from consensus.action.guard import guarded
 from consensus.action.log import ActionLog
 from consensus.app.exit_codes import exit_code
 from consensus.app.learnings import update_learnings
@@ -47,6 +44,7 @@ from consensus.model.events import (
 )
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import GitHubPort, Log
+from consensus.settings.event_file import event_payload, read_event_file
 
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 # A saved workflow (the `workflow` input) also runs when a label is added: "audit PRs
@@ -57,7 +55,6 @@ QUEUE_EVENTS = frozenset({"schedule", "workflow_dispatch", "pull_request_review"
 REPLY_EVENT = "pull_request_review_comment"
 LEARNINGS_EVENTS = frozenset({"schedule", "workflow_dispatch"})
 P = TypeVar("P", bound=Payload)
-CRASH_EXIT_CODE = 1  # what Python exits with on an uncaught exception
 # `api_key_env: NAME` in a .consensus.yml: read from the checkout as the run starts, so
 # that a key under a name of the user's choosing is masked too.
 API_KEY_ENV = re.compile(r"^[ \t-]*api_key_env:[ \t]*[\"']?([A-Za-z_][A-Za-z0-9_]*)", re.MULTILINE)
@@ -68,19 +65,6 @@ def main(env: Mapping[str, str], log: ActionLog) -> int:
     an error is reported through the same log. The exit code."""
     log.mask(action_secrets(env))
     return guarded(log, lambda: run(env, log=log, warn=log.warning, mask=log.mask))
-
-
-def guarded(log: ActionLog, step: Callable[[], int]) -> int:
-    """`step` with every line printed guarded; its error or crash reported the same way."""
-    with log.guard():
-        try:
-            return step()
-        except ConsensusError as exc:
-            log(f"error: {exc}")
-            return exc.exit_code
-        except Exception:  # a crash's traceback quotes foreign text too: print it guarded
-            traceback.print_exc()
-            return CRASH_EXIT_CODE
 
 
 def action_secrets(env: Mapping[str, str]) -> list[str]:
@@ -191,20 +175,14 @@ def _handle(env: Mapping[str, str], services: Services, step: ActionStep) -> Flo
 def read_event(env: Mapping[str, str], model: type[P]) -> P:
     """The event file as `model`; a UsageError naming the file and the field otherwise."""
     path = _need(env, "GITHUB_EVENT_PATH")
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"GITHUB_EVENT_PATH {path}: cannot read the event: {exc}") from exc
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(the payload)"
-        event = env.get("GITHUB_EVENT_NAME", "")
-        raise UsageError(
-            f"GITHUB_EVENT_PATH {path}: not a valid {event} event payload: {where}: {first['msg']}",
-            fix="give the step the event file GitHub wrote for this run",
-        ) from exc
+    data = read_event_file("GITHUB_EVENT_PATH", Path(path))
+    event = env.get("GITHUB_EVENT_NAME", "")
+    return event_payload(
+        model,
+        data,
+        invalid=f"GITHUB_EVENT_PATH {path}: not a valid {event} event payload",
+        fix="give the step the event file GitHub wrote for this run",
+    )
 
 
 def _need(env: Mapping[str, str], name: str) -> str:

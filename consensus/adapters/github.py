@@ -3,7 +3,8 @@
 `GitHubHost` implements the `PullRequestHost` port for one repository. PyGithub brings
 authentication, `base_url` (GitHub Enterprise Server, test servers) and the pacing of
 writes GitHub asks for (`seconds_between_writes`, about 1 s); its own urllib3 retries are
-off, because this adapter retries narrowly and boundedly with tenacity:
+off, because this adapter retries narrowly and boundedly, with the loop both hosts share
+(adapters/retries.py):
 
 - 5xx answers and dropped connections;
 - 429, and 403 secondary or primary rate limits, waiting for `Retry-After` or
@@ -17,14 +18,11 @@ summary comment is never posted twice. Whatever fails after the retries becomes 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 from urllib.parse import quote
 
-import requests
 from github import Auth, Github, GithubException
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
 from consensus.adapters.github_graphql import (
     EDIT_QUERY,
@@ -48,15 +46,13 @@ from consensus.adapters.github_learnings import (
 )
 from consensus.adapters.github_wire import (
     DEFAULT_RETRIES,
+    GITHUB_FAILURES,
     file_text,
-    github_error,
     header_value,
     host_comment,
     host_reaction,
     host_review,
     inline_json,
-    is_rate_limited,
-    is_transient,
     message_of,
     missing_comment,
     omitted_blob,
@@ -64,9 +60,9 @@ from consensus.adapters.github_wire import (
     permission_of,
     pull_file,
     pull_info,
-    retry_wait,
 )
 from consensus.adapters.github_wire import Retries as Retries  # where callers import it
+from consensus.adapters.refusals import TOKEN_CANNOT_ASK, or_none
 from consensus.errors import GitHubError
 from consensus.ports import (
     ClosedPullThread,
@@ -82,8 +78,6 @@ from consensus.ports import (
     ReviewRejected,
     ReviewThread,
 )
-
-T = TypeVar("T")
 
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
@@ -123,10 +117,7 @@ class GitHubHost:
             seconds_between_writes=write_interval_s or None,
             user_agent="consensus-review",
         )
-        self._attempts = retries.attempts
-        self._backoff_s = retries.backoff_s
-        self._max_wait_s = retries.max_wait_s
-        self._sleep = retries.sleep
+        self._retries = retries
         self._log = log
 
     def close(self) -> None:
@@ -142,47 +133,20 @@ class GitHubHost:
         *,
         params: dict[str, Any] | None = None,
         body: Any = None,
-        landed: Callable[[], T | None] | None = None,
+        landed: Callable[[], object | None] | None = None,
         headers: dict[str, str] | None = None,
     ) -> tuple[dict[str, Any], Any]:
         """One request with bounded retries; `landed` tells whether a failed POST landed."""
-
-        failures: list[BaseException] = []
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            assert exc is not None
-            failures.append(exc)
-            seconds = retry_wait(exc, state.attempt_number, now=time.time(), base_s=self._backoff_s)
-            if seconds > self._max_wait_s:
-                raise github_error(verb, url, exc, f"GitHub asked to wait {seconds:.0f}s")
-            self._log(f"GitHub {verb} {url}: {message_of(exc)}; retrying in {seconds:.0f}s")
-            return seconds
 
         def send() -> tuple[dict[str, Any], Any]:
             return self._client.requester.requestJsonAndCheck(
                 verb, url, parameters=params, input=body, headers=headers
             )
 
-        retrying = Retrying(
-            retry=retry_if_exception(is_transient),
-            stop=stop_after_attempt(self._attempts),
-            wait=wait,
-            sleep=self._sleep,
-            reraise=True,
+        answer = self._retries.send(
+            send, request=(verb, url), failures=GITHUB_FAILURES, log=self._log, landed=landed
         )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    # A 5xx on a write may still have landed: look before writing again.
-                    if landed and failures and not is_rate_limited(failures[-1]) and landed():
-                        return {}, None
-                    return send()
-        except GithubException as exc:
-            raise github_error(verb, url, exc) from exc
-        except (requests.ConnectionError, requests.Timeout) as exc:
-            raise github_error(verb, url, exc) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return answer if answer is not None else ({}, None)
 
     def _pages(
         self, url: str, *, limit: int | None = None, query: dict[str, str] | None = None
@@ -254,13 +218,7 @@ class GitHubHost:
     def _contents(self, path: str, ref: str) -> Any:
         if path.startswith("/") or ".." in path.split("/"):
             return None
-        try:
-            _, data = self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})
-        except GitHubError as exc:
-            if exc.status == 404:
-                return None
-            raise
-        return data
+        return or_none(lambda: self._get(f"{self._base}/contents/{quote(path)}", {"ref": ref})[1])
 
     def issue_comments(self, number: int) -> list[HostComment]:
         return [host_comment(c) for c in self._pages(f"{self._base}/issues/{number}/comments")]
@@ -281,13 +239,8 @@ class GitHubHost:
     def viewer_login(self) -> str | None:
         """The token's user; None for an installation token (GITHUB_TOKEN cannot ask: 403).
         Any other failure is raised: guessing would make our own comments someone else's."""
-        try:
-            _, data = self._request("GET", "/user")
-        except GitHubError as exc:
-            if exc.status in (401, 403, 404):
-                return None
-            raise
-        return str(data.get("login") or "") or None
+        data = or_none(lambda: self._request("GET", "/user")[1], absent=TOKEN_CANNOT_ASK)
+        return str((data or {}).get("login") or "") or None
 
     def comment_edit(self, comment: HostComment) -> CommentEdit | None:
         """GraphQL's `editor` and `lastEditedAt` of the comment (REST does not say who
@@ -309,13 +262,7 @@ class GitHubHost:
     def collaborator_permission(self, login: str) -> str:
         """admin, maintain, write, triage, read or none; a 404 (no such user) is none."""
         url = f"{self._base}/collaborators/{quote(login, safe='')}/permission"
-        try:
-            _, data = self._request("GET", url)
-        except GitHubError as exc:
-            if exc.status == 404:
-                return "none"
-            raise
-        return permission_of(data)
+        return permission_of(or_none(lambda: self._request("GET", url)[1]))
 
     # ------------------------------------------------------------------ writes
 
@@ -350,11 +297,7 @@ class GitHubHost:
         return host_comment(data) if data else (landed() or missing_comment(url))
 
     def _delete(self, url: str) -> None:
-        try:
-            self._request("DELETE", url)
-        except GitHubError as exc:
-            if exc.status != 404:  # already gone: what we wanted
-                raise
+        or_none(lambda: self._request("DELETE", url))  # a 404: already gone, what we wanted
 
     def create_review(
         self,

@@ -5,13 +5,16 @@ JSON → port types. No PyGithub here: adapters/github.py sends them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from consensus.ports import (
     CommentEdit,
     HostComment,
     ReviewThread,
 )
+
+T = TypeVar("T")
+GraphQL = Callable[[str, dict[str, Any]], dict[str, Any]]  # (document, variables) → data
 
 # Review threads exist only in GraphQL. The first and the last comment tell whose thread it
 # is and who spoke last; `__typename` is "Bot" for apps such as github-actions[bot].
@@ -147,16 +150,25 @@ def comment_edit_of(data: dict[str, Any]) -> CommentEdit | None:
     return CommentEdit(editor=login, edited_at=str(edited_at or ""))
 
 
-def all_threads(
-    graphql: Callable[[str, dict[str, Any]], dict[str, Any]], repo: str, number: int
-) -> list[ReviewThread]:
-    """Every review thread of PR `number`, page by page."""
-    owner, name = repo.split("/", 1)
-    threads: list[ReviewThread] = []
+def every_page(
+    graphql: GraphQL,
+    document: str,
+    variables: dict[str, Any],
+    page_of: Callable[[dict[str, Any]], tuple[list[T], str | None]],
+) -> list[T]:
+    """Every item of a connection GraphQL hands out page by page: `page_of` reads one
+    answer as its items and the next page's cursor (None: it was the last)."""
+    items: list[T] = []
     cursor: str | None = None
     while True:
-        variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
-        page, cursor = thread_page(graphql(REVIEW_THREADS, variables))
-        threads += page
+        page, cursor = page_of(graphql(document, {**variables, "cursor": cursor}))
+        items += page
         if cursor is None:
-            return threads
+            return items
+
+
+def all_threads(graphql: GraphQL, repo: str, number: int) -> list[ReviewThread]:
+    """Every review thread of PR `number`, page by page."""
+    owner, name = repo.split("/", 1)
+    variables = {"owner": owner, "name": name, "number": number}
+    return every_page(graphql, REVIEW_THREADS, variables, thread_page)

@@ -13,10 +13,9 @@ request would be closed rather than updated.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from consensus.adapters.github_graphql import comment_edit_of, thread_comment
+from consensus.adapters.github_graphql import GraphQL, comment_edit_of, every_page, thread_comment
 from consensus.errors import GitHubError
 from consensus.ports import ClosedPullThread, CommentEdit, LearningsBranch
 
@@ -104,19 +103,11 @@ def closed_page(data: dict[str, Any], since: str) -> tuple[list[ClosedPullThread
     return pulls, str(info["endCursor"]) if more else None
 
 
-def closed_since(
-    graphql: Callable[[str, dict[str, Any]], dict[str, Any]], repo: str, since: str
-) -> list[ClosedPullThread]:
+def closed_since(graphql: GraphQL, repo: str, since: str) -> list[ClosedPullThread]:
     """Every closed PR updated after `since`, page by page, newest first."""
     owner, name = repo.split("/", 1)
-    pulls: list[ClosedPullThread] = []
-    cursor: str | None = None
-    while True:
-        variables = {"owner": owner, "name": name, "cursor": cursor}
-        page, cursor = closed_page(graphql(CLOSED_PULLS, variables), since)
-        pulls += page
-        if cursor is None:
-            return pulls
+    variables = {"owner": owner, "name": name}
+    return every_page(graphql, CLOSED_PULLS, variables, lambda data: closed_page(data, since))
 
 
 def learnings_branch_of(data: dict[str, Any], branch: str) -> LearningsBranch:

@@ -10,6 +10,7 @@ import requests
 from github import GithubException
 
 from consensus.adapters.retries import DEFAULT_RETRIES as DEFAULT_RETRIES
+from consensus.adapters.retries import HostFailures
 from consensus.adapters.retries import Retries as Retries
 from consensus.errors import GitHubError
 from consensus.ports import (
@@ -235,6 +236,17 @@ def github_error(verb: str, url: str, exc: BaseException, why: str = "") -> GitH
     fix = fixes.get(status or 0, "re-run the job; GitHub may be having trouble")
     where = f"HTTP {status}" if status else "no answer"
     return GitHubError(f"GitHub {verb} {url} failed ({where}): {detail}", status=status, fix=fix)
+
+
+GITHUB_FAILURES = HostFailures(
+    host="GitHub",
+    raised=(GithubException, requests.ConnectionError, requests.Timeout),
+    transient=is_transient,
+    rate_limited=is_rate_limited,
+    wait=retry_wait,
+    message=message_of,
+    error=github_error,
+)
 
 
 def permission_of(data: Any) -> str:

@@ -48,6 +48,7 @@ from consensus.adapters.gitlab_wire import (
     pull_file,
     review_thread,
 )
+from consensus.adapters.refusals import TOKEN_CANNOT_ASK, or_none
 from consensus.adapters.retries import DEFAULT_RETRIES, Retries
 from consensus.errors import GitLabError
 from consensus.ports import (
@@ -114,13 +115,11 @@ class GitLabHost:
 
     def _project_path(self, ident: int, *, missing_ok: bool = False) -> str | None:
         """A project's full path (`group/project`); None for a fork GitLab no longer shows."""
-        try:
-            _, data = self._http.request("GET", f"/projects/{ident}" if ident else self._base)
-        except GitLabError as exc:
-            if missing_ok and exc.status in (403, 404):
-                return None
-            raise
-        return str(data.get("path_with_namespace") or "") or None
+        url = f"/projects/{ident}" if ident else self._base
+        data = or_none(
+            lambda: self._http.request("GET", url)[1], absent=(403, 404) if missing_ok else ()
+        )
+        return str((data or {}).get("path_with_namespace") or "") or None
 
     def pull_files(self, number: int) -> list[PullFile]:
         raw = self._http.pages(f"{self._mr(number)}/diffs", limit=MAX_MR_FILES)
@@ -130,12 +129,7 @@ class GitLabHost:
         if not path or path.startswith("/") or ".." in path.split("/"):
             return None
         url = f"{self._base}/repository/files/{quote(path, safe='')}"
-        try:
-            _, data = self._http.request("GET", url, params={"ref": ref})
-        except GitLabError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        data = or_none(lambda: self._http.request("GET", url, params={"ref": ref})[1])
         return file_text(data, MAX_FILE_BYTES)
 
     def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
@@ -146,12 +140,9 @@ class GitLabHost:
         if path.startswith("/") or ".." in path.split("/"):
             return None
         query = {"path": path, "ref": ref}
-        try:
-            entries = self._http.pages(f"{self._base}/repository/tree", query)
-        except GitLabError as exc:
-            if exc.status == 404:
-                return None
-            raise
+        entries = or_none(lambda: self._http.pages(f"{self._base}/repository/tree", query))
+        if entries is None:
+            return None
         return sorted(str(e["name"]) for e in entries if e.get("type") == "blob")
 
     def default_branch(self) -> str:
@@ -312,23 +303,12 @@ class GitLabHost:
         if not match:
             return "none"
         url = f"{self._base}/members/all/{int(match[0]['id'])}"
-        try:
-            _, member = self._http.request("GET", url)
-        except GitLabError as exc:
-            if exc.status == 404:
-                return "none"
-            raise
-        return permission_of(member)
+        return permission_of(or_none(lambda: self._http.request("GET", url)[1]))
 
     def viewer_login(self) -> str | None:
         """The token's user; None when the token cannot ask (a job token)."""
-        try:
-            _, data = self._http.request("GET", "/user")
-        except GitLabError as exc:
-            if exc.status in (401, 403, 404):
-                return None
-            raise
-        return str(data.get("username") or "") or None
+        data = or_none(lambda: self._http.request("GET", "/user")[1], absent=TOKEN_CANNOT_ASK)
+        return str((data or {}).get("username") or "") or None
 
     def comment_edit(self, comment: HostComment) -> CommentEdit | None:
         """Who last edited a note, and when (GraphQL `lastEditedBy`, `lastEditedAt`: REST
@@ -354,8 +334,4 @@ class GitLabHost:
             return None
 
     def _delete(self, url: str) -> None:
-        try:
-            self._http.request("DELETE", url)
-        except GitLabError as exc:
-            if exc.status != 404:  # already gone: what we wanted
-                raise
+        or_none(lambda: self._http.request("DELETE", url))  # a 404: already gone, what we wanted

@@ -3,30 +3,21 @@
 `GitLabSession` sends one request at a time for the GitLab adapter (adapters/gitlab.py) and
 reads lists page by page. python-gitlab brings the token, the base URL (gitlab.com or a
 self-managed instance, under a relative URL root too) and the session; its own retries are
-off: requests are retried boundedly with tenacity, as GitHub's are (no answer, 5xx, 429
-waiting for `Retry-After` or `RateLimit-Reset`, a wait over `max_wait_s` giving up), and a
-failed POST is retried only once a read shows it did not land. What fails after the
+off: requests are retried by the loop both hosts share (adapters/retries.py: no answer,
+5xx, 429 waiting for `Retry-After` or `RateLimit-Reset`, a wait over `max_wait_s` giving
+up), and a failed POST is retried only once a read shows it did not land. What fails after the
 retries is a `GitLabError` naming the request and a fix.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import requests
 from gitlab import Gitlab, GitlabError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
-from consensus.adapters.gitlab_wire import (
-    Failed,
-    Failure,
-    gitlab_error,
-    is_transient,
-    next_page,
-    retry_wait,
-)
+from consensus.adapters.gitlab_wire import GITLAB_FAILURES, Failed, next_page
 from consensus.adapters.retries import DEFAULT_RETRIES, Retries
 
 PER_PAGE = 100
@@ -87,10 +78,9 @@ class GitLabSession:
         except GitlabError as exc:
             status = exc.response_code
             message = str(exc.error_message or f"HTTP {status}")
-            failure = Failure(status, message, self._last_headers)
-            raise Failed(failure) from exc
+            raise Failed(status, message, self._last_headers) from exc
         except (requests.ConnectionError, requests.Timeout) as exc:
-            raise Failed(Failure(None, str(exc) or type(exc).__name__)) from exc
+            raise Failed(None, str(exc) or type(exc).__name__) from exc
         data = response.json() if response.content else None
         return dict(response.headers), data
 
@@ -104,39 +94,14 @@ class GitLabSession:
         landed: Callable[[], object | None] | None = None,
     ) -> tuple[Mapping[str, str], Any]:
         """One request with bounded retries; `landed` tells whether a failed POST landed."""
-        failures: list[Failure] = []
-        retries = self._retries
-
-        def wait(state: RetryCallState) -> float:
-            exc = state.outcome.exception() if state.outcome else None
-            assert isinstance(exc, Failed)
-            failures.append(exc.failure)
-            seconds = retry_wait(
-                exc.failure, state.attempt_number, now=time.time(), base_s=retries.backoff_s
-            )
-            if seconds > retries.max_wait_s:
-                raise gitlab_error(verb, path, exc.failure, f"GitLab asked to wait {seconds:.0f}s")
-            self._log(f"GitLab {verb} {path}: {exc.failure.message}; retrying in {seconds:.0f}s")
-            return seconds
-
-        retrying = Retrying(
-            retry=retry_if_exception(lambda e: isinstance(e, Failed) and is_transient(e.failure)),
-            stop=stop_after_attempt(retries.attempts),
-            wait=wait,
-            sleep=retries.sleep,
-            reraise=True,
+        answer = self._retries.send(
+            lambda: self._send(verb, path, params, body),
+            request=(verb, path),
+            failures=GITLAB_FAILURES,
+            log=self._log,
+            landed=landed,
         )
-        try:
-            for attempt in retrying:
-                with attempt:
-                    # A 5xx on a write may still have landed: look before writing again.
-                    landing = landed and failures and failures[-1].status != 429
-                    if landing and landed is not None and landed() is not None:
-                        return {}, None
-                    return self._send(verb, path, params, body)
-        except Failed as exc:
-            raise gitlab_error(verb, path, exc.failure) from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        return answer if answer is not None else ({}, None)
 
     def pages(self, path: str, query: Mapping[str, Any] | None = None, limit: int = 0) -> list[Any]:
         """Every item of a paginated list, 100 a page, following `X-Next-Page`."""

@@ -37,19 +37,18 @@ class NoteIndex:
                 self._threads[discussion] = number
 
     def merge_request_of(self, note_id: int) -> int:
-        number = self._notes.get(note_id, self._default_mr)
-        if number is None:
-            raise GitLabError(
-                f"GitLab note {note_id}: its merge request is not known to this run",
-                fix="give the host the job's merge request (CI_MERGE_REQUEST_IID)",
-            )
-        return number
+        return self._known(self._notes.get(note_id), f"note {note_id}")
 
     def merge_request_of_thread(self, thread_id: str) -> int:
-        number = self._threads.get(thread_id, self._default_mr)
+        return self._known(self._threads.get(thread_id), f"discussion {thread_id}")
+
+    def _known(self, number: int | None, what: str) -> int:
+        """The merge request remembered for `what`, else the job's own."""
+        if number is None:
+            number = self._default_mr
         if number is None:
             raise GitLabError(
-                f"GitLab discussion {thread_id}: its merge request is not known to this run",
+                f"GitLab {what}: its merge request is not known to this run",
                 fix="give the host the job's merge request (CI_MERGE_REQUEST_IID)",
             )
         return number

@@ -8,10 +8,10 @@ import base64
 import binascii
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from consensus.adapters.gitlab_position import DiffRefs
+from consensus.adapters.retries import HostFailures
 from consensus.errors import GitLabError
 from consensus.ports import (
     CommentEdit,
@@ -61,34 +61,33 @@ _BOT_NAME = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Failure:
-    """What is known of a failed request: the HTTP status (None: no answer), GitLab's
-    message, and the answer's headers."""
+class Failed(Exception):
+    """A request that failed: the HTTP status (None: no answer), GitLab's message, and the
+    answer's headers."""
 
-    status: int | None
-    message: str
-    headers: Mapping[str, str] = field(default_factory=dict)
+    def __init__(
+        self, status: int | None, message: str, headers: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers: Mapping[str, str] = headers or {}
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.headers.items() if k.lower() == name.lower()), None)
 
 
-class Failed(Exception):
-    """A request that failed, as the adapter's retry loop sees it."""
-
-    def __init__(self, failure: Failure) -> None:
-        super().__init__(failure.message)
-        self.failure = failure
-
-
-def is_transient(failure: Failure) -> bool:
+def is_transient(failure: Failed) -> bool:
     """Worth another try: no answer, a 5xx, or a rate limit (429)."""
     status = failure.status
     return status is None or status >= 500 or status == 429
 
 
-def retry_wait(failure: Failure, attempt: int, *, now: float, base_s: float) -> float:
+def is_rate_limited(failure: Failed) -> bool:
+    return failure.status == 429
+
+
+def retry_wait(failure: Failed, attempt: int, *, now: float, base_s: float) -> float:
     """Seconds before the next try: what GitLab asked for (`Retry-After`, else
     `RateLimit-Reset`), else exponential from `base_s`."""
     after = (failure.header("Retry-After") or "").strip()
@@ -100,7 +99,7 @@ def retry_wait(failure: Failure, attempt: int, *, now: float, base_s: float) -> 
     return float(base_s * 2 ** (attempt - 1))
 
 
-def gitlab_error(verb: str, path: str, failure: Failure, why: str = "") -> GitLabError:
+def gitlab_error(verb: str, path: str, failure: Failed, why: str = "") -> GitLabError:
     """What is left of a request after the retries, with its HTTP status and a fix."""
     fixes = {
         400: "GitLab refused what was sent (a comment outside the diff, a bad field): "
@@ -116,6 +115,17 @@ def gitlab_error(verb: str, path: str, failure: Failure, why: str = "") -> GitLa
     where = f"HTTP {status}" if status else "no answer"
     detail = why or failure.message
     return GitLabError(f"GitLab {verb} {path} failed ({where}): {detail}", status=status, fix=fix)
+
+
+GITLAB_FAILURES = HostFailures(
+    host="GitLab",
+    raised=(Failed,),
+    transient=is_transient,
+    rate_limited=is_rate_limited,
+    wait=retry_wait,
+    message=str,
+    error=gitlab_error,
+)
 
 
 def is_bot(user: Mapping[str, Any] | None) -> bool:

@@ -11,6 +11,8 @@ align, score, verification, the report) with the real litellm client over HTTP o
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,6 +95,41 @@ def _write(repo: Path, files: dict[str, str]) -> None:
         path = repo / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class HostStage:
+    """A simulated code host, running: the environment its CI job is given, and what writes
+    the page of what the job posted there, as the host would show it (its path)."""
+
+    env: dict[str, str]
+    write_page: Callable[[], Path]
+
+
+@dataclass(frozen=True)
+class HostedSample:
+    """The sample repository checked out for one host's stage, under the stage's folder, and
+    what every host's job is given besides its host's variables (the user's journal, the
+    demo's key)."""
+
+    folder: Path
+    checkout: Path
+    env: dict[str, str]
+
+
+@contextmanager
+def hosted_sample(places: DemoPlaces, host: str) -> Iterator[HostedSample]:
+    """The sample repository under `places.root / host`, its main branch carrying a
+    .consensus.yml that lists the simulated panel, whose providers are up until the block
+    ends."""
+    folder = places.root / host
+    checkout = folder / demo_panel.REPOSITORY
+    checkout.mkdir(parents=True)
+    with FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as providers:
+        write_repository(checkout, {".consensus.yml": demo_config(providers.url)})
+        # The user's journal (`consensus runs` lists the run), and the demo's key alone.
+        env = {"CONSENSUS_HOME": str(places.home), KEY_VARIABLE: NOT_A_KEY}
+        yield HostedSample(folder, checkout, env)
 
 
 def demo_config(url: str) -> str:

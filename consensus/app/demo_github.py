@@ -4,8 +4,8 @@
 pushes the sample repository to the simulated GitHub as pull request #1 (its main branch
 carrying a .consensus.yml that lists the simulated panel), and yields the environment a
 GitHub Actions step would give `consensus action`. The face runs the Action with it; then
-`pull_page` reads back what the Action posted (the review, its inline comments, the summary
-comment) and writes it as GitHub would render it.
+the stage's `write_page` reads back what the Action posted (the review, its inline
+comments, the summary comment) and writes it as GitHub would render it.
 """
 
 from __future__ import annotations
@@ -13,21 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from consensus.app.demo import (
-    KEY_VARIABLE,
-    NOT_A_KEY,
-    REPLY_DELAY_S,
-    DemoPlaces,
-    demo_config,
-    write_repository,
-)
+from consensus.app.demo import DemoPlaces, HostStage, hosted_sample
 from consensus.render.github_page import InlineNote, PullPage, inline_notes, render_pull_page
 from consensus_sim import demo_panel
 from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git
-from consensus_sim.provider_server import FakeProviderServer
 
 REPOSITORY = "acme/shop"
 NUMBER = 1
@@ -38,32 +29,17 @@ NOTICE = (
 )
 
 
-@dataclass(frozen=True)
-class GitHubStage:
-    """The running simulated GitHub, and the Actions environment pointing at it."""
-
-    github: FakeGitHub
-    env: dict[str, str]
-    folder: Path
-
-
 @contextmanager
-def github_stage(places: DemoPlaces) -> Iterator[GitHubStage]:
+def github_stage(places: DemoPlaces) -> Iterator[HostStage]:
     """Servers up, pull request #1 open, an Actions step's environment ready; all stopped
     when the block ends."""
-    folder = places.root / "github"
-    checkout = folder / demo_panel.REPOSITORY
-    checkout.mkdir(parents=True)
-    with (
-        FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as providers,
-        FakeGitHub() as github,
-    ):
-        write_repository(checkout, {".consensus.yml": demo_config(providers.url)})
+    with hosted_sample(places, "github") as sample, FakeGitHub() as github:
+        folder = sample.folder
         pull = load_pull_from_git(
             github,
             REPOSITORY,
             NUMBER,
-            checkout,
+            sample.checkout,
             base=demo_panel.BASE_BRANCH,
             head=demo_panel.FEATURE_BRANCH,
             title=demo_panel.COMMIT_MESSAGE,
@@ -89,20 +65,19 @@ def github_stage(places: DemoPlaces) -> Iterator[GitHubStage]:
             "GITHUB_SERVER_URL": "https://github.com",
             "GITHUB_REPOSITORY": REPOSITORY,
             "GITHUB_TOKEN": "ghs_simulated_not_a_token",
-            "GITHUB_WORKSPACE": str(checkout),
+            "GITHUB_WORKSPACE": str(sample.checkout),
             "GITHUB_STEP_SUMMARY": str(folder / "step-summary.md"),
             "GITHUB_OUTPUT": str(folder / "outputs.txt"),
             "RUNNER_TEMP": str(folder),
-            "CONSENSUS_HOME": str(places.home),  # the user's journal: `consensus runs` lists it
             "CONSENSUS_POST_INTERVAL": "0",
-            KEY_VARIABLE: NOT_A_KEY,
+            **sample.env,
         }
-        yield GitHubStage(github, env, folder)
+        yield HostStage(env, lambda: _pull_page(github, folder))
 
 
-def pull_page(stage: GitHubStage) -> Path:
+def _pull_page(github: FakeGitHub, folder: Path) -> Path:
     """Write what the pull request shows now as an HTML page; its path."""
-    repo = stage.github.repos[REPOSITORY]
+    repo = github.repos[REPOSITORY]
     reviews = [r for r in repo.reviews if r.get("_number") == NUMBER]
     review = reviews[-1] if reviews else {"body": "(no review was posted)", "state": "-"}
     notes = [
@@ -128,6 +103,6 @@ def pull_page(stage: GitHubStage) -> Path:
         summary=str(summaries[-1]["body"]) if summaries else "(no summary comment was posted)",
         notice=NOTICE,
     )
-    path = stage.folder / "pull-request.html"
+    path = folder / "pull-request.html"
     path.write_text(render_pull_page(page), encoding="utf-8")
     return path

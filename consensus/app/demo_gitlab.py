@@ -4,8 +4,8 @@
 pushes the sample repository to the simulated GitLab as merge request !1 of `acme/shop`
 (its target branch carrying a .consensus.yml that lists the simulated panel), and yields
 the environment GitLab's runner gives a merge request pipeline's job. The face runs
-`consensus gitlab` with it; then `merge_request_page` reads back what the job posted (the
-summary note, the threads on the diff) and writes it as GitLab would render it.
+`consensus gitlab` with it; then the stage's `write_page` reads back what the job posted
+(the summary note, the threads on the diff) and writes it as GitLab would render it.
 """
 
 from __future__ import annotations
@@ -13,23 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from consensus.app.demo import (
-    KEY_VARIABLE,
-    NOT_A_KEY,
-    REPLY_DELAY_S,
-    DemoPlaces,
-    demo_config,
-    write_repository,
-)
+from consensus.app.demo import DemoPlaces, HostStage, hosted_sample
 from consensus.render.github_page import InlineNote
 from consensus.render.gitlab_page import MergeRequestPage, Thread, render_merge_request_page
 from consensus_sim import demo_panel
 from consensus_sim.gitlab import DEVELOPER, FakeGitLab
-from consensus_sim.provider_server import FakeProviderServer
 
 PROJECT, PROJECT_ID, IID = "acme/shop", 42, 1
 BOT = "project_42_bot_d3m0"  # a project access token's user, as GitLab names it
@@ -42,34 +33,18 @@ NOTICE = (
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
 
-@dataclass(frozen=True)
-class GitLabStage:
-    """The running simulated GitLab, and the job's environment pointing at it."""
-
-    gitlab: FakeGitLab
-    env: dict[str, str]
-    folder: Path
-
-
 @contextmanager
-def gitlab_stage(places: DemoPlaces) -> Iterator[GitLabStage]:
+def gitlab_stage(places: DemoPlaces) -> Iterator[HostStage]:
     """Servers up, merge request !1 open, a merge request pipeline's environment ready; all
     stopped when the block ends."""
-    folder = places.root / "gitlab"
-    checkout = folder / demo_panel.REPOSITORY
-    checkout.mkdir(parents=True)
-    with (
-        FakeProviderServer(demo_panel.demo_script(REPLY_DELAY_S)) as providers,
-        FakeGitLab() as gitlab,
-    ):
-        write_repository(checkout, {".consensus.yml": demo_config(providers.url)})
+    with hosted_sample(places, "gitlab") as sample, FakeGitLab() as gitlab:
         gitlab.project(PROJECT, ident=PROJECT_ID)
         gitlab.user(BOT, bot=True, token=TOKEN)
         gitlab.add_member(PROJECT, BOT, DEVELOPER)
         mr = gitlab.load_merge_request_from_git(
             PROJECT,
             IID,
-            checkout,
+            sample.checkout,
             base=demo_panel.BASE_BRANCH,
             head=demo_panel.FEATURE_BRANCH,
             title=demo_panel.COMMIT_MESSAGE,
@@ -83,7 +58,7 @@ def gitlab_stage(places: DemoPlaces) -> Iterator[GitLabStage]:
             "CI_API_V4_URL": gitlab.api_url,
             "CI_PROJECT_ID": str(PROJECT_ID),
             "CI_PROJECT_PATH": PROJECT,
-            "CI_PROJECT_DIR": str(folder),
+            "CI_PROJECT_DIR": str(sample.folder),
             "CI_PIPELINE_SOURCE": "merge_request_event",
             "CI_MERGE_REQUEST_IID": str(IID),
             "CI_MERGE_REQUEST_PROJECT_ID": str(PROJECT_ID),
@@ -92,15 +67,14 @@ def gitlab_stage(places: DemoPlaces) -> Iterator[GitLabStage]:
             "CI_MERGE_REQUEST_EVENT_TYPE": "detached",
             "CI_COMMIT_SHA": mr.latest.head_sha,
             "CONSENSUS_GITLAB_TOKEN": TOKEN,
-            "CONSENSUS_HOME": str(places.home),  # the user's journal: `consensus runs` lists it
-            KEY_VARIABLE: NOT_A_KEY,
+            **sample.env,
         }
-        yield GitLabStage(gitlab, env, folder)
+        yield HostStage(env, lambda: _merge_request_page(gitlab, sample.folder))
 
 
-def merge_request_page(stage: GitLabStage) -> Path:
+def _merge_request_page(gitlab: FakeGitLab, folder: Path) -> Path:
     """Write what the merge request shows now as an HTML page; its path."""
-    project = stage.gitlab.project(PROJECT)
+    project = gitlab.project(PROJECT)
     mr = project.merge_requests[IID]
     diffs = {v.head_sha: {d["new_path"]: str(d["diff"]) for d in v.diffs} for v in mr.versions}
     discussions = [d for d in project.discussions if d["_mr"] == IID]
@@ -116,7 +90,7 @@ def merge_request_page(stage: GitLabStage) -> Path:
         summary=summaries[0] if summaries else "(no summary note was posted)",
         notice=NOTICE,
     )
-    path = stage.folder / "merge-request.html"
+    path = folder / "merge-request.html"
     path.write_text(render_merge_request_page(page), encoding="utf-8")
     return path
 

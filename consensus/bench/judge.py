@@ -18,12 +18,14 @@ import hashlib
 from collections.abc import Sequence
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator
 
 from consensus.bench.suite import SuitePR
 from consensus.ingest.view import render_file
-from consensus.model.base import Category, Frozen, Severity
+from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
+from consensus.model.findings import FindingStatement
+from consensus.model.reply import ModelReply
 from consensus.model.report import ReportFinding
 from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient
 from consensus.review.prompt import template
@@ -33,16 +35,8 @@ from consensus.settings.config import ProviderSettings
 MAX_REPLY_TOKENS = 400
 
 
-class BenchFinding(Frozen):
+class BenchFinding(FindingStatement):
     """A finding as the judge sees it: where, how severe, and what it says."""
-
-    path: str
-    line: int
-    end_line: int
-    severity: Severity
-    category: Category
-    title: str
-    body: str
 
     @classmethod
     def of(cls, finding: ReportFinding) -> BenchFinding:
@@ -62,9 +56,7 @@ class BenchFinding(Frozen):
         return hashlib.sha256(self.model_dump_json().encode()).hexdigest()[:16]
 
 
-class JudgeReply(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+class JudgeReply(ModelReply):
     verdict: Literal["match", "no_match"]
     golden: int | None = None  # 1-based, as the prompt numbers them
     reason: str = Field(default="", max_length=4_000)

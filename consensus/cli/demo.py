@@ -6,13 +6,14 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 if TYPE_CHECKING:
-    from consensus.app.demo import DemoPlaces
+    from consensus.app.demo import DemoPlaces, HostStage
 
 from consensus.cli.options import handles_errors, logger, progress_observer
 
@@ -89,25 +90,32 @@ def demo(into: Path | None, github: bool, gitlab: bool) -> None:
 def _github(places: DemoPlaces, log: Callable[[str], None]) -> Path:
     """The Action, as a GitHub Actions step runs it, against the simulated GitHub."""
     from consensus.action.main import run
-    from consensus.app.demo_github import github_stage, pull_page
+    from consensus.app.demo_github import github_stage
 
     log("GitHub: pull request #1 of acme/shop opened on the simulated GitHub; running the Action")
-    with github_stage(places) as stage:
-        code = run(stage.env, log=log)
-        page = pull_page(stage)
-    log(f"the Action exited {code}")
-    return page
+    return _run_on(github_stage(places), run, "the Action", log)
 
 
 def _gitlab(places: DemoPlaces, log: Callable[[str], None]) -> Path:
     """`consensus gitlab`, as a merge request pipeline's job runs it, against the simulated
     GitLab."""
     from consensus.action.gitlab import run
-    from consensus.app.demo_gitlab import gitlab_stage, merge_request_page
+    from consensus.app.demo_gitlab import gitlab_stage
 
     log("GitLab: merge request !1 of acme/shop opened on the simulated GitLab; running the job")
-    with gitlab_stage(places) as stage:
-        code = run(stage.env, log=log)
-        page = merge_request_page(stage)
-    log(f"the job exited {code}")
+    return _run_on(gitlab_stage(places), run, "the job", log)
+
+
+def _run_on(
+    stage: AbstractContextManager[HostStage],
+    job: Callable[..., int],
+    name: str,
+    log: Callable[[str], None],
+) -> Path:
+    """Run a host's CI job (its face, as the host's runner starts it) on the simulated host;
+    the page of what it posted there."""
+    with stage as ready:
+        code = job(ready.env, log=log)
+        page = ready.write_page()
+    log(f"{name} exited {code}")
     return page

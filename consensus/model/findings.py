@@ -48,13 +48,12 @@ class Suggestion(Frozen):
     provider: str = ""  # who wrote it: set when a report picks one for a finding
 
 
-class Finding(Frozen):
-    """A validated finding, attributed to the provider, persona and chunk that made it."""
+class FindingStatement(Frozen):
+    """One problem at one place, as every stage's finding states it: the file and lines,
+    how severe, what kind, in what words. A model's `Finding`, the `Cluster` that aligns
+    several, the report's finding and what the benchmark's judge is shown all state it so;
+    the summary's stored record bounds each field as it reads it (publish/state.py)."""
 
-    provider: str  # model string, e.g. "openai/gpt-5.1"
-    family: str  # the voter: "openai", "anthropic", …
-    persona: str
-    chunk: int
     path: str
     line: int
     end_line: int
@@ -62,6 +61,15 @@ class Finding(Frozen):
     category: Category
     title: str
     body: str
+
+
+class Finding(FindingStatement):
+    """A validated finding, attributed to the provider, persona and chunk that made it."""
+
+    provider: str  # model string, e.g. "openai/gpt-5.1"
+    family: str  # the voter: "openai", "anthropic", …
+    persona: str
+    chunk: int
     evidence: str | None = None
     confidence: float | None = None
     suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
@@ -107,16 +115,9 @@ class ModelFailure(Frozen):
     sent: bool = True  # False: never sent (budget, circuit breaker, provider unreachable)
 
 
-class Cluster(Frozen):
-    """Findings that describe the same problem, with the representative fields chosen."""
+class Cluster(FindingStatement):
+    """Findings that describe the same problem, with the representative statement chosen."""
 
-    path: str
-    line: int
-    end_line: int
-    severity: Severity
-    category: Category
-    title: str
-    body: str
     members: tuple[Finding, ...]
     fingerprint: str
 

@@ -12,10 +12,20 @@ MAX_SUGGESTION_CHARS = 8_000
 MAX_SUGGESTION_LINES = 60
 
 
-class ReplyFinding(BaseModel):
-    """One finding as a model must write it. Unknown extra keys are ignored."""
+class ModelReply(BaseModel):
+    """What a model answers, parsed: keys the contract does not name are ignored."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+def closed_word(value: object) -> object:
+    """A word of a closed set as a model may write it ("Confirmed ", "HIGH"): trimmed and
+    lower case, before the set is checked."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+class ReplyFinding(ModelReply):
+    """One finding as a model must write it. Unknown extra keys are ignored."""
 
     path: str = Field(min_length=1, max_length=1000)
     line: int = Field(ge=1)
@@ -51,10 +61,7 @@ class ReplyFinding(BaseModel):
             raise ValueError(f"a suggestion replaces at most {MAX_SUGGESTION_LINES} lines")
         return text
 
-    @field_validator("severity", "category", mode="before")
-    @classmethod
-    def _lowercase(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _words = field_validator("severity", "category", mode="before")(closed_word)
 
     @field_validator("title", mode="before")
     @classmethod
@@ -62,48 +69,31 @@ class ReplyFinding(BaseModel):
         return " ".join(value.split()) if isinstance(value, str) else value
 
 
-class ReviewReply(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+class ReviewReply(ModelReply):
     findings: list[ReplyFinding]
 
 
-class VerdictReply(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
+class VerdictReply(ModelReply):
     verdict: Literal["confirmed", "refuted", "uncertain"]
     reason: str = Field(max_length=4_000)
 
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _lowercase(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _verdict_word = field_validator("verdict", mode="before")(closed_word)
 
 
-class SameProblemReply(BaseModel):
+class SameProblemReply(ModelReply):
     """A verifier's answer to an open question of alignment: one defect or two?"""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
 
     verdict: Literal["same", "different"]
     reason: str = Field(default="", max_length=4_000)
 
-    @field_validator("verdict", mode="before")
-    @classmethod
-    def _lowercase(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _verdict_word = field_validator("verdict", mode="before")(closed_word)
 
 
-class ConverseReply(BaseModel):
+class ConverseReply(ModelReply):
     """The model's reading of a person's reply to a finding, and its one answer."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
 
     kind: Literal["question", "disagreement", "fixed", "acknowledgement", "other"]
     stands: bool = Field(description="true: the finding stands; false: the reply is right")
     answer: str = Field(default="", max_length=6_000)
 
-    @field_validator("kind", mode="before")
-    @classmethod
-    def _lowercase(cls, value: object) -> object:
-        return value.strip().lower() if isinstance(value, str) else value
+    _kind_word = field_validator("kind", mode="before")(closed_word)

@@ -8,15 +8,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from consensus.model.base import (
     SOURCE_FIELD,
-    Category,
     FindingSource,
     Frozen,
-    Severity,
     Status,
     source_by_name,
 )
 from consensus.model.diff import Redaction, SkippedFile
-from consensus.model.findings import DroppedFinding, Suggestion, Verification
+from consensus.model.findings import DroppedFinding, FindingStatement, Suggestion, Verification
 from consensus.model.panel import PanelEstimate
 
 
@@ -43,16 +41,12 @@ class FindingMember(Frozen):
         return source_by_name(data)
 
 
-class ReportFinding(Frozen):
+class ReportFinding(FindingStatement):
+    """A finding as the report gives it: its id in this run, its fingerprint across runs, and
+    the votes, status and members behind it."""
+
     id: str
     fingerprint: str
-    path: str
-    line: int
-    end_line: int
-    severity: Severity
-    category: Category
-    title: str
-    body: str
     agreement: float
     votes: Votes
     providers: list[str]

@@ -2,7 +2,8 @@
 
 - `finding_record` / `report_finding`: a finding of the latest run and its record (what
   `explain` shows, `verify` asks about and a later run carries), read back as its run
-  reported it;
+  reported it; within them, `verification_note` and `_verification`: a finding's
+  verification and its note, both ways (a `/consensus verify` writes its note too);
 - `tracked_finding`: a finding a run published, with who reported and who judged it, kept
   after its record is gone (a push fixed it) so that its outcome is credited to them.
 
@@ -26,7 +27,6 @@ from consensus.publish.state import (
     VerificationNote,
     VoteNote,
     cut,
-    verification_note,
 )
 
 
@@ -50,6 +50,30 @@ def _verification(note: VerificationNote) -> Verification:
         ),
         note=note.note,
         belief=note.belief,
+    )
+
+
+def verification_note(counts: Verification, *, requested_by: str = "") -> VerificationNote:
+    """What the state keeps of a finding's verification (reasons cut to `MAX_REASON`)."""
+    return VerificationNote(
+        confirmed=counts.confirmed,
+        refuted=counts.refuted,
+        uncertain=counts.uncertain,
+        ahead_by=counts.ahead_by,
+        votes=tuple(
+            VoteNote(
+                model=v.model,
+                family=v.family,
+                role=v.role,
+                verdict=v.verdict,
+                reason=cut(v.reason, MAX_REASON),
+                self_vote=v.self_vote,
+            )
+            for v in counts.votes
+        ),
+        note=cut(counts.note, MAX_REASON),
+        requested_by=requested_by,
+        belief=counts.belief,
     )
 
 

@@ -60,7 +60,6 @@ from consensus.model.base import (
     VerdictKind,
     source_by_name,
 )
-from consensus.model.findings import Verification
 from consensus.model.history import PanelTally
 from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, JudgeNote, Label
 from consensus.publish.spent import Spent
@@ -298,30 +297,6 @@ def decode_state(body: str) -> PublishState | None:
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None
-
-
-def verification_note(counts: Verification, *, requested_by: str = "") -> VerificationNote:
-    """What the state keeps of a finding's verification (reasons cut to `MAX_REASON`)."""
-    return VerificationNote(
-        confirmed=counts.confirmed,
-        refuted=counts.refuted,
-        uncertain=counts.uncertain,
-        ahead_by=counts.ahead_by,
-        votes=tuple(
-            VoteNote(
-                model=v.model,
-                family=v.family,
-                role=v.role,
-                verdict=v.verdict,
-                reason=cut(v.reason, MAX_REASON),
-                self_vote=v.self_vote,
-            )
-            for v in counts.votes
-        ),
-        note=cut(counts.note, MAX_REASON),
-        requested_by=requested_by,
-        belief=counts.belief,
-    )
 
 
 def cut(text: str, limit: int) -> str:

@@ -90,16 +90,23 @@ def diff_line_html(line: str) -> str:
     return f"<span class='{kind}'>{html.escape(line) or ' '}</span>"
 
 
+def page_head(title: str, style: str, notice: str) -> list[str]:
+    """A host's page up to its notice: one document, behind the Content-Security-Policy."""
+    return [
+        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
+        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
+        f"<title>{html.escape(title)}</title>",
+        f"<style>{style}</style></head><body>",
+        f"<p class='notice'>{html.escape(notice)}</p>",
+    ]
+
+
 def render_pull_page(page: PullPage) -> str:
     """The page, as one string."""
     md = comment_markdown()
     text = html.escape
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
-        f"<title>{text(page.repository)}#{page.number}: {text(page.title)}</title>",
-        f"<style>{STYLE}</style></head><body>",
-        f"<p class='notice'>{text(page.notice)}</p>",
+        *page_head(f"{page.repository}#{page.number}: {page.title}", STYLE, page.notice),
         f"<h1>{text(page.title)} <span>#{page.number}</span></h1>",
         f"<p>{text(page.repository)}</p>",
         "<section class='comment review'>",
@@ -109,7 +116,7 @@ def render_pull_page(page: PullPage) -> str:
     for note in page.inline:
         parts += [
             "<section class='comment inline'>",
-            f"<header><b>{text(note.path)}</b> {_lines(note)}</header>",
+            f"<header><b>{text(note.path)}</b> {note_lines(note)}</header>",
             f"<pre class='hunk'>{''.join(diff_line_html(line) for line in hunk_shown(note))}</pre>",
             f"<div class='body'>{md.render(note.body)}</div></section>",
         ]
@@ -122,7 +129,8 @@ def render_pull_page(page: PullPage) -> str:
     return "\n".join(parts)
 
 
-def _lines(note: InlineNote) -> str:
+def note_lines(note: InlineNote) -> str:
+    """Where an inline note stands: its line, or its range."""
     if note.start_line is not None and note.start_line < note.line:
         return f"lines {note.start_line} to {note.line}"
     return f"line {note.line}"

@@ -15,12 +15,13 @@ import html
 from dataclasses import dataclass
 
 from consensus.render.github_page import (
-    CSP,
     STYLE,
     InlineNote,
     comment_markdown,
     diff_line_html,
     hunk_shown,
+    note_lines,
+    page_head,
 )
 
 GITLAB_STYLE = """
@@ -55,11 +56,7 @@ def render_merge_request_page(page: MergeRequestPage) -> str:
     md = comment_markdown()
     text = html.escape
     parts = [
-        "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
-        f"<meta http-equiv='Content-Security-Policy' content=\"{CSP}\">",
-        f"<title>{text(page.project)}!{page.iid}: {text(page.title)}</title>",
-        f"<style>{STYLE}{GITLAB_STYLE}</style></head><body>",
-        f"<p class='notice'>{text(page.notice)}</p>",
+        *page_head(f"{page.project}!{page.iid}: {page.title}", STYLE + GITLAB_STYLE, page.notice),
         f"<h1>{text(page.title)} <span>!{page.iid}</span></h1>",
         f"<p>{text(page.project)} · Overview</p>",
         "<section class='comment summary'>",
@@ -73,16 +70,10 @@ def render_merge_request_page(page: MergeRequestPage) -> str:
         shown = "".join(diff_line_html(line) for line in hunk_shown(note))
         parts += [
             f"<section class='comment inline thread {state}'>",
-            f"<header><b>{text(note.path)}</b> {_lines(note)} · {text(page.author)} "
+            f"<header><b>{text(note.path)}</b> {note_lines(note)} · {text(page.author)} "
             "started a thread</header>",
             f"<pre class='hunk'>{shown}</pre>",
             f"<div class='body'>{md.render(note.body)}</div></section>",
         ]
     parts.append("</body></html>")
     return "\n".join(parts)
-
-
-def _lines(note: InlineNote) -> str:
-    if note.start_line is not None and note.start_line < note.line:
-        return f"lines {note.start_line} to {note.line}"
-    return f"line {note.line}"

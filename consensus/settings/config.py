@@ -11,7 +11,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
@@ -19,7 +18,7 @@ from consensus.model.base import Severity
 from consensus.model.calibration import Calibration
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
-from consensus.settings.problems import config_error
+from consensus.settings.problems import config_error, yaml_mapping
 from consensus.settings.scope import (
     ContextSettings,
     ConversationSettings,
@@ -316,23 +315,7 @@ def load_config(path: Path | None, *, root: Path) -> LoadedConfig:
 
 
 def parse_settings(text: str, *, source: str) -> Settings:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or "syntax error"
-        context = getattr(exc, "context", None)
-        detail = f"{context}: {problem}" if context else problem
-        raise ConfigError(
-            source, None, f"is not valid YAML{where} ({detail})", fix="correct the YAML syntax"
-        ) from exc
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(
-            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
-        )
+    data = yaml_mapping(text, source=source)
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

@@ -16,15 +16,13 @@ a UsageError naming the variable and what to do. The payload is untrusted
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from consensus.errors import UsageError
 from consensus.model.gitlab_events import MergeRequestHook, NoteHook
+from consensus.settings.event_file import event_payload, read_event_file
 from consensus.settings.strict import Strict
 
 TOKEN_VARIABLE = "CONSENSUS_GITLAB_TOKEN"  # the masked CI/CD variable holding the token
@@ -114,10 +112,7 @@ class GitLabJob(Strict):
 def read_trigger_payload(path: Path) -> MergeRequestHook | NoteHook:
     """The webhook event a triggered pipeline was started with; a UsageError naming the
     file and the field when it is not a merge request or a note hook GitLab would send."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"TRIGGER_PAYLOAD {path}: cannot read the event: {exc}") from exc
+    data = read_event_file("TRIGGER_PAYLOAD", path)
     kind = data.get("object_kind") if isinstance(data, dict) else None
     model: type[MergeRequestHook] | type[NoteHook]
     if kind == "note":
@@ -129,15 +124,12 @@ def read_trigger_payload(path: Path) -> MergeRequestHook | NoteHook:
             f"TRIGGER_PAYLOAD {path}: object_kind {kind!r} is not a note or a merge request event",
             fix="point the webhook at the trigger for comments (Note events) only",
         )
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "(the payload)"
-        raise UsageError(
-            f"TRIGGER_PAYLOAD {path}: not a valid {kind} event: {where}: {first['msg']}",
-            fix="the webhook must send GitLab's own payload, unchanged",
-        ) from exc
+    return event_payload(
+        model,
+        data,
+        invalid=f"TRIGGER_PAYLOAD {path}: not a valid {kind} event",
+        fix="the webhook must send GitLab's own payload, unchanged",
+    )
 
 
 def _digits(env: Mapping[str, str], name: str) -> str:

@@ -46,6 +46,7 @@ from pydantic import Field, ValidationError, field_validator
 from consensus.errors import ConfigError
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, ReporterCounts
 from consensus.model.history import PanelTally
+from consensus.settings.problems import yaml_mapping
 from consensus.settings.scope import check_path_patterns
 from consensus.settings.strict import Strict
 
@@ -107,16 +108,7 @@ class Learned(Strict):
 
 def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
     """The file's text as `Learned`; a ConfigError naming the file and the key otherwise."""
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(source, None, "is not valid YAML", fix="correct the YAML syntax") from exc
-    if data is None:
-        return Learned()
-    if not isinstance(data, dict):
-        raise ConfigError(
-            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
-        )
+    data = yaml_mapping(text, source=source)
     try:
         return Learned.model_validate(data)
     except ValidationError as exc:

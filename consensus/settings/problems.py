@@ -2,7 +2,8 @@
 saved workflow), in their words rather than pydantic's: "should be a list (got
 'correctness')", not "Input should be a valid tuple". The fix that goes with it is the
 caller's, or `config_error`'s for the configuration file: a table of examples by key,
-else the field's own description (the one the configuration reference shows)."""
+else the field's own description (the one the configuration reference shows).
+`yaml_mapping` reads such a file's keys, saying where its YAML breaks."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import yaml
 from pydantic import BaseModel, ValidationError
 
 from consensus.errors import ConfigError
@@ -45,6 +47,29 @@ BOUNDS = {
     "literal_error": "should be one of {expected}",
     "enum": "should be one of {expected}",
 }
+
+
+def yaml_mapping(text: str, *, source: str) -> dict[str, Any]:
+    """A YAML file of keys and values, as its mapping (an empty file: no keys); a
+    ConfigError saying where the YAML breaks, or that it is not a mapping."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "context_mark", None) or getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        context = getattr(exc, "context", None)
+        detail = f"{context}: {problem}" if context else problem
+        raise ConfigError(
+            source, None, f"is not valid YAML{where} ({detail})", fix="correct the YAML syntax"
+        ) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(
+            source, None, "must be a mapping of keys to values", fix="see docs/configuration.md"
+        )
+    return data
 
 
 def problem_in_words(error: Any) -> str:

@@ -11,13 +11,14 @@ GitLab's documentation, independently of the adapter's own position builder.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from consensus_sim.snapshot_diff import changed_files
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 JsonObject = dict[str, Any]
@@ -99,14 +100,8 @@ def _code(ranged: Any, key: str) -> str:
 def file_diffs(before: dict[str, str], after: dict[str, str]) -> list[JsonObject]:
     """The diffs of every file that differs between two snapshots (path → text)."""
     out = []
-    for path in sorted(set(before) | set(after)):
-        old, new = before.get(path), after.get(path)
-        if old == new:
-            continue
-        lines = difflib.unified_diff(
-            (old or "").splitlines(keepends=True), (new or "").splitlines(keepends=True), n=3
-        )
-        body = "".join(list(lines)[2:])
+    for path, old, new, lines in changed_files(before, after):
+        body = "".join(lines)
         out.append(diff_entry(path, path, body, new_file=old is None, deleted_file=new is None))
     return out
 

@@ -22,9 +22,8 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -32,6 +31,7 @@ from consensus_sim.gitlab import entities, routes
 from consensus_sim.gitlab.entities import Account
 from consensus_sim.gitlab.routes import Answer, error
 from consensus_sim.gitlab.state import GitLabState, Request
+from consensus_sim.loopback import Loopback
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -63,7 +63,7 @@ class Handler(BaseHTTPRequestHandler):
         body = _body(raw, self.headers.get("Content-Type") or "")
         outside = bool(owner.prefix) and not parts.path.startswith(owner.prefix + "/")
         path = parts.path.removeprefix(owner.prefix)
-        fault = None if outside else owner.take_fault(method, unquote(path))
+        fault = None if outside else owner.next_fault(method, unquote(path))
         status, payload, headers = 404, {"message": "404 Not Found"}, dict[str, str]()
         if not outside and (fault is None or fault.after):
             with owner.lock:
@@ -167,39 +167,14 @@ def _graphql(state: GitLabState, body: Any) -> Any:
     return {"data": {"note": None}}
 
 
-class FakeGitLab(GitLabState):
+class FakeGitLab(GitLabState, Loopback):
     """The server; `start()` it (or use `with`), then point the adapter at `api_url`."""
+
+    handler = Handler
 
     def __init__(self, prefix: str = "") -> None:
         super().__init__()
         self.prefix = prefix.rstrip("/")
-        self._httpd: ThreadingHTTPServer | None = None
-
-    def start(self) -> FakeGitLab:
-        owner = self
-
-        class Serving(Handler):
-            server_owner = owner
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Serving)
-        self._httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
-        threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        ).start()
-        return self
-
-    def stop(self) -> None:
-        if self._httpd is not None:
-            self._httpd.shutdown()
-            self._httpd.server_close()
-            self._httpd = None
-
-    def __enter__(self) -> FakeGitLab:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager

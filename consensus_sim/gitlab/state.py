@@ -8,12 +8,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import re
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from consensus_sim.faults import FaultInjection
 from consensus_sim.gitlab import diffs, entities
 from consensus_sim.gitlab.entities import Account, JsonObject, MergeRequest, Version
 
@@ -29,16 +29,6 @@ class Request:
     body: Any
     answer: Any = None
     time: float = dataclasses.field(default_factory=time.time)
-
-
-@dataclasses.dataclass
-class Fault:
-    method: str
-    path: re.Pattern[str]
-    status: int
-    headers: dict[str, str]
-    body: JsonObject
-    after: bool = False  # carry the request out first, then answer with the fault
 
 
 @dataclasses.dataclass
@@ -59,15 +49,15 @@ class Project:
         return [n for d in self.discussions if d["_mr"] == iid for n in d["notes"]]
 
 
-class GitLabState:
+class GitLabState(FaultInjection):
     """What the loopback GitLab holds; `FakeGitLab` serves it over HTTP."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.projects: dict[int, Project] = {}
         self.users: dict[int, Account] = {}
         self.tokens: dict[str, int] = {}  # token → the user it acts as
         self.requests: list[Request] = []
-        self._faults: list[Fault] = []
         self._ids = itertools.count(1000)
         self.lock = threading.RLock()
         self.base_url: str | None = None  # the instance's URL once it listens
@@ -106,29 +96,6 @@ class GitLabState:
     def add_member(self, path: str, username: str, access_level: int) -> None:
         with self.lock:
             self.project(path).members[self.user(username).id] = access_level
-
-    def fail_next(
-        self,
-        method: str,
-        path: str,
-        status: int,
-        *,
-        headers: dict[str, str] | None = None,
-        message: str = "fault",
-        after: bool = False,
-    ) -> None:
-        """The next request matching `method` and the regex `path` gets `status`."""
-        fault = Fault(method, re.compile(path), status, dict(headers or {}), {"message": message})
-        fault.after = after
-        self._faults.append(fault)
-
-    def take_fault(self, method: str, path: str) -> Fault | None:
-        with self.lock:
-            for fault in self._faults:
-                if fault.method == method and fault.path.search(path):
-                    self._faults.remove(fault)
-                    return fault
-        return None
 
     # ------------------------------------------------------------------ merge requests
 

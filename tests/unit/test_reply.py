@@ -9,12 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from consensus.model.base import Category, Severity
+from consensus.review.converse import parse_converse
 from consensus.review.reply import (
     MAX_REPLY_CHARS,
     ParsedReview,
     ReplyError,
     extract_json,
     parse_review,
+    parse_same_problem,
     parse_verdict,
     repair_prompt,
 )
@@ -271,6 +273,14 @@ def test_all_findings_invalid_lists_each_in_the_problem() -> None:
 def test_verdict_replies_are_accepted(text: str) -> None:
     verdict = parse_verdict(text)
     assert (verdict.verdict, verdict.reason) == ("confirmed", "the handle leaks")
+
+
+def test_other_closed_words_are_read_however_a_model_cases_or_pads_them() -> None:
+    same = parse_same_problem('{"verdict": " Same", "reason": "both name the unclosed handle"}')
+    answer = parse_converse(
+        '{"kind": "Disagreement ", "stands": true, "answer": "It still leaks."}'
+    )
+    assert (same.verdict, answer.kind) == ("same", "disagreement")
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ from consensus.model.base import Status
 from consensus.ports import ModelClient
 from consensus.publish.answers import Section, verified_section
 from consensus.publish.claims import claim_of_record
-from consensus.publish.state import FindingRecord, verification_note
+from consensus.publish.records import verification_note
+from consensus.publish.state import FindingRecord
 from consensus.review.budget import plan_budget
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger

@@ -1,0 +1,43 @@
+"""The loopback server both simulated code hosts stand on: a real HTTP server on 127.0.0.1
+at a free port, answering in daemon threads until it is stopped."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import ClassVar, TypeVar
+
+S = TypeVar("S", bound="Loopback")
+
+
+class Loopback:
+    """Serves `handler` once `start()`ed (or within `with`), each request handler seeing
+    this server as its `server_owner`; `base_url` says where."""
+
+    handler: ClassVar[type[BaseHTTPRequestHandler]]
+    base_url: str | None
+    _httpd: ThreadingHTTPServer | None = None
+
+    def start(self: S) -> S:
+        serving = type("Serving", (self.handler,), {"server_owner": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), serving)
+        self._httpd.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self._httpd.server_address[1]}"
+        threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.01},  # stop() waits up to this long
+            daemon=True,
+        ).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
+
+    def __enter__(self: S) -> S:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
