@@ -26,13 +26,13 @@ _MENTION = re.compile(r"(?<![A-Za-z0-9`])@[A-Za-z0-9]")
 _AUTOLINK = re.compile(
     r"(?i)(?:https?://|www\.)[^\s<]*|[A-Za-z0-9._+-]+@[A-Za-z0-9_-]+\.[A-Za-z0-9]"
 )
-_REFERENCE = re.compile(r"(?i)#\d|GH-\d")
+_REFERENCE = re.compile(r"(?i)#\d|GH-\d|!\d")  # !123: a merge request on GitLab
 _INVISIBLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e"
     "\u2060-\u206f\ufeff\U000e0000-\U000e007f]"
 )
-# Where the sanitiser puts a ZWJ itself: after @, #, GH-, a scheme, and in www.
-_OUR_ZWJ = re.compile(rf"(?<=[@#]){ZWJ}|(?<=-){ZWJ}(?=\d)|{ZWJ}(?=://)|(?<=www){ZWJ}(?=\.)")
+# Where the sanitiser puts a ZWJ itself: after @, #, !, GH-, a scheme, and in www.
+_OUR_ZWJ = re.compile(rf"(?<=[@#!]){ZWJ}|(?<=-){ZWJ}(?=\d)|{ZWJ}(?=://)|(?<=www){ZWJ}(?=\.)")
 
 
 def _tag(raw: str) -> str:

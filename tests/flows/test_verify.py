@@ -644,7 +644,7 @@ def test_a_budget_stop_leaves_a_marked_consensus_finding_as_consensus_made_it() 
         budget=BudgetSettings(max_tokens=4_000, max_cost_usd=None),
     )
     assert item.status is Status.CONSENSUS and item.status.posted  # no vote rejected it
-    assert item.reason.startswith("3 of 4 provider families agree; ")
+    assert item.reason.startswith("3 of 4 families agree; ")
     assert item.verification is not None and item.verification.budget_stopped
 
 
@@ -732,7 +732,7 @@ def test_a_consensus_claim_the_fourth_family_confirms_is_posted_under_every_pane
     [item] = run(client, [severe_consensus(marked=True)], rule="weighed", calibration=calibration)
     assert item.status is Status.CONSENSUS and item.status.posted
     assert {c.model for c in client.calls} == {"gemini/gemini-2.5-pro"}  # the only outsider
-    assert item.reason.startswith("3 of 4 provider families agree; ")
+    assert item.reason.startswith("3 of 4 families agree; ")
 
 
 @pytest.mark.parametrize(
