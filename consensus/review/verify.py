@@ -18,7 +18,8 @@ and a model asked about its own claim mostly confirms it. So the judges of a cla
 configured inspector and voters (every reviewing provider when no voters are configured)
 *minus the families that reported it*; when fewer than k providers are left, the panel's
 other providers of non-reporting families join them. One family, one judge: the weighed
-rule asks each family once about a claim, the families that have not judged it first.
+rule asks the families that have not judged a claim first, and a family again only when its
+next answer is likely to change what is posted (review/rounds.py).
 Only when every family that answered reported the claim (`check_consensus: true` on a
 unanimous one) may reporters judge: their votes are marked `self_vote`, and their
 confirmations weigh nothing (weighed) or the lead needed is k + 1 (ahead-by-k). Judges,
