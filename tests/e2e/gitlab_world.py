@@ -10,7 +10,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from consensus_sim.gitlab import DEVELOPER, MAINTAINER, REPORTER, FakeGitLab
 from consensus_sim.gitlab.hooks import note_hook
 from consensus_sim.provider_server import FakeProviderServer, Step, prompt_text, reply
 from fakes.inprocess import run_consensus
+from tests.e2e.test_action_e2e import config as github_config
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT, PROJECT_ID, IID = "acme/billing", 7, 3
@@ -133,27 +133,9 @@ def responder(model: str) -> Any:
 
 
 def config(url: str, *, evil: bool = False) -> str:
-    if evil:  # what a fork's merge request puts in its own head: a provider of its own
-        return f"providers:\n  - model: openai/evil-test\n    api_base: {url}/v1\n"
-    return textwrap.dedent(
-        f"""\
-        providers:
-          - model: openai/gpt-test
-            api_base: {url}/v1
-            api_key_env: FAKE_OPENAI_KEY
-          - model: anthropic/claude-test
-            api_base: {url}
-            api_key_env: FAKE_ANTHROPIC_KEY
-          - model: openai/llama-test
-            api_base: {url}/v1
-            api_key_env: FAKE_OPENAI_KEY
-          - model: openai/qwen-test
-            api_base: {url}/v1
-            api_key_env: FAKE_OPENAI_KEY
-        personas: [correctness]
-        budget: {{max_cost_usd: 1.0, max_tokens: 400000}}
-        """
-    )
+    """The four families the GitHub e2e tests use, with no calibration: a merge request's
+    judges are estimated from the run's own votes."""
+    return github_config(url, evil=evil, calibrated=False)
 
 
 @dataclass(frozen=True)
