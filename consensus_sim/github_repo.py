@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from consensus_sim import github_json
+from consensus_sim.snapshot_diff import GIT_DIFF
 
 JsonObject = dict[str, Any]
 BOT: JsonObject = github_json.simple_user("github-actions[bot]", ident=41898282, kind="Bot")
@@ -222,11 +223,7 @@ def pull_files_from_git(
         code, path = fields[0][0], fields[-1]
         diff = git_text(
             repo_dir,
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "-U3",
-            "-M",
+            *GIT_DIFF,
             f"{base}...{head}",
             "--",
             *fields[1:],

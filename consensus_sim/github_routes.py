@@ -21,6 +21,7 @@ from consensus_sim.github_repo import (
     human,
 )
 from consensus_sim.github_state import GitHubState
+from consensus_sim.loopback import without_keys
 from consensus_sim.snapshot_diff import changed_files
 
 
@@ -78,11 +79,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def public(payload: Any) -> Any:
     """Without the fake's own bookkeeping keys (`_number`, `_comment`)."""
-    if isinstance(payload, list):
-        return [public(item) for item in payload]
-    if isinstance(payload, dict):
-        return {k: public(v) for k, v in payload.items() if k not in BOOKKEEPING}
-    return payload
+    return without_keys(payload, BOOKKEEPING)
 
 
 Answer = tuple[int, Any, dict[str, str]]

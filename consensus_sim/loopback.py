@@ -4,8 +4,9 @@ at a free port, answering in daemon threads until it is stopped."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Container
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 S = TypeVar("S", bound="Loopback")
 
@@ -41,3 +42,13 @@ class Loopback:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def without_keys(payload: Any, keys: Container[str]) -> Any:
+    """`payload` with none of `keys` at any depth: what a host answers, without the
+    loopback's own bookkeeping."""
+    if isinstance(payload, list):
+        return [without_keys(item, keys) for item in payload]
+    if isinstance(payload, dict):
+        return {k: without_keys(v, keys) for k, v in payload.items() if k not in keys}
+    return payload

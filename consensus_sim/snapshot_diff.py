@@ -6,6 +6,10 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
+# `git diff` as both hosts run it for a pull/merge request's files: three lines of context,
+# renames found, no colour or external tool
+GIT_DIFF = ("diff", "--no-color", "--no-ext-diff", "-U3", "-M")
+
 
 def changed_files(
     before: dict[str, str], after: dict[str, str]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from consensus_sim.snapshot_diff import changed_files
+from consensus_sim.snapshot_diff import GIT_DIFF, changed_files
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 JsonObject = dict[str, Any]
@@ -167,11 +167,7 @@ def git_diffs(repo: Path, base: str, head: str) -> list[JsonObject]:
         index += 1 + width
         text = git(
             repo,
-            "diff",
-            "--no-color",
-            "--no-ext-diff",
-            "-U3",
-            "-M",
+            *GIT_DIFF,
             f"{base}...{head}",
             "--",
             *names,

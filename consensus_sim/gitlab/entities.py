@@ -9,6 +9,8 @@ import dataclasses
 import hashlib
 from typing import Any
 
+from consensus_sim.loopback import without_keys
+
 JsonObject = dict[str, Any]
 WEB = "https://gitlab.example.com"
 NOW = "2026-01-01T00:00:00.000Z"
@@ -287,8 +289,4 @@ def pipeline(ident: int, project_id: int, path: str, ref: str, sha: str) -> Json
 
 def public(payload: Any) -> Any:
     """Without the loopback's own bookkeeping keys."""
-    if isinstance(payload, list):
-        return [public(item) for item in payload]
-    if isinstance(payload, dict):
-        return {k: public(v) for k, v in payload.items() if k not in BOOKKEEPING}
-    return payload
+    return without_keys(payload, BOOKKEEPING)

@@ -19,11 +19,11 @@ from consensus.decide.panel_rates import (
     logit,
     probability,
 )
-from consensus.model.base import Category, Severity, VerdictKind
+from consensus.model.base import VerdictKind
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts
-from consensus.model.claim import Claim
 from consensus.model.findings import Vote
 from consensus.model.history import FamilyTally, JudgeTally, PanelTally
+from tests.unit.test_evidence import claim as evidence_claim
 
 C, R, U = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 PANEL = ("openai", "anthropic", "google", "qwen")
@@ -98,19 +98,7 @@ def test_a_mixed_panel_is_told_apart_family_by_family() -> None:
     assert max(panel.posteriors[:6]) < 0.1  # two confirmations of agreeable judges: not enough
 
 
-A_CLAIM = Claim(
-    fingerprint="0123456789abcdef",
-    path="src/app/db.py",
-    line=16,
-    end_line=16,
-    title="Off-by-one: loop reads past the end of ids",
-    body="`range(len(ids) + 1)` makes `ids[i]` raise IndexError.",
-    category=Category.BUG,
-    severity=Severity.HIGH,
-    families=frozenset({"openai"}),
-    providers=("openai/gpt-5.1",),
-    reviewing=4,
-)
+A_CLAIM = evidence_claim("openai")  # one family's claim, at a place nothing else points to
 
 
 def said(family: str, verdict: VerdictKind, model: str = "m") -> Vote:
