@@ -11,6 +11,7 @@ from consensus.adapters.journal import Journal
 from consensus.app.pull.context import PullContext, PullReads
 from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
+from consensus.app.talk.spend_commands import verify_record
 from consensus.model.findings import ScoredCluster
 from consensus.ports import PullFile, PullRequestInfo
 from consensus.publish.conversation import Step
@@ -138,3 +139,16 @@ def test_a_dismissal_reason_keeps_no_secret() -> None:
     context.refresh_thread()
     [dismissal] = context.thread.state.dismissed
     assert leaked not in dismissal.reason and "redacted" in dismissal.reason
+
+
+def test_a_check_asked_in_a_reply_goes_through_the_conversation_s_client() -> None:
+    # The conversation hands its journaled client to the check: a call made around it
+    # would be missing from the run's journal, and replay could not derive the answer.
+    _, context, _ = world()
+    handed = FakeModelClient(default=json.dumps({"verdict": "confirmed", "reason": "f-string"}))
+    record = context.thread.state.records[0]
+
+    judgement = verify_record(context, record, handed)
+
+    assert handed.calls, "the check asked no model through the client it was handed"
+    assert [v.verdict.value for v in judgement.verification.votes if v.verdict] == ["confirmed"]

@@ -83,8 +83,8 @@ def verify_record(context: PullContext, record: FindingRecord, client: ModelClie
     ledger = Ledger(settings.budget)
     # No review calls are planned: an `auto` cap is the verification share alone.
     ledger.hold_to(plan_budget(settings.budget, [], unpriced=[], changed_lines=0).limits())
-    client = GuardedClient(context.services.models, ledger, context.services.counter)
-    judges = Panel(diff, panel, settings, client, ledger, context.head_source())
+    guarded = GuardedClient(client, ledger, context.services.counter)
+    judges = Panel(diff, panel, settings, guarded, ledger, context.head_source())
     [judgement] = asyncio.run(judge_claims([claim_of_record(record)], judges)).judgements
     return judgement
 
