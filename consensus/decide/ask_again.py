@@ -28,61 +28,28 @@ from consensus.decide.panel_rates import probability
 from consensus.model.base import VerdictKind
 
 MIN_DECISIVE = 0.05  # the chance an answer must have to decide the claim, to be worth a call
-HORIZON = 1  # answers of a family looked ahead at (one a round)
 
 
 def decisive(
-    rates: Rates,
-    first: VerdictKind,
-    level: float,
-    limits: Bounds,
-    consensus: bool,
-    answers: int = 1,
+    rates: Rates, first: VerdictKind, level: float, limits: Bounds, consensus: bool
 ) -> float:
-    """The chance that the next `answers` answers of a family with `rates`, whose first
-    answer was `first`, decide a claim at log-odds `level`: reject it when it reached
-    consensus, verify it otherwise (decided at the first answer that crosses)."""
-    p = probability(level)
+    """The chance that the next answer of a family with `rates`, whose first answer was
+    `first`, decides a claim at log-odds `level`: rejects it when it reached consensus,
+    verifies it otherwise."""
     at = VERDICTS.index(first)
-    fresh = 1 - rates.repeat
     steps = rates.repeats[at]
+
+    def crossed(said: int) -> bool:
+        moved = level + steps[said]
+        return moved <= limits.reject + EPSILON if consensus else moved >= limits.verify - EPSILON
+
+    p = probability(level)
     chance = 0.0
     for weight, shares in ((p, rates.real), (1 - p, rates.false)):
-        odds = [(rates.repeat if v == at else 0.0) + fresh * shares[v] for v in range(3)]
-        chance += weight * _crossing(odds, steps, level, limits, consensus, answers)
-    return chance
-
-
-def _crossing(
-    odds: Sequence[float],
-    steps: Sequence[float],
-    level: float,
-    limits: Bounds,
-    consensus: bool,
-    answers: int,
-) -> float:
-    """The chance that a walk from `level` crosses the bound that decides within `answers`
-    steps, each step i with chance odds[i] and size steps[i]: by the counts of each step
-    taken (the level depends on them alone), the walks that have not crossed yet."""
-
-    def crossed(at: float) -> bool:
-        return at <= limits.reject + EPSILON if consensus else at >= limits.verify - EPSILON
-
-    alive: dict[tuple[int, int, int], float] = {(0, 0, 0): 1.0}
-    chance = 0.0
-    for _ in range(answers):
-        nxt: dict[tuple[int, int, int], float] = {}
-        for counts, mass in alive.items():
-            for v in range(3):
-                moved = tuple(n + (i == v) for i, n in enumerate(counts))
-                share = mass * odds[v]
-                at = level + sum(n * step for n, step in zip(moved, steps, strict=True))
-                if crossed(at):
-                    chance += share
-                else:
-                    key = (moved[0], moved[1], moved[2])
-                    nxt[key] = nxt.get(key, 0.0) + share
-        alive = nxt
+        for said in range(len(VERDICTS)):
+            if crossed(said):  # its first answer again, or a fresh one that says the same
+                repeated = rates.repeat if said == at else 0.0
+                chance += weight * (repeated + (1 - rates.repeat) * shares[said])
     return chance
 
 
@@ -91,13 +58,12 @@ def ask_again(
     level: float,
     limits: Bounds,
     consensus: bool,
-    answers: int = 1,
 ) -> str | None:
     """The family to ask again among `judged` (family, its first answer, its rates), or
     None when no answer is likely enough to decide the claim."""
     best, chosen = 0.0, None
     for family, first, rates in judged:
-        chance = decisive(rates, first, level, limits, consensus, answers)
+        chance = decisive(rates, first, level, limits, consensus)
         if chance >= MIN_DECISIVE and chance > best:
             best, chosen = chance, family
     return chosen

@@ -26,7 +26,7 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from consensus.decide.ask_again import HORIZON, ask_again
+from consensus.decide.ask_again import ask_again
 from consensus.decide.evidence import (
     Bounds,
     belief,
@@ -91,8 +91,7 @@ class Open:
             if v.verdict is not None and not v.self_vote and v.family in providers
         ]
         level, limits = _limits(panel, self, target)
-        left = min(HORIZON, self.cap - len(self.tally.votes))
-        family = ask_again(judged, level, limits, self.consensus, left)
+        family = ask_again(judged, level, limits, self.consensus)
         return [] if family is None else [(providers[family], "voter")]
 
 
