@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -22,6 +23,7 @@ from benchmarks.sim.quality_rules import (
     WARM,
     RulesRun,
     judges_figures,
+    unopposed,
 )
 from benchmarks.sim.quality_world import (
     DEFAULT,
@@ -56,6 +58,8 @@ from benchmarks.sim.sections import (
     scale_figures,
     write_figures,
 )
+from consensus.model.base import VerdictKind
+from consensus.model.findings import ScoredCluster, Verification, Vote
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MACHINE = Machine(cores=2, load_start=0.64, load_end=1.26)
@@ -390,7 +394,7 @@ def rules_run(seed: int, fp: int) -> RulesRun:
     """One seed's totals over 10 PRs (2 clean) under two presets; `fp` false positives for
     the default rule, cold."""
     base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
-                 clean_prs=2, clean_posted=1)  # fmt: skip
+                 clean_prs=2, clean_posted=1, clean_unopposed=1)  # fmt: skip
     every = (*FRONTIER, WARM, CALIBRATED, FEW)
     results = {
         AGREEABLE.name: {name: replace(base, fp=fp + n) for n, name in enumerate(every)},
@@ -399,7 +403,12 @@ def rules_run(seed: int, fp: int) -> RulesRun:
     results[AGREEABLE.name][ESTIMATED] = base
     results[AGREEABLE.name][WARM] = replace(base, found=39)  # recall +0.02 on calibrated
     results[AGREEABLE.name][CALIBRATED] = base
-    return RulesRun(seed, 10, (AGREEABLE, IMPARTIAL), results)
+    window = Tally(tp=9, fp=1, found=4, bugs=5, prs=1)
+    curves = {
+        AGREEABLE.name: [replace(window, found=n) for n in (2, 3, 4, 5)],
+        IMPARTIAL.name: [window] * 4,
+    }
+    return RulesRun(seed, 10, (AGREEABLE, IMPARTIAL), results, curves)
 
 
 RUNS = (rules_run(1, fp=3), rules_run(2, fp=10))
@@ -436,9 +445,46 @@ def test_judges_targets_block_holds_every_seed_to_the_cold_targets_and_warm_to_c
     assert by[("agreeable", "P ≥ 0.95")] == ["0.968, 0.900", "NOT MET"]
     assert by[("impartial", "R ≥ 0.88")] == ["0.940, 0.940", "met"]
     assert by[("agreeable", "clean ≤ 5/100")] == ["50.0, 50.0", "NOT MET"]
+    unopposed = "… of them, inventions that reached consensus with no outside judge doubting"
+    assert by[("agreeable", unopposed)] == ["50.0, 50.0", "above the target for every rule"]
     assert by[("impartial", "calls ≤ 40")] == ["25.0, 25.0", "met"]
     warm = by[("agreeable", "warm within 0.01 precision and 0.02 recall of calibrated")]
     assert warm == ["+0.000 / +0.020, +0.000 / +0.020", "met"]
+
+
+def claim(agreement: float, *votes: tuple[str, VerdictKind, bool]) -> ScoredCluster:
+    """A claim as the sim's default rule left it: its agreement and its votes in order
+    (family, verdict, whether the family reported it)."""
+    said = tuple(Vote(model=f"{family}/m", family=family, role="voter", verdict=verdict,
+                      reason="", self_vote=own) for family, verdict, own in votes)  # fmt: skip
+    return ScoredCluster.model_construct(agreement=agreement, verification=Verification(votes=said))
+
+
+CLEAN, BUGGY = SimpleNamespace(clean=True), SimpleNamespace(clean=False)
+YES, NO, UNSURE = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
+
+
+def test_unopposed_counts_consensus_inventions_no_outside_judge_doubted_first() -> None:
+    items = [
+        claim(0.75, ("qwen", YES, False)),  # its outsider confirmed it
+        claim(1.0),  # unanimous: no outsider to ask
+        claim(0.75, ("qwen", YES, False), ("qwen", NO, False)),  # a later refutation: first counts
+        claim(0.75, ("openai", NO, True), ("qwen", YES, False)),  # a reporter's own doubt
+        claim(0.75, ("qwen", UNSURE, False)),  # doubted
+        claim(0.75, ("qwen", NO, False)),  # refuted
+        claim(0.5, ("qwen", YES, False), ("google", YES, False)),  # disputed, not consensus
+    ]
+    assert unopposed(CLEAN, items) == 4  # type: ignore[arg-type]
+    assert unopposed(BUGGY, items) == 0  # type: ignore[arg-type]
+
+
+def test_judges_curve_block_totals_every_seeds_repositories_window_by_window() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-curve"])
+    assert rows[0] == ["preset", "PRs 1-5", "PRs 6-10", "PRs 11-20", "PRs 21-40",
+                       "cold, all PRs", "warm, all PRs"]  # fmt: skip
+    # Two seeds' windows added: recall 4/10, 6/10, 8/10, 10/10; cold and warm over 100 bugs.
+    assert rows[2] == ["agreeable", "0.900 / 0.400", "0.900 / 0.600", "0.900 / 0.800",
+                       "0.900 / 1.000", "0.933 / 0.760", "0.933 / 0.780"]  # fmt: skip
 
 
 def test_judges_rules_block_has_the_frontier_under_each_preset_then_the_other_seeds() -> None:
