@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from benchmarks.sim.judge_presets import AGREEABLE, DISCERNING, IMPARTIAL, MIXED, JudgePreset
 from benchmarks.sim.quality_world import (
@@ -54,6 +54,7 @@ from benchmarks.sim.quality_world import (
 from consensus.model.base import VerdictKind
 from consensus.model.findings import ScoredCluster
 from consensus.model.history import PanelTally
+from consensus.model.panel import PanelEstimate
 
 CONSENSUS_ONLY = "consensus ≥ 0.75, no verification"
 AHEAD_BY_K = "first-to-ahead-by-k, k=2 (every vote counts the same)"
@@ -180,18 +181,30 @@ def _pooled(pools: dict[str, PanelTally], rule: Rule, outcome: Outcome) -> None:
         pools[rule.name] = pools.get(rule.name, PanelTally()).plus(outcome.panel.tally)
 
 
-def simulate_rules(params: SimParams, chosen: Sequence[Rule]) -> dict[str, Tally]:
+@dataclass(frozen=True)
+class Simulated:
+    """Every rule's totals, and what the warm rule's last run held of the panel (its
+    estimate with every earlier run's pooled in)."""
+
+    totals: dict[str, Tally]
+    learned: PanelEstimate | None
+
+
+def simulate_rules(params: SimParams, chosen: Sequence[Rule]) -> Simulated:
     """Every rule on every PR of `params`, in sequence, totalled; each warm rule's estimates
     pooled PR after PR, in a pool of its own."""
     totals: dict[str, Tally] = {r.name: Tally() for r in chosen}
     pools: dict[str, PanelTally] = {}
+    learned = None
     for index in range(params.prs):
         pr = make_pr(params, index)
         outcomes = asyncio.run(_one_pr(params, pr, chosen, pools))
         for rule, outcome in zip(chosen, outcomes, strict=True):
             totals[rule.name].add(_totalled(pr, outcome))
             _pooled(pools, rule, outcome)
-    return totals
+            if rule.name == WARM and outcome.panel is not None:
+                learned = outcome.panel
+    return Simulated(totals, learned)
 
 
 # A repository's first PRs, warm: each window of its PRs (1-5, 6-10, 11-20, 21-40), over
@@ -227,12 +240,15 @@ class RulesRun:
     presets: tuple[JudgePreset, ...]
     results: dict[str, dict[str, Tally]]  # preset name → rule name → totals
     curves: dict[str, list[Tally]]  # preset name → its learning curve's windows
+    learned: dict[str, PanelEstimate] = field(default_factory=dict)  # … → warm's last estimate
 
 
 def measure(params: SimParams, presets: Sequence[JudgePreset] = PRESETS) -> RulesRun:
-    results = {p.name: simulate_rules(replace(params, judges=p), rules(p)) for p in presets}
+    runs = {p.name: simulate_rules(replace(params, judges=p), rules(p)) for p in presets}
     curves = {p.name: learning_curve(replace(params, judges=p)) for p in presets}
-    return RulesRun(params.seed, params.prs, tuple(presets), results, curves)
+    learned = {name: run.learned for name, run in runs.items() if run.learned is not None}
+    results = {name: run.totals for name, run in runs.items()}
+    return RulesRun(params.seed, params.prs, tuple(presets), results, curves, learned)
 
 
 HEAD = (
@@ -321,6 +337,7 @@ def judges_figures(runs: Sequence[RulesRun]) -> dict[str, str]:
         "judges-conditions": "\n".join(conditions),
         "judges-targets": _targets(runs),
         "judges-curve": _curve(runs),
+        "judges-learned": _learned(first),
         "judges-rules": _frontier(runs),
     }
 
@@ -383,6 +400,26 @@ def _curve(runs: Sequence[RulesRun]) -> str:
                 t.add(run.results[preset.name][name])
             cells.append(f"{t.precision:.3f} / {t.recall:.3f}")
         lines.append(f"| {preset.name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _learned(run: RulesRun) -> str:
+    """What the warm history holds of each family after `run`'s PRs, beside the simulated
+    judge's rates (TNR as the product reads it: a false claim refuted or doubted)."""
+    lines = [
+        "| preset | family | TPR: simulated, warm estimate | TNR: simulated, warm estimate |",
+        "|---|---|---|---|",
+    ]
+    for preset in run.presets:
+        panel = run.learned.get(preset.name)
+        for family in panel.families if panel else ():
+            judge = preset.judge(family.family)
+            doubted = judge.tnr + (1 - judge.tnr) * judge.uncertain
+            lines.append(
+                f"| {preset.name} | {family.family} | {judge.tpr:.2f}, {family.tpr.value:.2f} "
+                f"({family.tpr.low:.2f}-{family.tpr.high:.2f}) | {doubted:.2f}, "
+                f"{family.tnr.value:.2f} ({family.tnr.low:.2f}-{family.tnr.high:.2f}) |"
+            )
     return "\n".join(lines)
 
 

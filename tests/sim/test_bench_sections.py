@@ -59,7 +59,9 @@ from benchmarks.sim.sections import (
     write_figures,
 )
 from consensus.model.base import VerdictKind
+from consensus.model.calibration import Rate
 from consensus.model.findings import ScoredCluster, Verification, Vote
+from consensus.model.panel import FamilyEstimate, PanelEstimate
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MACHINE = Machine(cores=2, load_start=0.64, load_end=1.26)
@@ -408,7 +410,13 @@ def rules_run(seed: int, fp: int) -> RulesRun:
         AGREEABLE.name: [replace(window, found=n) for n in (2, 3, 4, 5)],
         IMPARTIAL.name: [window] * 4,
     }
-    return RulesRun(seed, 10, (AGREEABLE, IMPARTIAL), results, curves)
+
+    def rate(value: float) -> Rate:
+        return Rate(value=value, low=0.4, high=0.6, n=50)
+
+    qwen = FamilyEstimate(family="qwen", tpr=rate(0.95), tnr=rate(0.31), precision=rate(0.5))
+    learned = {AGREEABLE.name: PanelEstimate(families=(qwen,))}
+    return RulesRun(seed, 10, (AGREEABLE, IMPARTIAL), results, curves, learned)
 
 
 RUNS = (rules_run(1, fp=3), rules_run(2, fp=10))
@@ -485,6 +493,13 @@ def test_judges_curve_block_totals_every_seeds_repositories_window_by_window() -
     # Two seeds' windows added: recall 4/10, 6/10, 8/10, 10/10; cold and warm over 100 bugs.
     assert rows[2] == ["agreeable", "0.900 / 0.400", "0.900 / 0.600", "0.900 / 0.800",
                        "0.900 / 1.000", "0.933 / 0.760", "0.933 / 0.780"]  # fmt: skip
+
+
+def test_judges_learned_block_puts_each_familys_warm_estimate_beside_the_simulated_judge() -> None:
+    rows = table_rows(judges_figures(RUNS)["judges-learned"])
+    # qwen in the agreeable panel: TPR 0.96, TNR 0.20 and a tenth of its wrong answers
+    # `uncertain`, so 0.28 of false claims not confirmed; a preset with no estimate: no row.
+    assert rows[2:] == [["agreeable", "qwen", "0.96, 0.95 (0.40-0.60)", "0.28, 0.31 (0.40-0.60)"]]
 
 
 def test_judges_rules_block_has_the_frontier_under_each_preset_then_the_other_seeds() -> None:
