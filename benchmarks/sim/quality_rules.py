@@ -46,6 +46,7 @@ from benchmarks.sim.quality_world import (
     SimParams,
     SimPR,
     Tally,
+    about_bug,
     decide,
     make_pr,
     now,
@@ -117,6 +118,11 @@ def unopposed_per_100(t: Tally) -> float:
     return 100 * t.clean_unopposed / t.clean_prs if t.clean_prs else 0.0
 
 
+def unopposed_precision(t: Tally) -> float:
+    total = t.unopposed_real + t.unopposed_invented
+    return t.unopposed_real / total if total else 1.0
+
+
 def calls_per_pr(t: Tally) -> float:
     return t.per_pr(t.verify_calls + t.same_calls)
 
@@ -146,32 +152,43 @@ async def _one_pr(
     return outcomes
 
 
-def unopposed(pr: SimPR, items: Sequence[ScoredCluster]) -> int:
-    """On a clean PR, the inventions that reached consensus and that no family outside their
-    reporters refuted or doubted on its first answer (or that no outside family judged).
-    Nothing in the votes speaks against them, so a rule posts them unless it rejects
-    consensus claims on no evidence, as it would the real ones that look the same: what
-    they are per 100 clean PRs is what the panel leaves for any rule to post."""
-    if not pr.clean:
-        return 0
+def is_unopposed(item: ScoredCluster) -> bool:
+    """A claim that reached consensus and that no family outside its reporters refuted or
+    doubted on its first answer (or that no outside family judged). Nothing in the votes
+    speaks against it: a rule posts it unless it rejects consensus claims on no evidence,
+    the real ones that look the same with the invented ones."""
     threshold, _ = HEADLINE
-    count = 0
+    if item.agreement < threshold:
+        return False
+    votes = item.verification.votes if item.verification else ()
+    first: dict[str, VerdictKind | None] = {}
+    for vote in votes:
+        if not vote.self_vote:
+            first.setdefault(vote.family, vote.verdict)
+    return all(v is VerdictKind.CONFIRMED for v in first.values())
+
+
+def unopposed(pr: SimPR, items: Sequence[ScoredCluster]) -> tuple[int, int]:
+    """The PR's unopposed claims (`is_unopposed`): (real, invented). Their precision is what a
+    rule that posts what no vote speaks against starts from, and the invented ones on clean
+    PRs, per 100 clean PRs, are what the panel leaves any such rule to post there."""
+    real = invented = 0
     for item in items:
-        if item.agreement < threshold:
-            continue
-        votes = item.verification.votes if item.verification else ()
-        first: dict[str, VerdictKind | None] = {}
-        for vote in votes:
-            if not vote.self_vote:
-                first.setdefault(vote.family, vote.verdict)
-        count += all(v is VerdictKind.CONFIRMED for v in first.values())
-    return count
+        if is_unopposed(item):
+            members = item.cluster.members
+            path, line, end = members[0].path, item.cluster.line, item.cluster.end_line
+            if about_bug(pr.bugs, path, line, end) is None:
+                invented += 1
+            else:
+                real += 1
+    return real, invented
 
 
 def _totalled(pr: SimPR, outcome: Outcome) -> Tally:
     posted = [s.cluster for s in outcome.items if s.status.posted]
     t = tally(pr, posted, outcome.verify_calls, outcome.same_calls)
-    t.clean_unopposed = unopposed(pr, outcome.items)
+    t.unopposed_real, t.unopposed_invented = unopposed(pr, outcome.items)
+    t.clean_unopposed = t.unopposed_invented if pr.clean else 0
     return t
 
 
@@ -308,7 +325,8 @@ def report(run: RulesRun) -> str:
         dp, dr, ok = warm_against_calibrated(results)
         cold = results[ESTIMATED]
         lines += ["", f"cold against the targets: {', '.join(marks)}",
-                  f"inventions on clean PRs that reached consensus, no outside judge doubting: "
+                  f"claims that reached consensus, no outside judge doubting: precision "
+                  f"{unopposed_precision(cold):.3f} (P ≥ {goal.precision:g}); on clean PRs "
                   f"{unopposed_per_100(cold):.1f} per 100 (clean ≤ {goal.clean_per_100:g})",
                   f"warm against calibrated: precision {dp:+.3f}, recall {dr:+.3f}: "
                   f"{'met' if ok else 'NOT MET'}",
@@ -360,14 +378,8 @@ def _targets(runs: Sequence[RulesRun]) -> str:
                                for _, value, _ in figures)  # fmt: skip
             met = all(ok for _, _, ok in figures)
             lines.append(f"| {preset.name} | {what} | {values} | {'met' if met else 'NOT MET'} |")
-            if n == 2:  # clean posts: what of them no vote speaks against
-                floors = [unopposed_per_100(run.results[preset.name][ESTIMATED]) for run in runs]
-                above = all(f > goal.clean_per_100 for f in floors)
-                lines.append(
-                    f"| {preset.name} | … of them, inventions that reached consensus with no "
-                    f"outside judge doubting | {', '.join(f'{f:.1f}' for f in floors)} | "
-                    f"{'above the target for every rule' if above else 'within reach'} |"
-                )
+            lines += _unopposed_rows(preset.name, n, goal, [
+                run.results[preset.name][ESTIMATED] for run in runs])  # fmt: skip
         gaps = [warm_against_calibrated(run.results[preset.name]) for run in runs]
         shown = ", ".join(f"{dp:+.3f} / {dr:+.3f}" for dp, dr, _ in gaps)
         met = all(ok for _, _, ok in gaps)
@@ -376,6 +388,26 @@ def _targets(runs: Sequence[RulesRun]) -> str:
             f"recall of calibrated | {shown} | {'met' if met else 'NOT MET'} |"
         )
     return "\n".join(lines)
+
+
+def _unopposed_rows(preset: str, check: int, goal: Target, cold: Sequence[Tally]) -> list[str]:
+    """Under the precision target, the precision of the claims no vote speaks against (a
+    rule that posts them starts from it); under the clean-posts one, the inventions among
+    them on clean PRs (what the panel leaves any such rule to post there)."""
+    unopposed = "the claims that reached consensus with no outside judge doubting"
+    if check == 0:
+        shares = [unopposed_precision(t) for t in cold]
+        under = all(share < goal.precision for share in shares)
+        return [f"| {preset} | … the precision of {unopposed} | "
+                f"{', '.join(f'{share:.3f}' for share in shares)} | "
+                f"{'below the target' if under else 'above the target'} |"]  # fmt: skip
+    if check == 2:
+        floors = [unopposed_per_100(t) for t in cold]
+        above = all(floor > goal.clean_per_100 for floor in floors)
+        return [f"| {preset} | … of them, inventions among {unopposed} | "
+                f"{', '.join(f'{floor:.1f}' for floor in floors)} | "
+                f"{'above the target for every rule' if above else 'within reach'} |"]  # fmt: skip
+    return []
 
 
 def _curve(runs: Sequence[RulesRun]) -> str:

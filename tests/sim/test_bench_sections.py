@@ -22,6 +22,7 @@ from benchmarks.sim.quality_rules import (
     FRONTIER,
     WARM,
     RulesRun,
+    is_unopposed,
     judges_figures,
     unopposed,
 )
@@ -60,7 +61,7 @@ from benchmarks.sim.sections import (
 )
 from consensus.model.base import VerdictKind
 from consensus.model.calibration import Rate
-from consensus.model.findings import ScoredCluster, Verification, Vote
+from consensus.model.findings import Cluster, ScoredCluster, Verification, Vote
 from consensus.model.panel import FamilyEstimate, PanelEstimate
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
@@ -396,7 +397,8 @@ def rules_run(seed: int, fp: int) -> RulesRun:
     """One seed's totals over 10 PRs (2 clean) under two presets; `fp` false positives for
     the default rule, cold."""
     base = Tally(tp=90, fp=fp, found=38, bugs=50, verify_calls=480, same_calls=20, prs=10,
-                 clean_prs=2, clean_posted=1, clean_unopposed=1)  # fmt: skip
+                 clean_prs=2, clean_posted=1, clean_unopposed=1, unopposed_real=45,
+                 unopposed_invented=5)  # fmt: skip
     every = (*FRONTIER, WARM, CALIBRATED, FEW)
     results = {
         AGREEABLE.name: {name: replace(base, fp=fp + n) for n, name in enumerate(every)},
@@ -453,37 +455,54 @@ def test_judges_targets_block_holds_every_seed_to_the_cold_targets_and_warm_to_c
     assert by[("agreeable", "P ≥ 0.95")] == ["0.968, 0.900", "NOT MET"]
     assert by[("impartial", "R ≥ 0.88")] == ["0.940, 0.940", "met"]
     assert by[("agreeable", "clean ≤ 5/100")] == ["50.0, 50.0", "NOT MET"]
-    unopposed = "… of them, inventions that reached consensus with no outside judge doubting"
-    assert by[("agreeable", unopposed)] == ["50.0, 50.0", "above the target for every rule"]
+    unopposed = "the claims that reached consensus with no outside judge doubting"
+    floor = by[("agreeable", f"… of them, inventions among {unopposed}")]
+    assert floor == ["50.0, 50.0", "above the target for every rule"]
+    assert by[("agreeable", f"… the precision of {unopposed}")] == [
+        "0.900, 0.900",
+        "below the target",
+    ]
     assert by[("impartial", "calls ≤ 40")] == ["25.0, 25.0", "met"]
     warm = by[("agreeable", "warm within 0.01 precision and 0.02 recall of calibrated")]
     assert warm == ["+0.000 / +0.020, +0.000 / +0.020", "met"]
 
 
-def claim(agreement: float, *votes: tuple[str, VerdictKind, bool]) -> ScoredCluster:
-    """A claim as the sim's default rule left it: its agreement and its votes in order
-    (family, verdict, whether the family reported it)."""
+def claim(agreement: float, *votes: tuple[str, VerdictKind, bool], line: int = 40) -> ScoredCluster:
+    """A claim about app/session.py:`line` as the sim's default rule left it: its agreement
+    and its votes in order (family, verdict, whether the family reported it)."""
     said = tuple(Vote(model=f"{family}/m", family=family, role="voter", verdict=verdict,
                       reason="", self_vote=own) for family, verdict, own in votes)  # fmt: skip
-    return ScoredCluster.model_construct(agreement=agreement, verification=Verification(votes=said))
+    cluster = Cluster.model_construct(
+        members=(SimpleNamespace(path="app/session.py"),), line=line, end_line=line
+    )
+    return ScoredCluster.model_construct(
+        cluster=cluster, agreement=agreement, verification=Verification(votes=said)
+    )
 
 
-CLEAN, BUGGY = SimpleNamespace(clean=True), SimpleNamespace(clean=False)
 YES, NO, UNSURE = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 
 
-def test_unopposed_counts_consensus_inventions_no_outside_judge_doubted_first() -> None:
-    items = [
-        claim(0.75, ("qwen", YES, False)),  # its outsider confirmed it
-        claim(1.0),  # unanimous: no outsider to ask
-        claim(0.75, ("qwen", YES, False), ("qwen", NO, False)),  # a later refutation: first counts
-        claim(0.75, ("openai", NO, True), ("qwen", YES, False)),  # a reporter's own doubt
-        claim(0.75, ("qwen", UNSURE, False)),  # doubted
-        claim(0.75, ("qwen", NO, False)),  # refuted
-        claim(0.5, ("qwen", YES, False), ("google", YES, False)),  # disputed, not consensus
-    ]
-    assert unopposed(CLEAN, items) == 4  # type: ignore[arg-type]
-    assert unopposed(BUGGY, items) == 0  # type: ignore[arg-type]
+def test_a_consensus_claim_no_outside_judge_doubted_on_its_first_answer_is_unopposed() -> None:
+    assert is_unopposed(claim(0.75, ("qwen", YES, False)))  # its outsider confirmed it
+    assert is_unopposed(claim(1.0))  # unanimous: no outsider to ask
+    assert is_unopposed(claim(0.75, ("qwen", YES, False), ("qwen", NO, False)))  # first counts
+    assert is_unopposed(claim(0.75, ("openai", NO, True), ("qwen", YES, False)))  # its reporter
+
+
+def test_a_doubted_refuted_or_disputed_claim_is_not_unopposed() -> None:
+    assert not is_unopposed(claim(0.75, ("qwen", UNSURE, False)))
+    assert not is_unopposed(claim(0.75, ("qwen", NO, False)))
+    assert not is_unopposed(claim(0.75, ("qwen", YES, False), ("google", NO, False)))
+    assert not is_unopposed(claim(0.5, ("qwen", YES, False), ("google", YES, False)))
+
+
+def test_unopposed_claims_are_counted_real_or_invented_by_the_prs_bugs() -> None:
+    items = [claim(1.0, line=40), claim(0.75, ("qwen", YES, False), line=120),
+             claim(0.75, ("qwen", NO, False), line=200)]  # fmt: skip
+    bug = SimpleNamespace(path="app/session.py", line=41)  # one line off: the same problem
+    assert unopposed(SimpleNamespace(bugs=(bug,)), items) == (1, 1)  # type: ignore[arg-type]
+    assert unopposed(SimpleNamespace(bugs=()), items) == (0, 2)  # type: ignore[arg-type]
 
 
 def test_judges_curve_block_totals_every_seeds_repositories_window_by_window() -> None:
