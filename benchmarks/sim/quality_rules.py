@@ -22,9 +22,12 @@ measured under each preset in three conditions:
   showed (an afternoon of labelling, as `consensus calibrate` measures it).
 
 Beside them: a repository's first PRs, warm (25 new repositories of 40 PRs each, window by
-window: how soon the pooled history reaches the warm figures), and on the clean PRs, the
-inventions that reached consensus with no outside judge doubting them (`unopposed`: what the
-panel leaves for any rule to post, against the clean-posts target).
+window: how soon the pooled history reaches the warm figures); what the warm history holds of
+each family beside the simulated judge; and the claims that reached consensus with no
+outside judge speaking against them (`unopposed`): their precision, against the precision
+target, and the inventions among them on clean PRs, against the clean-posts target. Nothing
+in the votes tells those inventions from the real claims that look the same, so they are
+what the panel leaves any rule that posts consensus to post.
 
 The frontier (cold) adds, under each preset: consensus without verification,
 first-to-ahead-by-k (every vote counts the same, k = 2), and weighed votes with the judges
@@ -38,7 +41,14 @@ import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from benchmarks.sim.judge_presets import AGREEABLE, DISCERNING, IMPARTIAL, MIXED, JudgePreset
+from benchmarks.sim.judge_presets import (
+    AGREEABLE,
+    DISCERNING,
+    IMPARTIAL,
+    MIXED,
+    Judge,
+    JudgePreset,
+)
 from benchmarks.sim.quality_world import (
     HEADLINE,
     Decisions,
@@ -152,11 +162,30 @@ async def _one_pr(
     return outcomes
 
 
-def is_unopposed(item: ScoredCluster) -> bool:
-    """A claim that reached consensus and that no family outside its reporters refuted or
-    doubted on its first answer (or that no outside family judged). Nothing in the votes
-    speaks against it: a rule posts it unless it rejects consensus claims on no evidence,
-    the real ones that look the same with the invented ones."""
+def _says(judge: Judge, real: bool) -> dict[VerdictKind, float]:
+    """How often the simulated `judge` gives each verdict on a real claim or an invention."""
+    right = judge.tpr if real else judge.tnr
+    wrong = 1 - right
+    agrees, denies = (right, wrong * (1 - judge.uncertain)) if real else (
+        wrong * (1 - judge.uncertain), right)  # fmt: skip
+    return {VerdictKind.CONFIRMED: agrees, VerdictKind.REFUTED: denies,
+            VerdictKind.UNCERTAIN: wrong * judge.uncertain}  # fmt: skip
+
+
+def speaks_against(judge: Judge, verdict: VerdictKind | None) -> bool:
+    """Whether the simulated `judge` says `verdict` more often of an invention than of a real
+    claim (a failed call says nothing)."""
+    if verdict is None:
+        return False
+    return _says(judge, real=True)[verdict] < _says(judge, real=False)[verdict]
+
+
+def is_unopposed(item: ScoredCluster, judges: JudgePreset) -> bool:
+    """A claim that reached consensus and whose outside judges (families that did not report
+    it) all gave, on their first answer, a verdict their simulated judge gives no more often
+    of an invention than of a real claim (or that no outside family judged). Nothing in the
+    votes speaks against it: a rule posts it unless it rejects consensus claims on no
+    evidence, the real ones that look the same with the invented ones."""
     threshold, _ = HEADLINE
     if item.agreement < threshold:
         return False
@@ -165,16 +194,16 @@ def is_unopposed(item: ScoredCluster) -> bool:
     for vote in votes:
         if not vote.self_vote:
             first.setdefault(vote.family, vote.verdict)
-    return all(v is VerdictKind.CONFIRMED for v in first.values())
+    return not any(speaks_against(judges.judge(f), verdict) for f, verdict in first.items())
 
 
-def unopposed(pr: SimPR, items: Sequence[ScoredCluster]) -> tuple[int, int]:
+def unopposed(pr: SimPR, items: Sequence[ScoredCluster], judges: JudgePreset) -> tuple[int, int]:
     """The PR's unopposed claims (`is_unopposed`): (real, invented). Their precision is what a
     rule that posts what no vote speaks against starts from, and the invented ones on clean
     PRs, per 100 clean PRs, are what the panel leaves any such rule to post there."""
     real = invented = 0
     for item in items:
-        if is_unopposed(item):
+        if is_unopposed(item, judges):
             members = item.cluster.members
             path, line, end = members[0].path, item.cluster.line, item.cluster.end_line
             if about_bug(pr.bugs, path, line, end) is None:
@@ -184,10 +213,10 @@ def unopposed(pr: SimPR, items: Sequence[ScoredCluster]) -> tuple[int, int]:
     return real, invented
 
 
-def _totalled(pr: SimPR, outcome: Outcome) -> Tally:
+def _totalled(pr: SimPR, outcome: Outcome, judges: JudgePreset) -> Tally:
     posted = [s.cluster for s in outcome.items if s.status.posted]
     t = tally(pr, posted, outcome.verify_calls, outcome.same_calls)
-    t.unopposed_real, t.unopposed_invented = unopposed(pr, outcome.items)
+    t.unopposed_real, t.unopposed_invented = unopposed(pr, outcome.items, judges)
     t.clean_unopposed = t.unopposed_invented if pr.clean else 0
     return t
 
@@ -217,7 +246,7 @@ def simulate_rules(params: SimParams, chosen: Sequence[Rule]) -> Simulated:
         pr = make_pr(params, index)
         outcomes = asyncio.run(_one_pr(params, pr, chosen, pools))
         for rule, outcome in zip(chosen, outcomes, strict=True):
-            totals[rule.name].add(_totalled(pr, outcome))
+            totals[rule.name].add(_totalled(pr, outcome, params.judges))
             _pooled(pools, rule, outcome)
             if rule.name == WARM and outcome.panel is not None:
                 learned = outcome.panel
@@ -243,7 +272,7 @@ def learning_curve(params: SimParams, repositories: int = CURVE_REPOSITORIES) ->
             pr = make_pr(params, params.prs + repository * length + n - 1)
             (outcome,) = asyncio.run(_one_pr(params, pr, [rule], pools))
             at = next(i for i, (low, high) in enumerate(CURVE_WINDOWS) if low <= n <= high)
-            windows[at].add(_totalled(pr, outcome))
+            windows[at].add(_totalled(pr, outcome, params.judges))
             _pooled(pools, rule, outcome)
     return windows
 
@@ -325,7 +354,7 @@ def report(run: RulesRun) -> str:
         dp, dr, ok = warm_against_calibrated(results)
         cold = results[ESTIMATED]
         lines += ["", f"cold against the targets: {', '.join(marks)}",
-                  f"claims that reached consensus, no outside judge doubting: precision "
+                  f"claims that reached consensus, no outside judge against: precision "
                   f"{unopposed_precision(cold):.3f} (P ≥ {goal.precision:g}); on clean PRs "
                   f"{unopposed_per_100(cold):.1f} per 100 (clean ≤ {goal.clean_per_100:g})",
                   f"warm against calibrated: precision {dp:+.3f}, recall {dr:+.3f}: "
@@ -394,7 +423,7 @@ def _unopposed_rows(preset: str, check: int, goal: Target, cold: Sequence[Tally]
     """Under the precision target, the precision of the claims no vote speaks against (a
     rule that posts them starts from it); under the clean-posts one, the inventions among
     them on clean PRs (what the panel leaves any such rule to post there)."""
-    unopposed = "the claims that reached consensus with no outside judge doubting"
+    unopposed = "the claims that reached consensus with no outside judge against them"
     if check == 0:
         shares = [unopposed_precision(t) for t in cold]
         under = all(share < goal.precision for share in shares)

@@ -741,8 +741,8 @@ class Tally:
     clean_prs: int = 0
     clean_posted: int = 0  # posted findings on PRs without a bug
     clean_unchecked: int = 0  # … of which posted without any verification
-    clean_unopposed: int = 0  # inventions on them that reached consensus, no outside judge doubting
-    unopposed_real: int = 0  # on every PR, claims that reached consensus, no outside judge doubting
+    clean_unopposed: int = 0  # inventions on them that reached consensus, no outside judge against
+    unopposed_real: int = 0  # on every PR, claims that reached consensus, no outside judge against
     unopposed_invented: int = 0  # … real ones and inventions
     self_votes: int = 0  # verifier answers about a claim the verifier's own family made
 

@@ -455,7 +455,7 @@ def test_judges_targets_block_holds_every_seed_to_the_cold_targets_and_warm_to_c
     assert by[("agreeable", "P ≥ 0.95")] == ["0.968, 0.900", "NOT MET"]
     assert by[("impartial", "R ≥ 0.88")] == ["0.940, 0.940", "met"]
     assert by[("agreeable", "clean ≤ 5/100")] == ["50.0, 50.0", "NOT MET"]
-    unopposed = "the claims that reached consensus with no outside judge doubting"
+    unopposed = "the claims that reached consensus with no outside judge against them"
     floor = by[("agreeable", f"… of them, inventions among {unopposed}")]
     assert floor == ["50.0, 50.0", "above the target for every rule"]
     assert by[("agreeable", f"… the precision of {unopposed}")] == [
@@ -483,26 +483,34 @@ def claim(agreement: float, *votes: tuple[str, VerdictKind, bool], line: int = 4
 YES, NO, UNSURE = VerdictKind.CONFIRMED, VerdictKind.REFUTED, VerdictKind.UNCERTAIN
 
 
-def test_a_consensus_claim_no_outside_judge_doubted_on_its_first_answer_is_unopposed() -> None:
-    assert is_unopposed(claim(0.75, ("qwen", YES, False)))  # its outsider confirmed it
-    assert is_unopposed(claim(1.0))  # unanimous: no outsider to ask
-    assert is_unopposed(claim(0.75, ("qwen", YES, False), ("qwen", NO, False)))  # first counts
-    assert is_unopposed(claim(0.75, ("openai", NO, True), ("qwen", YES, False)))  # its reporter
+def test_a_consensus_claim_no_outside_judge_spoke_against_on_its_first_answer_is_unopposed() -> (
+    None
+):
+    assert is_unopposed(claim(0.75, ("qwen", YES, False)), AGREEABLE)  # its outsider confirmed
+    assert is_unopposed(claim(1.0), AGREEABLE)  # unanimous: no outsider to ask
+    first_counts = claim(0.75, ("qwen", YES, False), ("qwen", NO, False))
+    assert is_unopposed(first_counts, AGREEABLE)
+    assert is_unopposed(claim(0.75, ("openai", NO, True), ("qwen", YES, False)), AGREEABLE)
+    # An impartial judge is as often unsure of a real claim as of an invention.
+    assert is_unopposed(claim(0.75, ("qwen", UNSURE, False)), IMPARTIAL)
 
 
 def test_a_doubted_refuted_or_disputed_claim_is_not_unopposed() -> None:
-    assert not is_unopposed(claim(0.75, ("qwen", UNSURE, False)))
-    assert not is_unopposed(claim(0.75, ("qwen", NO, False)))
-    assert not is_unopposed(claim(0.75, ("qwen", YES, False), ("google", NO, False)))
-    assert not is_unopposed(claim(0.5, ("qwen", YES, False), ("google", YES, False)))
+    # An agreeable judge is unsure of inventions more often than of real claims.
+    assert not is_unopposed(claim(0.75, ("qwen", UNSURE, False)), AGREEABLE)
+    assert not is_unopposed(claim(0.75, ("qwen", NO, False)), IMPARTIAL)
+    assert not is_unopposed(claim(0.75, ("qwen", YES, False), ("google", NO, False)), AGREEABLE)
+    assert not is_unopposed(claim(0.5, ("qwen", YES, False), ("google", YES, False)), AGREEABLE)
 
 
 def test_unopposed_claims_are_counted_real_or_invented_by_the_prs_bugs() -> None:
     items = [claim(1.0, line=40), claim(0.75, ("qwen", YES, False), line=120),
              claim(0.75, ("qwen", NO, False), line=200)]  # fmt: skip
     bug = SimpleNamespace(path="app/session.py", line=41)  # one line off: the same problem
-    assert unopposed(SimpleNamespace(bugs=(bug,)), items) == (1, 1)  # type: ignore[arg-type]
-    assert unopposed(SimpleNamespace(bugs=()), items) == (0, 2)  # type: ignore[arg-type]
+    found = unopposed(SimpleNamespace(bugs=(bug,)), items, IMPARTIAL)  # type: ignore[arg-type]
+    assert found == (1, 1)
+    clean = unopposed(SimpleNamespace(bugs=()), items, IMPARTIAL)  # type: ignore[arg-type]
+    assert clean == (0, 2)
 
 
 def test_judges_curve_block_totals_every_seeds_repositories_window_by_window() -> None:
