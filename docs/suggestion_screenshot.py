@@ -88,7 +88,7 @@ def page(markdown: str) -> str:
         if token.type == "fence" and token.info == "suggestion":
             parts.append(("box", token.content))
     rendered = md.render(markdown)
-    start = rendered.index("<pre><code class=\"language-suggestion\">")
+    start = rendered.index('<pre><code class="language-suggestion">')
     end = rendered.index("</code></pre>", start) + len("</code></pre>")
     rendered = rendered[:start] + suggestion_box(parts[0][1]) + rendered[end:]
     return f"""<!doctype html><html><head><meta charset="utf-8"><style>
