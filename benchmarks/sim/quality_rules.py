@@ -263,7 +263,7 @@ def learning_curve(params: SimParams, repositories: int = CURVE_REPOSITORIES) ->
     """The default rule warm over `repositories` repositories of CURVE_WINDOWS[-1][1] PRs
     each, every one starting cold: totals per window of their PRs (the first window's first
     PR is a cold one). Their PRs follow the main run's (indices from `params.prs`)."""
-    rule = Rule(WARM, now(), warm=True)
+    rule = next(r for r in rules(params.judges) if r.name == WARM)
     length = CURVE_WINDOWS[-1][1]
     windows = [Tally() for _ in CURVE_WINDOWS]
     for repository in range(repositories):

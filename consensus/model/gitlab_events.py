@@ -37,20 +37,26 @@ class LastCommit(Payload):
     id: str = ""  # the head this event is about; a newer push supersedes it
 
 
-class MergeRequestAttributes(Payload):
-    """`object_attributes` of a merge request hook."""
+class MergeRequestFields(Payload):
+    """A merge request as both hooks carry it: a note hook's `merge_request`, and the core of
+    a merge request hook's `object_attributes`."""
 
     iid: int = Field(ge=1)
     title: str = ""
     state: str = ""  # opened, closed, merged, locked
-    action: str = ""  # open, close, reopen, update, approved, …, merge
     source_branch: str = ""
     target_branch: str = ""
     source_project_id: int | None = None
     target_project_id: int | None = None
+    last_commit: LastCommit = LastCommit()
+
+
+class MergeRequestAttributes(MergeRequestFields):
+    """`object_attributes` of a merge request hook: the merge request, and what happened."""
+
+    action: str = ""  # open, close, reopen, update, approved, …, merge
     draft: bool = False
     oldrev: str | None = None  # present only when the push changed the code
-    last_commit: LastCommit = LastCommit()
 
 
 class MergeRequestHook(Payload):
@@ -84,19 +90,6 @@ class NoteAttributes(Payload):
         return "" if value is None else value
 
 
-class NotedMergeRequest(Payload):
-    """`merge_request` of a note hook on a merge request."""
-
-    iid: int = Field(ge=1)
-    title: str = ""
-    state: str = ""
-    source_branch: str = ""
-    target_branch: str = ""
-    source_project_id: int | None = None
-    target_project_id: int | None = None
-    last_commit: LastCommit = LastCommit()
-
-
 class NoteHook(Payload):
     """`Note Hook`: a comment on a merge request, an issue, a commit or a snippet."""
 
@@ -104,7 +97,7 @@ class NoteHook(Payload):
     user: GitLabUser = GitLabUser()
     project: GitLabProject
     object_attributes: NoteAttributes
-    merge_request: NotedMergeRequest | None = None  # set only for a merge request's note
+    merge_request: MergeRequestFields | None = None  # set only for a merge request's note
 
     @property
     def on_merge_request(self) -> bool:
