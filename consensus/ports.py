@@ -14,19 +14,24 @@ from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
 from consensus.model.findings import Usage
+from consensus.model.tool_calls import ToolCall, ToolSpec
 from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
 
 
 class Message(BaseModel):
-    """One chat message. `cache_prefix` marks the leading part a provider may cache."""
+    """One chat message. `cache_prefix` marks the leading part a provider may cache; an
+    assistant's message may carry the tool calls it made, and a `tool` message answers
+    one of them (`tool_call_id`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    role: Literal["system", "user", "assistant"]
+    role: Literal["system", "user", "assistant", "tool"]
     content: str
     cache_prefix: str | None = None  # when set, content starts with it (the diff block)
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
 
 
 class CompletionRequest(BaseModel):
@@ -42,6 +47,10 @@ class CompletionRequest(BaseModel):
     temperature: float | None = None
     max_tokens: int | None = None
     seed: int | None = None  # sent where the provider honours one (the adapter asks litellm)
+    # Tools the model may call; "none" lets it see tools used earlier in the conversation
+    # (Anthropic refuses their results without them) while it must answer in text.
+    tools: tuple[ToolSpec, ...] = ()
+    tool_choice: Literal["auto", "none"] = "auto"
 
 
 class Completion(BaseModel):
@@ -53,6 +62,7 @@ class Completion(BaseModel):
     cost_usd: float = 0.0
     latency_s: float = 0.0
     from_journal: bool = False  # served from the run journal: paid for by an earlier attempt
+    tool_calls: tuple[ToolCall, ...] = ()  # what the model asked to run instead of answering
 
     @property
     def usage(self) -> Usage:
