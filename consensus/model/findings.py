@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from consensus.model.base import (
     Category,
     FailureKind,
@@ -160,9 +162,22 @@ class ScoredCluster(Frozen):
         return self.status is not Status.CONSENSUS
 
 
+class CitedLines(Frozen):
+    """Lines a judge cited for its verdict, found where it said (the quote is in them) and
+    among what it had been shown."""
+
+    path: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+    quote: str
+    side: Literal["head", "base"] = "head"
+
+
 class Vote(Frozen):
     """One verifier's answer on one finding. `verdict` None: the call failed (fails closed).
-    `self_vote`: the verifier's family reported the finding (it judged its own claim)."""
+    `self_vote`: the verifier's family reported the finding (it judged its own claim).
+    `grounded`: it cited lines, and every citation was checked against the tree and what it
+    was shown (`evidence`); else it is a blind vote. `looked`: what it read, in words."""
 
     model: str
     family: str
@@ -170,6 +185,9 @@ class Vote(Frozen):
     verdict: VerdictKind | None
     reason: str
     self_vote: bool = False
+    grounded: bool = False
+    evidence: tuple[CitedLines, ...] = ()
+    looked: tuple[str, ...] = ()
 
 
 class Verification(Frozen):

@@ -73,11 +73,44 @@ class ReviewReply(ModelReply):
     findings: list[ReplyFinding]
 
 
+MAX_CITATIONS = 8  # read from one verdict; a longer list is cut there
+
+
+class ReplyCitation(ModelReply):
+    """One place a judge cites for its verdict: the lines and what they say."""
+
+    path: str = Field(min_length=1, max_length=1000)
+    start_line: int = Field(ge=1, le=10_000_000)
+    end_line: int | None = Field(default=None, ge=1, le=10_000_000)
+    quote: str = Field(default="", max_length=2_000, description="the cited lines' code")
+
+
 class VerdictReply(ModelReply):
     verdict: Literal["confirmed", "refuted", "uncertain"]
     reason: str = Field(max_length=4_000)
+    evidence: tuple[ReplyCitation, ...] = Field(
+        default=(),
+        description="the lines that decide the verdict, each with its code quoted",
+    )
 
     _verdict_word = field_validator("verdict", mode="before")(closed_word)
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _readable_citations(cls, value: object) -> object:
+        """The citations that are citations, at most MAX_CITATIONS: a malformed one cites
+        nothing (the verdict still counts; with nothing cited it counts as blind)."""
+        if not isinstance(value, list | tuple):
+            return ()
+        readable = []
+        for item in value:
+            try:
+                readable.append(ReplyCitation.model_validate(item))
+            except ValueError:
+                continue
+            if len(readable) == MAX_CITATIONS:
+                break
+        return tuple(readable)
 
 
 class SameProblemReply(ModelReply):
