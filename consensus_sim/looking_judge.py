@@ -92,8 +92,9 @@ def looking_judge(
             if _draw(seed + "\0quote", question) < misquote:
                 quote = "the code checks this before it gets here"
             line = _numbered_line(read, decisive) or decisive.line
-            evidence = [{"path": decisive.path, "start_line": line, "end_line": line,
-                         "quote": quote}]  # fmt: skip
+            evidence = [
+                {"path": decisive.path, "start_line": line, "end_line": line, "quote": quote}
+            ]
         reason = "Read the code that decides it." if seen else "Judged from the change."
         return reply(json.dumps({"verdict": verdict, "reason": reason, "evidence": evidence}))
 

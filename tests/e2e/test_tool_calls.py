@@ -83,8 +83,9 @@ def ask(server: FakeProviderServer, model: str, *messages: Message, **extra: Any
 def test_a_models_tool_call_comes_back_typed_with_its_arguments(
     server: FakeProviderServer, script: Script, model: str, served: str
 ) -> None:
-    script.add(served, call_tools(("read_file", {"path": "src/cart.py", "start_line": 30,
-                                                 "end_line": 60})))  # fmt: skip
+    script.add(
+        served, call_tools(("read_file", {"path": "src/cart.py", "start_line": 30, "end_line": 60}))
+    )
 
     done = ask(server, model)
 
@@ -146,8 +147,9 @@ def test_ollama_chat_takes_tools_and_answers_with_tool_calls(
 ) -> None:
     """The wire shape alone (litellm asked directly): the adapter does not offer tools to
     the loopback Ollama, whose /api/show template has no tools (see the test below)."""
-    script.add("qwen-test", call_tools(("read_file", {"path": "a.py", "start_line": 1,
-                                                      "end_line": 9})))  # fmt: skip
+    script.add(
+        "qwen-test", call_tools(("read_file", {"path": "a.py", "start_line": 1, "end_line": 9}))
+    )
     tools = [{"type": "function", "function": READ_FILE.model_dump()}]
 
     response = asyncio.run(
@@ -162,8 +164,11 @@ def test_ollama_chat_takes_tools_and_answers_with_tool_calls(
 
     called = response.choices[0].message.tool_calls
     assert [c.function.name for c in called] == ["read_file"]
-    assert json.loads(called[0].function.arguments) == {"path": "a.py", "start_line": 1,
-                                                        "end_line": 9}  # fmt: skip
+    assert json.loads(called[0].function.arguments) == {
+        "path": "a.py",
+        "start_line": 1,
+        "end_line": 9,
+    }
     sent = server.log.requests_for("qwen-test")[-1].body
     assert sent is not None and sent["tools"][0]["function"]["name"] == "read_file"
 

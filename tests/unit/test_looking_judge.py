@@ -35,8 +35,12 @@ def body(*results: str, tools: bool = True, api: str = "openai") -> dict[str, ob
     return out
 
 
-def answer(judge_body: dict[str, object], real: bool = False, decisive: Decisive | None = GUARD,
-           looking: Rates = DISCERNING) -> dict[str, object]:  # fmt: skip
+def answer(
+    judge_body: dict[str, object],
+    real: bool = False,
+    decisive: Decisive | None = GUARD,
+    looking: Rates = DISCERNING,
+) -> dict[str, object]:
     respond = looking_judge(
         {TITLE: ClaimTruth(real, decisive)}, blind=RUBBER_STAMP, looking=looking
     )
@@ -111,8 +115,9 @@ def test_anthropic_tool_results_are_read_as_openais() -> None:
 
 
 def test_a_misquoting_judge_cites_words_that_are_not_in_the_file() -> None:
-    respond = looking_judge({TITLE: ClaimTruth(False, GUARD)}, blind=RUBBER_STAMP,
-                            looking=DISCERNING, misquote=1.0)  # fmt: skip
+    respond = looking_judge(
+        {TITLE: ClaimTruth(False, GUARD)}, blind=RUBBER_STAMP, looking=DISCERNING, misquote=1.0
+    )
     said = json.loads(respond(body("  12 |     total = Decimal(0)", "x", "x", "x", "x")).text)
 
     assert said["verdict"] == "refuted"
