@@ -69,6 +69,7 @@ class Snapshot:
         self._redact = redact
         self._paths: dict[Side, tuple[str, ...]] = {}
         self._listed: dict[Side, frozenset[str]] = {}
+        self._blobs: dict[tuple[Side, str], bytes | None] = {}
         self._lines: dict[tuple[Side, str], list[str] | None] = {}
         self._texts: dict[tuple[Side, str], str] = {}
 
@@ -89,21 +90,33 @@ class Snapshot:
         key = (side, path)
         if key not in self._lines:
             self.prefetch([path], side)
+            self._lines[key] = self._decoded(key, self._blobs[key])
         return self._lines[key]
 
     def prefetch(self, paths: Iterable[str], side: Side) -> None:
-        """Read the files among `paths` not read yet, in one pass over the trees."""
-        wanted = [p for p in dict.fromkeys(paths) if (side, p) not in self._lines]
+        """Read the files among `paths` not read yet, in one pass over the trees (they
+        are decoded and redacted when first shown)."""
+        wanted = [p for p in dict.fromkeys(paths) if (side, p) not in self._blobs]
         if not wanted:
             return
         blobs = self.trees.read(wanted, side)
         for path in wanted:
-            self._lines[(side, path)] = self._decoded((side, path), blobs.get(path))
+            self._blobs[(side, path)] = blobs.get(path)
 
     def text(self, path: str, side: Side) -> str | None:
         """The redacted lines joined by "\\n" (what a parser or a search reads)."""
         lines = self.lines(path, side)
         return None if lines is None else self._texts[(side, path)]
+
+    def may_mention(self, path: str, side: Side, word: str) -> bool:
+        """False when the file cannot hold `word` once redacted: its bytes as committed do
+        not hold it (redaction only takes text away, and a name is never a placeholder).
+        Spares redacting every file of the tree to look a name up."""
+        key = (side, path)
+        if key not in self._blobs:
+            self.prefetch([path], side)
+        blob = self._blobs[key]
+        return blob is not None and word.encode("utf-8") in blob
 
     def _decoded(self, key: tuple[Side, str], blob: bytes | None) -> list[str] | None:
         if blob is None or b"\0" in blob[:BINARY_PROBE]:

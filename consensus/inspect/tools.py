@@ -32,6 +32,7 @@ from consensus.ports import Side
 
 RE2_MEMORY = 16 << 20  # bytes RE2 may use for one pattern
 TEXT_MATCH = "text match"
+PROSE = (".md", ".rst", ".txt", ".adoc")  # a `def` in prose is an example, no definition
 READ_BATCH = 256  # files read from the trees in one pass
 # Outside a parser's languages, a definition is a keyword and the name (a text match).
 _KEYWORDS = r"def|class|function|func|fn|struct|interface|type|trait|enum|module|sub|const|let|var"
@@ -43,6 +44,8 @@ def read_file(snapshot: Snapshot, args: ReadFileArgs, max_chars: int) -> ToolRes
     total = len(lines)
     if args.end_line < args.start_line:
         raise ToolRefusal(f"end_line {args.end_line} is before start_line {args.start_line}")
+    if not total:
+        return ToolResult(tool="read_file", text=f"{name} ({args.side}) is empty")
     if args.start_line > total:
         raise ToolRefusal(
             f"{name} has {total} lines at the {args.side}; line {args.start_line} is past its end"
@@ -112,7 +115,7 @@ def definitions_of(snapshot: Snapshot, name: str, container: str | None = None) 
     for path, lines in _files(snapshot, None, mentioning=name):
         if language_of(path) is not None:
             found.extend(definitions(path, snapshot.text(path, "head") or "", name, container))
-        elif container is None:
+        elif container is None and not path.endswith(PROSE):
             found.extend(
                 Definition(path, n, n, name, TEXT_MATCH, None)
                 for n, line in enumerate(lines, start=1)
@@ -181,6 +184,8 @@ def _files(
         batch = allowed[start : start + READ_BATCH]
         snapshot.prefetch(batch, "head")
         for path in batch:
+            if mentioning is not None and not snapshot.may_mention(path, "head", mentioning):
+                continue
             lines = snapshot.lines(path, "head")
             if lines is None:
                 continue

@@ -66,6 +66,7 @@ HEAD = {
         "struct Engine;\nimpl Engine {\n    fn start(&self) {}\n}\nfn main() { Engine.start(); }\n"
     ),
     "scripts/deploy.rb": "def total(x)\n  x\nend\nputs total(1)\n",
+    "docs/guide.md": "Call it as:\n\n```python\ndef total(items):\n```\n",
 }
 
 
@@ -84,6 +85,22 @@ def test_a_function_defined_in_two_files_is_found_in_both() -> None:
         "web/pricing.ts:3: export const total = (items: Item[]): number => (variable)",
         "[text match: files without a parser were searched for a keyword and the name]",
     ]
+
+
+def test_an_example_in_prose_is_no_definition() -> None:
+    assert not any(line.startswith("docs/") for line in ask("find_definition", "total"))
+
+
+def test_only_the_files_that_hold_the_name_are_redacted_and_parsed() -> None:
+    redacted: list[str] = []
+
+    def redact(text: str) -> str:
+        redacted.append(text)
+        return text
+
+    snapshot = Snapshot(FakeTrees(head=HEAD), redact, PathPolicy())
+    Lookups(snapshot).call("find_definition", {"symbol": "Engine"})
+    assert len(redacted) == 2  # core/Engine.java and core/lib.rs, of 10 files
 
 
 def test_a_method_and_a_function_of_the_same_name_are_told_apart() -> None:
@@ -120,6 +137,7 @@ def test_a_name_only_in_a_string_or_a_comment_is_no_reference() -> None:
 
 def test_references_are_uses_across_files_and_languages_not_definitions() -> None:
     assert ask("find_references", "total") == [
+        "docs/guide.md:4: def total(items): (text match)",
         "scripts/deploy.rb:1: def total(x) (text match)",
         "scripts/deploy.rb:4: puts total(1) (text match)",
         "shop/cart.py:1: from shop.pricing import total",

@@ -160,3 +160,11 @@ def test_list_tests_finds_a_module_imported_from_its_package() -> None:
 def test_list_tests_says_when_no_test_names_the_module() -> None:
     result = call("list_tests", path="app/settings.py")
     assert result.text == "no test file in the head tree imports or names app/settings.py"
+
+
+def test_read_file_of_an_empty_file_says_it_is_empty() -> None:
+    snapshot = Snapshot(FakeTrees(head={"pkg/__init__.py": ""}), redactor(), PathPolicy())
+    result = Lookups(snapshot).call(
+        "read_file", {"path": "pkg/__init__.py", "start_line": 1, "end_line": 20}
+    )
+    assert not result.error and result.text == "pkg/__init__.py (head) is empty"
