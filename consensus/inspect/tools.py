@@ -229,9 +229,11 @@ def _compiled(pattern: str, *, fixed: bool) -> _Pattern:
         return compiled
     except re2.error as exc:
         reason = exc.args[0].decode() if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        hint = "fix it, or pass fixed: true to search for the text itself"
+        if "escape" in reason or "perl operator" in reason:
+            hint = "RE2 has no backreferences or lookarounds: search for the text itself"
         raise ToolRefusal(
-            f"the pattern {pattern!r} is no RE2 regular expression ({reason}); RE2 has no "
-            "backreferences or lookarounds: search for the text itself, or pass fixed: true"
+            f"the pattern {pattern!r} is no RE2 regular expression ({reason}); {hint}"
         ) from exc
 
 

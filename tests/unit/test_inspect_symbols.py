@@ -57,6 +57,7 @@ HEAD = {
         "  items.reduce((s, i) => s + i.price, 0);\n"
         "const label = 'total';\n"
     ),
+    "web/legacy.js": "function total(items) {\n  return 0;\n}\nmodule.exports = { total };\n",
     "server/main.go": (
         "package server\n\ntype Server struct{}\n\n"
         "func (s *Server) Start() error { return nil }\n\nfunc Start() {}\n"
@@ -82,6 +83,7 @@ def test_a_function_defined_in_two_files_is_found_in_both() -> None:
         "scripts/deploy.rb:1: def total(x) (text match)",
         "shop/legacy.py:1: def total(items): (function)",
         "shop/pricing.py:4: def total(items, coupon=None): (function)",
+        "web/legacy.js:1: function total(items) { (function)",
         "web/pricing.ts:3: export const total = (items: Item[]): number => (variable)",
         "[text match: files without a parser were searched for a keyword and the name]",
     ]
@@ -100,7 +102,7 @@ def test_only_the_files_that_hold_the_name_are_redacted_and_parsed() -> None:
 
     snapshot = Snapshot(FakeTrees(head=HEAD), redact, PathPolicy())
     Lookups(snapshot).call("find_definition", {"symbol": "Engine"})
-    assert len(redacted) == 2  # core/Engine.java and core/lib.rs, of 10 files
+    assert len(redacted) == 2  # core/Engine.java and core/lib.rs, of 11 files
 
 
 def test_a_method_and_a_function_of_the_same_name_are_told_apart() -> None:
@@ -144,6 +146,7 @@ def test_references_are_uses_across_files_and_languages_not_definitions() -> Non
         "shop/cart.py:12:         return total(self.items, coupon)",
         "web/cart.ts:1: import { total } from './pricing';",
         "web/cart.ts:9:     return total(this.items);",
+        "web/legacy.js:4: module.exports = { total };",
     ]
 
 
