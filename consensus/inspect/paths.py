@@ -2,11 +2,11 @@
 
 A model's path is untrusted. Refused, with a `ToolRefusal` the model reads as the tool's
 answer: an empty path, an absolute one (`/etc/passwd`, `C:\\x`, `~/x`), any `..` segment
-(even one that would stay inside: nothing needs it), a backslash, a control character, a path inside `.git/` at any depth,
-a path the configuration does not review (`paths`, `exclude`: ingest/pathfilter.py's
-rules), and a symlink whose target leaves the tree or reaches one of those. A symlink
-inside the tree is followed (at most `MAX_LINK_HOPS` links) and the file it names is
-read; its target is checked like any other path.
+(even one that would stay inside: nothing needs it), a backslash, a control character,
+a path inside `.git/` at any depth, a path the configuration does not review (`paths`,
+`exclude`: ingest/pathfilter.py's rules), and a symlink whose target leaves the tree or
+reaches one of those. A symlink inside the tree is followed (at most `MAX_LINK_HOPS`
+links) and the file it names is read; its target is checked like any other path.
 """
 
 from __future__ import annotations
