@@ -123,6 +123,22 @@ class SourceReader(Protocol):
     def read(self, path: str) -> str | None: ...
 
 
+Side = Literal["head", "base"]  # which of a pull request's two trees
+
+
+class TreeReader(Protocol):
+    """A pull request's trees at its base and head commits, read-only (never the work
+    tree). Paths are as git lists them: relative, `/`-separated; a symlink is an entry."""
+
+    def paths(self, side: Side) -> tuple[str, ...]: ...  # every file and symlink, sorted
+
+    def link_target(self, path: str, side: Side) -> str | None: ...  # None: not a symlink
+
+    def read(self, paths: Sequence[str], side: Side) -> dict[str, bytes]:
+        """The bytes of the regular files among `paths` (in one pass); others left out."""
+        ...
+
+
 # --------------------------------------------------------------------------- pull request host
 
 
