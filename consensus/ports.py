@@ -8,72 +8,19 @@ and a run journal can wrap any client without the core noticing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
-from consensus.model.findings import Usage
-from consensus.model.tool_calls import ToolCall, ToolSpec
+
+# What a model is asked and answers is model data; the port's users import it from here.
+from consensus.model.completion import Completion as Completion
+from consensus.model.completion import CompletionRequest as CompletionRequest
+from consensus.model.completion import Message as Message
 from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
-
-
-class Message(BaseModel):
-    """One chat message. `cache_prefix` marks the leading part a provider may cache; an
-    assistant's message may carry the tool calls it made, and a `tool` message answers
-    one of them (`tool_call_id`)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-    cache_prefix: str | None = None  # when set, content starts with it (the diff block)
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-
-
-class CompletionRequest(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str
-    messages: tuple[Message, ...]
-    response_schema: dict[str, Any] | None = None  # JSON schema for structured output
-    schema_name: str = "reply"
-    api_base: str | None = None
-    api_key_env: str | None = None
-    timeout_s: float = 120.0
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None  # sent where the provider honours one (the adapter asks litellm)
-    # Tools the model may call; "none" lets it see tools used earlier in the conversation
-    # (Anthropic refuses their results without them) while it must answer in text.
-    tools: tuple[ToolSpec, ...] = ()
-    tool_choice: Literal["auto", "none"] = "auto"
-
-
-class Completion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    text: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    from_journal: bool = False  # served from the run journal: paid for by an earlier attempt
-    tool_calls: tuple[ToolCall, ...] = ()  # what the model asked to run instead of answering
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            cost_usd=self.cost_usd,
-            latency_s=self.latency_s,
-            calls=1,
-            from_journal=1 if self.from_journal else 0,
-        )
 
 
 class ModelCallError(Exception):

@@ -19,8 +19,8 @@ from typing import Any
 
 from consensus.errors import JournalError
 from consensus.model.base import FailureKind
+from consensus.model.completion import ToolCall
 from consensus.model.journal import CallRow, PhaseRow, RunRow
-from consensus.model.tool_calls import ToolCall
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 
 UNKNOWN_COST = -1.0  # runs.cost_usd of a run that called a model without a known price

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from consensus.model.tool_calls import ToolCall
+from consensus.model.completion import ToolCall
 from consensus.ports import CompletionRequest, Message
 
 MAX_CALLS_READ = 8  # tool calls read from one answer; the rest are not run

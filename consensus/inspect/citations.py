@@ -15,27 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic import Field
-
 from consensus.inspect.paths import ToolRefusal, confine
 from consensus.inspect.results import Span
-from consensus.inspect.schema import MAX_LINE, READ_LINES
+from consensus.inspect.schema import READ_LINES
 from consensus.inspect.snapshot import Snapshot
 from consensus.model.base import Frozen
 from consensus.model.diff import ChangedFile
-from consensus.ports import Side
-
-MAX_QUOTE_CHARS = 2_000
-
-
-class Citation(Frozen):
-    """One line range a verdict rests on, and the words of it quoted."""
-
-    path: str = Field(min_length=1, max_length=1_000)
-    start_line: int = Field(ge=1, le=MAX_LINE)
-    end_line: int = Field(ge=1, le=MAX_LINE)
-    quote: str = Field(max_length=MAX_QUOTE_CHARS)
-    side: Side = "head"
+from consensus.model.reply import Citation
 
 
 class CitationCheck(Frozen):

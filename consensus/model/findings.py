@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
-
 from consensus.model.base import (
     Category,
     FailureKind,
@@ -15,6 +13,7 @@ from consensus.model.base import (
     Status,
     VerdictKind,
 )
+from consensus.model.reply import Citation
 
 # Findings within this many lines of each other are at one place: where align looks for
 # paraphrases of one problem, and where consensus's own scan groups adjacent credentials.
@@ -162,17 +161,6 @@ class ScoredCluster(Frozen):
         return self.status is not Status.CONSENSUS
 
 
-class CitedLines(Frozen):
-    """Lines a judge cited for its verdict, found where it said (the quote is in them) and
-    among what it had been shown."""
-
-    path: str
-    start_line: int = Field(ge=1)
-    end_line: int = Field(ge=1)
-    quote: str
-    side: Literal["head", "base"] = "head"
-
-
 class Vote(Frozen):
     """One verifier's answer on one finding. `verdict` None: the call failed (fails closed).
     `self_vote`: the verifier's family reported the finding (it judged its own claim).
@@ -186,7 +174,7 @@ class Vote(Frozen):
     reason: str
     self_vote: bool = False
     grounded: bool = False
-    evidence: tuple[CitedLines, ...] = ()
+    evidence: tuple[Citation, ...] = ()
     looked: tuple[str, ...] = ()
 
 

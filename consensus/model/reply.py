@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from consensus.model.base import Category, Severity
 
@@ -74,21 +74,33 @@ class ReviewReply(ModelReply):
 
 
 MAX_CITATIONS = 8  # read from one verdict; a longer list is cut there
+MAX_QUOTE_CHARS = 2_000
+MAX_LINE = 10_000_000
 
 
-class ReplyCitation(ModelReply):
-    """One place a judge cites for its verdict: the lines and what they say."""
+class Citation(ModelReply):
+    """One line range a verdict rests on, and its code quoted: written by a judge, checked
+    by consensus against the tree and what the judge was shown (inspect/citations.py)."""
 
-    path: str = Field(min_length=1, max_length=1000)
-    start_line: int = Field(ge=1, le=10_000_000)
-    end_line: int | None = Field(default=None, ge=1, le=10_000_000)
-    quote: str = Field(default="", max_length=2_000, description="the cited lines' code")
+    path: str = Field(min_length=1, max_length=1_000)
+    start_line: int = Field(ge=1, le=MAX_LINE)
+    end_line: int = Field(ge=1, le=MAX_LINE)
+    quote: str = Field(max_length=MAX_QUOTE_CHARS)
+    side: Literal["head", "base"] = "head"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_line(cls, value: object) -> object:
+        """A citation of one line may leave out its end_line."""
+        if isinstance(value, dict) and value.get("end_line") is None and "start_line" in value:
+            return {**value, "end_line": value["start_line"]}
+        return value
 
 
 class VerdictReply(ModelReply):
     verdict: Literal["confirmed", "refuted", "uncertain"]
     reason: str = Field(max_length=4_000)
-    evidence: tuple[ReplyCitation, ...] = Field(
+    evidence: tuple[Citation, ...] = Field(
         default=(),
         description="the lines that decide the verdict, each with its code quoted",
     )
@@ -105,7 +117,7 @@ class VerdictReply(ModelReply):
         readable = []
         for item in value:
             try:
-                readable.append(ReplyCitation.model_validate(item))
+                readable.append(Citation.model_validate(item))
             except ValueError:
                 continue
             if len(readable) == MAX_CITATIONS:

@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 from consensus.ingest.redact import redact_text
 from consensus.ingest.view import render_file
+from consensus.inspect.results import Span
 from consensus.model.base import FailureKind, VerdictKind
 from consensus.model.claim import Claim
 from consensus.model.diff import ReviewDiff
-from consensus.model.findings import CitedLines, Vote
+from consensus.model.findings import Vote
+from consensus.model.reply import Citation
 from consensus.ports import (
     Completion,
     CompletionRequest,
@@ -30,7 +32,7 @@ from consensus.ports import (
     SourceReader,
 )
 from consensus.review.context import code_context
-from consensus.review.judge_tools import Conversation, Looker, Span
+from consensus.review.judge_tools import Conversation, Looker
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
@@ -126,7 +128,7 @@ class Asker:
             except ReplyError:
                 discarded += 1
                 continue
-            cited = None
+            cited: tuple[Citation, ...] = ()
             if self._looker is not None and talk is not None:
                 cited = self._looker.grounded(verdict.evidence, talk)
             kind = VerdictKind(verdict.verdict)
@@ -164,9 +166,10 @@ def _vote(
     verdict: VerdictKind | None,
     reason: str,
     talk: Conversation | None = None,
-    cited: tuple[CitedLines, ...] | None = None,
+    cited: tuple[Citation, ...] = (),
 ) -> Vote:
-    """A judge's vote; grounded when its citations were checked (`cited`), else blind."""
+    """A judge's vote; grounded when it cited lines and every one was checked (`cited`),
+    else a blind one."""
     return Vote(
         model=provider.model,
         family=provider.voting_family,
@@ -174,8 +177,8 @@ def _vote(
         verdict=verdict,
         reason=reason[:1_000],
         self_vote=provider.voting_family in case.claim.families,
-        grounded=cited is not None,
-        evidence=cited or (),
+        grounded=bool(cited),
+        evidence=cited,
         looked=tuple(talk.looked) if talk is not None else (),
     )
 
@@ -231,7 +234,7 @@ def case_of(claim: Claim, diff: ReviewDiff, head: str | None) -> Case:
     if changed is not None and index is not None:
         shown_hunk = changed.hunks[index]
         end = shown_hunk.new_start + max(shown_hunk.new_length, 1) - 1
-        shown.append(Span(claim.path, shown_hunk.new_start, end))
+        shown.append(Span(path=claim.path, start_line=shown_hunk.new_start, end_line=end))
     if head is None:
         context = "(the file could not be read; the change below is all there is)"
     else:
@@ -247,7 +250,7 @@ def _numbered_span(path: str, context: str) -> list[Span]:
         line.split(maxsplit=1)[0].rstrip(">") for line in context.splitlines() if line.strip()
     ]
     lines = [int(n) for n in numbers if n.isdigit()]
-    return [Span(path, lines[0], lines[-1])] if lines else []
+    return [Span(path=path, start_line=lines[0], end_line=lines[-1])] if lines else []
 
 
 def head_files(

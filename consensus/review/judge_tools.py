@@ -1,97 +1,70 @@
-"""A judge that reads the repository: the question asked with tools, each tool call the
-model makes answered from the pull request's trees, and its verdict's citations checked.
+"""A judge that reads the repository: the question asked with the verification tools
+(inspect/), each tool call the model makes answered from the pull request's trees, and
+its verdict's citations checked.
 
-The conversation of one vote slot: the question is sent with the workbench's tools; while
-the model asks for tools and its claim's budget lasts, each call is answered (a call over
-the budget is answered with a note that it was not run) and the question goes back with
-the answers; once the budget is spent, the model is told to answer (`tool_choice: none`).
-A model that cannot call tools (the adapter's `no_tools`) is asked once more without them,
-with the evidence inline (the claim's lines and what its names are), and is not offered
-tools again this run. Every round is a model call through the run's client: budgeted,
-journaled, replayed like any other.
+The conversation of one vote slot: the question is sent with the tools; while the model
+asks for tools and its claim's budget lasts (`ToolBudget`, every call counted, a refused
+one too), each call is answered and the question goes back with the answers; once the
+budget is spent, the model is told to answer (`tool_choice: none`, and the budget's note
+as the answer to any call past it). A model that cannot call tools (the adapter's
+`no_tools`: litellm lists none for it, or its provider refused them) is asked once more
+without them, with the evidence inline (the claim's lines and the definitions of the
+names it mentions), and is not offered tools again this run. Every round is a model call
+through the run's client: budgeted, journaled and replayed like any other.
 
 What the judge was shown (the question's code, every tool answer, the inline evidence)
-is kept as spans, so that each line it cites can be checked as lines it had seen.
+is kept as spans: a line it cites counts only if it is among them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
+from consensus.inspect.budget import Lookups, ToolBudget
+from consensus.inspect.citations import check_citations
+from consensus.inspect.inline import inline_evidence
+from consensus.inspect.results import Span, ToolResult
+from consensus.inspect.schema import tool_schemas
+from consensus.inspect.snapshot import Snapshot
 from consensus.model.base import FailureKind
 from consensus.model.claim import Claim
-from consensus.model.findings import CitedLines
-from consensus.model.reply import ReplyCitation
-from consensus.model.tool_calls import ToolCall, ToolSpec
+from consensus.model.completion import ToolCall, ToolSpec
+from consensus.model.reply import Citation
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelClient
 
-DEFAULT_TOOL_BUDGET = 6  # tool calls one judge may make about one claim
-BUDGET_SPENT = (
-    "Not run: the {budget} tool calls allowed for this claim are spent. "
-    "Answer now with the JSON verdict, citing what you have read."
-)
-
-
-@dataclass(frozen=True)
-class Span:
-    """Lines a judge was shown: of `path`, at `side`, `start`..`end`."""
-
-    path: str
-    start: int
-    end: int
-    side: str = "head"
-
-
-@dataclass(frozen=True)
-class Shown:
-    """One answer the judge was given: its text (redacted), the lines it showed, and what
-    it was, in words (`read src/cart.py:11-71`), for the reader and the journal."""
-
-    text: str
-    spans: tuple[Span, ...] = ()
-    said: str = ""
-
-
-class Workbench(Protocol):
-    """What a judge may look at, over the pull request's trees (read-only)."""
-
-    def specs(self) -> tuple[ToolSpec, ...]: ...
-
-    def run(self, call: ToolCall) -> Shown:
-        """A tool call answered; a refused or malformed call is answered with the reason,
-        never raised."""
-        ...
-
-    def inline(self, claim: Claim) -> Shown:
-        """The evidence a model without tools is given in the question itself."""
-        ...
-
-    def checked(
-        self, cited: Sequence[ReplyCitation], seen: Sequence[Span]
-    ) -> tuple[CitedLines, ...] | None:
-        """The citations found in the tree and among `seen`; None when any of them is not
-        (or nothing is cited): the verdict is then a blind vote."""
-        ...
+INLINE_HEADING = "What the repository holds that bears on it (read by consensus for you):"
+SPANS_NAMED = 3  # of one answer, in the words of what a judge looked at
 
 
 @dataclass
 class Conversation:
-    """One vote slot's exchange: what was shown, and what the judge looked at."""
+    """One vote slot's exchange: the tool calls made, and everything shown."""
 
-    seen: list[Span] = field(default_factory=list)
-    looked: list[str] = field(default_factory=list)
-    calls: int = 0
+    lookups: Lookups
+    shown: list[Span] = field(default_factory=list)  # the question's code and inline evidence
+    looked: list[str] = field(default_factory=list)  # what it read, in words
+
+    def seen(self) -> tuple[Span, ...]:
+        return (*self.shown, *self.lookups.seen())
 
 
 class Looker:
-    """Asks questions with a workbench's tools; remembers, for the run, which models
-    cannot call tools, so each is refused once."""
+    """Asks questions with the verification tools over one snapshot of the trees (shared by
+    every claim and judge of a run: each file is read and redacted once); remembers, for
+    the run, which models cannot call tools."""
 
-    def __init__(self, bench: Workbench, budget: int = DEFAULT_TOOL_BUDGET) -> None:
-        self._bench = bench
-        self._budget = budget
+    def __init__(self, snapshot: Snapshot, budget: ToolBudget | None = None) -> None:
+        self._snapshot = snapshot
+        self._budget = budget or ToolBudget()
+        self._specs = tuple(
+            ToolSpec(
+                name=tool["function"]["name"],
+                description=tool["function"]["description"],
+                parameters=tool["function"]["parameters"],
+            )
+            for tool in tool_schemas()
+        )
         self._toolless: set[str] = set()
 
     async def ask(
@@ -103,23 +76,23 @@ class Looker:
         on_answer: Callable[[Completion], None],
     ) -> tuple[Completion, Conversation]:
         """The final answer to `request` after the tool rounds, with the conversation."""
-        talk = Conversation(seen=list(shown))
-        if request.model in self._toolless or self._budget <= 0:
+        talk = Conversation(Lookups(self._snapshot, self._budget), shown=list(shown))
+        if request.model in self._toolless or self._budget.calls == 0:
             return await self._inline(client, request, claim, talk, on_answer), talk
         messages = list(request.messages)
         while True:
-            spent = talk.calls >= self._budget
+            spent = talk.lookups.exhausted
             asked = request.model_copy(
                 update={
                     "messages": tuple(messages),
-                    "tools": self._bench.specs(),
+                    "tools": self._specs,
                     "tool_choice": "none" if spent else "auto",
                 }
             )
             try:
                 completion = await client.complete(asked)
             except ModelCallError as exc:
-                if exc.kind is not FailureKind.NO_TOOLS or talk.calls:
+                if exc.kind is not FailureKind.NO_TOOLS or talk.lookups.spent:
                     raise
                 self._toolless.add(request.model)
                 return await self._inline(client, request, claim, talk, on_answer), talk
@@ -129,24 +102,20 @@ class Looker:
             messages.append(
                 Message(role="assistant", content=completion.text, tool_calls=completion.tool_calls)
             )
-            messages.extend(self._answers(completion.tool_calls, talk))
+            messages.extend(self._answer(call, talk) for call in completion.tool_calls)
 
-    def _answers(self, calls: Sequence[ToolCall], talk: Conversation) -> list[Message]:
-        """Every call answered (a provider refuses a conversation with an unanswered
-        call), those past the budget with a note that they were not run."""
-        answers = []
-        for call in calls:
-            if talk.calls >= self._budget:
-                text = BUDGET_SPENT.format(budget=self._budget)
-            else:
-                talk.calls += 1
-                result = self._bench.run(call)
-                talk.seen.extend(result.spans)
-                if result.said:
-                    talk.looked.append(result.said)
-                text = result.text
-            answers.append(Message(role="tool", content=text, tool_call_id=call.id))
-        return answers
+    def grounded(self, cited: Sequence[Citation], talk: Conversation) -> tuple[Citation, ...]:
+        """The verdict's citations when every one holds (see inspect/citations.py); none
+        when it cites nothing or any fails: the vote is then a blind one."""
+        report = check_citations(cited, self._snapshot, talk.seen())
+        return tuple(check.citation for check in report.checks) if report.grounded else ()
+
+    def _answer(self, call: ToolCall, talk: Conversation) -> Message:
+        """Every call answered (a provider refuses a conversation with an unanswered one),
+        those past the budget with the budget's note."""
+        result = talk.lookups.call(call.name, call.arguments)
+        talk.looked.append(in_words(result))
+        return Message(role="tool", content=result.text, tool_call_id=call.id)
 
     async def _inline(
         self,
@@ -156,12 +125,11 @@ class Looker:
         talk: Conversation,
         on_answer: Callable[[Completion], None],
     ) -> Completion:
-        evidence = self._bench.inline(claim)
-        talk.seen.extend(evidence.spans)
-        if evidence.said:
-            talk.looked.append(evidence.said)
+        evidence = inline_evidence(self._snapshot, claim)
+        talk.shown.extend(evidence.spans)
+        talk.looked.append(in_words(evidence))
         *head, last = request.messages
-        block = f"{last.content}\n\nWhat the repository holds that bears on it:\n{evidence.text}"
+        block = f"{last.content}\n\n{INLINE_HEADING}\n{evidence.text}"
         asked = request.model_copy(
             update={"messages": (*head, last.model_copy(update={"content": block}))}
         )
@@ -169,10 +137,14 @@ class Looker:
         on_answer(completion)
         return completion
 
-    def grounded(
-        self, cited: Sequence[ReplyCitation], talk: Conversation
-    ) -> tuple[CitedLines, ...] | None:
-        """The verdict's citations as checked against the tree and what it was shown."""
-        if not cited:
-            return None
-        return self._bench.checked(cited, talk.seen)
+
+def in_words(result: ToolResult) -> str:
+    """What one answer showed, for the reader: "read_file src/cart.py:11-71" (the lines it
+    showed, the first few), or the refusal it was."""
+    if result.error:
+        return f"{result.tool}: {result.text.removeprefix('error: ')[:120]}"
+    spans = [f"{s.path}:{s.start_line}-{s.end_line}" for s in result.spans[:SPANS_NAMED]]
+    more = len(result.spans) - SPANS_NAMED
+    if more > 0:
+        spans.append(f"{more} more")
+    return f"{result.tool} " + (", ".join(spans) if spans else "(nothing found)")

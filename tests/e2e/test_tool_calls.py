@@ -14,7 +14,7 @@ import pytest
 
 from consensus.adapters.llm import LiteLLMClient
 from consensus.model.base import FailureKind
-from consensus.model.tool_calls import ToolCall, ToolSpec
+from consensus.model.completion import ToolCall, ToolSpec
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError
 from consensus_sim.provider_server import (
     FakeProviderServer,

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from consensus.model.base import FailureKind
-from consensus.model.tool_calls import ToolSpec
+from consensus.model.completion import ToolSpec
 from consensus.ports import CompletionRequest, Message, ModelCallError
 from consensus.review.guard import GuardedClient
 from consensus.review.ledger import Ledger

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from consensus.adapters.journal import Journal, call_digest
 from consensus.adapters.recording import JournaledClient
-from consensus.model.tool_calls import ToolCall, ToolSpec
+from consensus.model.completion import ToolCall, ToolSpec
 from consensus.ports import Completion, CompletionRequest, Message
 from consensus.review.redacting import RedactingClient
 from consensus.testing import FakeModelClient

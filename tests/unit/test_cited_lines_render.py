@@ -9,14 +9,15 @@ from pathlib import Path
 import jsonschema
 
 from consensus.model.base import Status, VerdictKind
-from consensus.model.findings import CitedLines, Verification, Vote
+from consensus.model.findings import Verification, Vote
+from consensus.model.reply import Citation
 from consensus.render import render
 from tests.unit.test_render import finding, make_report
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[1] / "data" / "sarif-schema-2.1.0.json").read_text()
 )
-GUARD = CitedLines(path="src/cart.py", start_line=41, end_line=41, quote="total = Decimal(0)")
+GUARD = Citation(path="src/cart.py", start_line=41, end_line=41, quote="total = Decimal(0)")
 
 
 def verified_with_citation() -> Verification:

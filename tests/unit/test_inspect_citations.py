@@ -4,13 +4,14 @@ and the evidence a model that cannot call tools is given inline."""
 from __future__ import annotations
 
 from consensus.inspect.budget import Lookups
-from consensus.inspect.citations import Citation, check_citations, diff_spans
+from consensus.inspect.citations import check_citations, diff_spans
 from consensus.inspect.inline import inline_evidence, mentioned_names
 from consensus.inspect.results import Span
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.model.base import Category, Severity
 from consensus.model.claim import Claim
 from consensus.model.diff import ChangedFile, DiffLine, Hunk
+from consensus.model.reply import Citation
 from consensus.testing.trees import FakeTrees
 
 POOL = "".join(f"# line {n}\n" for n in range(1, 41)) + (
