@@ -46,6 +46,7 @@ from consensus.model.findings import ScoredCluster, Vote
 from consensus.model.panel import PanelEstimate
 from consensus.ports import ModelClient, SourceReader
 from consensus.review.judge_calls import Asker, Case, case_of, head_files, request_text
+from consensus.review.judge_tools import Looker
 from consensus.review.judges import Judges, judges, reporters_may_judge
 from consensus.review.ledger import Ledger
 from consensus.review.rounds import Open, first_per_family, judge_in_rounds
@@ -77,6 +78,7 @@ class Panel:
     ledger: Ledger
     source: SourceReader | None
     independent: bool = True
+    looker: Looker | None = None  # the judges read the trees through it, when there are any
 
     def asker(self) -> Asker:
         return Asker(
@@ -85,6 +87,7 @@ class Panel:
             self.providers,
             self.settings.concurrency,
             self.settings.response_language,
+            self.looker,
         )
 
     def judges_of(self, claim: Claim) -> Judges:
@@ -207,15 +210,17 @@ async def verify(
     ledger: Ledger,
     source: SourceReader | None,
     independent: bool = True,
+    looker: Looker | None = None,
 ) -> Verified:
-    """Verify every cluster that needs it; the rest come back unchanged, in order.
+    """Verify every cluster that needs it; the rest come back unchanged, in order. With a
+    `looker`, every judge may read the pull request's trees and its citations are checked.
 
     `independent` False lets reporters judge their own claims: only for the quality
     benchmark's comparison."""
     wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
     if not panel or not wanted:
         return Verified(list(scored))
-    judges_panel = Panel(diff, panel, settings, client, ledger, source, independent)
+    judges_panel = Panel(diff, panel, settings, client, ledger, source, independent, looker)
     others = [
         claim_of(item)
         for n, item in enumerate(scored)
