@@ -111,9 +111,12 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
     )
 
 
-def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
+def report_finding(
+    record: FindingRecord, *, carried_from: str | None = None, moved_from: str | None = None
+) -> ReportFinding:
     """A finding as the run that decided it reported it, read back from its record; the
-    members' own lines are not kept, so each reads as the finding's line."""
+    members' own lines are not kept, so each reads as the finding's line. `moved_from` is
+    the diff's to say, not the record's (ingest/moved.py): where its lines were moved from."""
     note = record.verification
     return ReportFinding(
         id=record.id,
@@ -144,6 +147,7 @@ def report_finding(record: FindingRecord, *, carried_from: str | None = None) ->
             for m in record.members
         ),
         carried_from=carried_from,
+        moved_from=moved_from,
     )
 
 
