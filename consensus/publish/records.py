@@ -151,9 +151,10 @@ def report_finding(
     )
 
 
-def tracked_finding(finding: ReportFinding, *, inline: bool) -> TrackedFinding:
-    """What the state keeps of a finding this run published: its place, and who reported
-    and judged it, kept for its outcome after the finding's record is gone."""
+def tracked_finding(finding: ReportFinding, *, inline: bool, refused: str = "") -> TrackedFinding:
+    """What the state keeps of a finding this run published: its place (`refused`: why the
+    host refused its inline comment), and who reported and judged it, kept for its outcome
+    after the finding's record is gone."""
     checked = finding.verification
     return TrackedFinding(
         fingerprint=finding.fingerprint,
@@ -167,6 +168,7 @@ def tracked_finding(finding: ReportFinding, *, inline: bool) -> TrackedFinding:
         families=tuple(sorted({m.family for m in finding.members})),
         personas=tuple(sorted(set(finding.personas))),
         judges=judge_notes(checked.votes) if checked is not None else (),
+        refused=cut(refused, MAX_REASON),
     )
 
 

@@ -7,43 +7,47 @@ it out again: 0 model calls, 0 reviews, 0 inline comments."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
 from consensus.app.pull.review import review_pull_request
 from consensus.model.flow_result import ResultKind
-from consensus.ports import CompletionRequest, PullFile, PullReader, SourceReader
+from consensus.ports import CompletionRequest, PullFile
 from consensus.publish.state import decode_state
 from consensus.publish.thread import ACTIONS
 from consensus.testing import FakeModelClient
 from tests.flows.flows_world import CONFIG, FINDING, HEAD_SHA, NUMBER, PATCH, NoCheckout, World
 
-TEXT_PATCH = '''\
-@@ -8,10 +8,4 @@ from app.helpers import slugify
- 
- 
--def slugify(title):
--    """The title as a URL slug."""
--    words = re.findall(r"[a-z0-9]+", title.lower())
--    return "-".join(words)
--
--
- def headline(post):
-     return post.title.strip()'''
-HELPERS_PATCH = '''\
-@@ -1,4 +1,10 @@
- import re
- 
- 
-+def slugify(title):
-+    """The title as a URL slug."""
-+    words = re.findall(r"[a-z0-9]+", title.lower())
-+    return "-".join(words)
-+
-+
- def initials(name):'''
+HELPER = [  # moved byte for byte: removed from text.py, added to helpers.py
+    "def slugify(title):",
+    '    """The title as a URL slug."""',
+    '    words = re.findall(r"[a-z0-9]+", title.lower())',
+    '    return "-".join(words)',
+    "",
+    "",
+]
+TEXT_PATCH = "\n".join(
+    [
+        "@@ -8,10 +8,4 @@ from app.helpers import slugify",
+        " ",
+        " ",
+        *(f"-{line}" for line in HELPER),
+        " def headline(post):",
+        "     return post.title.strip()",
+    ]
+)
+HELPERS_PATCH = "\n".join(
+    [
+        "@@ -1,4 +1,10 @@",
+        " import re",
+        " ",
+        " ",
+        *(f"+{line}" for line in HELPER),
+        " def initials(name):",
+    ]
+)
 MOVED_HELPER = [  # helpers between modules, byte for byte
     PullFile(path="src/app/text.py", status="modified", deletions=6, patch=TEXT_PATCH),
     PullFile(path="src/app/helpers.py", status="modified", additions=6, patch=HELPERS_PATCH),
@@ -71,7 +75,7 @@ BIG_SECTION = (
     "new file mode 100644\n"
     "--- /dev/null\n"
     "+++ b/src/app/big.py\n"
-    f"@@ -0,0 +1,40 @@\n" + "".join(f"+{line}\n" for line in BIG.splitlines())
+    "@@ -0,0 +1,40 @@\n" + "".join(f"+{line}\n" for line in BIG.splitlines())
 )
 EVAL = {
     "path": "src/app/big.py",
@@ -100,36 +104,41 @@ class BigFileCheckout(NoCheckout):
     def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
         return {"src/app/big.py": BIG_SECTION}
 
-    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
-        return super().head_source(host, head_sha, workspace)
-
 
 DB_FILE = PullFile(path="src/app/db.py", status="modified", additions=2, patch=PATCH)
-# The first run's reasons to keep a finding out of its inline review.
-KEPT_OUT = {
-    "moved code": dict(files=MOVED_HELPER, models=reporting(ASCII_ONLY)),
-    "over publish.max_inline_comments": dict(
-        config=CONFIG + "publish: {max_inline_comments: 1}\n",
-        models=reporting(FINDING, NO_CLOSE),
+BIG_FILE = PullFile(path="src/app/big.py", status="added", additions=40, patch=None)
+
+
+def moved_code(tmp: Path) -> World:
+    return World(tmp, files=MOVED_HELPER, models=reporting(ASCII_ONLY))
+
+
+def over_the_inline_limit(tmp: Path) -> World:
+    config = CONFIG + "publish: {max_inline_comments: 1}\n"
+    return World(tmp, config=config, models=reporting(FINDING, NO_CLOSE))
+
+
+def below_min_severity(tmp: Path) -> World:
+    config = CONFIG + "publish: {min_severity: high}\n"
+    return World(tmp, config=config, models=reporting(FINDING, NO_CLOSE))
+
+
+def refused_by_github(tmp: Path) -> World:
+    # GitHub omits big.py's patch: it is reviewed from the checkout, and GitHub then
+    # refuses (422) a comment on it as not part of the diff it knows.
+    files = [DB_FILE, BIG_FILE]
+    return World(tmp, files=files, checkout=BigFileCheckout(), models=reporting(FINDING, EVAL))
+
+
+# Each reason a first run keeps a finding out of its inline review, and what it says.
+KEPT_OUT: dict[str, tuple[Callable[[Path], World], str]] = {
+    "moved code": (moved_code, "in moved code (from src/app/text.py:12)"),
+    "over publish.max_inline_comments": (
+        over_the_inline_limit,
+        "over the limit of 1 inline comments",
     ),
-    "below publish.min_severity": dict(
-        config=CONFIG + "publish: {min_severity: high}\n",
-        models=reporting(FINDING, NO_CLOSE),
-    ),
-    "refused by GitHub (422)": dict(
-        files=[
-            DB_FILE,
-            PullFile(path="src/app/big.py", status="added", additions=40, patch=None),
-        ],
-        checkout=BigFileCheckout(),
-        models=reporting(FINDING, EVAL),
-    ),
-}
-FIRST_RUN_SAYS = {
-    "moved code": "in moved code (from src/app/text.py:12)",
-    "over publish.max_inline_comments": "over the limit of 1 inline comments",
-    "below publish.min_severity": "1 summary only",
-    "refused by GitHub (422)": "GitHub refused the inline comment",
+    "below publish.min_severity": (below_min_severity, "1 summary only"),
+    "refused by GitHub (422)": (refused_by_github, "GitHub refused the inline comment"),
 }
 
 
@@ -157,7 +166,7 @@ def published(world: World) -> tuple[int, int, list[tuple[str, bool]]]:
 def test_a_rerun_after_a_helper_moved_between_modules_posts_nothing_inline(
     tmp_path: Path,
 ) -> None:
-    world = World(tmp_path, files=MOVED_HELPER, models=reporting(ASCII_ONLY))
+    world = moved_code(tmp_path)
     review(world)
     assert world.host.pulls[NUMBER].reviews == [] and world.host.review_comment_list == []
     assert "in moved code (from src/app/text.py:12)" in world.summary()
@@ -177,13 +186,17 @@ def test_a_rerun_after_a_helper_moved_between_modules_posts_nothing_inline(
 def test_a_rerun_on_the_same_head_keeps_out_what_the_first_run_kept_out(
     tmp_path: Path, reason: str
 ) -> None:
-    world = World(tmp_path, **KEPT_OUT[reason])  # type: ignore[arg-type]
+    make_world, says = KEPT_OUT[reason]
+    world = make_world(tmp_path)
     review(world)
-    assert FIRST_RUN_SAYS[reason] in world.summary()
+    assert says in world.summary()
     calls, writes, first = len(world.models.calls), len(world.host.writes), published(world)
+    records = decided(world)
 
     review(world)
+    assert any("every file is unchanged since" in line for line in world.lines)
     assert len(world.models.calls) == calls
     assert published(world) == first  # no new review, no new inline comment
+    assert decided(world) == records
     assert not [w for w in world.host.writes[writes:] if "review" in w]  # not even refused
-    assert FIRST_RUN_SAYS[reason] in world.summary()
+    assert says in world.summary()
