@@ -110,6 +110,13 @@ class World:
     host: FakeGitHubHost = field(
         default_factory=lambda: FakeGitHubHost(permissions={MAINTAINER: "write"})
     )
+    files: list[PullFile] = field(
+        default_factory=lambda: [
+            PullFile(path="src/app/db.py", status="modified", additions=2, patch=PATCH)
+        ]
+    )
+    config: str = CONFIG
+    checkout: NoCheckout = field(default_factory=NoCheckout)
 
     def __post_init__(self) -> None:
         info = PullRequestInfo(
@@ -125,8 +132,8 @@ class World:
         self.host.add_pull(
             FakePull(
                 info=info,
-                files=[PullFile(path="src/app/db.py", status="modified", additions=2, patch=PATCH)],
-                base_files={".consensus.yml": CONFIG, ".consensus/workflows/audit.md": AUDIT},
+                files=self.files,
+                base_files={".consensus.yml": self.config, ".consensus/workflows/audit.md": AUDIT},
             )
         )
 
@@ -137,7 +144,7 @@ class World:
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
             log=self.lines.append,
-            checkout=NoCheckout(),
+            checkout=self.checkout,
             clock=lambda: 0.0,
             github=self.host,
         )
