@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
+from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.ports import (
@@ -139,7 +140,8 @@ class World:
 
     def services(self) -> Services:
         return Services(
-            models=RedactingClient(self.models),
+            # as app/wiring.py builds it: replies redacted of the environment's secrets too
+            models=RedactingClient(self.models, secrets=lambda: run_secrets(self.keys)),
             counter=self.counter,
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
