@@ -7,7 +7,8 @@ a key by its format (the scan of ingest/redact.py), or when it is a random-looki
 a variable that is not the runner's own (a key under a name of the user's choosing). The
 runner's variables (`GITHUB_SHA`, `RUNNER_*`) are public but for their tokens, which go by
 name. The Action masks them as the step starts and again once the base branch's
-configuration names its keys; a model's answer in a conversation is scrubbed of them.
+configuration names its keys; every model reply is redacted of them as it arrives
+(review/redacting.py), and a model's answer in a conversation is scrubbed of them again.
 """
 
 from __future__ import annotations

@@ -138,7 +138,8 @@ class ActionStep:
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
     a flow that calls no model costs no import; `models` redacts every prompt it sends
-    (a flow adds the repository's `redact:` patterns once it has read its settings);
+    and every reply it gets (a flow adds the repository's `redact:` patterns once it has
+    read its settings; the replies lose the run's secret values too);
     `journal()` opens the run journal (the caller closes it); `checkout` reads the
     Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
     learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are

@@ -29,6 +29,7 @@ from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
+from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
@@ -212,7 +213,8 @@ def services(
     first call), the token counter (litellm's data), the provider keys, the run journal,
     GitHub when reached."""
     return Services(
-        models=RedactingClient(_LazyClient(env, attempts)),
+        # every reply redacted of the run's secrets too: the environment's, read at the first
+        models=RedactingClient(_LazyClient(env, attempts), secrets=lambda: run_secrets(env)),
         counter=planning_counter(env),
         keys=ProviderKeys(
             dict(env),

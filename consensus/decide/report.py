@@ -14,7 +14,7 @@ from typing import Literal
 from consensus.decide.coverage import file_coverage, incompleteness
 from consensus.ingest.risk import risk_order
 from consensus.model.base import Status
-from consensus.model.diff import MovedLines, ReviewDiff
+from consensus.model.diff import MovedLines, ReviewDiff, moved_from
 from consensus.model.findings import (
     Cluster,
     ModelFailure,
@@ -106,18 +106,12 @@ def report_findings(
                 )
                 for m in item.cluster.members
             ),
-            moved_from=_moved_from(item, moved),
+            moved_from=moved_from(
+                moved, item.cluster.path, item.cluster.line, item.cluster.end_line
+            ),
         )
         for number, item in enumerate(ordered, start=1)
     ]
-
-
-def _moved_from(item: ScoredCluster, moved: Sequence[MovedLines]) -> str | None:
-    cluster = item.cluster
-    block = next((m for m in moved if m.holds(cluster.path, cluster.line, cluster.end_line)), None)
-    if block is None:
-        return None
-    return f"{block.from_path}:{block.from_line + cluster.line - block.line}"
 
 
 def provider_reports(

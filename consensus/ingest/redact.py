@@ -248,6 +248,22 @@ def redact_text(text: str, extra_patterns: Sequence[str] = ()) -> tuple[str, lis
     return "\n".join(redacted), [kind for _, kind in found]
 
 
+def known_values(secrets: Sequence[str]) -> re.Pattern[str] | None:
+    """One regex for a run's secret values (app/secrets.py), longest first so that a value
+    is never matched inside a longer one; values shorter than MIN_SECRET_LENGTH are left
+    out (they would replace ordinary words). None when no value is left."""
+    values = sorted({s for s in secrets if len(s) >= MIN_SECRET_LENGTH}, key=len, reverse=True)
+    return re.compile("|".join(map(re.escape, values))) if values else None
+
+
+def redact_outbound(text: str, patterns: Sequence[str], values: re.Pattern[str] | None) -> str:
+    """Text a model wrote, as it may leave the run: the run's secret values (`values`, of
+    `known_values`) replaced by `«redacted:secret»`, then everything `redact_text` finds."""
+    if values is not None:
+        text = values.sub(placeholder("secret"), text)
+    return redact_text(text, patterns)[0] if text else text
+
+
 def validated_patterns(patterns: Sequence[str]) -> tuple[str, ...]:
     """`patterns` (a `redact:` setting), each compiled once to check it is a regex."""
     for pattern in patterns:

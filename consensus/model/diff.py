@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from consensus.model.base import FileStatus, Frozen
@@ -90,6 +91,15 @@ class MovedLines(Frozen):
 
     def holds(self, path: str, line: int, end_line: int) -> bool:
         return path == self.path and self.line <= line and end_line <= self.end_line
+
+
+def moved_from(moved: Sequence[MovedLines], path: str, line: int, end_line: int) -> str | None:
+    """Where lines `line`..`end_line` of `path` were moved from ("src/old.py:12") when one
+    moved block holds them all: code the pull request did not write. None otherwise."""
+    block = next((m for m in moved if m.holds(path, line, end_line)), None)
+    if block is None:
+        return None
+    return f"{block.from_path}:{block.from_line + line - block.line}"
 
 
 class ReviewDiff(Frozen):

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
-from consensus.model.diff import ReviewDiff
+from consensus.model.diff import MovedLines, ReviewDiff, moved_from
 from consensus.model.findings import Verification
 from consensus.model.report import (
     CarriedFiles,
@@ -119,10 +119,19 @@ class Carry:
 
 
 def plan_carry(
-    state: PublishState, digests: Mapping[str, str], *, basis: str, fresh: bool
+    state: PublishState,
+    digests: Mapping[str, str],
+    *,
+    basis: str,
+    fresh: bool,
+    moved: Sequence[MovedLines] = (),
 ) -> Carry:
     """What to carry: every file of the state's decisions whose diff is unchanged and whose
-    records are all there, unless this is a fresh look or the basis changed."""
+    records are all there, unless this is a fresh look or the basis changed. Each carried
+    finding reads as its run reported it, with where its lines were moved from in this
+    run's diff (`moved`: a fact of the whole diff, not of the finding's file, so it is
+    found again, never kept in the record): code the change only moved stays out of the
+    inline review on every run, as it did on the first."""
     decisions = state.decisions
     if decisions is None:
         return Carry()
@@ -140,7 +149,11 @@ def plan_carry(
     return Carry(
         files=unchanged,
         findings=tuple(
-            report_finding(r, carried_from=f.head_sha)
+            report_finding(
+                r,
+                carried_from=f.head_sha,
+                moved_from=moved_from(moved, r.path, r.line, r.end_line),
+            )
             for f in unchanged
             for r in records.get(f.path, ())
         ),
@@ -402,5 +415,5 @@ def carry_forward(state: PublishState, diff: ReviewDiff, *, basis: str, fresh: b
     """The one entry point: from the previous state (its decisions) and this run's diff, what
     is carried and what is left to review. `fresh`: decide every file again, and compare."""
     digests = diff_digests(diff)
-    carry = plan_carry(state, digests, basis=basis, fresh=fresh)
+    carry = plan_carry(state, digests, basis=basis, fresh=fresh, moved=diff.moved)
     return Carried(carry, without_paths(diff, carry.paths), digests, basis)

@@ -8,6 +8,9 @@ state that the summary comment carries to the next run. What decides:
   the rest are listed in the summary with the reason;
 - a finding whose fingerprint is already on the PR (a marker in one of our review
   comments, or the summary state) is never posted again, even if a human deleted it;
+- a carried finding (its file's diff unchanged, publish/carry.py) whose inline comment the
+  host refused before stays in the summary with the host's reason: the same patch would
+  be refused again, and a re-run publishes what the first run published;
 - a finding of an earlier run that is gone now is resolved, but only when this run could
   have seen it again: quorum met, and its file was reviewed (or left the diff);
 - markers are read only from comments written by our own identity (thread.py), and only
@@ -28,7 +31,7 @@ from consensus.ports import InlineComment
 from consensus.publish.inline import inline_body
 from consensus.publish.records import finding_records, tracked_finding
 from consensus.publish.spent import Spent
-from consensus.publish.state import Decisions, PublishState, TrackedFinding
+from consensus.publish.state import MAX_REASON, Decisions, PublishState, TrackedFinding, cut
 from consensus.publish.suggestion import HeadLines, suggestion_problem
 from consensus.publish.thread import PullRequestThread, review_marker
 from consensus.settings.config import PublishSettings
@@ -48,6 +51,7 @@ class Placement(str, Enum):
     BELOW_MIN = "below_min_severity"
     NOT_ON_DIFF = "not_on_diff"
     REJECTED_BY_GITHUB = "rejected_by_github"
+    REFUSED_EARLIER = "rejected_by_github_earlier"  # refused on an earlier run, carried
     NO_QUORUM = "no_quorum"
     NOT_POSTED = "not_posted"  # disputed, undecided, unverified or rejected: summary only
     DISMISSED = "dismissed"  # `/consensus dismiss`: never posted again on this PR
@@ -115,6 +119,7 @@ def _place(
     quorum: bool,
     dismissed: Mapping[str, str] | None = None,
     suppressed: Mapping[str, str] | None = None,
+    refused: Mapping[str, str] | None = None,
 ) -> tuple[Placement, str, InlineComment | None]:
     if dismissed and finding.fingerprint in dismissed:
         return Placement.DISMISSED, dismissed[finding.fingerprint], None
@@ -128,6 +133,8 @@ def _place(
         return Placement.INLINE_EARLIER, "", None
     if not quorum:
         return Placement.NO_QUORUM, "quorum not met: advisory only", None
+    if finding.carried_from and refused and finding.fingerprint in refused:
+        return Placement.REFUSED_EARLIER, refused[finding.fingerprint], None
     if finding.moved_from and not finding.severity.at_least(Severity.CRITICAL):
         return Placement.MOVED, f"in moved code (from {finding.moved_from})", None
     anchor = _anchor(finding, hunks)
@@ -188,11 +195,21 @@ def plan_publish(
         d.fingerprint: f"dismissed by @{d.by}" + (f": {d.reason}" if d.reason else "")
         for d in thread.state.dismissed
     }
+    refused = {t.fingerprint: t.refused for t in thread.state.findings if t.refused}
     quorum = report.quorum.met
     decided = [
         (
             finding,
-            *_place(finding, settings, posted_before, hunks, quorum, dismissed, marks.suppressed),
+            *_place(
+                finding,
+                settings,
+                posted_before,
+                hunks,
+                quorum,
+                dismissed,
+                marks.suppressed,
+                refused,
+            ),
         )
         for finding in report.findings
     ]
@@ -264,7 +281,11 @@ def _next_state(
 ) -> tuple[tuple[TrackedFinding, ...], tuple[TrackedFinding, ...], PublishState]:
     reviewed_paths, diff_paths, rechecked_paths = scope.reviewed, scope.in_diff, scope.rechecked
     tracked_now = {
-        p.finding.fingerprint: tracked_finding(p.finding, inline=p.placement.inline)
+        p.finding.fingerprint: tracked_finding(
+            p.finding,
+            inline=p.placement.inline,
+            refused=p.note if p.placement is Placement.REFUSED_EARLIER else "",
+        )
         for p in placed
         if p.placement not in (Placement.NOT_POSTED, Placement.BELOW_MIN, Placement.DISMISSED)
     }
@@ -346,7 +367,9 @@ def move_to_summary(
         placed, [c for c, _ in kept], [fp for _, fp in kept], settings, head_sha, plan.workflow
     )
     findings = tuple(
-        t.model_copy(update={"inline": False}) if t.fingerprint in fingerprints else t
+        t.model_copy(update={"inline": False, "refused": cut(note, MAX_REASON)})
+        if t.fingerprint in fingerprints
+        else t
         for t in plan.state.findings
     )
     return plan.model_copy(

@@ -111,9 +111,12 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
     )
 
 
-def report_finding(record: FindingRecord, *, carried_from: str | None = None) -> ReportFinding:
+def report_finding(
+    record: FindingRecord, *, carried_from: str | None = None, moved_from: str | None = None
+) -> ReportFinding:
     """A finding as the run that decided it reported it, read back from its record; the
-    members' own lines are not kept, so each reads as the finding's line."""
+    members' own lines are not kept, so each reads as the finding's line. `moved_from` is
+    the diff's to say, not the record's (ingest/moved.py): where its lines were moved from."""
     note = record.verification
     return ReportFinding(
         id=record.id,
@@ -144,12 +147,14 @@ def report_finding(record: FindingRecord, *, carried_from: str | None = None) ->
             for m in record.members
         ),
         carried_from=carried_from,
+        moved_from=moved_from,
     )
 
 
-def tracked_finding(finding: ReportFinding, *, inline: bool) -> TrackedFinding:
-    """What the state keeps of a finding this run published: its place, and who reported
-    and judged it, kept for its outcome after the finding's record is gone."""
+def tracked_finding(finding: ReportFinding, *, inline: bool, refused: str = "") -> TrackedFinding:
+    """What the state keeps of a finding this run published: its place (`refused`: why the
+    host refused its inline comment), and who reported and judged it, kept for its outcome
+    after the finding's record is gone."""
     checked = finding.verification
     return TrackedFinding(
         fingerprint=finding.fingerprint,
@@ -163,6 +168,7 @@ def tracked_finding(finding: ReportFinding, *, inline: bool) -> TrackedFinding:
         families=tuple(sorted({m.family for m in finding.members})),
         personas=tuple(sorted(set(finding.personas))),
         judges=judge_notes(checked.votes) if checked is not None else (),
+        refused=cut(refused, MAX_REASON),
     )
 
 

@@ -25,9 +25,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   credited to its reporters;
 - v7 adds `panel`: the soft counts the last run's estimate of its judges and reporters
   adds to the repository's history (model/history.py); the learnings pool it when the PR
-  closes.
+  closes;
+- v8 adds `TrackedFinding.refused`: why the host refused a finding's inline comment (a
+  422). A later run that carries the finding's decision (its file's patch unchanged, so
+  the host would refuse it again) keeps it in the summary without asking the host again.
 
-A v1 to v6 block reads as v7 with empty additions (a tracked finding whose reporters are
+A v1 to v7 block reads as v8 with empty additions (a tracked finding whose reporters are
 not known: its outcome is credited to no one, and the learnings say how many were). A
 block that is unreadable, fails validation or has a newer version is ignored (the caller
 says so); nothing in it is ever used to decide who may run a command.
@@ -65,8 +68,8 @@ from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, 
 from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 7
-READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7})
+STATE_VERSION = 8
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7, 8})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -103,6 +106,7 @@ class TrackedFinding(Frozen):
     families: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()  # () before v6: unknown
     personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
     judges: tuple[JudgeNote, ...] = ()
+    refused: str = Field(default="", max_length=MAX_REASON + 10)  # v8: the host's refusal
 
 
 class MemberNote(Frozen):
@@ -293,7 +297,7 @@ def decode_state(body: str) -> PublishState | None:
         data = json.loads(raw)
         if not isinstance(data, dict):
             return None
-        data["version"] = STATE_VERSION  # older versions read as v7 with empty additions
+        data["version"] = STATE_VERSION  # older versions read as v8 with empty additions
         return PublishState.model_validate(data)
     except (binascii.Error, zlib.error, ValueError, ValidationError):
         return None

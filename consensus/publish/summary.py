@@ -50,6 +50,7 @@ _WHERE = {
     Placement.OVER_LIMIT: "here",
     Placement.NOT_ON_DIFF: "here",
     Placement.REJECTED_BY_GITHUB: "here",
+    Placement.REFUSED_EARLIER: "here",
     Placement.NO_QUORUM: "here",
     Placement.SUPPRESSED: "here",
     Placement.MOVED: "here",

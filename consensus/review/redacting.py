@@ -1,5 +1,6 @@
-"""Every prompt redacted before it leaves: the ModelClient wrapper each face's client is
-built behind (app/wiring.py), so no caller can send a model what ingest would have hidden.
+"""Every prompt redacted before it leaves, every reply as it arrives: the ModelClient
+wrapper each face's client is built behind (app/wiring.py), so no caller can send a model
+what ingest would have hidden, and nothing a model writes reaches an output with a secret.
 
 Each message of a request (system, user, and the assistant turns a repair quotes back)
 goes through ingest/redact.py's rules, the same line-preserving replacement the diff gets:
@@ -8,24 +9,42 @@ repository's own `redact:` patterns once a flow has read its settings (`add_patt
 Text that holds no secret goes through unchanged, so the journal's digest of a call, taken
 outside this wrapper, stays what it was. The block a provider may cache (`cache_prefix`,
 the diff, the same for every call of a run) is redacted once and remembered.
+
+Each reply (and a failed call's message) comes back through the same rules and the run's
+own secret values (`secrets`: the environment's, app/secrets.py, read at the first reply),
+before anything records or parses it: the journal stores the redacted reply, every
+output is made of it, and a replay, which parses what the journal stored, decides the
+same. A key a model quotes from a file the rules did not recognise, or invents in a
+vendor's shape, is `«redacted:KIND»` in every comment, report and bench file.
 """
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cache
 
-from consensus.ingest.redact import redact_text, validated_patterns
-from consensus.ports import Completion, CompletionRequest, Message, ModelClient
+from consensus.ingest.redact import known_values, redact_outbound, redact_text, validated_patterns
+from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelClient
 
 REMEMBERED = 32  # redacted cache prefixes kept: a run sends a few, each many times
 
 
 class RedactingClient:
-    def __init__(self, inner: ModelClient, patterns: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        inner: ModelClient,
+        patterns: Sequence[str] = (),
+        *,
+        secrets: Callable[[], Sequence[str]] = tuple,
+    ) -> None:
+        """`secrets`: the run's secret values, asked once, at the first reply (reading them
+        may load the detector, which a command that asks no model never needs)."""
         self._inner = inner
         self._patterns: tuple[str, ...] = ()
         self._prefixes: OrderedDict[str, str] = OrderedDict()
+        self._values: Callable[[], re.Pattern[str] | None] = cache(lambda: known_values(secrets()))
         self.add_patterns(patterns)
 
     @property
@@ -45,7 +64,21 @@ class RedactingClient:
         messages = tuple(self._message(m) for m in request.messages)
         if messages != request.messages:
             request = request.model_copy(update={"messages": messages})
-        return await self._inner.complete(request)
+        try:
+            completion = await self._inner.complete(request)
+        except ModelCallError as exc:
+            message = self.outbound(exc.message)
+            if message == exc.message:
+                raise
+            raise ModelCallError(exc.kind, message, exc.fix) from None
+        text = self.outbound(completion.text)
+        if text == completion.text:
+            return completion
+        return completion.model_copy(update={"text": text})
+
+    def outbound(self, text: str) -> str:
+        """`text` a model wrote (or a provider's error), as every output may show it."""
+        return redact_outbound(text, self._patterns, self._values())
 
     def _message(self, message: Message) -> Message:
         prefix = message.cache_prefix

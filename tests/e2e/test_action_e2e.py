@@ -67,6 +67,19 @@ DB_FIXED = DB_AFTER.replace(
 BIG = "".join(f"VALUE_{n} = {n}\n" for n in range(40)) + "eval(input())\n"
 SQL = 'query = f"SELECT * FROM users WHERE id = {user_id}"'
 LOOP = "for i in range(len(ids) + 1):"
+SLUGIFY = '''\
+def slugify(title):
+    """The title as a URL slug."""
+    words = re.findall(r"[a-z0-9]+", title.lower())
+    return "-".join(words)
+'''
+ASCII = 're.findall(r"[a-z0-9]+"'
+TEXT_BEFORE = f"import re\n\n\n{SLUGIFY}\n\ndef headline(post):\n    return post.title.strip()\n"
+TEXT_AFTER = "def headline(post):\n    return post.title.strip()\n"
+HELPERS_BEFORE = (
+    'import re\n\n\ndef initials(name):\n    return "".join(p[0] for p in name.split())\n'
+)
+HELPERS_AFTER = HELPERS_BEFORE.replace("\n\n\ndef initials", f"\n\n\n{SLUGIFY}\n\ndef initials")
 
 
 def line_of(text: str, needle: str) -> int:
@@ -104,6 +117,10 @@ def responder(model: str) -> object:
             found.append(finding("src/app/db.py", line, f"Off-by-one in loop ({model})", "bug"))
         if "eval(input())" in prompt:
             found.append(finding("src/app/big.py", line_of(BIG, "eval("), f"eval ({model})"))
+        if ASCII in prompt:  # a helper the PR only moved: its code is not the PR's
+            line = line_of(HELPERS_AFTER, ASCII)
+            title = f"slugify drops non-ASCII letters ({model})"
+            found.append(finding("src/app/helpers.py", line, title, "bug"))
         return reply(json.dumps({"findings": found}))
 
     return answer
@@ -367,6 +384,24 @@ def test_a_422_moves_the_refused_comment_to_the_summary(world: World) -> None:
     assert "reviewed from the checkout's git history" in summary
 
 
+def test_a_rerun_after_a_422_does_not_offer_github_the_refused_comment_again(
+    world: World,
+) -> None:
+    git(world.repo, "checkout", "-q", "-b", "big", "feature")
+    commit(world.repo, {"src/app/big.py": BIG}, "a big file")
+    world.open_pr(head="big", omit_patch=("src/app/big.py",))
+    first = world.run(CONSENSUS_HOME=str(world.tmp / "runner-1"))
+    assert [status for _, _, status in review_posts(first)] == [422, 200], first.stderr
+    comments = len(world.github.repos[REPO].review_comments)
+    run = world.run("reopened", CONSENSUS_HOME=str(world.tmp / "runner-2"))
+    assert run.code == 0, run.stderr
+    assert "every file is unchanged since" in run.stderr
+    assert review_posts(run) == []  # neither refused again nor a review of nothing
+    assert len(world.github.repos[REPO].review_comments) == comments
+    summary = world.bot_summary()
+    assert "`src/app/big.py:41`" in summary and "GitHub refused the inline comment" in summary
+
+
 def test_a_secondary_rate_limit_is_waited_out_then_succeeds(world: World) -> None:
     world.open_pr()
     message = "You have exceeded a secondary rate limit. Please wait a few minutes."
@@ -496,6 +531,32 @@ def test_a_rerun_on_the_same_head_asks_no_model_and_posts_exactly_the_same(world
     report = json.loads((world.tmp / "consensus-report.json").read_text())
     assert {f["carried_from"] for f in report["findings"]} == {head}
     assert report["stats"]["calls"] == 0 and report["quorum"]["met"] is True
+
+
+def test_a_rerun_after_a_helper_moved_between_modules_posts_nothing_inline(
+    world: World,
+) -> None:
+    git(world.repo, "checkout", "-q", "main")
+    helpers = {"src/app/text.py": TEXT_BEFORE, "src/app/helpers.py": HELPERS_BEFORE}
+    commit(world.repo, helpers, "text helpers")
+    git(world.repo, "checkout", "-q", "-b", "move-helpers")
+    moved = {"src/app/text.py": TEXT_AFTER, "src/app/helpers.py": HELPERS_AFTER}
+    commit(world.repo, moved, "move slugify to the helpers")
+    head = world.open_pr(head="move-helpers").head_sha
+    first = world.run(CONSENSUS_HOME=str(world.tmp / "runner-1"))
+    assert first.code == 0, first.stderr
+    assert review_posts(first) == [] and world.github.repos[REPO].review_comments == []
+    moved_from = f"in moved code (from src/app/text.py:{line_of(TEXT_BEFORE, ASCII)})"
+    assert moved_from in world.bot_summary()
+    before, sent = decided(world.bot_summary()), len(world.providers.log)
+    assert [status for _, _, status, _, _ in before] == ["consensus"]
+    run = world.run("reopened", CONSENSUS_HOME=str(world.tmp / "runner-2"))  # no journal
+    assert run.code == 0, run.stderr
+    assert "every file is unchanged since" in run.stderr
+    assert len(world.providers.log) == sent  # 0 model calls
+    assert review_posts(run) == [] and world.github.repos[REPO].review_comments == []
+    assert decided(world.bot_summary()) == before
+    assert f"{moved_from} · carried from {head[:7]}" in world.bot_summary()
 
 
 def test_full_review_decides_afresh_and_shows_each_changed_decision(world: World) -> None:

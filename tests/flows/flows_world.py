@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
+from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.ports import (
@@ -110,6 +111,13 @@ class World:
     host: FakeGitHubHost = field(
         default_factory=lambda: FakeGitHubHost(permissions={MAINTAINER: "write"})
     )
+    files: list[PullFile] = field(
+        default_factory=lambda: [
+            PullFile(path="src/app/db.py", status="modified", additions=2, patch=PATCH)
+        ]
+    )
+    config: str = CONFIG
+    checkout: NoCheckout = field(default_factory=NoCheckout)
 
     def __post_init__(self) -> None:
         info = PullRequestInfo(
@@ -125,19 +133,20 @@ class World:
         self.host.add_pull(
             FakePull(
                 info=info,
-                files=[PullFile(path="src/app/db.py", status="modified", additions=2, patch=PATCH)],
-                base_files={".consensus.yml": CONFIG, ".consensus/workflows/audit.md": AUDIT},
+                files=self.files,
+                base_files={".consensus.yml": self.config, ".consensus/workflows/audit.md": AUDIT},
             )
         )
 
     def services(self) -> Services:
         return Services(
-            models=RedactingClient(self.models),
+            # as app/wiring.py builds it: replies redacted of the environment's secrets too
+            models=RedactingClient(self.models, secrets=lambda: run_secrets(self.keys)),
             counter=self.counter,
             keys=ProviderKeys(self.keys, needed_keys=lambda model: ()),
             journal=lambda: Journal(self.tmp / "journal.db"),
             log=self.lines.append,
-            checkout=NoCheckout(),
+            checkout=self.checkout,
             clock=lambda: 0.0,
             github=self.host,
         )

@@ -405,6 +405,39 @@ def test_a_refused_blocking_finding_keeps_the_request_for_changes() -> None:
     assert moved.review.comments == () and moved.review.requests_changes
 
 
+def _refused_once(finding: ReportFinding) -> PullRequestThread:
+    """The thread after a run whose inline comment for `finding` GitHub refused."""
+    first = move_to_summary(
+        plan(finding),
+        {finding.fingerprint},
+        "GitHub refused the inline comment (app.py:41: not a RIGHT-side line of one hunk)",
+        settings=PublishSettings(),
+        head_sha=HEAD,
+    )
+    [tracked] = first.state.findings
+    assert not tracked.inline and tracked.refused.startswith("GitHub refused the inline")
+    return PullRequestThread(summary_id=7, state=first.state)
+
+
+def test_a_carried_finding_github_refused_stays_in_the_summary_without_asking_again() -> None:
+    critical = make(1, severity=Severity.CRITICAL, line=41)
+    thread = _refused_once(critical)
+    carried = critical.model_copy(update={"carried_from": HEAD})
+    again = plan(carried, thread=thread)
+    assert again.review is None  # no comment, and no second request for changes
+    [placed] = again.placed
+    assert placed.placement is Placement.REFUSED_EARLIER
+    assert placed.note.startswith("GitHub refused the inline comment")
+    [tracked] = again.state.findings  # and the next run still knows it
+    assert not tracked.inline and tracked.refused == placed.note
+
+
+def test_a_refused_finding_decided_again_on_a_changed_file_is_offered_again() -> None:
+    critical = make(1, severity=Severity.CRITICAL, line=41)
+    again = plan(critical, thread=_refused_once(critical))  # not carried: its patch changed
+    assert again.review is not None and again.review.fingerprints == (critical.fingerprint,)
+
+
 def test_suspects_are_comments_outside_githubs_own_hunks() -> None:
     review = PlannedReview(
         body="b",

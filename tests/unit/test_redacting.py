@@ -7,9 +7,10 @@ import asyncio
 import pytest
 
 from consensus.errors import ConfigError
-from consensus.ports import CompletionRequest, Message
+from consensus.model.base import FailureKind
+from consensus.ports import CompletionRequest, Message, ModelCallError
 from consensus.review.redacting import RedactingClient
-from consensus.testing import FakeModelClient
+from consensus.testing import FakeModelClient, rate_limited
 
 AWS = "AKIAZ7Q4W2M9K3TR8YXB"
 OWN = "acme-internal-qmzrtkvw"
@@ -97,3 +98,66 @@ def test_every_faces_client_is_the_redacting_one() -> None:
     from consensus.app.wiring import services
 
     assert isinstance(services({}, log=lambda line: None).models, RedactingClient)
+
+
+# ---------------------------------------------------------------------------- the replies
+
+GITHUB = "ghp_" + "R7kq2ZxW9mN4vB8cT1yH6jL3pD5sF0gA2eQu"
+DEPLOY = "stagingdeployqzmxwkrt"  # a run's secret: in no vendor's format
+
+
+def answered(client: RedactingClient) -> str:
+    asked = request(Message(role="user", content="Is it real?"))
+    return asyncio.run(client.complete(asked)).text
+
+
+def test_a_reply_comes_back_with_every_secret_a_model_wrote_replaced() -> None:
+    reply = (
+        '{"verdict": "confirmed", "reason": '
+        f'"the log prints {AWS}, {GITHUB}, {OWN} and {DEPLOY}"}}'
+    )
+    client = RedactingClient(FakeModelClient(default=reply), secrets=lambda: [DEPLOY])
+    client.add_patterns(["acme-internal-[a-z0-9]{8}"])
+    assert answered(client) == (
+        '{"verdict": "confirmed", "reason": "the log prints «redacted:aws-access-key», '
+        '«redacted:github-token», «redacted:custom» and «redacted:secret»"}'
+    )
+
+
+def test_a_reply_without_a_secret_is_the_completion_the_provider_gave() -> None:
+    fake = FakeModelClient(default='{"findings": []}')
+    completion = asyncio.run(
+        RedactingClient(fake).complete(request(Message(role="user", content="Review.")))
+    )
+    assert completion.text == '{"findings": []}' and completion.tokens_out == fake.tokens_out
+
+
+def test_a_failed_calls_message_is_redacted_and_keeps_its_kind() -> None:
+    leaked = rate_limited(f"429 for key {DEPLOY}: slow down")
+    client = RedactingClient(FakeModelClient(default=leaked), secrets=lambda: [DEPLOY])
+    with pytest.raises(ModelCallError) as failed:
+        answered(client)
+    assert failed.value.message == "429 for key «redacted:secret»: slow down"
+    assert failed.value.kind is FailureKind.RATE_LIMITED
+
+
+def test_the_runs_secrets_are_read_once_at_the_first_reply_never_before() -> None:
+    asked: list[int] = []
+
+    def secrets() -> list[str]:
+        asked.append(1)
+        return [DEPLOY, "short"]  # a value under 8 characters would replace words: kept out
+
+    client = RedactingClient(FakeModelClient(default=f"{DEPLOY} is short"), secrets=secrets)
+    assert asked == []
+    assert answered(client) == "«redacted:secret» is short"
+    assert answered(client) == "«redacted:secret» is short"
+    assert asked == [1]
+
+
+def test_a_secret_inside_a_longer_one_leaves_nothing_of_the_longer() -> None:
+    client = RedactingClient(
+        FakeModelClient(default=f"{DEPLOY}-suffix and {DEPLOY}"),
+        secrets=lambda: [DEPLOY, f"{DEPLOY}-suffix"],
+    )
+    assert answered(client) == "«redacted:secret» and «redacted:secret»"
