@@ -39,7 +39,7 @@ from consensus.review.job import ReviewJob
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.sameness import ask_same_problem
-from consensus.review.verify import needs_check
+from consensus.review.verify import Reading, needs_check
 from consensus.review.verify import verify as verify_clusters
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, render_persona
@@ -403,7 +403,7 @@ async def _verify(
         settings=run.settings,
         client=run.client,
         ledger=run.ledger,
-        source=source,
+        reading=Reading(source=source),
     )
     return checked.items, "done", checked.panel
 

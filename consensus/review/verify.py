@@ -65,6 +65,16 @@ def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What judges may read of the code: the head's files, for the code around a claim
+    (`source`), and the pull request's trees through the verification tools (`looker`);
+    without either, a judge votes on what its question shows."""
+
+    source: SourceReader | None = None
+    looker: Looker | None = None
+
+
+@dataclass(frozen=True)
 class Panel:
     """Where judges sit: the diff, the providers that may judge, the settings, the guarded
     client and its ledger, and the head tree to read code around a claim from.
@@ -208,19 +218,20 @@ async def verify(
     settings: Settings,
     client: ModelClient,
     ledger: Ledger,
-    source: SourceReader | None,
+    reading: Reading,
     independent: bool = True,
-    looker: Looker | None = None,
 ) -> Verified:
-    """Verify every cluster that needs it; the rest come back unchanged, in order. With a
-    `looker`, every judge may read the pull request's trees and its citations are checked.
+    """Verify every cluster that needs it; the rest come back unchanged, in order; the
+    judges read the code as `reading` lets them.
 
     `independent` False lets reporters judge their own claims: only for the quality
     benchmark's comparison."""
     wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
     if not panel or not wanted:
         return Verified(list(scored))
-    judges_panel = Panel(diff, panel, settings, client, ledger, source, independent, looker)
+    judges_panel = Panel(
+        diff, panel, settings, client, ledger, reading.source, independent, reading.looker
+    )
     others = [
         claim_of(item)
         for n, item in enumerate(scored)

@@ -19,7 +19,7 @@ from consensus.ports import Completion, CompletionRequest, ModelCallError
 from consensus.review.guard import GuardedClient
 from consensus.review.judge_tools import INLINE_HEADING, Looker
 from consensus.review.ledger import Ledger
-from consensus.review.verify import verify
+from consensus.review.verify import Reading, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient
 from consensus.testing.trees import FakeTrees, Link
@@ -161,8 +161,7 @@ def judged(answer: Answer, budget: int = 6, claims: int = 1) -> tuple[list[Vote]
             settings=settings,
             client=GuardedClient(client, ledger),
             ledger=ledger,
-            source=None,
-            looker=looker,
+            reading=Reading(looker=looker),
         )
     )
     votes = [v for item in done.items if item.verification for v in item.verification.votes]
