@@ -25,7 +25,15 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from consensus_sim.script import VERIFY_TITLE, JsonObject, Responder, Step, call_tools, reply
+from consensus_sim.script import (
+    VERIFY_TITLE,
+    JsonObject,
+    Responder,
+    Step,
+    call_tools,
+    prompt_text,
+    reply,
+)
 
 LOCATION = re.compile(r"^Location: (?P<path>\S.*?), lines (?P<line>\d+)-(?P<end>\d+)$", re.M)
 QUOTED_NAME = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]{0,80})`")
@@ -72,7 +80,7 @@ def looking_judge(
     def respond(body: JsonObject) -> Step:
         question = first_user_text(body)
         title = VERIFY_TITLE.search(question)
-        if title is None or "verdict" not in question:
+        if title is None or "verdict" not in prompt_text(body):
             return reply(json.dumps({"findings": []}))
         claim = truth.get(title["title"].strip())
         if claim is None:

@@ -71,6 +71,14 @@ CREATE TABLE IF NOT EXISTS sources (
     text TEXT,
     PRIMARY KEY (run_id, path)
 );
+CREATE TABLE IF NOT EXISTS trees (  -- what the verification tools read of the PR's trees
+    run_id TEXT NOT NULL,
+    side TEXT NOT NULL,             -- head | base
+    kind TEXT NOT NULL,             -- paths (the listing, JSON) | link | blob
+    path TEXT NOT NULL,             -- '' for the listing
+    data BLOB,                      -- NULL: no such link or file
+    PRIMARY KEY (run_id, side, kind, path)
+);
 """
 
 
@@ -269,7 +277,7 @@ class Journal:
         return len(gone)
 
     def _forget(self, run_id: str) -> None:
-        for table in ("calls", "sources", "phases", "runs"):
+        for table in ("calls", "sources", "trees", "phases", "runs"):
             self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def _size(self) -> int:
@@ -348,6 +356,22 @@ class Journal:
         self._db.execute(
             "INSERT OR REPLACE INTO sources (run_id, path, text) VALUES (?, ?, ?)",
             (run_id, path, text),
+        )
+
+    def tree_read(self, run_id: str, side: str, kind: str, path: str) -> tuple[bool, bytes | None]:
+        """What the run read of one side's tree: (known, the bytes or None for nothing)."""
+        row = self._db.execute(
+            "SELECT data FROM trees WHERE run_id = ? AND side = ? AND kind = ? AND path = ?",
+            (run_id, side, kind, path),
+        ).fetchone()
+        return (True, None if row[0] is None else bytes(row[0])) if row else (False, None)
+
+    def record_tree_read(
+        self, run_id: str, side: str, kind: str, path: str, data: bytes | None
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO trees (run_id, side, kind, path, data) VALUES (?, ?, ?, ?, ?)",
+            (run_id, side, kind, path, data),
         )
 
 

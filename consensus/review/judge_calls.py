@@ -32,7 +32,7 @@ from consensus.ports import (
     SourceReader,
 )
 from consensus.review.context import code_context
-from consensus.review.judge_tools import Conversation, Looker
+from consensus.review.judge_tools import Conversation, Looker, Question
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
@@ -104,7 +104,6 @@ class Asker:
     ) -> tuple[Vote | str, int]:
         """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
         times. A budget refusal comes back as the note that stops verification."""
-        request = _request(case, provider, role, check, self._language)
         discarded = 0
         for resample in range(RESAMPLES + 1):
             if tally.spent:
@@ -113,10 +112,15 @@ class Asker:
             slot = self._per_provider.setdefault(
                 provider.model, asyncio.Semaphore(provider.max_concurrency)
             )
-            asked = _resampled(request, resample) if resample else request
+
+            def question(evidence: str = "", resample: int = resample) -> CompletionRequest:
+                """The question of this slot, with the evidence given inline, if any."""
+                asked = _request(case, provider, role, check, self._language, evidence)
+                return _resampled(asked, resample) if resample else asked
+
             async with slot, self._slots:
                 try:
-                    completion, talk = await self._ask(asked, case, provider)
+                    completion, talk = await self._ask(question, case, provider)
                 except ModelCallError as exc:
                     if exc.kind is FailureKind.BUDGET:
                         why = exc.message.removeprefix("not called: ")
@@ -137,7 +141,7 @@ class Asker:
         return _vote(case, provider, role, None, why), discarded
 
     async def _ask(
-        self, request: CompletionRequest, case: Case, provider: ProviderSettings
+        self, question: Question, case: Case, provider: ProviderSettings
     ) -> tuple[Completion, Conversation | None]:
         """One question answered: straight, or through the looker's tool rounds (each
         round's usage noted as it ends, so a later round's failure keeps it)."""
@@ -146,10 +150,10 @@ class Asker:
             self._ledger.note_verification(provider.model, completion.usage)
 
         if self._looker is None:
-            completion = await self._client.complete(request)
+            completion = await self._client.complete(question(""))
             noted(completion)
             return completion, None
-        return await self._looker.ask(self._client, request, case.claim, case.shown, noted)
+        return await self._looker.ask(self._client, question, case.claim, case.shown, noted)
 
 
 def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
@@ -184,7 +188,7 @@ def _vote(
 
 
 def _request(
-    case: Case, provider: ProviderSettings, role: str, check: int, language: str
+    case: Case, provider: ProviderSettings, role: str, check: int, language: str, evidence: str = ""
 ) -> CompletionRequest:
     claim = case.claim
     system = template("verify_system.j2").render(nonce=case.nonce)
@@ -200,6 +204,7 @@ def _request(
         body=claim.body,
         context=case.context,
         hunk=case.hunk,
+        evidence=evidence,
         language_note=language_note(language, 'the "reason"'),
     )
     return CompletionRequest(

@@ -33,7 +33,8 @@ from consensus.model.completion import ToolCall, ToolSpec
 from consensus.model.reply import Citation
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelClient
 
-INLINE_HEADING = "What the repository holds that bears on it (read by consensus for you):"
+# The question of one vote slot, with the evidence given inline (or "" for none).
+Question = Callable[[str], CompletionRequest]
 SPANS_NAMED = 3  # of one answer, in the words of what a judge looked at
 
 
@@ -70,15 +71,16 @@ class Looker:
     async def ask(
         self,
         client: ModelClient,
-        request: CompletionRequest,
+        question: Question,
         claim: Claim,
         shown: Sequence[Span],
         on_answer: Callable[[Completion], None],
     ) -> tuple[Completion, Conversation]:
-        """The final answer to `request` after the tool rounds, with the conversation."""
+        """The final answer to the question after the tool rounds, with the conversation."""
         talk = Conversation(Lookups(self._snapshot, self._budget), shown=list(shown))
+        request = question("")
         if request.model in self._toolless or self._budget.calls == 0:
-            return await self._inline(client, request, claim, talk, on_answer), talk
+            return await self._inline(client, question, claim, talk, on_answer), talk
         messages = list(request.messages)
         while True:
             spent = talk.lookups.exhausted
@@ -95,7 +97,7 @@ class Looker:
                 if exc.kind is not FailureKind.NO_TOOLS or talk.lookups.spent:
                     raise
                 self._toolless.add(request.model)
-                return await self._inline(client, request, claim, talk, on_answer), talk
+                return await self._inline(client, question, claim, talk, on_answer), talk
             on_answer(completion)
             if not completion.tool_calls or spent:
                 return completion, talk
@@ -120,20 +122,17 @@ class Looker:
     async def _inline(
         self,
         client: ModelClient,
-        request: CompletionRequest,
+        question: Question,
         claim: Claim,
         talk: Conversation,
         on_answer: Callable[[Completion], None],
     ) -> Completion:
+        """The question with the evidence in it, among the data it shows (never outside
+        the data markers: the repository's code is no instruction)."""
         evidence = inline_evidence(self._snapshot, claim)
         talk.shown.extend(evidence.spans)
         talk.looked.append(in_words(evidence))
-        *head, last = request.messages
-        block = f"{last.content}\n\n{INLINE_HEADING}\n{evidence.text}"
-        asked = request.model_copy(
-            update={"messages": (*head, last.model_copy(update={"content": block}))}
-        )
-        completion = await client.complete(asked)
+        completion = await client.complete(question(evidence.text))
         on_answer(completion)
         return completion
 

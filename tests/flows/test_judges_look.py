@@ -17,7 +17,7 @@ from consensus.model.diff import ChangedFile, DiffLine, Hunk, ReviewDiff
 from consensus.model.findings import Cluster, Finding, ScoredCluster, Vote
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 from consensus.review.guard import GuardedClient
-from consensus.review.judge_tools import INLINE_HEADING, Looker
+from consensus.review.judge_tools import Looker
 from consensus.review.ledger import Ledger
 from consensus.review.verify import Reading, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
@@ -49,6 +49,7 @@ VIEWS = "\n".join(
     ]
 )
 GUARD = "return checkout(items or [])"  # views.py line 6: the caller never passes None
+INLINE_HEADING = "What the repository holds that bears on it"  # verify.j2
 TREES = FakeTrees(
     head={
         "src/shop/cart.py": CART,
