@@ -27,7 +27,7 @@ def _vote_line(vote: Vote) -> str:
     looked = [code(words) for words in vote.looked[:LOOKED_NAMED]]
     if len(vote.looked) > LOOKED_NAMED:
         looked.append(f"{len(vote.looked) - LOOKED_NAMED} more")
-    read = f"read {', '.join(looked)}; " if looked else ""
+    read = f"looked at {', '.join(looked)}; " if looked else ""
     cited = "; ".join(_cited(c) for c in vote.evidence)
     verdict = vote.verdict.value if vote.verdict else "no verdict"
     return f"- {escape_line(vote.family)} ({verdict}): {read}cited {cited}"

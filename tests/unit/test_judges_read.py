@@ -36,7 +36,7 @@ def test_a_grounded_confirmation_shows_what_was_read_and_cited_collapsed() -> No
 
     assert "<details><summary>What the judges read</summary>" in text
     assert (
-        "- anthropic (confirmed): read `read_file src/shop/cart.py:11-71`; "
+        "- anthropic (confirmed): looked at `read_file src/shop/cart.py:11-71`; "
         "cited `src/shop/cart.py:40-41` `total = item.price`"
     ) in text
 
