@@ -75,11 +75,17 @@ def decision_basis(parts: Iterable[str]) -> str:
 
 
 def without_paths(diff: ReviewDiff, paths: frozenset[str]) -> ReviewDiff:
-    """The diff without the files and links at `paths` (their decisions are carried)."""
+    """The diff without what it holds at `paths` (their decisions are carried): their files,
+    links, redactions and moved blocks. What is left is the diff of the other files alone,
+    so no source of findings finds in it again what a carried decision holds: a carried
+    file's redactions left in would make the secret scan report its key once more, without
+    the code its fingerprint is made of (so under another fingerprint, posted twice)."""
     return diff.model_copy(
         update={
             "files": tuple(f for f in diff.files if f.path not in paths),
             "links": tuple(link for link in diff.links if link.path not in paths),
+            "redactions": tuple(r for r in diff.redactions if r.path not in paths),
+            "moved": tuple(m for m in diff.moved if m.path not in paths),
         }
     )
 
@@ -382,6 +388,7 @@ class Carried:
                 "stats": stats,
                 "decision_changes": decision_changes(findings, carry),
                 "carried": carried_files(carry, len(self.digests)),
+                "redactions": list(diff.redactions),  # the carried files' too
                 "notes": [*base.notes, *notes],
             }
         )
