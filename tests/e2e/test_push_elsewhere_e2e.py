@@ -20,7 +20,7 @@ from consensus_sim.github_server import FakeGitHub
 from consensus_sim.gitlab import FakeGitLab
 from consensus_sim.provider_server import FakeProviderServer, Script
 from tests.e2e import test_action_e2e as github
-from tests.e2e.gitlab_world import INVOICE_AFTER, MODELS, PROJECT, IID, World, responder
+from tests.e2e.gitlab_world import IID, INVOICE_AFTER, MODELS, PROJECT, World, responder
 
 # Line 2 holds the key; nothing in this file changes after the first review.
 SETTINGS = '''\

@@ -41,11 +41,10 @@ diff --git a/src/shop/cart.py b/src/shop/cart.py
 index 5d0e1b2..8c9f3a4 100644
 --- a/src/shop/cart.py
 +++ b/src/shop/cart.py
-@@ -4,3 +4,4 @@ def total(items):
+@@ -4,2 +4,3 @@ def total(items):
      amount = sum(item.price for item in items)
 +    amount = {total}
      return amount
- 
 """
 
 
@@ -103,9 +102,7 @@ def test_a_key_on_an_untouched_line_keeps_its_one_finding_and_fingerprint(
 def test_a_run_that_carries_the_key_s_file_still_lists_its_redaction() -> None:
     _, state = run(SETTINGS + cart("0.0"), PublishState())
     second, _ = run(SETTINGS + cart("1.0"), state)
-    assert [(r.path, r.line, r.kind) for r in second.redactions] == [
-        (KEY_FILE, 2, "stripe-key")
-    ]
+    assert [(r.path, r.line, r.kind) for r in second.redactions] == [(KEY_FILE, 2, "stripe-key")]
 
 
 def test_the_state_a_first_run_leaves_decides_the_key_s_file() -> None:
