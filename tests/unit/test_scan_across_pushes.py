@@ -110,3 +110,26 @@ def test_the_state_a_first_run_leaves_decides_the_key_s_file() -> None:
     _, state = run(SETTINGS + cart("0.0"), PublishState())
     assert state.decisions is not None
     assert {f.path for f in state.decisions.files} == {KEY_FILE, "src/shop/cart.py"}
+
+
+def test_a_key_an_earlier_version_posted_twice_is_decided_again_and_posted_once() -> None:
+    """Such a version left two records of the key on its unchanged file: the second under
+    the fingerprint of its title, made when the scan had no code of it."""
+    _, state = run(SETTINGS + cart("0.0"), PublishState())
+    assert state.decisions is not None
+    [record] = [r for r in state.records if r.path == KEY_FILE]
+    again = record.model_copy(update={"id": "F9", "fingerprint": "20c35d435fccd9cd"})
+    files = [
+        f.model_copy(update={"findings": 2}) if f.path == KEY_FILE else f
+        for f in state.decisions.files
+    ]
+    left = state.model_copy(
+        update={
+            "records": (*state.records, again),
+            "decisions": state.decisions.model_copy(update={"files": tuple(files)}),
+        }
+    )
+    third, _ = run(SETTINGS + cart("1.0"), left)
+    assert key_prints(third) == [record.fingerprint]
+    [kept] = [f for f in third.findings if f.path == KEY_FILE]
+    assert kept.carried_from is None  # decided again, by this run
