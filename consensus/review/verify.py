@@ -21,8 +21,11 @@ other providers of non-reporting families join them. One family, one judge: the 
 rule asks the families that have not judged a claim first, and a family again only when its
 next answer is likely to change what is posted (review/rounds.py).
 Only when every family that answered reported the claim (`check_consensus: true` on a
-unanimous one) may reporters judge: their votes are marked `self_vote`, and their
-confirmations weigh nothing (weighed) or the lead needed is k + 1 (ahead-by-k). Judges,
+unanimous one) may reporters judge: their votes are marked `self_vote`, their
+confirmations weigh nothing (weighed) or the lead needed is k + 1 (ahead-by-k), and the
+verdict's reason says it (SELF_JUDGED). A claim's reporters are its families and those its
+reporting models vote for on this panel (`Panel.reported`); a failed judge's turn never
+passes to a reporter. Judges,
 votes and their order depend on the claims, the panel and the answers only, so a replay
 asks the same questions and decides the same.
 """
