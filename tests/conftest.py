@@ -20,7 +20,7 @@ import pytest
 
 from consensus_sim.github_server import FakeGitHub
 from consensus_sim.gitlab import FakeGitLab
-from tests.contract import gitlab_api
+from tests.contract import gitlab_api, gitlab_graphql
 from tests.contract.github_openapi import description, problems_of
 
 os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
@@ -71,7 +71,8 @@ def _github_requests_conform_to_github(monkeypatch: pytest.MonkeyPatch) -> Itera
 def _gitlab_requests_conform_to_gitlab(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every loopback GitLab a test starts is checked when the test ends: each request our
     adapter sent must be one GitLab's API takes, as python-gitlab defines it
-    (tests/contract/gitlab_api.py)."""
+    (tests/contract/gitlab_api.py), and each GraphQL request and answer one GitLab's
+    schema allows (tests/contract/gitlab_graphql.py)."""
     started: list[FakeGitLab] = []
     start = FakeGitLab.start
 
@@ -81,7 +82,10 @@ def _gitlab_requests_conform_to_gitlab(monkeypatch: pytest.MonkeyPatch) -> Itera
 
     monkeypatch.setattr(FakeGitLab, "start", recording_start)
     yield
-    problems = gitlab_api.problems_of(r for server in started for r in server.requests)
+    requests = [r for server in started for r in server.requests]
+    problems = gitlab_api.problems_of(requests)
     assert not problems, "GitLab's API, as python-gitlab defines it, disagrees:\n" + "\n".join(
         problems
     )
+    problems = gitlab_graphql.problems_of(requests)
+    assert not problems, "GitLab's GraphQL schema disagrees:\n" + "\n".join(problems)

@@ -314,8 +314,9 @@ class GitLabHost:
         """Who last edited a note, and when (GraphQL `lastEditedBy`, `lastEditedAt`: REST
         does not say); None when nobody has since it was posted.
 
-        When GitLab cannot answer the query (an instance whose schema lacks it, GraphQL
-        turned off, an error after the retries), the run goes on as if nobody had: a
+        When GitLab cannot answer the query (an instance before 15.9, whose schema lacks
+        `Query.note`; GraphQL turned off; `note: null`, a note gone or not readable by the
+        token; an error after the retries), the run goes on as if nobody had: a
         warning says so, and the summary's state is believed. On GitLab only a note's
         author and the project's Maintainers and Owners may edit it, and they may already
         dismiss and pause by command: what they could write into the state gives them

@@ -22,7 +22,11 @@ from consensus.ports import (
     ReviewThread,
 )
 
-# Who last edited a note: GraphQL alone says (REST has `updated_at` only).
+# Who last edited a note: GraphQL alone says (REST's note has `updated_at` only, moved by any
+# change). `Query.note(id: NoteID!)` came in GitLab 15.9 (an Experiment in GitLab's schema);
+# the id is the note's global ID, `gid://gitlab/Note/<id>` (DiffNote, DiscussionNote: the
+# note's `type`). tests/data/gitlab/note_schema.graphql is the part of GitLab's schema this
+# is held to (tests/contract/gitlab_graphql.py).
 EDIT_QUERY = """
 query ConsensusNoteEdit($id: NoteID!) {
   note(id: $id) { lastEditedAt lastEditedBy { username } }
@@ -277,12 +281,19 @@ def next_page(headers: Mapping[str, str]) -> int | None:
 
 def comment_edit_of(answer: Any, url: str) -> CommentEdit | None:
     """The GraphQL answer to EDIT_QUERY: who last edited the note and when; None when
-    nobody has. GraphQL errors (HTTP 200) are a GitLabError."""
+    nobody has. GraphQL errors (HTTP 200) are a GitLabError, and so is `note: null`: GitLab
+    answers null for a note it cannot find or the token may not read, which says nothing
+    about who edited it."""
     answer = answer if isinstance(answer, dict) else {}
     if answer.get("errors"):
         problem = "; ".join(str(e.get("message")) for e in answer["errors"])
         raise GitLabError(f"GitLab GraphQL {url} failed: {problem}", fix="re-run the job")
-    note = (answer.get("data") or {}).get("note") or {}
+    note = (answer.get("data") or {}).get("note")
+    if not isinstance(note, dict):
+        raise GitLabError(
+            f"GitLab GraphQL {url}: no such note, or the token may not read it",
+            fix="give the token the `read_api` or `api` scope and a role on the project",
+        )
     if not note.get("lastEditedAt"):
         return None
     editor = str((note.get("lastEditedBy") or {}).get("username") or "")

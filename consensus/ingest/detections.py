@@ -118,10 +118,14 @@ def _where(lines: tuple[int, int]) -> str:
 
 
 def committed_credentials(diff: ReviewDiff) -> list[Finding]:
-    """One finding per place of credentials on lines the change adds (found by redaction)."""
+    """One finding per place of credentials on lines the change adds (found by redaction)
+    to a file of the diff: the file whose code at those lines the finding's fingerprint is
+    made of (a redaction of a file not in it, one whose decisions are carried, is not this
+    diff's to report)."""
     by_path: dict[str, dict[int, list[str]]] = {}
+    held = {changed.path for changed in diff.files}
     for redaction in diff.redactions:
-        if redaction.added and redaction.line is not None:
+        if redaction.added and redaction.line is not None and redaction.path in held:
             kinds = by_path.setdefault(redaction.path, {}).setdefault(redaction.line, [])
             kinds.append(redaction.kind)
     found = []

@@ -17,8 +17,10 @@ workflow, consensus's version). The next run on the PR:
 
 A file counts as decided only when the run could decide it: quorum met, the budget not
 exhausted, every provider that was called reviewed it, and no verifier call on its findings
-failed. Anything else is decided again by the next run. A state is believed only when we
-wrote it last (thread.py), and is validated field by field (state.py).
+failed. Anything else is decided again by the next run, and so is a file whose records
+hold one scan finding twice (what an earlier version posted again after a push elsewhere).
+A state is believed only when we wrote it last (thread.py), and is validated field by field
+(state.py).
 """
 
 from __future__ import annotations
@@ -75,11 +77,17 @@ def decision_basis(parts: Iterable[str]) -> str:
 
 
 def without_paths(diff: ReviewDiff, paths: frozenset[str]) -> ReviewDiff:
-    """The diff without the files and links at `paths` (their decisions are carried)."""
+    """The diff without what it holds at `paths` (their decisions are carried): their files,
+    links, redactions and moved blocks. What is left is the diff of the other files alone,
+    so no source of findings finds in it again what a carried decision holds: a carried
+    file's redactions left in would make the secret scan report its key once more, without
+    the code its fingerprint is made of (so under another fingerprint, posted twice)."""
     return diff.model_copy(
         update={
             "files": tuple(f for f in diff.files if f.path not in paths),
             "links": tuple(link for link in diff.links if link.path not in paths),
+            "redactions": tuple(r for r in diff.redactions if r.path not in paths),
+            "moved": tuple(m for m in diff.moved if m.path not in paths),
         }
     )
 
@@ -141,7 +149,9 @@ def plan_carry(
     unchanged = tuple(
         f
         for f in decisions.files
-        if digests.get(f.path) == f.digest and len(records.get(f.path, ())) == f.findings
+        if digests.get(f.path) == f.digest
+        and len(records.get(f.path, ())) == f.findings
+        and not _posted_twice(records.get(f.path, ()))
     )
     if fresh or decisions.basis != basis:
         earlier = tuple(Earlier(r, f.head_sha) for f in unchanged for r in records.get(f.path, ()))
@@ -161,6 +171,14 @@ def plan_carry(
         families_answered=decisions.families_answered,
         min_providers=decisions.min_providers,
     )
+
+
+def _posted_twice(records: Sequence[FindingRecord]) -> bool:
+    """Do two of a file's records hold one scan finding (one place, one title)? Earlier
+    versions found a carried file's key again, without its code, so under another
+    fingerprint: such a file is decided again, once, and the repeat resolved."""
+    places = [(r.line, r.end_line, r.title) for r in records if r.found_by_scan]
+    return len(places) != len(set(places))
 
 
 # --------------------------------------------------------------------------- the report
@@ -395,6 +413,7 @@ class Carried:
                 "stats": stats,
                 "decision_changes": decision_changes(findings, carry),
                 "carried": carried_files(carry, len(self.digests)),
+                "redactions": list(diff.redactions),  # the carried files' too
                 "notes": [*base.notes, *notes],
             }
         )

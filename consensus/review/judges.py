@@ -1,6 +1,11 @@
 """Who judges a claim: the configured inspector and voters minus the families
 that reported it, topped up from the panel; the reporters themselves only when no other
-family answered. The rule is stated in review/verify.py's docstring."""
+family answered. The rule is stated in review/verify.py's docstring.
+
+A claim's reporters are its families and the families of the models that reported it
+(`reporting_families`): a finding recorded by model alone, or under a family its model no
+longer votes for, is still its reporters' claim. A configured judge is the provider the
+settings name, with its family, even when it did not answer the review."""
 
 from __future__ import annotations
 
@@ -20,16 +25,31 @@ class Judges:
     self_judged: bool = False
 
 
+def reporting_families(
+    families: frozenset[str],
+    models: Iterable[str],
+    panel: Sequence[ProviderSettings],
+    configured: Sequence[ProviderSettings] = (),
+) -> frozenset[str]:
+    """The families that reported a claim: `families` as recorded, and the family each of
+    the reporting `models` votes for now (as the panel, else the settings, name it)."""
+    return families | {_provider(m, panel, configured).voting_family for m in models}
+
+
 def judges(
     reporters: frozenset[str],
     panel: Sequence[ProviderSettings],
     inspector: InspectorSettings,
     k: int,
+    configured: Sequence[ProviderSettings] = (),
 ) -> Judges:
     """The judges of a claim the families `reporters` made, by the rule in the module
-    docstring."""
-    named = [_provider(inspector.model, panel)] if inspector.model else []
-    named += [_provider(m, panel) for m in inspector.voters] if inspector.voters else panel
+    docstring; `configured`: the settings' providers, where a configured judge that is not
+    on the panel is looked up."""
+    named = [_provider(inspector.model, panel, configured)] if inspector.model else []
+    named += (
+        [_provider(m, panel, configured) for m in inspector.voters] if inspector.voters else panel
+    )
     chosen = _distinct(p for p in named if p.voting_family not in reporters)
     if len(chosen) < k:  # too few to reach k: the panel's other independent providers join
         chosen = _distinct([*chosen, *(p for p in panel if p.voting_family not in reporters)])[:k]
@@ -37,8 +57,8 @@ def judges(
         fallback = _distinct(named) or list(panel)
         first = fallback[0]
         return Judges(first, tuple(_inspector_last(fallback, first)), self_judged=True)
-    configured = named[0] if inspector.model else None
-    first = configured if configured in chosen else chosen[0]
+    wanted = named[0] if inspector.model else None
+    first = wanted if wanted in chosen else chosen[0]
     return Judges(first, tuple(_inspector_last(chosen, first)))
 
 
@@ -76,5 +96,11 @@ def _inspector_last(
     return [*others, inspector] if others else [inspector]
 
 
-def _provider(model: str, panel: Sequence[ProviderSettings]) -> ProviderSettings:
-    return next((p for p in panel if p.model == model), ProviderSettings(model=model))
+def _provider(
+    model: str, panel: Sequence[ProviderSettings], configured: Sequence[ProviderSettings] = ()
+) -> ProviderSettings:
+    """The provider of `model`: the panel's, else the settings' (its family and endpoint
+    kept), else one of the family its name says."""
+    return next(
+        (p for p in (*panel, *configured) if p.model == model), ProviderSettings(model=model)
+    )

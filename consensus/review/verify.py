@@ -21,8 +21,11 @@ other providers of non-reporting families join them. One family, one judge: the 
 rule asks the families that have not judged a claim first, and a family again only when its
 next answer is likely to change what is posted (review/rounds.py).
 Only when every family that answered reported the claim (`check_consensus: true` on a
-unanimous one) may reporters judge: their votes are marked `self_vote`, and their
-confirmations weigh nothing (weighed) or the lead needed is k + 1 (ahead-by-k). Judges,
+unanimous one) may reporters judge: their votes are marked `self_vote`, their
+confirmations weigh nothing (weighed) or the lead needed is k + 1 (ahead-by-k), and the
+verdict's reason says it (SELF_JUDGED). A claim's reporters are its families and those its
+reporting models vote for on this panel (`Panel.reported`); a failed judge's turn never
+passes to a reporter. Judges,
 votes and their order depend on the claims, the panel and the answers only, so a replay
 asks the same questions and decides the same.
 """
@@ -47,7 +50,7 @@ from consensus.model.panel import PanelEstimate
 from consensus.ports import ModelClient, SourceReader
 from consensus.review.judge_calls import Asker, Case, case_of, head_files, request_text
 from consensus.review.judge_tools import Looker
-from consensus.review.judges import Judges, judges, reporters_may_judge
+from consensus.review.judges import Judges, judges, reporters_may_judge, reporting_families
 from consensus.review.ledger import Ledger
 from consensus.review.rounds import Open, first_per_family, judge_in_rounds
 from consensus.review.tally import EXTRA_CALLS_PER_FINDING, RESAMPLES, Tally, judgement_of
@@ -104,8 +107,18 @@ class Panel:
         inspector = self.settings.inspector
         k = ahead_by_for(claim, inspector.ahead_by)
         if self.independent:
-            return judges(claim.families, self.providers, inspector, k)
+            return judges(claim.families, self.providers, inspector, k, self.settings.providers)
         return reporters_may_judge(claim.families, self.providers, inspector)
+
+    def reported(self, claim: Claim) -> Claim:
+        """The claim with every family that reported it: those recorded, and those its
+        reporting models vote for on this panel (review/judges.py)."""
+        families = reporting_families(
+            claim.families, claim.providers, self.providers, self.settings.providers
+        )
+        return (
+            claim if families == claim.families else claim.model_copy(update={"families": families})
+        )
 
     def reviewers(self, claim: Claim) -> frozenset[str]:
         """The families that reviewed the claim's file: as scored, else the panel's."""
@@ -130,6 +143,7 @@ async def judge_claims(
     which the estimate of the panel reads too (who reports what); `consensus`: which of
     `claims` reached consensus (posted unless rejected: what a family asked again could
     still change), none when not given."""
+    claims = [panel.reported(c) for c in claims]
     heads = head_files([c.path for c in claims], panel.source, panel.settings.redact)
     cases = [case_of(claim, panel.diff, heads[claim.path]) for claim in claims]
     known = known_counts(panel.settings.judged_by())
@@ -144,6 +158,7 @@ async def judge_claims(
                    zip(claims, judgements, strict=True)]  # fmt: skip
         judged = [(j.verification.votes, j.outcome) for j in judgements]
         seen = estimate([*claimed, *context], known)
+        judgements = _noted(claims, judgements, panel)
         return Judged(judgements, panel_estimate(seen, judged, len(claims) + len(others)))
     cap = inspector.max_votes or WEIGHED_CAP
     reached = [*consensus, *[False] * (len(cases) - len(consensus))]
@@ -153,7 +168,22 @@ async def judge_claims(
         for case, agreed in zip(cases, reached, strict=True)
     ]  # fmt: skip
     weighed = await judge_in_rounds(opened, context, asker, known, inspector.target_precision)
-    return Judged(weighed.judgements, weighed.panel)
+    return Judged(_noted(claims, weighed.judgements, panel), weighed.panel)
+
+
+SELF_JUDGED = "judged by its reporters: no other family answered"
+
+
+def _noted(
+    claims: Sequence[Claim], judgements: Sequence[Judgement], panel: Panel
+) -> list[Judgement]:
+    """Each judgement, saying so when the claim's own reporters judged it."""
+    return [
+        j.model_copy(update={"reason": f"{j.reason}; {SELF_JUDGED}"})
+        if panel.judges_of(c).self_judged and j.verification.votes
+        else j
+        for c, j in zip(claims, judgements, strict=True)
+    ]
 
 
 async def _ahead_by_k(

@@ -8,7 +8,8 @@ every request consensus makes, state in memory (state.py, answered by routes.py)
 - a discussion's `position` is checked as GitLab checks it (diffs.position_error): the
   SHAs of one diff version, and a line of its diff, else 400 and nothing is stored;
 - `POST /api/graphql` answers the one query consensus sends (a note's `lastEditedAt`
-  and `lastEditedBy`), anything else with a GraphQL error;
+  and `lastEditedBy`) with GitLab's types (tests/contract/gitlab_graphql.py holds it to
+  them), anything else with a GraphQL error;
 - a pipeline trigger (`POST /projects/:id/trigger/pipeline` with the trigger token, or
   the webhook form `POST /projects/:id/ref/:ref/trigger/pipeline?token=…` whose body is
   the event) records a pipeline with its variables and payload (`Project.pipelines`);
@@ -97,7 +98,7 @@ def answer(
 ) -> Answer:
     if method == "POST" and path == "/api/graphql":
         user = _acting(state, headers)
-        return (200, _graphql(state, body), {}) if user else error(401, "401 Unauthorized")
+        return (200, _graphql(state, body, user), {}) if user else error(401, "401 Unauthorized")
     if not path.startswith("/api/v4/"):
         return routes.NOT_FOUND
     rest = path.removeprefix("/api/v4")
@@ -149,22 +150,44 @@ def _trigger(
     return 201, made, {}
 
 
-def _graphql(state: GitLabState, body: Any) -> Any:
-    """`note(id:) { lastEditedAt lastEditedBy { username } }`, the one query consensus sends."""
+# What a NoteID may name: Note and its subclasses (GitLab's `GlobalIDType[::Note]`).
+_NOTE_ID = re.compile(r"^gid://gitlab/(?:Note|DiffNote|DiscussionNote|LegacyDiffNote)/(\d+)$")
+
+
+def _graphql(state: GitLabState, body: Any, user: Account) -> Any:
+    """`note(id:) { lastEditedAt lastEditedBy { username } }`, the one query consensus sends,
+    answered as GitLab does: a `NoteID` that is not a Note's global ID is a variable error;
+    a note that is gone, or in a project the user is not a member of, is `null`; `Time` in
+    whole seconds (REST's carry milliseconds); `lastEditedBy` null unless the note was
+    edited, GitLab's `ghost` user when the editor is unknown."""
     query = str((body or {}).get("query") or "")
-    ident = str(((body or {}).get("variables") or {}).get("id") or "")
+    ident = ((body or {}).get("variables") or {}).get("id")
     if "note(id:" not in query.replace(" ", "").replace("note(id:$id)", "note(id:"):
         return {"errors": [{"message": "unsupported query in the loopback GitLab"}]}
-    number = ident.rsplit("/", 1)[-1]
+    match = _NOTE_ID.match(ident) if isinstance(ident, str) else None
+    if match is None:
+        problem = f"{json.dumps(ident)} is not a valid Global ID of a Note"
+        return {
+            "errors": [
+                {"message": f"Variable $id of type NoteID! was provided invalid value: {problem}"}
+            ]
+        }
     for project in state.projects.values():
+        if user.id not in project.members:
+            continue
         for discussion in project.discussions:
             for note in discussion["notes"]:
-                if str(note["id"]) == number:
-                    editor = note.get("_editor")
-                    edited = {"username": editor} if editor else None
-                    found = {"lastEditedAt": note.get("_last_edited_at"), "lastEditedBy": edited}
-                    return {"data": {"note": found}}
+                if str(note["id"]) == match.group(1):
+                    return {"data": {"note": _edit_of(note)}}
     return {"data": {"note": None}}
+
+
+def _edit_of(note: dict[str, Any]) -> dict[str, Any]:
+    edited_at = note.get("_last_edited_at")
+    if not edited_at:
+        return {"lastEditedAt": None, "lastEditedBy": None}
+    seconds = re.sub(r"\.\d+(?=Z|[+-]\d\d:\d\d$)", "", str(edited_at))
+    return {"lastEditedAt": seconds, "lastEditedBy": {"username": note.get("_editor") or "ghost"}}
 
 
 class FakeGitLab(GitLabState, Loopback):

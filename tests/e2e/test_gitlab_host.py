@@ -214,6 +214,27 @@ def test_an_instance_that_cannot_say_who_edited_a_note_is_a_warning_not_a_failur
     assert "who last edited note" in lines[-1] and "lastEditedBy" in lines[-1]
 
 
+def test_a_summary_edited_by_a_maintainer_names_them_and_the_time_in_graphqls_form(
+    gitlab: FakeGitLab,
+) -> None:
+    adapter = host(gitlab)
+    posted = adapter.create_issue_comment(12, "## consensus\n<!-- consensus:summary -->")
+    gitlab.edit_note(PROJECT, posted.id, "## consensus\n<!-- consensus:state paused -->", "maria")
+    edit = adapter.comment_edit(posted)
+    assert edit is not None and edit.editor == "maria"
+    assert edit.edited_at == "2026-01-02T00:00:00Z"  # GraphQL's Time: whole seconds
+
+
+def test_a_note_graphql_answers_null_for_is_a_warning_not_never_edited(gitlab: FakeGitLab) -> None:
+    lines: list[str] = []
+    adapter = host(gitlab, log=lines.append)
+    posted = adapter.create_issue_comment(12, "## consensus\n<!-- consensus:summary -->")
+    adapter.delete_issue_comment(posted.id)  # gone between reading the notes and asking
+    assert adapter.comment_edit(posted) is None  # believed, as when GitLab cannot answer
+    assert f"who last edited note {posted.id} is unknown" in lines[-1]
+    assert "no such note, or the token may not read it" in lines[-1]
+
+
 def test_a_reaction_is_an_award_emoji_and_giving_it_twice_is_no_error(gitlab: FakeGitLab) -> None:
     note = gitlab.add_note(PROJECT, 12, "/consensus review", "maria")
     adapter = host(gitlab, merge_request=12)
