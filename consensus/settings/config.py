@@ -104,7 +104,8 @@ class InspectorSettings(Strict):
     """
     tool_budget: int = Field(default=6, ge=0, le=30)
     """Read-only tool calls (read a file, search, find a definition…) one judge may make about
-    one claim; 0 offers none."""
+    one claim, where the run has the pull request's trees; then it must answer. 0 offers no
+    tools: each judge is given the evidence in its question instead."""
 
 
 class PublishSettings(Strict):
