@@ -8,62 +8,19 @@ and a run journal can wrap any client without the core noticing.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
-from consensus.model.findings import Usage
+
+# What a model is asked and answers is model data; the port's users import it from here.
+from consensus.model.completion import Completion as Completion
+from consensus.model.completion import CompletionRequest as CompletionRequest
+from consensus.model.completion import Message as Message
 from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
-
-
-class Message(BaseModel):
-    """One chat message. `cache_prefix` marks the leading part a provider may cache."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    role: Literal["system", "user", "assistant"]
-    content: str
-    cache_prefix: str | None = None  # when set, content starts with it (the diff block)
-
-
-class CompletionRequest(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    model: str
-    messages: tuple[Message, ...]
-    response_schema: dict[str, Any] | None = None  # JSON schema for structured output
-    schema_name: str = "reply"
-    api_base: str | None = None
-    api_key_env: str | None = None
-    timeout_s: float = 120.0
-    temperature: float | None = None
-    max_tokens: int | None = None
-    seed: int | None = None  # sent where the provider honours one (the adapter asks litellm)
-
-
-class Completion(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    text: str
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
-    latency_s: float = 0.0
-    from_journal: bool = False  # served from the run journal: paid for by an earlier attempt
-
-    @property
-    def usage(self) -> Usage:
-        return Usage(
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            cost_usd=self.cost_usd,
-            latency_s=self.latency_s,
-            calls=1,
-            from_journal=1 if self.from_journal else 0,
-        )
 
 
 class ModelCallError(Exception):
@@ -111,6 +68,22 @@ class SourceReader(Protocol):
     contents API on GitHub). None when the file cannot be read."""
 
     def read(self, path: str) -> str | None: ...
+
+
+Side = Literal["head", "base"]  # which of a pull request's two trees
+
+
+class TreeReader(Protocol):
+    """A pull request's trees at its base and head commits, read-only (never the work
+    tree). Paths are as git lists them: relative, `/`-separated; a symlink is an entry."""
+
+    def paths(self, side: Side) -> tuple[str, ...]: ...  # every file and symlink, sorted
+
+    def link_target(self, path: str, side: Side) -> str | None: ...  # None: not a symlink
+
+    def read(self, paths: Sequence[str], side: Side) -> dict[str, bytes]:
+        """The bytes of the regular files among `paths` (in one pass); others left out."""
+        ...
 
 
 # --------------------------------------------------------------------------- pull request host

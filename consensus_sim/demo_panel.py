@@ -8,7 +8,8 @@ the code does cap, one each a claim the code contradicts, and one a nit. No cali
 ships: the judges show what they are worth by their votes. They refute the three claims
 the code contradicts (Qwen's judge confirms one of them, as an agreeable judge would, and
 a third family is asked), so the run reads them as judges that tell claims apart, and
-their two confirmations of the pagination bug verify it.
+their two confirmations of the pagination bug verify it. Llama's judge reads the file
+before it confirms the bug, and cites the line that shows it.
 
 Nothing here knows the package: the replies are the JSON a model would send, chosen by
 reading the prompt as a provider would see it (`prompt_text`).
@@ -18,7 +19,15 @@ from __future__ import annotations
 
 import json
 
-from consensus_sim.script import JsonObject, Responder, Script, Step, prompt_text, reply
+from consensus_sim.script import (
+    JsonObject,
+    Responder,
+    Script,
+    Step,
+    call_tools,
+    prompt_text,
+    reply,
+)
 
 REPOSITORY = "shop"
 BASE_BRANCH = "main"
@@ -248,10 +257,38 @@ def _sameness(prompt: str) -> str:
     return json.dumps({"verdict": "same" if same else "different", "reason": reason})
 
 
+# The judge that reads the repository before it confirms the pagination bug: it opens the
+# file around the claim, then cites the line that shows it.
+LOOKER = "llama-sim"
+PAGES_TEXT = "return len(orders) // PAGE_SIZE + 1"
+
+
+def _looked(body: JsonObject, prompt: str) -> Step | None:
+    """Llama's tool call, or its verdict citing what it read; None: it answers as the
+    others do (no tools offered, or not the pagination claim)."""
+    question = prompt.rsplit("Is the finding", 1)[-1].lower()
+    if "page" not in question or not body.get("tools"):
+        return None
+    results = [
+        m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "tool"
+    ]
+    if not results:
+        around = {"path": PATH, "start_line": max(1, PAGES - 10), "end_line": PAGES + 5}
+        return call_tools(("read_file", around))
+    if not any(PAGES_TEXT in str(m.get("content")) for m in results):
+        return None
+    cited = {"path": PATH, "start_line": PAGES, "end_line": PAGES, "quote": PAGES_TEXT}
+    reason = REASONS[("page", "confirmed")]
+    return reply(json.dumps({"verdict": "confirmed", "reason": reason, "evidence": [cited]}))
+
+
 def _panelist(model: str, latency_s: float) -> Responder:
     def answer(body: JsonObject) -> Step:
         prompt = prompt_text(body)
         if VERIFIER in prompt:  # a judge is asked one claim at a time
+            looked = _looked(body, prompt) if model == LOOKER else None
+            if looked is not None:
+                return looked
             return reply(_verdict(model, prompt), delay_s=latency_s)
         if COMPARER in prompt:
             return reply(_sameness(prompt), delay_s=latency_s)

@@ -14,7 +14,8 @@ It speaks just enough of three wire protocols for litellm's real client path:
 
 Each request's ``model`` field selects what happens, through a `Script`: a queue of
 `Step` values consumed in order, or a callable answering by content, then a default.
-Steps are made with `reply`, `error`, `hang` and `drop`. Every request is recorded in
+Steps are made with `reply`, `call_tools` (a reply asking for tools, in each API's shape),
+`error`, `hang` and `drop`. Every request is recorded in
 `FakeProviderServer.log`. litellm asks for ``stream: false`` unless told to stream;
 ``stream: true`` is served as SSE for OpenAI only (one content chunk, then usage) and
 refused with a 400 elsewhere. (A request without ``stream`` is answered whole, even
@@ -35,7 +36,7 @@ for everything else::
 
 Step JSON: ``{"reply": text, "delay_s"?, "tokens_in"?, "tokens_out"?,
 "finish_reason"?}``, ``{"status": int, "body"?, "headers"?}``, ``{"hang": seconds}``,
-``{"drop": true}``.
+``{"drop": true}``, ``{"tool_calls": [{"name", "arguments"}]}``.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ from consensus_sim.script import (
     Responder,
     Script,
     Step,
+    call_tools,
     drop,
     error,
     hang,
@@ -76,6 +78,7 @@ __all__ = [
     "Responder",
     "Script",
     "Step",
+    "call_tools",
     "drop",
     "error",
     "hang",

@@ -68,7 +68,7 @@ class Answer:
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": step.text, "refusal": None},
+                        "message": self._openai_message(step),
                         "logprobs": None,
                         "finish_reason": step.finish_reason,
                     }
@@ -105,11 +105,33 @@ class Answer:
         }
         if self.api == "ollama_chat":
             ollama["message"] = {"role": "assistant", "content": step.text}
+            if step.tool_calls:
+                calls = [{"function": {"name": n, "arguments": a}} for n, a in step.tool_calls]
+                ollama["message"]["tool_calls"] = calls
+                ollama["done_reason"] = "stop"
         else:
             ollama["response"] = step.text
         return ollama
 
+    def _openai_message(self, step: Step) -> JsonObject:
+        if not step.tool_calls:
+            return {"role": "assistant", "content": step.text, "refusal": None}
+        calls = [
+            {
+                "id": f"call_fake{self.number}_{n}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            for n, (name, arguments) in enumerate(step.tool_calls)
+        ]
+        return {"role": "assistant", "content": None, "refusal": None, "tool_calls": calls}
+
     def _anthropic_content(self, step: Step) -> tuple[list[JsonObject], str]:
+        if step.tool_calls:
+            return [
+                {"type": "tool_use", "id": f"toolu_fake{self.number}_{n}", "name": name, "input": a}
+                for n, (name, a) in enumerate(step.tool_calls)
+            ], "tool_use"
         tool = _forced_tool(self.body)
         if tool is not None:
             with contextlib.suppress(ValueError):

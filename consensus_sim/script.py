@@ -1,8 +1,8 @@
 """What the loopback provider answers: scripted steps per model, and the request log.
 
 A `Script` holds, per model name, a queue of `Step` values consumed in order, or a
-responder choosing by content, then a default. Steps are made with `reply`, `error`,
-`hang` and `drop`. `RequestLog` records every request the server received.
+responder choosing by content, then a default. Steps are made with `reply`, `call_tools`,
+`error`, `hang` and `drop`. `RequestLog` records every request the server received.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 JsonObject = dict[str, Any]
 StepKind = Literal["reply", "error", "hang", "drop"]
+ToolRequest = tuple[str, JsonObject]  # a tool call a scripted model makes: name, arguments
 Api = Literal["openai", "anthropic", "ollama_chat", "ollama_generate"]
 
 DEFAULT_FINISH_REASON = "stop"
@@ -37,6 +38,7 @@ class Step:
     status: int = 200
     body: JsonObject | str | None = None
     headers: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    tool_calls: tuple[ToolRequest, ...] = ()  # a reply that asks for tools instead
 
     @classmethod
     def from_json(cls, data: JsonObject) -> Step:
@@ -49,6 +51,8 @@ class Step:
                 tokens_out=data.get("tokens_out"),
                 finish_reason=str(data.get("finish_reason", DEFAULT_FINISH_REASON)),
             )
+        if "tool_calls" in data:
+            return call_tools(*((str(c["name"]), dict(c["arguments"])) for c in data["tool_calls"]))
         if "status" in data:
             return error(int(data["status"]), data.get("body"), data.get("headers"))
         if "hang" in data:
@@ -78,6 +82,12 @@ def reply(
         tokens_out=tokens_out,
         finish_reason=finish_reason,
     )
+
+
+def call_tools(*calls: ToolRequest) -> Step:
+    """Answer by asking to run tools, each ``(name, arguments)``, as the API calls them:
+    OpenAI's ``tool_calls``, Anthropic's ``tool_use`` blocks, Ollama's ``tool_calls``."""
+    return Step("reply", tool_calls=calls, finish_reason="tool_calls")
 
 
 def error(
@@ -220,10 +230,16 @@ class RequestLog:
 
 
 def content_text(content: Any) -> str:
+    """The text of a message's content: a string, or blocks (Anthropic's tool results hold
+    blocks or a string of their own)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+        return "".join(
+            content_text(part["content"]) if "content" in part else str(part.get("text", ""))
+            for part in content
+            if isinstance(part, dict)
+        )
     return ""
 
 

@@ -84,7 +84,7 @@ from consensus.review.audit import audit  # noqa: E402
 from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
 from consensus.review.sameness import ask_same_problem  # noqa: E402
-from consensus.review.verify import verify  # noqa: E402
+from consensus.review.verify import Reading, verify  # noqa: E402
 from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
 
@@ -714,7 +714,7 @@ async def _verified(
         settings=settings,
         client=client,
         ledger=Ledger(settings.budget),
-        source=_Source(pr.texts) if params.with_source else None,
+        reading=Reading(source=_Source(pr.texts) if params.with_source else None),
         **judges,
     )
     items = verified if isinstance(verified, list) else verified.items

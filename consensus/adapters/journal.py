@@ -19,6 +19,7 @@ from typing import Any
 
 from consensus.errors import JournalError
 from consensus.model.base import FailureKind
+from consensus.model.completion import ToolCall
 from consensus.model.journal import CallRow, PhaseRow, RunRow
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 
@@ -56,6 +57,7 @@ CREATE TABLE IF NOT EXISTS calls (
     attempts INTEGER NOT NULL DEFAULT 1,
     started REAL NOT NULL,
     finished REAL NOT NULL,
+    tool_calls TEXT,                -- JSON: the tools the model asked to run, if any
     PRIMARY KEY (run_id, digest)
 );
 CREATE TABLE IF NOT EXISTS phases (
@@ -69,12 +71,27 @@ CREATE TABLE IF NOT EXISTS sources (
     text TEXT,
     PRIMARY KEY (run_id, path)
 );
+CREATE TABLE IF NOT EXISTS trees (  -- what the verification tools read of the PR's trees
+    run_id TEXT NOT NULL,
+    side TEXT NOT NULL,             -- head | base
+    kind TEXT NOT NULL,             -- paths (the listing, JSON) | link | blob
+    path TEXT NOT NULL,             -- '' for the listing
+    data BLOB,                      -- NULL: no such link or file
+    PRIMARY KEY (run_id, side, kind, path)
+);
 """
 
 
 def call_digest(request: CompletionRequest) -> str:
-    """What makes two calls the same question: model, messages and parameters (not keys)."""
+    """What makes two calls the same question: model, messages and parameters (not keys).
+    Tool fields at their defaults are left out, so a call that offers no tools has the
+    digest it had before tools existed, and journals written then still serve it."""
     asked = request.model_dump(mode="json", exclude={"api_key_env", "timeout_s"})
+    if not request.tools:
+        del asked["tools"], asked["tool_choice"]
+    for message in asked["messages"]:
+        if not message["tool_calls"] and message["tool_call_id"] is None:
+            del message["tool_calls"], message["tool_call_id"]
     return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
 
 
@@ -90,6 +107,7 @@ class RecordedCall:
     tokens_out: int
     cost_usd: float
     latency_s: float
+    tool_calls: str | None = None  # JSON, as `record` wrote it
 
     def completion(self) -> Completion:
         if not self.ok:
@@ -102,6 +120,9 @@ class RecordedCall:
             cost_usd=self.cost_usd,
             latency_s=self.latency_s,
             from_journal=True,
+            tool_calls=tuple(
+                ToolCall.model_validate(c) for c in json.loads(self.tool_calls or "[]")
+            ),
         )
 
 
@@ -143,6 +164,9 @@ class Journal:
         if app != APPLICATION_ID:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         db.executescript(SCHEMA)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(calls)")}
+        if "tool_calls" not in columns:  # a journal from before tools
+            db.execute("ALTER TABLE calls ADD COLUMN tool_calls TEXT")
         db.execute("PRAGMA quick_check").fetchone()
         return db
 
@@ -253,7 +277,7 @@ class Journal:
         return len(gone)
 
     def _forget(self, run_id: str) -> None:
-        for table in ("calls", "sources", "phases", "runs"):
+        for table in ("calls", "sources", "trees", "phases", "runs"):
             self._db.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
 
     def _size(self) -> int:
@@ -267,7 +291,7 @@ class Journal:
     def recorded(self, run_id: str, digest: str) -> RecordedCall | None:
         row = self._db.execute(
             "SELECT ok, reply, error_kind, error_message, tokens_in, tokens_out, cost_usd,"
-            " latency_s FROM calls WHERE run_id = ? AND digest = ?",
+            " latency_s, tool_calls FROM calls WHERE run_id = ? AND digest = ?",
             (run_id, digest),
         ).fetchone()
         return RecordedCall(bool(row[0]), row[1] or "", *row[2:]) if row else None
@@ -286,12 +310,13 @@ class Journal:
         done = completion
         self._db.execute(
             "INSERT INTO calls (run_id, digest, model, ok, reply, error_kind, error_message,"
-            " tokens_in, tokens_out, cost_usd, latency_s, attempts, started, finished)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)"
+            " tokens_in, tokens_out, cost_usd, latency_s, attempts, started, finished,"
+            " tool_calls) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"
             " ON CONFLICT (run_id, digest) DO UPDATE SET ok = excluded.ok, reply = excluded.reply,"
             " error_kind = excluded.error_kind, error_message = excluded.error_message,"
             " tokens_in = excluded.tokens_in, tokens_out = excluded.tokens_out,"
             " cost_usd = excluded.cost_usd, latency_s = excluded.latency_s,"
+            " tool_calls = excluded.tool_calls,"
             " attempts = calls.attempts + 1, finished = excluded.finished",
             (
                 run_id,
@@ -307,6 +332,7 @@ class Journal:
                 done.latency_s if done else 0.0,
                 started,
                 time.time(),
+                _tool_calls_json(done),
             ),
         )
 
@@ -332,6 +358,22 @@ class Journal:
             (run_id, path, text),
         )
 
+    def tree_read(self, run_id: str, side: str, kind: str, path: str) -> tuple[bool, bytes | None]:
+        """What the run read of one side's tree: (known, the bytes or None for nothing)."""
+        row = self._db.execute(
+            "SELECT data FROM trees WHERE run_id = ? AND side = ? AND kind = ? AND path = ?",
+            (run_id, side, kind, path),
+        ).fetchone()
+        return (True, None if row[0] is None else bytes(row[0])) if row else (False, None)
+
+    def record_tree_read(
+        self, run_id: str, side: str, kind: str, path: str, data: bytes | None
+    ) -> None:
+        self._db.execute(
+            "INSERT OR REPLACE INTO trees (run_id, side, kind, path, data) VALUES (?, ?, ?, ?, ?)",
+            (run_id, side, kind, path, data),
+        )
+
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
     names = ("run_id", "base_id", "created", "label", "status", "phase", "cost_usd")
@@ -353,3 +395,9 @@ def not_a_review(run_id: str, label: str) -> JournalError:
         fix="`consensus runs` lists the runs; `consensus bench` re-scores a bench from its "
         "journal without asking any model",
     )
+
+
+def _tool_calls_json(completion: Completion | None) -> str | None:
+    if completion is None or not completion.tool_calls:
+        return None
+    return json.dumps([call.model_dump(mode="json") for call in completion.tool_calls])

@@ -43,7 +43,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from consensus.adapters.llm_errors import causes, timed_out, unreachable_error
+from consensus.adapters.llm_errors import causes, retry_after, short, timed_out, unreachable_error
+from consensus.adapters.llm_tools import reply_tool_calls, tool_kwargs, wire_message
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelPrice
 
@@ -99,6 +100,7 @@ class LiteLLMClient:
         self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
         self._structured: dict[str, bool] = {}  # model → takes a response schema
         self._seeded: dict[str, bool] = {}  # model → honours a sampling seed
+        self._tooled: dict[str, bool] = {}  # model → may be offered tools
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
@@ -138,6 +140,7 @@ class LiteLLMClient:
         except Exception as exc:  # litellm raises many types; classify them all here
             raise _classify(exc, request) from None
         latency = time.monotonic() - started
+        calls = reply_tool_calls(response) if request.tools else ()
         text = _reply_text(response)
         usage = getattr(response, "usage", None)
         tokens_in, tokens_out = _filled_usage(
@@ -152,12 +155,13 @@ class LiteLLMClient:
             tokens_out=tokens_out,
             cost_usd=_cost(response),
             latency_s=latency,
+            tool_calls=calls,
         )
 
     def _kwargs(self, request: CompletionRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": _route(request.model),
-            "messages": [_message(m, request.model) for m in request.messages],
+            "messages": [wire_message(m) or _message(m, request.model) for m in request.messages],
             "timeout": request.timeout_s,
             "num_retries": 0,  # retries are ours, so Retry-After is honoured once
             "max_retries": 0,
@@ -172,9 +176,26 @@ class LiteLLMClient:
             kwargs["max_tokens"] = request.max_tokens
         if request.seed is not None and self._takes_seed(request.model):
             kwargs["seed"] = request.seed
-        if request.response_schema is not None:
+        if request.tools:
+            # The verdict's schema is in the prompt: litellm sends a response schema to
+            # Anthropic as a forced tool of its own, which would leave ours uncallable.
+            if not self._takes_tools(request.model):
+                raise ModelCallError(
+                    FailureKind.NO_TOOLS, "litellm lists no tool calling for this model"
+                )
+            kwargs.update(tool_kwargs(request))
+        elif request.response_schema is not None:
             kwargs["response_format"] = self._response_format(request)
         return {k: v for k, v in kwargs.items() if v is not None}
+
+    def _takes_tools(self, model: str) -> bool:
+        """Whether the model may be offered tools: not when litellm's table says it cannot
+        call them; a model litellm does not know is tried (a refusal falls back)."""
+        takes = self._tooled.get(model)
+        if takes is None:
+            route = _route(model)
+            takes = self._tooled[model] = route in _unpriced or _supports_tools(route)
+        return takes
 
     def _takes_seed(self, model: str) -> bool:
         """Whether the provider honours a sampling seed (OpenAI, Gemini, Ollama do; Anthropic
@@ -316,6 +337,13 @@ def _unknown_entry(route: str) -> dict[str, dict[str, Any]]:
     return {route: {"litellm_provider": provider, "mode": "chat"}}
 
 
+def _supports_tools(route: str) -> bool:
+    try:
+        return bool(litellm.supports_function_calling(model=route))
+    except Exception:  # a model litellm cannot describe: try, and let a refusal say so
+        return True
+
+
 def _supports_schema(model: str) -> bool:
     try:
         return bool(litellm.supports_response_schema(model=model))
@@ -340,40 +368,18 @@ def _cost(response: Any) -> float:
         return 0.0
 
 
-def _retry_after(exc: Exception) -> float | None:
-    candidates: list[Any] = [
-        getattr(exc, "litellm_response_headers", None),
-        getattr(exc, "headers", None),
-        getattr(getattr(exc, "response", None), "headers", None),
-    ]
-    for headers in candidates:
-        if not headers:
-            continue
-        try:
-            value = headers.get("retry-after") or headers.get("Retry-After")
-        except AttributeError:
-            continue
-        if value is None:
-            continue
-        try:
-            return max(0.0, float(value))
-        except (TypeError, ValueError):
-            continue  # an HTTP date: fall back to our own backoff
-    return None
-
-
 def _classify(exc: Exception, request: CompletionRequest) -> Exception:
     """Map a litellm exception to a retryable _Transient or a final ModelCallError."""
     unreachable = unreachable_error(exc, request.api_base, request.model)
     if unreachable is not None:  # a refused connection may be a server restarting: retried
         refused = any(isinstance(cause, ConnectionRefusedError) for cause in causes(exc))
         return _Transient(unreachable, None) if refused else unreachable
-    message = _short(exc)
+    message = short(exc)
     if isinstance(exc, litellm.Timeout):
         return timed_out(request.timeout_s)
     if isinstance(exc, litellm.RateLimitError):
         error = ModelCallError(FailureKind.RATE_LIMITED, message)
-        return _Transient(error, _retry_after(exc))
+        return _Transient(error, retry_after(exc))
     if isinstance(exc, (litellm.AuthenticationError, litellm.PermissionDeniedError)) or (
         "missing credentials" in message.lower()
     ):
@@ -385,21 +391,20 @@ def _classify(exc: Exception, request: CompletionRequest) -> Exception:
             fix="correct the model's name in .consensus.yml or --models (the server's list "
             "of models names the ones it has); `consensus doctor` checks each provider",
         )
+    if request.tools and isinstance(exc, litellm.BadRequestError):
+        # The provider refused a request that offered tools (Ollama does for a model
+        # without them): the judge asks again without tools, the evidence inline.
+        return ModelCallError(FailureKind.NO_TOOLS, message)
     if isinstance(exc, (litellm.ContextWindowExceededError, litellm.BadRequestError)):
         return ModelCallError(FailureKind.BAD_REQUEST, message)
     if isinstance(exc, litellm.APIConnectionError):
         return _Transient(ModelCallError(FailureKind.CONNECTION, message), None)
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and status >= 500:
-        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), _retry_after(exc))
+        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), retry_after(exc))
     if isinstance(exc, (litellm.ServiceUnavailableError, litellm.InternalServerError)):
-        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), _retry_after(exc))
+        return _Transient(ModelCallError(FailureKind.SERVER_ERROR, message), retry_after(exc))
     return ModelCallError(FailureKind.OTHER, message)
-
-
-def _short(exc: Exception, limit: int = 300) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class LiteLLMTokenCounter:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 import ssl
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 from consensus.model.base import FailureKind
@@ -87,3 +88,30 @@ def unreachable_error(
                 "SSL_CERT_FILE to its certificate",
             )
     return None
+
+
+def retry_after(exc: Exception) -> float | None:
+    candidates: list[Any] = [
+        getattr(exc, "litellm_response_headers", None),
+        getattr(exc, "headers", None),
+        getattr(getattr(exc, "response", None), "headers", None),
+    ]
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value))
+        except (TypeError, ValueError):
+            continue  # an HTTP date: fall back to our own backoff
+    return None
+
+
+def short(exc: Exception, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,4 +1,5 @@
-"""Journal-backed ports: a ModelClient and a SourceReader that record, resume and replay.
+"""Journal-backed ports: a ModelClient, a SourceReader and a TreeReader that record, resume
+and replay.
 
 Recording: a call already answered in this run is served from the journal (and credited
 to the run's budget, since an earlier attempt paid for it); any other call, failed ones
@@ -9,6 +10,7 @@ outcome comes from the journal, failures included, and nothing is sent anywhere.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 
@@ -16,7 +18,15 @@ from consensus.adapters.journal import Journal, call_digest
 from consensus.ingest.redact import redact_text
 from consensus.model.base import FailureKind
 from consensus.model.findings import Usage
-from consensus.ports import Completion, CompletionRequest, ModelCallError, ModelClient, SourceReader
+from consensus.ports import (
+    Completion,
+    CompletionRequest,
+    ModelCallError,
+    ModelClient,
+    Side,
+    SourceReader,
+    TreeReader,
+)
 
 
 class JournaledClient:
@@ -90,3 +100,50 @@ class JournaledSource:
         text = self._inner.read(path)
         self._journal.record_source(self._run_id, path, text)
         return text
+
+
+class JournaledTrees:
+    """What the verification tools read of the trees is kept (each side's listing, its
+    links, the files read), so a replay answers every tool call as the run did, with no
+    checkout. `inner` None means replay: read from the journal only; what the run never
+    read is not there."""
+
+    def __init__(self, journal: Journal, run_id: str, inner: TreeReader | None) -> None:
+        self._journal = journal
+        self._run_id = run_id
+        self._inner = inner
+
+    def paths(self, side: Side) -> tuple[str, ...]:
+        known, data = self._journal.tree_read(self._run_id, side, "paths", "")
+        if known or self._inner is None:
+            return tuple(json.loads(data or b"[]"))
+        listed = self._inner.paths(side)
+        self._journal.record_tree_read(
+            self._run_id, side, "paths", "", json.dumps(list(listed)).encode()
+        )
+        return listed
+
+    def link_target(self, path: str, side: Side) -> str | None:
+        known, data = self._journal.tree_read(self._run_id, side, "link", path)
+        if not known and self._inner is not None:
+            target = self._inner.link_target(path, side)
+            data = None if target is None else target.encode("utf-8", "surrogateescape")
+            self._journal.record_tree_read(self._run_id, side, "link", path, data)
+        return None if data is None else data.decode("utf-8", "surrogateescape")
+
+    def read(self, paths: Sequence[str], side: Side) -> dict[str, bytes]:
+        found: dict[str, bytes] = {}
+        unread = []
+        for path in paths:
+            known, data = self._journal.tree_read(self._run_id, side, "blob", path)
+            if known:
+                if data is not None:
+                    found[path] = data
+            else:
+                unread.append(path)
+        if unread and self._inner is not None:
+            read = self._inner.read(unread, side)
+            for path in unread:
+                self._journal.record_tree_read(self._run_id, side, "blob", path, read.get(path))
+            found.update(read)
+        return found

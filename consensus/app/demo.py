@@ -21,7 +21,7 @@ from consensus.app.jobs import JobRequest, RawDiff, prepare_job
 from consensus.app.journaled import run_review
 from consensus.app.run_page import html_report
 from consensus.app.services import Services
-from consensus.app.wiring import branch_diff, local_source
+from consensus.app.wiring import branch_diff, local_source, local_trees
 from consensus.errors import UsageError
 from consensus.model.report import Report
 from consensus.review.guidelines import Guidelines
@@ -168,7 +168,8 @@ async def run_demo(places: DemoPlaces, services: Services) -> DemoRun:
         raw = RawDiff(branch_diff(places.repo, base, head))
         job = prepare_job(raw, request, services.keys, services.log)
         source = local_source(places.repo, head, from_diff_file=False)
-        report = await run_review(job, services, source=source, fresh=True)
+        trees = local_trees(places.repo, base, head, from_diff_file=False)
+        report = await run_review(job, services, source=source, fresh=True, trees=trees)
     journal = services.journal()
     try:
         page = html_report(journal, report.run_id, warn=services.log, notice=NOTICE)

@@ -9,13 +9,19 @@ no network, the same decisions.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from consensus.adapters.journal import Journal, not_a_review
-from consensus.adapters.recording import JournaledClient, JournaledSource, RedactedSource
+from consensus.adapters.recording import (
+    JournaledClient,
+    JournaledSource,
+    JournaledTrees,
+    RedactedSource,
+)
 from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
 from consensus.model.report import Report
-from consensus.ports import SourceReader, TokenCounter
+from consensus.ports import SourceReader, TokenCounter, TreeReader
 from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
@@ -51,8 +57,10 @@ async def run_review(
     events: RunLog | None = None,
     fresh: bool = False,
     resume: str | None = None,
+    trees: TreeReader | None = None,
 ) -> Report:
-    """Review with the journal: resume the latest unfinished run of the same inputs."""
+    """Review with the journal: resume the latest unfinished run of the same inputs. With
+    `trees` (the pull request's base and head commits), the judges read the repository."""
     journal = services.journal()
     try:
         base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
@@ -69,7 +77,8 @@ async def run_review(
         journal.start_run(run_id, base_id, job.label, job.to_json())
         if events is not None:
             events.run_created(run_id, resumed=resuming, label=job.label)
-        report = await _journaled(job, services, journal, run_id, source, events)
+        reads = _Reads(source, trees)
+        report = await _journaled(job, services, journal, run_id, reads, events)
     finally:
         journal.close()
     return report
@@ -80,10 +89,11 @@ async def _journaled(
     services: Services,
     journal: Journal,
     run_id: str,
-    source: SourceReader | None,
+    reads: _Reads,
     events: RunLog | None,
 ) -> Report:
     """The review, its calls and its file reads recorded under `run_id`."""
+    source = reads.source
     ledger = Ledger(job.settings.budget)
     services.models.add_patterns(job.settings.redact)
     recorded = JournaledClient(
@@ -103,6 +113,7 @@ async def _journaled(
         observer=Tee(*everyone),
         source=JournaledSource(journal, run_id, redacted),
         ledger=ledger,
+        trees=_recorded_trees(journal, run_id, reads.trees),
     )
     report = await review(job, tools, run_id=run_id)
     status = run_status(report)
@@ -140,8 +151,34 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         clock=time.monotonic,
         source=JournaledSource(journal, run_id, None),
         ledger=ledger,
+        trees=_replayed_trees(journal, run_id),
     )
     return await review(job, tools, run_id=run_id)
+
+
+@dataclass(frozen=True)
+class _Reads:
+    """What a run may read of the code: the head's files, and the pull request's trees."""
+
+    source: SourceReader | None
+    trees: TreeReader | None
+
+
+def _recorded_trees(journal: Journal, run_id: str, trees: TreeReader | None) -> TreeReader | None:
+    """The trees, every read kept; the head's listing is read at once, so that the journal
+    says the run read the trees (its judges were offered tools) even when none was used."""
+    if trees is None:
+        return None
+    recorded = JournaledTrees(journal, run_id, trees)
+    recorded.paths("head")
+    return recorded
+
+
+def _replayed_trees(journal: Journal, run_id: str) -> TreeReader | None:
+    """The trees as the run read them, for a run that read them; None for one that did not
+    (its judges were asked without tools, and are again)."""
+    known, _ = journal.tree_read(run_id, "head", "paths", "")
+    return JournaledTrees(journal, run_id, None) if known else None
 
 
 def _recorded_job(run_id: str, journal: Journal) -> ReviewJob:

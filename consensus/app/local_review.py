@@ -21,11 +21,12 @@ from consensus.app.wiring import (
     gitattributes,
     guidelines_source,
     local_source,
+    local_trees,
 )
 from consensus.errors import DiffError, UsageError
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
-from consensus.ports import Log, SourceReader
+from consensus.ports import Log, SourceReader, TreeReader
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import nothing_to_review, run_id_for
@@ -82,6 +83,12 @@ class LocalRequest:
     def source(self) -> SourceReader | None:
         """Where verifiers read the code around a finding."""
         return local_source(self.root, self.head, from_diff_file=self.diff_path is not None)
+
+    def trees(self) -> TreeReader | None:
+        """The trees the judges read, when a commit holds what is reviewed."""
+        return local_trees(
+            self.root, self.base, self.head, from_diff_file=self.diff_path is not None
+        )
 
 
 @dataclass(frozen=True)

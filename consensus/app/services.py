@@ -25,6 +25,7 @@ from consensus.ports import (
     PullRequestHost,
     SourceReader,
     TokenCounter,
+    TreeReader,
 )
 from consensus.review.pipeline import ReviewObserver
 from consensus.review.redacting import RedactingClient
@@ -108,6 +109,11 @@ class Checkout(Protocol):
 
     def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
         """Per-file sections of the checkout's diff, for files whose patch GitHub omitted."""
+        ...
+
+    def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
+        """The pull request's trees, for judges that read the repository; None when the
+        checkout does not hold both commits."""
         ...
 
 

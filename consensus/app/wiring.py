@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
+from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.app.secrets import run_secrets
@@ -44,6 +45,7 @@ from consensus.ports import (
     PullRequestHost,
     SourceReader,
     TokenCounter,
+    TreeReader,
 )
 from consensus.review.pipeline import ReviewObserver
 from consensus.review.redacting import RedactingClient
@@ -336,6 +338,32 @@ def local_source(root: Path, head: str | None, *, from_diff_file: bool) -> Sourc
     return None if from_diff_file else WorkingTree(root)
 
 
+def local_trees(
+    root: Path, base: str | None, head: str | None, *, from_diff_file: bool
+) -> TreeReader | None:
+    """The trees a local review's judges read: the head commit and the commit it is
+    diffed against (the merge base, as `git diff BASE...HEAD`); none when what is reviewed
+    is in no commit (the working tree, a diff file)."""
+    if head is None or from_diff_file:
+        return None
+    try:
+        merge_base = git.git(root, ["merge-base", base or git.default_base(root), head])
+    except DiffError:
+        return None
+    return GitTrees(root, merge_base.decode().strip(), head)
+
+
+def checkout_trees(workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
+    """The pull request's trees from a CI checkout that holds both commits (the Action's
+    `fetch-depth: 0`), else none: the judges then vote on what their question shows."""
+    for sha in (base_sha, head_sha):
+        try:
+            git.git(workspace, ["cat-file", "-e", f"{sha}^{{commit}}"])
+        except DiffError:
+            return None
+    return GitTrees(workspace, base_sha, head_sha)
+
+
 def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> SourceReader:
     """Where a local review reads the repository's guidelines: the base commit of a branch
     diff (as the Action reads the base branch), else the working tree."""
@@ -357,6 +385,9 @@ class ApiCheckout:
     def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
         return None
 
+    def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
+        return None
+
 
 class GitCheckout:
     """The Action's checkout, read with git."""
@@ -366,6 +397,9 @@ class GitCheckout:
 
     def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
         return workspace_sections(workspace, base_sha, head_sha)
+
+    def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
+        return checkout_trees(workspace, base_sha, head_sha)
 
 
 def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:

@@ -128,7 +128,13 @@ def review(
     try:
         events = RunLog(events_file) if events_file else None
         run = run_review(
-            job, shown, source=request.source(), events=events, fresh=fresh, resume=resume_id
+            job,
+            shown,
+            source=request.source(),
+            events=events,
+            fresh=fresh,
+            resume=resume_id,
+            trees=request.trees(),
         )
         report = asyncio.run(run)
     finally:

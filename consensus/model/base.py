@@ -114,6 +114,7 @@ class FailureKind(str, Enum):
     INVALID_REPLY = "invalid_reply"  # still invalid after the repair turn
     CIRCUIT_OPEN = "circuit_open"  # provider failed too often this run: not called
     BUDGET = "budget"  # budget reached: not called
+    NO_TOOLS = "no_tools"  # offered tools, which the model cannot call: ask without them
     OTHER = "other"
 
 

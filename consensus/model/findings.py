@@ -13,6 +13,7 @@ from consensus.model.base import (
     Status,
     VerdictKind,
 )
+from consensus.model.reply import Citation
 
 # Findings within this many lines of each other are at one place: where align looks for
 # paraphrases of one problem, and where consensus's own scan groups adjacent credentials.
@@ -162,7 +163,9 @@ class ScoredCluster(Frozen):
 
 class Vote(Frozen):
     """One verifier's answer on one finding. `verdict` None: the call failed (fails closed).
-    `self_vote`: the verifier's family reported the finding (it judged its own claim)."""
+    `self_vote`: the verifier's family reported the finding (it judged its own claim).
+    `grounded`: it cited lines, and every citation was checked against the tree and what it
+    was shown (`evidence`); else it is a blind vote. `looked`: what it read, in words."""
 
     model: str
     family: str
@@ -170,6 +173,9 @@ class Vote(Frozen):
     verdict: VerdictKind | None
     reason: str
     self_vote: bool = False
+    grounded: bool = False
+    evidence: tuple[Citation, ...] = ()
+    looked: tuple[str, ...] = ()
 
 
 class Verification(Frozen):

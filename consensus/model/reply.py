@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from consensus.model.base import Category, Severity
 
@@ -73,11 +73,56 @@ class ReviewReply(ModelReply):
     findings: list[ReplyFinding]
 
 
+MAX_CITATIONS = 8  # read from one verdict; a longer list is cut there
+MAX_QUOTE_CHARS = 2_000
+MAX_LINE = 10_000_000
+
+
+class Citation(ModelReply):
+    """One line range a verdict rests on, and its code quoted: written by a judge, checked
+    by consensus against the tree and what the judge was shown (inspect/citations.py)."""
+
+    path: str = Field(min_length=1, max_length=1_000)
+    start_line: int = Field(ge=1, le=MAX_LINE)
+    end_line: int = Field(ge=1, le=MAX_LINE)
+    quote: str = Field(max_length=MAX_QUOTE_CHARS)
+    side: Literal["head", "base"] = "head"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_line(cls, value: object) -> object:
+        """A citation of one line may leave out its end_line."""
+        if isinstance(value, dict) and value.get("end_line") is None and "start_line" in value:
+            return {**value, "end_line": value["start_line"]}
+        return value
+
+
 class VerdictReply(ModelReply):
     verdict: Literal["confirmed", "refuted", "uncertain"]
     reason: str = Field(max_length=4_000)
+    evidence: tuple[Citation, ...] = Field(
+        default=(),
+        description="the lines that decide the verdict, each with its code quoted",
+    )
 
     _verdict_word = field_validator("verdict", mode="before")(closed_word)
+
+    @field_validator("evidence", mode="before")
+    @classmethod
+    def _readable_citations(cls, value: object) -> object:
+        """The citations that are citations, at most MAX_CITATIONS: a malformed one cites
+        nothing (the verdict still counts; with nothing cited it counts as blind)."""
+        if not isinstance(value, list | tuple):
+            return ()
+        readable = []
+        for item in value:
+            try:
+                readable.append(Citation.model_validate(item))
+            except ValueError:
+                continue
+            if len(readable) == MAX_CITATIONS:
+                break
+        return tuple(readable)
 
 
 class SameProblemReply(ModelReply):

@@ -1,6 +1,7 @@
 """What one inline comment says: severity and title, the model's text (sanitised, capped),
-the committable suggestion when one applies, how the finding was established (who
-reported it, who verified it) and its fingerprint marker. Pure; the summary shows the
+the committable suggestion when one applies, what the judges that looked read and cited
+(collapsed), how the finding was established (who reported it, who verified it) and its
+fingerprint marker. Pure; the summary shows the
 same text for findings it keeps (publish/summary.py)."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
 from consensus.model.findings import Suggestion
 from consensus.model.report import ReportFinding
+from consensus.publish.looked import judges_read
 from consensus.publish.suggestion import suggestion_block
 from consensus.publish.thread import fingerprint_marker
 from consensus.render.text import reporting_families
@@ -45,6 +47,7 @@ def inline_body(
     named = f"consensus {workflow} {finding.id}" if workflow else finding.id
     if note:  # ours (publish/learnings.py), never model text
         lines += [f"*{note}*", ""]
+    lines += judges_read(finding)
     lines += [
         f"<sub>{named} · {established(finding)}</sub>",
         fingerprint_marker(finding.fingerprint),

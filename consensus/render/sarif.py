@@ -3,7 +3,8 @@
 Findings that are posted (consensus, verified) keep their severity as the level; those
 listed only in the summary (undecided, unverified) become notes; rejected findings are
 left out. The fingerprint goes into `partialFingerprints`, so code-scanning tools match a
-finding across runs as the PR comments do.
+finding across runs as the PR comments do. The lines a judge cited for its verdict, checked
+against the tree, are the result's `relatedLocations`.
 """
 
 from __future__ import annotations
@@ -124,10 +125,42 @@ def _result(finding: ReportFinding, rule_index: int) -> dict[str, object]:
                 }
             }
         ],
+        **({"relatedLocations": cited} if (cited := _cited(finding)) else {}),
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
         "rank": round(min(max(finding.agreement, 0.0), 1.0) * 100, 1),
         "properties": properties,
     }
+
+
+def _cited(finding: ReportFinding) -> list[dict[str, object]]:
+    """Each checked citation of a grounded verdict, as a related location naming who cited
+    it and for what."""
+    record = finding.verification
+    if record is None:
+        return []
+    cited: list[dict[str, object]] = []
+    for vote in record.votes:
+        if vote.verdict is None:
+            continue
+        for lines in vote.evidence:
+            cited.append(
+                {
+                    "id": len(cited),
+                    "physicalLocation": {
+                        "artifactLocation": {
+                            "uri": quote(lines.path, safe="/"),
+                            "uriBaseId": SRCROOT,
+                        },
+                        "region": {
+                            "startLine": lines.start_line,
+                            "endLine": lines.end_line,
+                            "snippet": {"text": lines.quote},
+                        },
+                    },
+                    "message": {"text": f"cited by {vote.family} ({vote.verdict.value})"},
+                }
+            )
+    return cited
 
 
 def _notifications(report: Report) -> list[dict[str, object]]:

@@ -288,6 +288,19 @@ def _first_judge_line(finding: ReportFinding) -> list[str]:
     return ["    " + textwrap.shorten(line, BODY_WIDTH, placeholder=" …")]
 
 
+def _cited_lines(finding: ReportFinding) -> list[str]:
+    """The lines each judge that looked cited, as consensus checked them (the first of
+    each judge's): where its verdict rests."""
+    record = finding.verification
+    out = []
+    for vote in record.votes if record else ():
+        if vote.grounded and vote.verdict and vote.evidence:
+            cited = vote.evidence[0]
+            said = f"{vote.family} cites {cited.path}:{cited.start_line}: {clean(cited.quote)}"
+            out.append("    " + textwrap.shorten(said, BODY_WIDTH, placeholder=" …"))
+    return out
+
+
 def render_text(report: Report, *, color: bool = False) -> str:
     def style(text: str, fg: str | None = None, bold: bool = False) -> str:
         return click.style(text, fg=fg, bold=bold or None) if color else text
@@ -339,7 +352,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
                 f"    providers: {clean(', '.join(finding.providers))}"
                 f" · personas: {clean(', '.join(finding.personas))}"
             )
-            out += [*_first_judge_line(finding), *_wrap_body(finding.body), ""]
+            out += [*_first_judge_line(finding), *_cited_lines(finding)]
+            out += [*_wrap_body(finding.body), ""]
 
     if summary_only or rejected:
         heading = not_posted_heading(len(summary_only), len(rejected))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from consensus.inspect.snapshot import split_lines
+
 RADIUS = 30
 MAX_FUNCTION_LINES = 120  # beyond this, the window around the finding is more useful
 
@@ -37,16 +39,6 @@ def code_context(text: str, line: int, end_line: int, radius: int = RADIUS) -> s
         f"{n:>{width}}{'>' if line <= n <= end_line else ' '} {lines[n - 1]}"
         for n in range(start, stop + 1)
     )
-
-
-def split_lines(text: str) -> list[str]:
-    """The lines of a file as git numbers them: split at "\\n" only (not at a form feed,
-    a vertical tab, a lone CR or U+2028, as `str.splitlines` does), a CR before the "\\n"
-    dropped, and no empty line after a final newline."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
 
 
 def _enclosing_definition(lines: list[str], line: int) -> int | None:

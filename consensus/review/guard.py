@@ -21,8 +21,11 @@ from consensus.ports import Completion, CompletionRequest, ModelCallError, Model
 from consensus.review.budget import OUTPUT_TOKENS, Reservation, worst_case
 from consensus.review.ledger import Ledger, Verdict
 
-# Failures that say nothing about the provider's health.
-_NOT_THE_PROVIDERS_FAULT = frozenset({FailureKind.BUDGET, FailureKind.CIRCUIT_OPEN})
+# Failures that say nothing about the provider's health (a model that takes no tools is
+# asked again without them).
+_NOT_THE_PROVIDERS_FAULT = frozenset(
+    {FailureKind.BUDGET, FailureKind.CIRCUIT_OPEN, FailureKind.NO_TOOLS}
+)
 # Failures every later call to the provider would repeat: its breaker opens at once.
 HOPELESS = frozenset({FailureKind.NOT_FOUND, FailureKind.AUTH})
 CHARS_PER_TOKEN_FLOOR = 2  # without a tokenizer: no common tokenizer packs fewer characters

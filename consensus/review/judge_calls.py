@@ -17,12 +17,22 @@ from dataclasses import dataclass
 
 from consensus.ingest.redact import redact_text
 from consensus.ingest.view import render_file
+from consensus.inspect.results import Span
 from consensus.model.base import FailureKind, VerdictKind
 from consensus.model.claim import Claim
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Vote
-from consensus.ports import CompletionRequest, Message, ModelCallError, ModelClient, SourceReader
+from consensus.model.reply import Citation
+from consensus.ports import (
+    Completion,
+    CompletionRequest,
+    Message,
+    ModelCallError,
+    ModelClient,
+    SourceReader,
+)
 from consensus.review.context import code_context
+from consensus.review.judge_tools import Conversation, Looker, Question
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import language_note, template, verdict_schema
 from consensus.review.reply import ReplyError, parse_verdict
@@ -43,12 +53,14 @@ def sampling_seed(fingerprint: str, model: str, role: str, check: int) -> int:
 
 @dataclass(frozen=True)
 class Case:
-    """What every judge of one claim is shown."""
+    """What every judge of one claim is shown: the code around it and its hunk, and the
+    lines those are (`shown`), which a judge may cite without reading them again."""
 
     claim: Claim
     context: str
     hunk: str
     nonce: str
+    shown: tuple[Span, ...] = ()
 
 
 class Asker:
@@ -62,8 +74,12 @@ class Asker:
         panel: Sequence[ProviderSettings],
         concurrency: int,
         language: str,
+        looker: Looker | None = None,
     ) -> None:
+        """With a `looker`, every judge is offered its tools over the pull request's trees
+        (or given their evidence inline) and its citations are checked."""
         self._client = client
+        self._looker = looker
         self._ledger = ledger
         self._language = language
         self._slots = asyncio.Semaphore(concurrency)
@@ -88,7 +104,6 @@ class Asker:
     ) -> tuple[Vote | str, int]:
         """One vote slot: asked again while the verdict is red-flagged, at most RESAMPLES
         times. A budget refusal comes back as the note that stops verification."""
-        request = _request(case, provider, role, check, self._language)
         discarded = 0
         for resample in range(RESAMPLES + 1):
             if tally.spent:
@@ -97,28 +112,48 @@ class Asker:
             slot = self._per_provider.setdefault(
                 provider.model, asyncio.Semaphore(provider.max_concurrency)
             )
+
+            def question(evidence: str = "", resample: int = resample) -> CompletionRequest:
+                """The question of this slot, with the evidence given inline, if any."""
+                asked = _request(case, provider, role, check, self._language, evidence)
+                return _resampled(asked, resample) if resample else asked
+
             async with slot, self._slots:
                 try:
-                    completion = await self._client.complete(
-                        _resampled(request, resample) if resample else request
-                    )
+                    completion, talk = await self._ask(question, case, provider)
                 except ModelCallError as exc:
                     if exc.kind is FailureKind.BUDGET:
                         why = exc.message.removeprefix("not called: ")
                         return f"verification stopped: {why}", discarded
                     failure = f"{exc.kind.value}: {exc.message}"
                     return _vote(case, provider, role, None, failure), discarded
-            self._ledger.note_verification(provider.model, completion.usage)
             try:
                 verdict = parse_verdict(completion.text)
             except ReplyError:
                 discarded += 1
                 continue
-            return _vote(
-                case, provider, role, VerdictKind(verdict.verdict), verdict.reason
-            ), discarded
+            cited: tuple[Citation, ...] = ()
+            if self._looker is not None and talk is not None:
+                cited = self._looker.grounded(verdict.evidence, talk)
+            kind = VerdictKind(verdict.verdict)
+            return _vote(case, provider, role, kind, verdict.reason, talk, cited), discarded
         why = "every verdict was malformed" if discarded else "not asked: calls ran out"
         return _vote(case, provider, role, None, why), discarded
+
+    async def _ask(
+        self, question: Question, case: Case, provider: ProviderSettings
+    ) -> tuple[Completion, Conversation | None]:
+        """One question answered: straight, or through the looker's tool rounds (each
+        round's usage noted as it ends, so a later round's failure keeps it)."""
+
+        def noted(completion: Completion) -> None:
+            self._ledger.note_verification(provider.model, completion.usage)
+
+        if self._looker is None:
+            completion = await self._client.complete(question(""))
+            noted(completion)
+            return completion, None
+        return await self._looker.ask(self._client, question, case.claim, case.shown, noted)
 
 
 def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
@@ -129,8 +164,16 @@ def _resampled(request: CompletionRequest, attempt: int) -> CompletionRequest:
 
 
 def _vote(
-    case: Case, provider: ProviderSettings, role: str, verdict: VerdictKind | None, reason: str
+    case: Case,
+    provider: ProviderSettings,
+    role: str,
+    verdict: VerdictKind | None,
+    reason: str,
+    talk: Conversation | None = None,
+    cited: tuple[Citation, ...] = (),
 ) -> Vote:
+    """A judge's vote; grounded when it cited lines and every one was checked (`cited`),
+    else a blind one."""
     return Vote(
         model=provider.model,
         family=provider.voting_family,
@@ -138,11 +181,14 @@ def _vote(
         verdict=verdict,
         reason=reason[:1_000],
         self_vote=provider.voting_family in case.claim.families,
+        grounded=bool(cited),
+        evidence=cited,
+        looked=tuple(talk.looked) if talk is not None else (),
     )
 
 
 def _request(
-    case: Case, provider: ProviderSettings, role: str, check: int, language: str
+    case: Case, provider: ProviderSettings, role: str, check: int, language: str, evidence: str = ""
 ) -> CompletionRequest:
     claim = case.claim
     system = template("verify_system.j2").render(nonce=case.nonce)
@@ -158,6 +204,7 @@ def _request(
         body=claim.body,
         context=case.context,
         hunk=case.hunk,
+        evidence=evidence,
         language_note=language_note(language, 'the "reason"'),
     )
     return CompletionRequest(
@@ -188,12 +235,27 @@ def case_of(claim: Claim, diff: ReviewDiff, head: str | None) -> Case:
             None,
         )
         hunk = render_file(changed, [index] if index is not None else None)
+    shown: list[Span] = []
+    if changed is not None and index is not None:
+        shown_hunk = changed.hunks[index]
+        end = shown_hunk.new_start + max(shown_hunk.new_length, 1) - 1
+        shown.append(Span(path=claim.path, start_line=shown_hunk.new_start, end_line=end))
     if head is None:
         context = "(the file could not be read; the change below is all there is)"
     else:
         context = code_context(head, claim.line, claim.end_line)
+        shown.extend(_numbered_span(claim.path, context))
     nonce = hashlib.sha256((context + hunk).encode("utf-8", "replace")).hexdigest()[:12]
-    return Case(claim=claim, context=context, hunk=hunk, nonce=nonce)
+    return Case(claim=claim, context=context, hunk=hunk, nonce=nonce, shown=tuple(shown))
+
+
+def _numbered_span(path: str, context: str) -> list[Span]:
+    """The lines code_context numbered: from its first number to its last."""
+    numbers = [
+        line.split(maxsplit=1)[0].rstrip(">") for line in context.splitlines() if line.strip()
+    ]
+    lines = [int(n) for n in numbers if n.isdigit()]
+    return [Span(path=path, start_line=lines[0], end_line=lines[-1])] if lines else []
 
 
 def head_files(

@@ -24,22 +24,25 @@ from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
 from consensus.ingest.risk import risk_order
+from consensus.inspect.budget import ToolBudget
+from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.model.base import FailureKind
 from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
 from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report
-from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter
+from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter, TreeReader
 from consensus.review.budget import OUTPUT_TOKENS
 from consensus.review.budget_plan import budget_report, plan_run_budget
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
 from consensus.review.guard import GuardedClient
 from consensus.review.guidelines import PromptContext, path_instructions_for
 from consensus.review.job import ReviewJob
+from consensus.review.judge_tools import Looker
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
 from consensus.review.sameness import ask_same_problem
-from consensus.review.verify import needs_check
+from consensus.review.verify import Reading, needs_check
 from consensus.review.verify import verify as verify_clusters
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, render_persona
@@ -198,7 +201,8 @@ class _Run:
 @dataclass(frozen=True)
 class ReviewServices:
     """What a review calls through: the model, the token counter, the clock; what it tells
-    of its progress (`observer`), where it reads the head's files (`source`).
+    of its progress (`observer`), where it reads the head's files (`source`) and the pull
+    request's trees, for judges that read the repository (`trees`).
 
     Without `ledger`, the client is guarded here by a fresh budget and breaker. A caller
     that passes its `ledger` has guarded the client itself (a journal wraps the guard, so
@@ -210,6 +214,7 @@ class ReviewServices:
     observer: ReviewObserver | None = None
     source: SourceReader | None = None
     ledger: Ledger | None = None
+    trees: TreeReader | None = None
 
 
 async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None = None) -> Report:
@@ -246,7 +251,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     scored, asked = await _align_and_score(run, results, ask=job.verify)
     panel = None
     if job.verify:
-        scored, state, panel = await _verify(run, scored, results, services.source)
+        scored, state, panel = await _verify(run, scored, results, services.source, services.trees)
     else:
         state = "skipped"
     return build_report(
@@ -391,6 +396,7 @@ async def _verify(
     scored: list[ScoredCluster],
     results: Sequence[CallResult],
     source: SourceReader | None,
+    trees: TreeReader | None,
 ) -> tuple[list[ScoredCluster], VerificationState, PanelEstimate | None]:
     wanted = sum(needs_check(s, run.settings.inspector) for s in scored)
     if not wanted:
@@ -403,9 +409,20 @@ async def _verify(
         settings=run.settings,
         client=run.client,
         ledger=run.ledger,
-        source=source,
+        reading=Reading(source=source, looker=looker(trees, run.settings)),
     )
     return checked.items, "done", checked.panel
+
+
+def looker(trees: TreeReader | None, settings: Settings) -> Looker | None:
+    """The judges' way into the trees, when the run has them: one snapshot for every claim
+    and judge (each file read and redacted once), the tools confined to what the
+    configuration reviews, `inspector.tool_budget` calls a claim."""
+    if trees is None:
+        return None
+    policy = PathPolicy(include=settings.paths, exclude=settings.exclude)
+    snapshot = Snapshot(trees, redactor(settings.redact), policy)
+    return Looker(snapshot, ToolBudget(calls=settings.inspector.tool_budget))
 
 
 def _budget_stopped(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> bool:

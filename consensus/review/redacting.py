@@ -90,7 +90,7 @@ class RedactingClient:
             content = self._redacted(message.content)
         if content == message.content:
             return message
-        return Message(role=message.role, content=content, cache_prefix=head)
+        return message.model_copy(update={"content": content, "cache_prefix": head})
 
     def _prefix(self, prefix: str) -> str:
         known = self._prefixes.get(prefix)

@@ -49,6 +49,7 @@ from consensus.model.findings import ScoredCluster, Vote
 from consensus.model.panel import PanelEstimate
 from consensus.ports import ModelClient, SourceReader
 from consensus.review.judge_calls import Asker, Case, case_of, head_files, request_text
+from consensus.review.judge_tools import Looker
 from consensus.review.judges import Judges, judges, reporters_may_judge, reporting_families
 from consensus.review.ledger import Ledger
 from consensus.review.rounds import Open, first_per_family, judge_in_rounds
@@ -67,6 +68,16 @@ def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """What judges may read of the code: the head's files, for the code around a claim
+    (`source`), and the pull request's trees through the verification tools (`looker`);
+    without either, a judge votes on what its question shows."""
+
+    source: SourceReader | None = None
+    looker: Looker | None = None
+
+
+@dataclass(frozen=True)
 class Panel:
     """Where judges sit: the diff, the providers that may judge, the settings, the guarded
     client and its ledger, and the head tree to read code around a claim from.
@@ -80,6 +91,7 @@ class Panel:
     ledger: Ledger
     source: SourceReader | None
     independent: bool = True
+    looker: Looker | None = None  # the judges read the trees through it, when there are any
 
     def asker(self) -> Asker:
         return Asker(
@@ -88,6 +100,7 @@ class Panel:
             self.providers,
             self.settings.concurrency,
             self.settings.response_language,
+            self.looker,
         )
 
     def judges_of(self, claim: Claim) -> Judges:
@@ -235,17 +248,20 @@ async def verify(
     settings: Settings,
     client: ModelClient,
     ledger: Ledger,
-    source: SourceReader | None,
+    reading: Reading,
     independent: bool = True,
 ) -> Verified:
-    """Verify every cluster that needs it; the rest come back unchanged, in order.
+    """Verify every cluster that needs it; the rest come back unchanged, in order; the
+    judges read the code as `reading` lets them.
 
     `independent` False lets reporters judge their own claims: only for the quality
     benchmark's comparison."""
     wanted = {n: item for n, item in enumerate(scored) if needs_check(item, settings.inspector)}
     if not panel or not wanted:
         return Verified(list(scored))
-    judges_panel = Panel(diff, panel, settings, client, ledger, source, independent)
+    judges_panel = Panel(
+        diff, panel, settings, client, ledger, reading.source, independent, reading.looker
+    )
     others = [
         claim_of(item)
         for n, item in enumerate(scored)

@@ -72,6 +72,7 @@ class InspectorSettings(Strict):
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
     every family reviewing its file reported is checked, from what its reports say, like
     any other claim (agreement is evidence, not proof, where a wrong claim costs most).
+    `tool_budget`: the tool calls one judge may make about one claim (inspect/budget.py).
     `rule`: `weighed` (default): each family's rates as a judge and as a reporter are
     estimated from the run's votes and a finding is verified at `target_precision`
     (decide/evidence.py); `ahead-by-k`: every vote the same.
@@ -101,6 +102,10 @@ class InspectorSettings(Strict):
     target_precision: float = Field(default=0.9, gt=0.5, lt=1)
     """weighed: a finding is verified at this probability of being real, rejected as surely against.
     """
+    tool_budget: int = Field(default=6, ge=0, le=30)
+    """Read-only tool calls (read a file, search, find a definition…) one judge may make about
+    one claim, where the run has the pull request's trees; then it must answer. 0 offers no
+    tools: each judge is given the evidence in its question instead."""
 
 
 class PublishSettings(Strict):

@@ -1,5 +1,6 @@
 """The fake of the model port: `FakeModelClient` answers from canned replies per model (or
-a function of the request) and records every call; `rate_limited` and `timed_out` are the
+a function of the request) and records every call; a reply is a text, a whole `Completion`
+(one that asks for tools, say) or a failure; `rate_limited` and `timed_out` are the
 failures a provider answers with."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from consensus.model.base import FailureKind
 from consensus.ports import Completion, CompletionRequest, ModelCallError
 
-Answer = str | ModelCallError
+Answer = str | Completion | ModelCallError
 
 
 @dataclass
@@ -46,6 +47,8 @@ class FakeModelClient:
             self.in_flight -= 1
         if isinstance(answer, ModelCallError):
             raise answer
+        if isinstance(answer, Completion):
+            return answer
         return Completion(
             text=answer,
             tokens_in=self.tokens_in,

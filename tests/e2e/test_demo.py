@@ -64,6 +64,15 @@ def test_the_demo_reviews_a_sample_branch_and_says_the_providers_were_simulated(
     assert f"HTML report (simulated providers): {into / 'report.html'}" in stderr
 
 
+def test_the_demo_shows_a_finding_verified_by_a_judge_that_read_the_code(
+    demo: tuple[Path, str, str],
+) -> None:
+    """Llama's judge reads shop/orders.py through the tools before it confirms the
+    pagination bug; the line it cites was checked against the sample repository's head."""
+    _, stdout, _ = demo
+    assert "meta cites shop/orders.py:26: return len(orders) // PAGE_SIZE + 1" in stdout
+
+
 def test_the_demo_run_is_journaled_and_replays_without_a_model(
     demo: tuple[Path, str, str],
 ) -> None:
@@ -154,6 +163,9 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert text.count("<section class='comment inline'>") == 2
     assert "SQL injection: customer name interpolated into the query" in text
     assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
+    # what the judge that looked read and cited, collapsed under the verified finding
+    assert "What the judges read</summary>" in text
+    assert "shop/orders.py:26</code> <code>return len(orders) // PAGE_SIZE + 1" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
     # the summary counts as the command line does: 2 posted, 1 summary only, 3 rejected

@@ -20,6 +20,7 @@ from consensus.ports import (
     PullReader,
     PullRequestInfo,
     SourceReader,
+    TreeReader,
 )
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.review.redacting import RedactingClient
@@ -79,6 +80,9 @@ class NoCheckout:
         return ContentsSource(host, head_sha)
 
     def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
+        return None
+
+    def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
         return None
 
 

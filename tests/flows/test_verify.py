@@ -39,7 +39,7 @@ from consensus.review.judge_calls import sampling_seed
 from consensus.review.judges import judges
 from consensus.review.ledger import Ledger
 from consensus.review.tally import EXTRA_CALLS_PER_FINDING
-from consensus.review.verify import Verified, verify
+from consensus.review.verify import Reading, Verified, verify
 from consensus.settings.config import BudgetSettings, InspectorSettings, ProviderSettings, Settings
 from consensus.testing import FakeModelClient, rate_limited
 
@@ -185,7 +185,7 @@ def verified(
             settings=settings,
             client=GuardedClient(client, ledger),
             ledger=ledger,
-            source=reader,
+            reading=Reading(source=reader),
         )
     )
 

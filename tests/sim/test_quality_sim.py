@@ -38,7 +38,7 @@ from consensus.model.base import Severity, Status
 from consensus.model.findings import ModelReview, ScoredCluster
 from consensus.review.ledger import Ledger
 from consensus.review.pipeline import coverage
-from consensus.review.verify import verify
+from consensus.review.verify import Reading, verify
 from consensus.settings.config import ProviderSettings
 
 SMALL = replace(DEFAULT, prs=30, thresholds=(0.5, 0.75, 1.0), ks=(2,))
@@ -114,7 +114,7 @@ def test_perfect_verifiers_stop_after_exactly_the_lead_per_finding(k: int) -> No
                 settings=settings,
                 client=client,
                 ledger=ledger,
-                source=None,
+                reading=Reading(),
             )
         ).items
         calls = 0
@@ -170,7 +170,7 @@ def test_verification_keeps_every_consensus_finding_it_was_not_asked_to_check() 
                 settings=settings,
                 client=verifier(pr, params),
                 ledger=Ledger(settings.budget),
-                source=None,
+                reading=Reading(),
             )
         ).items
         assert any(s.verification is not None for s in after) or not any(

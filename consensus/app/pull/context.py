@@ -22,7 +22,14 @@ from consensus.app.pull.saved_workflows import BaseWorkflows, base_workflows
 from consensus.app.services import ActionStep, Services
 from consensus.errors import ConsensusError
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff
-from consensus.ports import Log, PullFile, PullRequestHost, PullRequestInfo, SourceReader
+from consensus.ports import (
+    Log,
+    PullFile,
+    PullRequestHost,
+    PullRequestInfo,
+    SourceReader,
+    TreeReader,
+)
 from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.spend import PrAllowance
 from consensus.publish.state import PublishState
@@ -204,6 +211,11 @@ class PullContext:
         """The PR head's files: from the checkout when it holds the head, else the API."""
         workspace = self.step.runner.workspace
         return self.services.checkout.head_source(self.host, self.info.head_sha, workspace)
+
+    def trees(self) -> TreeReader | None:
+        """The PR's base and head trees from the checkout, for judges that read them."""
+        workspace = self.step.runner.workspace
+        return self.services.checkout.trees(workspace, self.info.base_sha, self.info.head_sha)
 
     # ------------------------------------------------------------------ our summary
 

@@ -216,7 +216,8 @@ def _review_rest(context: PullContext, job: ReviewJob, carried: Carried) -> Repo
         )
     check_head(context.host, context.info.number, context.info.head_sha)  # models from here
     rest = job.with_diff(carried.rest)
-    return asyncio.run(run_review(rest, context.services, source=context.head_source()))
+    source, trees = context.head_source(), context.trees()
+    return asyncio.run(run_review(rest, context.services, source=source, trees=trees))
 
 
 def _view(context: PullContext, thread: PullRequestThread) -> PullView:
