@@ -19,7 +19,6 @@ citation the product's check must refuse.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Iterator, Mapping
@@ -31,6 +30,8 @@ from consensus_sim.script import (
     Responder,
     Step,
     call_tools,
+    drawn,
+    drawn_verdict,
     prompt_text,
     reply,
 )
@@ -92,12 +93,12 @@ def looking_judge(
         read = "\n".join([*results, question])
         decisive = claim.decisive
         seen = decisive is not None and _normal(decisive.text) in _normal(read)
-        draw = _draw(seed, question)
-        verdict = _verdict(claim.real, looking if seen else blind, draw)
+        draw = drawn(seed, question)
+        verdict = _verdict_of(claim.real, looking if seen else blind, draw)
         evidence = []
         if seen and decisive is not None and verdict != "uncertain":
             quote = decisive.text
-            if _draw(seed + "\0quote", question) < misquote:
+            if drawn(seed + "\0quote", question) < misquote:
                 quote = "the code checks this before it gets here"
             line = _numbered_line(read, decisive) or decisive.line
             evidence = [
@@ -178,18 +179,8 @@ def _numbered_line(read: str, decisive: Decisive) -> int | None:
     return None
 
 
-def _verdict(real: bool, rates: Rates, draw: float) -> str:
-    right = rates.tpr if real else rates.tnr
-    if draw < right:
-        return "confirmed" if real else "refuted"
-    if draw < right + (1 - right) * (1 - rates.uncertain):
-        return "refuted" if real else "confirmed"
-    return "uncertain"
-
-
-def _draw(seed: str, question: str) -> float:
-    digest = hashlib.sha256(f"{seed}\0{question}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64
+def _verdict_of(real: bool, rates: Rates, draw: float) -> str:
+    return drawn_verdict(real, rates.tpr, rates.tnr, rates.uncertain, draw)
 
 
 def _normal(text: str) -> str:

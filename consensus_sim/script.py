@@ -280,15 +280,26 @@ def judge(
         real = truth.get(found["title"].strip())
         if real is None:
             return reply(json.dumps({"verdict": "uncertain", "reason": "not a claim I know"}))
-        digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
-        draw = int.from_bytes(digest[:8], "big") / 2**64
-        right = tpr if real else tnr
-        if draw < right:
-            verdict = "confirmed" if real else "refuted"
-        elif draw < right + (1 - right) * (1 - uncertain):
-            verdict = "refuted" if real else "confirmed"
-        else:
-            verdict = "uncertain"
+        verdict = drawn_verdict(real, tpr, tnr, uncertain, drawn(seed, text))
         return reply(json.dumps({"verdict": verdict, "reason": "Checked against the change."}))
 
     return respond
+
+
+def drawn(seed: str, text: str) -> float:
+    """A uniform draw in [0, 1) from a hash of the seed and the text: the same question,
+    the same draw."""
+    digest = hashlib.sha256(f"{seed}\0{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def drawn_verdict(real: bool, tpr: float, tnr: float, uncertain: float, draw: float) -> str:
+    """A judge's verdict at `draw`: right with its rate (a real claim confirmed with `tpr`, an
+    invented one refuted with `tnr`); a wrong answer `uncertain` with that probability, else
+    the opposite verdict."""
+    right = tpr if real else tnr
+    if draw < right:
+        return "confirmed" if real else "refuted"
+    if draw < right + (1 - right) * (1 - uncertain):
+        return "refuted" if real else "confirmed"
+    return "uncertain"
