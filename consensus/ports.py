@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 
 from consensus.model.base import FailureKind
 from consensus.model.findings import Usage
+from consensus.model.host import HostWords
 from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
@@ -418,6 +419,12 @@ class PullRequestHost(PullReader, ReviewWriter, Conversation, Protocol):
     """The roles every flow on one pull request uses (a review, a command, a reply): what
     GitHub and GitLab both implement. A GitLab merge request is a pull request here, its
     `iid` the number, its notes and diff discussions the comments."""
+
+    @property
+    def words(self) -> HostWords:
+        """How the host names a pull request, its number and a person's role: the words of
+        every message posted there (model/host.py)."""
+        ...
 
     def close(self) -> None:
         """Release the connections the host keeps open; the run is over."""

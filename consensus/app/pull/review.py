@@ -75,6 +75,7 @@ def review_pull_request(
         budget=context.settings.budget,
         head=context.info.head_sha,
         ours=identity,
+        words=context.words,
     )
     if left is None:
         context.log(
@@ -231,6 +232,7 @@ def _view(context: PullContext, thread: PullRequestThread) -> PullView:
         workflow=context.workflow,
         allowance=context.allowance,
         host="GitLab" if context.host_name == "GitLab" else "GitHub",
+        words=context.words,
     )
 
 
