@@ -273,6 +273,18 @@ def test_help_on_gitlab_speaks_of_merge_requests_and_roles(reviewed: World) -> N
     assert re.search(r"(?<![\w-])PRs?\b", answer) is None  # the "agent-PR queue" is a name
 
 
+def test_a_paused_merge_request_is_named_as_gitlab_names_it(reviewed: World) -> None:
+    assert reviewed.note("/consensus pause", "dev").code == 0
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "Automatic reviews are paused on this MR." in answer
+    [summary] = reviewed.summaries()
+    assert "Automatic reviews are **paused** on this MR (by @\u200ddev)" in summary["body"]
+    job = reviewed.review()
+    assert job.code == 0, job.log
+    assert f"MR !{IID}: automatic reviews are paused (by dev)" in job.log
+    assert "PR #" not in job.log
+
+
 def test_a_forged_payload_is_believed_for_nothing_but_the_note_it_names(reviewed: World) -> None:
     """The payload says a maintainer wrote a dismissal; the API says rita wrote a question."""
     note = reviewed.gitlab.add_note(PROJECT, IID, "Does F2 matter?", "rita")
