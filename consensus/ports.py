@@ -18,6 +18,7 @@ from consensus.model.base import FailureKind
 from consensus.model.completion import Completion as Completion
 from consensus.model.completion import CompletionRequest as CompletionRequest
 from consensus.model.completion import Message as Message
+from consensus.model.host import HostWords
 from consensus.model.urls import scrub_urls
 
 Log = Callable[[str], None]  # where an edge writes its one-line progress notes
@@ -391,6 +392,12 @@ class PullRequestHost(PullReader, ReviewWriter, Conversation, Protocol):
     """The roles every flow on one pull request uses (a review, a command, a reply): what
     GitHub and GitLab both implement. A GitLab merge request is a pull request here, its
     `iid` the number, its notes and diff discussions the comments."""
+
+    @property
+    def words(self) -> HostWords:
+        """How the host names a pull request, its number and a person's role: the words of
+        every message posted there (model/host.py)."""
+        ...
 
     def close(self) -> None:
         """Release the connections the host keeps open; the run is over."""

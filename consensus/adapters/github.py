@@ -64,6 +64,7 @@ from consensus.adapters.github_wire import (
 from consensus.adapters.github_wire import Retries as Retries  # where callers import it
 from consensus.adapters.refusals import TOKEN_CANNOT_ASK, or_none
 from consensus.errors import GitHubError
+from consensus.model.host import GITHUB_WORDS, HostWords
 from consensus.ports import (
     ClosedPullThread,
     CommentEdit,
@@ -87,6 +88,8 @@ _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 class GitHubHost:
     """`PullRequestHost` over GitHub's REST API for `repo` ("owner/name")."""
+
+    words: HostWords = GITHUB_WORDS  # a pull request, #4, permissions as GitHub says them
 
     def __init__(
         self,

@@ -51,6 +51,7 @@ from consensus.adapters.gitlab_wire import (
 from consensus.adapters.refusals import TOKEN_CANNOT_ASK, or_none
 from consensus.adapters.retries import DEFAULT_RETRIES, Retries
 from consensus.errors import GitLabError
+from consensus.model.host import GITLAB_WORDS, HostWords
 from consensus.ports import (
     CommentEdit,
     HostComment,
@@ -69,6 +70,8 @@ MAX_FILE_BYTES = 2_000_000
 class GitLabHost:
     """The pull-request ports over GitLab's REST API v4 for `project` (its numeric id, as
     `CI_PROJECT_ID` gives it, or its full path)."""
+
+    words: HostWords = GITLAB_WORDS  # a merge request, !4, Reporter and Developer roles
 
     def __init__(
         self,

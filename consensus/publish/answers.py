@@ -2,7 +2,9 @@
 
 Every text a model or a commenter wrote, and every field read back from the summary's
 state, passes through the sanitiser (render/untrusted.py: no HTML, no pings, no images,
-no links, nothing invisible). Only the commenter is mentioned live (`mention`), in
+no links, nothing invisible). What an answer says of the host (a pull request, a role) is in
+its words (`HostWords`, model/host.py): a GitLab Reporter reads "Reporter", not GitHub's
+"triage". Only the commenter is mentioned live (`mention`), in
 answer to their own comment; anyone else is named without a ping (`person`). An answer is
 one comment per command comment; a long section collapses into `<details>`.
 """
@@ -17,6 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 import yaml
 
 from consensus.decide.evidence import judged_by
+from consensus.model.host import HostWords
 from consensus.model.urls import without_userinfo
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
@@ -69,20 +72,24 @@ def render_answer(comment_id: int, login: str, sections: Sequence[Section]) -> s
 def help_section(
     specs: Mapping[str, CommandSpec],
     *,
+    words: HostWords,
     topic: CommandSpec | None = None,
     unknown: str = "",
     workflows: Sequence[CommandSpec] = (),
 ) -> Section:
     """The command table (and the repository's saved workflows, run as `/consensus <name>`);
-    for an `unknown` word, a near miss among both first."""
+    for an `unknown` word, a near miss among both first. Who may run a command is said in
+    the host's `words`; so are a built-in command's own texts."""
     if topic is not None:
-        who = "write, maintain or admin permission" if topic.needs_write else "anyone"
-        body = f"`{topic.usage}`: {topic.summary}\n\n{topic.help}\n\nWho may run it: {who}."
-        return Section(f"/consensus help {topic.name}", body)
+        who = words.writers if topic.needs_write else "anyone"
+        text = f"`{topic.usage}`: {topic.summary}\n\n{topic.help}"
+        text = words.in_our_text(text) if topic in specs.values() else text  # ours only
+        return Section(f"/consensus help {topic.name}", f"{text}\n\nWho may run it: {who}.")
+    ours = {name: in_words(spec, words) for name, spec in specs.items()}
     lines = [
-        *command_table(specs),
+        *command_table(ours, writers=words.writers_short),
         "",
-        *workflow_lines(workflows),
+        *workflow_lines(workflows, words),
         "Commands go at the start of a line; code and quotes are never commands.",
     ]
     if unknown:
@@ -93,13 +100,19 @@ def help_section(
     return Section("consensus commands", "\n".join(lines))
 
 
-def workflow_lines(workflows: Sequence[CommandSpec]) -> list[str]:
+def in_words(spec: CommandSpec, words: HostWords) -> CommandSpec:
+    """A built-in command's file with its summary and help in the host's words."""
+    said = {"summary": words.in_our_text(spec.summary), "help": words.in_our_text(spec.help)}
+    return CommandSpec.model_validate({**dict(spec), **said})
+
+
+def workflow_lines(workflows: Sequence[CommandSpec], words: HostWords) -> list[str]:
     """The saved review workflows as a table (a workflow is a command file's equal here)."""
     if not workflows:
         return []
     rows = [row(["workflow", "what it reviews", "who may run it"]), row(["---"] * 3)]
     rows += [
-        row([code(w.usage), cell(w.summary) + " Calls the providers.", "write, maintain or admin"])
+        row([code(w.usage), cell(w.summary) + " Calls the providers.", words.writers_short])
         for w in workflows
     ]
     return [
@@ -111,7 +124,9 @@ def workflow_lines(workflows: Sequence[CommandSpec]) -> list[str]:
     ]
 
 
-def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str]) -> Section:
+def workflows_section(
+    workflows: Sequence[CommandSpec], broken: Mapping[str, str], *, words: HostWords
+) -> Section:
     """`/consensus workflows`: name, file and description of each; broken files named."""
     lines = [
         f"- {code(f'/consensus {w.name}')} ({code(w.path)}): {escape_markdown_text(w.summary)}"
@@ -129,16 +144,18 @@ def workflows_section(workflows: Sequence[CommandSpec], broken: Mapping[str, str
     else:
         lines += [
             "",
-            "Running one needs write, maintain or admin permission: it calls the providers.",
+            f"Running one needs {words.writers}: it calls the providers.",
         ]
     return Section("Saved review workflows", "\n".join(lines))
 
 
-def denied_section(spec: CommandSpec, login: str, permission: str) -> Section:
+def denied_section(spec: CommandSpec, login: str, permission: str, words: HostWords) -> Section:
+    """The polite refusal: what the command needs and what the asker has, as the host names
+    roles ("needs the Developer role or higher (yours: Reporter)" on GitLab)."""
     spends = "it calls paid providers, so " if spec.spends_tokens else ""
     body = (
-        f"Sorry {mention(login)}, `/consensus {spec.name}` needs write, maintain or admin "
-        f"permission (yours: {permission or 'none'}): {spends}nothing was run. A maintainer "
+        f"Sorry {mention(login)}, `/consensus {spec.name}` needs {words.writers} "
+        f"(yours: {words.role(permission)}): {spends}nothing was run. A maintainer "
         "can run it for you."
     )
     return Section(f"/consensus {spec.name}: not allowed", body)

@@ -25,6 +25,7 @@ from typing import Literal
 from consensus.ingest.pull_diff import review_hunks
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
+from consensus.model.host import GITHUB_WORDS, HostWords
 from consensus.model.report import Report
 from consensus.publish.carry import Carried
 from consensus.publish.gitlab_suggestion import with_gitlab_fences
@@ -55,7 +56,8 @@ class PullView:
     before anything is posted), its head, every path the host lists as changed, the links
     that are its own, the base branch's learnings and publish settings; the saved workflow
     this run is, what is left of the PR's budget for an automatic run, and the host that
-    shows the comments (its suggestion fences)."""
+    shows the comments (its suggestion fences) and its `words` (what the page calls the
+    pull request)."""
 
     thread: PullRequestThread
     head_sha: str
@@ -66,6 +68,7 @@ class PullView:
     workflow: Workflow | None = None
     allowance: PrAllowance | None = None
     host: Literal["GitHub", "GitLab"] = "GitHub"
+    words: HostWords = GITHUB_WORDS
 
 
 def own_part(thread: PullRequestThread, workflow: Workflow | None) -> PullRequestThread:
@@ -221,6 +224,7 @@ def _summary(plan: PublishPlan, page: _Page, with_state: bool) -> str:
         page.report,
         plan,
         head_sha=page.pull.head_sha,
+        words=page.pull.words,
         links=page.pull.links,
         notices=[thread.state_problem] if thread.state_problem else [],
         with_state=with_state,
@@ -240,8 +244,9 @@ def _workflow_page(plan: PublishPlan, page: _Page, workflow: Workflow) -> tuple[
         title=workflow.title,
         description=workflow.description,
         head_sha=page.pull.head_sha,
+        words=page.pull.words,
         links=page.pull.links,
         budget=max(1_000, min(WORKFLOW_BUDGET, BUDGET - others)),
     )
-    summary = put_section(body, workflow.name, section, _page_state(plan, page))
+    summary = put_section(body, workflow.name, section, _page_state(plan, page), page.pull.words)
     return summary, "\n".join(section)

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from enum import Enum
 
 from consensus.model.base import Frozen
+from consensus.model.host import HostWords
 from consensus.ports import HostComment
 from consensus.publish.thread import Identity
 from consensus.render.untrusted import code, escape_line, escape_markdown_text, person
@@ -211,7 +212,7 @@ def plan_reply(
     """What to do with one reply (see the module's docstring). `kind` None: the words did
     not settle it. `may_write` None: not asked yet (asked only for a disagreement)."""
     if answers >= cap:
-        return ReplyPlan(step=Step.IGNORE, why=f"the PR's cap of {cap} answers is reached")
+        return ReplyPlan(step=Step.IGNORE, why=f"the cap of {cap} answers here is reached")
     if kind is None:
         if reply.after_our_answer:
             return ReplyPlan(step=Step.IGNORE, why="a reply to our answer")
@@ -273,22 +274,32 @@ def _no_answer(finding_id: str) -> str:
 
 
 def model_answer(
-    reply: Reply, finding_id: str, text: str, *, conceded: bool, dismissed: bool
+    reply: Reply,
+    finding_id: str,
+    text: str,
+    *,
+    conceded: bool,
+    dismissed: bool,
+    words: HostWords,
 ) -> str:
-    """A model's answer (untrusted: sanitised, bounded), and what became of the finding."""
+    """A model's answer (untrusted: sanitised, bounded), and what became of the finding,
+    in the host's `words`."""
     body = escape_markdown_text(text.strip()[:MAX_ANSWER]) or _no_answer(finding_id)
     if conceded and dismissed:
-        body += "\n\nConceded: the finding is dismissed on this PR."
+        body += f"\n\nConceded: the finding is dismissed on this {words.short}."
     elif conceded:
         command = code(f"/consensus dismiss {finding_id}") if finding_id else "a dismissal"
-        body += f"\n\nConceded. Someone with write access can dismiss it: reply here, or {command}."
+        body += (
+            f"\n\nConceded. Someone with {words.writers} can dismiss it: reply here, or {command}."
+        )
     return f"{body}\n\n{_footer(reply, finding_id)}"
 
 
-def dismissed_answer(reply: Reply, finding_id: str, reason: str) -> str:
+def dismissed_answer(reply: Reply, finding_id: str, reason: str, words: HostWords) -> str:
     return (
         f"Dismissed by {person(reply.comment.author)}: {escape_line(reason)}\n\n"
-        "Not posted again on this PR; the learnings run may suppress it on later PRs."
+        f"Not posted again on this {words.short}; the learnings run may suppress it on later "
+        f"{words.short}s."
         f"\n\n{_footer(reply, finding_id)}"
     )
 

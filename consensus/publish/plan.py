@@ -139,7 +139,7 @@ def _place(
         return Placement.MOVED, f"in moved code (from {finding.moved_from})", None
     anchor = _anchor(finding, hunks)
     if anchor is None:
-        return Placement.NOT_ON_DIFF, "its line is not on the PR diff", None
+        return Placement.NOT_ON_DIFF, "its line is not on the diff", None
     return Placement.INLINE, "", anchor
 
 

@@ -12,6 +12,7 @@ tokens: 5 × the run's token cap.
 from __future__ import annotations
 
 from consensus.model.base import Frozen
+from consensus.model.host import HostWords
 from consensus.model.report import Report
 from consensus.publish.spent import Spent
 from consensus.review.budget import Ceiling
@@ -92,17 +93,19 @@ def spent_after(spent: Spent | None, report: Report, left: PrAllowance | None = 
     )
 
 
-def spend_text(spent: Spent | None) -> str:
-    """ "$1.23 on this PR over 4 runs", saying where a run's cost is unknown."""
+def spend_text(spent: Spent | None, words: HostWords) -> str:
+    """ "$1.23 on this PR over 4 runs" ("this MR" on GitLab), saying where a run's cost is
+    unknown."""
     if spent is None or not spent.runs:
-        return "nothing spent on this PR yet"
+        return f"nothing spent on this {words.short} yet"
     runs = f"{spent.runs} run{'s' if spent.runs != 1 else ''}"
     unknown = f" + {spent.tokens:,} tokens at unknown prices" if spent.unpriced_runs else ""
-    return f"${spent.cost_usd:.2f}{unknown} on this PR over {runs}"
+    return f"${spent.cost_usd:.2f}{unknown} on this {words.short} over {runs}"
 
 
-def cap_comment(spent: Spent, left: PrAllowance, head_sha: str) -> str:
-    """The one comment that says automatic reviews of this PR stopped, and what to do."""
+def cap_comment(spent: Spent, left: PrAllowance, head_sha: str, words: HostWords) -> str:
+    """The one comment that says automatic reviews of this PR stopped, and what to do, in
+    the host's `words`."""
     caps = []
     if left.cap_usd is not None:
         caps.append(f"${left.cap_usd:.2f}")
@@ -111,8 +114,9 @@ def cap_comment(spent: Spent, left: PrAllowance, head_sha: str) -> str:
     return "\n".join(
         [
             SPEND_MARKER,
-            "**consensus: automatic reviews of this pull request are stopped.** Its runs have "
-            f"spent {spend_text(spent)}, which reached the per-PR budget "
+            f"**consensus: automatic reviews of this {words.pull_request} are stopped.** Its "
+            f"runs have spent {spend_text(spent, words)}, which reached the per-{words.short} "
+            "budget "
             f"(`budget.max_cost_usd_per_pr`: {' / '.join(caps)}).",
             "",
             f"Head `{head_sha[:12]}` was not reviewed. A maintainer can run one review now "

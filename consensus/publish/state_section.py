@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus.decide.evidence import judged_by
+from consensus.model.host import HostWords
 from consensus.publish.state import PublishState, encode_state, state_line_present
 from consensus.publish.thread import SUMMARY_MARKER
 from consensus.render.markdown import cell, row
@@ -21,13 +22,15 @@ START = "<!-- consensus:commands -->"
 END = "<!-- /consensus:commands -->"
 
 
-def command_section(state: PublishState) -> list[str]:
-    """The lines of the section, markers included (empty markers when there is nothing)."""
+def command_section(state: PublishState, words: HostWords) -> list[str]:
+    """The lines of the section, markers included (empty markers when there is nothing),
+    in the host's `words`."""
     out = [START]
     if state.paused is not None:
         out += [
             "> [!NOTE]",
-            f"> Automatic reviews are **paused** on this PR (by {person(state.paused.by)}). "
+            f"> Automatic reviews are **paused** on this {words.short} "
+            f"(by {person(state.paused.by)}). "
             "`/consensus resume` restarts them; `/consensus review` runs one now.",
             "",
         ]
@@ -66,12 +69,12 @@ def command_section(state: PublishState) -> list[str]:
     return [*out, END]
 
 
-def rewrite_summary(body: str, state: PublishState) -> str:
+def rewrite_summary(body: str, state: PublishState, words: HostWords) -> str:
     """`body` (our summary comment) with the command section and the state line redone."""
     lines = body.rstrip("\n").split("\n")
     if lines and state_line_present(body):
         lines = lines[:-1]
-    section = command_section(state)
+    section = command_section(state, words)
     if START in lines and END in lines[lines.index(START) :]:
         start = lines.index(START)
         end = lines.index(END, start)
@@ -82,7 +85,7 @@ def rewrite_summary(body: str, state: PublishState) -> str:
     return "\n".join([*lines, encode_state(state)])
 
 
-def new_summary(state: PublishState, notices: Sequence[str] = ()) -> str:
+def new_summary(state: PublishState, words: HostWords, notices: Sequence[str] = ()) -> str:
     """A summary comment with no review on it: for a PR no review has published yet (e.g.
     paused at once), or in place of one someone else edited (`notices` say so)."""
     warned = [
@@ -93,11 +96,11 @@ def new_summary(state: PublishState, notices: Sequence[str] = ()) -> str:
         "## consensus review",
         "",
         *warned,
-        "No review has been published on this PR yet."
+        f"No review has been published on this {words.short} yet."
         if not notices
         else "No review is shown: `/consensus review` publishes one.",
         "",
-        *command_section(state),
+        *command_section(state, words),
         encode_state(state),
     ]
     return "\n".join(lines)

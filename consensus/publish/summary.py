@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from consensus import __version__
 from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
+from consensus.model.host import HostWords
 from consensus.model.report import Report, ReportFinding
 from consensus.publish.inline import inline_body
 from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
@@ -110,7 +111,7 @@ def _changed(report: Report, links: Sequence[str]) -> list[str]:
 
 
 def _headline(
-    report: Report, plan: PublishPlan, head_sha: str, notices: Sequence[str]
+    report: Report, plan: PublishPlan, head_sha: str, notices: Sequence[str], words: HostWords
 ) -> list[str]:
     """The counts, in the fewest words: a count of nothing is left out."""
     open_ = _open(plan)
@@ -134,7 +135,7 @@ def _headline(
         f"**{plural(len(open_), 'finding')} posted**" + (f" ({', '.join(where)})" if where else ""),
         *(f"{count} {name}" for count, name in counts if count),
         f"providers answered {answered}/{total}",
-        _spend(report, plan),
+        _spend(report, plan, words),
         f"head {code(head_sha[:12])}",
     ]
     out = ["## consensus review", "", *incomplete_block(report), " · ".join(parts), ""]
@@ -147,11 +148,15 @@ def _headline(
     return out
 
 
-def _spend(report: Report, plan: PublishPlan) -> str:
+def _spend(report: Report, plan: PublishPlan, words: HostWords) -> str:
     """This run's cost, and the pull request's once more than one run spent there."""
     spent = plan.state.spent
     this_run = format_cost(report.stats.cost_usd)
-    return f"{this_run} this run · {spend_text(spent)}" if spent and spent.runs > 1 else this_run
+    return (
+        f"{this_run} this run · {spend_text(spent, words)}"
+        if spent and spent.runs > 1
+        else this_run
+    )
 
 
 def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
@@ -265,7 +270,7 @@ def _not_posted_section(report: Report, plan: PublishPlan) -> list[str]:
     ]
 
 
-def _coverage(report: Report, notes: Sequence[str]) -> list[str]:
+def _coverage(report: Report) -> list[str]:
     out = ["<details>", "<summary>Coverage: what each provider saw</summary>", ""]
     for provider in report.providers:
         files = ", ".join(code(path) for path in provider.files_seen) or "nothing"
@@ -278,7 +283,6 @@ def _coverage(report: Report, notes: Sequence[str]) -> list[str]:
         out.append(f"- decided on {heads}, unchanged since (carried): {files}")
     for skipped in report.skipped_files:
         out.append(f"- skipped {code(skipped.path)}: {escape_line(skipped.reason)}")
-    out += [f"- {escape_line(note)}" for note in notes]
     return [*out, "", "</details>", ""]
 
 
@@ -287,25 +291,26 @@ def render_summary(
     plan: PublishPlan,
     *,
     head_sha: str,
-    notes: Sequence[str] = (),
+    words: HostWords,
     links: Sequence[str] = (),
     notices: Sequence[str] = (),
     with_state: bool = True,
     workflows: Sequence[Sequence[str]] = (),
 ) -> str:
-    """The summary comment's body; `notes` are coverage notes from the edge (patches…),
-    `notices` what the reader must see first (a state block someone else edited, ignored);
-    `workflows`: the saved workflows' sections already on the page, carried over as they are."""
+    """The summary comment's body; `notices` are what the reader must see first (a state
+    block someone else edited, ignored); `workflows`: the saved workflows' sections already
+    on the page, carried over as they are; `words`: the host's, for what the page says of
+    the pull request."""
     open_ = _open(plan)
     sections: list[list[str]] = [
-        _headline(report, plan, head_sha, notices),
-        command_section(plan.state),
+        _headline(report, plan, head_sha, notices, words),
+        command_section(plan.state, words),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
         _changed(report, links) + _posted_here(open_, links),
         _resolved(plan),
         _not_posted_section(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
-        _coverage(report, notes),
+        _coverage(report),
         [f"- {escape_line(line)}" for line in context_lines(report)] + [""],
         [line for section in workflows for line in (*section, "")],
     ]
@@ -344,13 +349,14 @@ def render_workflow_section(
     title: str,
     description: str,
     head_sha: str,
+    words: HostWords,
     links: Sequence[str] = (),
     budget: int = WORKFLOW_BUDGET,
 ) -> list[str]:
     """A saved workflow's section of the summary comment, markers included: its counts, its
     open findings, what it resolved and did not post; at most `budget` characters."""
     name = plan.workflow
-    headline = _headline(report, plan, head_sha, ())[2:]  # without the page's own heading
+    headline = _headline(report, plan, head_sha, (), words)[2:]  # without the page's own heading
     open_ = _open(plan)
     parts: list[list[str]] = [
         [

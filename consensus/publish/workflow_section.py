@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from consensus.model.host import HostWords
 from consensus.publish.state import PublishState, encode_state, state_line_present
 from consensus.publish.state_section import command_section
 from consensus.publish.thread import SUMMARY_MARKER
@@ -46,7 +47,9 @@ def workflow_sections(body: str) -> dict[str, list[str]]:
     return found
 
 
-def put_section(body: str, name: str, section: Sequence[str], state: PublishState) -> str:
+def put_section(
+    body: str, name: str, section: Sequence[str], state: PublishState, words: HostWords
+) -> str:
     """The summary comment `body` with workflow `name`'s section replaced by `section` (or
     added before the default review's footer) and the state line redone. With no summary
     yet (`body` empty), a page that holds the command section and this one section."""
@@ -55,9 +58,9 @@ def put_section(body: str, name: str, section: Sequence[str], state: PublishStat
             SUMMARY_MARKER,
             "## consensus review",
             "",
-            "No default review has been published on this PR yet.",
+            f"No default review has been published on this {words.short} yet.",
             "",
-            *command_section(state),
+            *command_section(state, words),
             "",
             *section,
         ]

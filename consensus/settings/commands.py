@@ -164,11 +164,15 @@ def closest_command(word: str, specs: Mapping[str, CommandSpec]) -> str | None:
     return spec.name if spec is not None else None
 
 
-def command_table(specs: Mapping[str, CommandSpec]) -> list[str]:
-    """The Markdown table of commands: help replies and the documentation show the same."""
+def command_table(
+    specs: Mapping[str, CommandSpec], *, writers: str = "write, maintain or admin"
+) -> list[str]:
+    """The Markdown table of commands: help replies and the documentation show the same
+    (`writers`: who may run a command that writes, as the host names them; the
+    documentation's are GitHub's)."""
     rows = ["| command | what it does | who may run it |", "|---|---|---|"]
     for spec in specs.values():
-        who = "write, maintain or admin" if spec.needs_write else "anyone"
+        who = writers if spec.needs_write else "anyone"
         spends = " Calls the providers." if spec.spends_tokens else ""
         aliases = f" (also: {', '.join(spec.aliases)})" if spec.aliases else ""
         rows.append(f"| `{spec.usage}`{aliases} | {spec.summary}{spends} | {who} |")

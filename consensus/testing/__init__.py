@@ -25,6 +25,7 @@ from typing import Literal
 
 from consensus.errors import GitHubError
 from consensus.ingest.hunks import right_side_hunks
+from consensus.model.host import GITHUB_WORDS, HostWords
 from consensus.ports import (
     CommentEdit,
     HostComment,
@@ -78,6 +79,7 @@ class FakeGitHubHost(FakeLearnings):
     commit_parents: dict[str, tuple[str, ...]] = field(default_factory=dict)
     now: str = "2026-01-02T00:00:00Z"  # when a PR closed by its branch moving closed
     repo: str = "acme/service"
+    words: HostWords = GITHUB_WORDS  # the port's vocabulary: GitHub's, as the fake's API is
     _ids: Iterator[int] = field(default_factory=lambda: itertools.count(1000))
 
     # ------------------------------------------------------------------ setup

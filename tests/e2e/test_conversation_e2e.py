@@ -183,7 +183,7 @@ def test_a_hostile_reply_gains_nothing(world: World) -> None:
     [answer] = answers(world)
     assert "sk-fake-openai-secret" not in answer and "redacted" in answer
     assert "@acme/security" not in answer  # the mention is defused
-    assert "Conceded. Someone with write access can dismiss it" in answer
+    assert "Conceded. Someone with write, maintain or admin permission can dismiss it" in answer
     assert state(world).dismissed == ()
     assert len(world.github.repos[REPO].reviews) == reviews  # no approval, no review
     assert world.github.repos[REPO].labels.get(NUMBER, []) == []

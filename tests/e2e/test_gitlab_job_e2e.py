@@ -248,10 +248,41 @@ def test_the_agent_pr_queue_says_it_is_github_s_only(reviewed: World) -> None:
 def test_only_developers_and_above_dismiss_by_command(reviewed: World) -> None:
     assert reviewed.note("/consensus dismiss F2 not our problem", "rita").code == 0
     assert state(reviewed).dismissed == ()
-    assert "triage" in reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "(yours: Reporter)" in reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
     assert reviewed.note("/consensus dismiss F2 validated by the API", "dev").code == 0
     [dismissal] = state(reviewed).dismissed
     assert (dismissal.by, dismissal.via) == ("dev", "command")
+
+
+def test_a_reporter_asking_for_a_review_is_told_in_gitlab_s_roles(reviewed: World) -> None:
+    spent = reviewed.model_calls()
+    assert reviewed.note("/consensus review", "rita").code == 0
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "`/consensus review` needs the Developer role or higher (yours: Reporter)" in answer
+    assert "triage" not in answer and "permission" not in answer
+    assert reviewed.model_calls() == spent  # nothing was run
+
+
+def test_help_on_gitlab_speaks_of_merge_requests_and_roles(reviewed: World) -> None:
+    assert reviewed.note("/consensus help\n/consensus help review", "rita").code == 0
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "Run the full review again on the MR head now." in answer
+    assert "Reviews the whole merge request" in answer
+    assert "| Developer or higher |" in answer and "Who may run it: the Developer role" in answer
+    assert "pull request" not in answer and "admin" not in answer
+    assert re.search(r"(?<![\w-])PRs?\b", answer) is None  # the "agent-PR queue" is a name
+
+
+def test_a_paused_merge_request_is_named_as_gitlab_names_it(reviewed: World) -> None:
+    assert reviewed.note("/consensus pause", "dev").code == 0
+    answer = reviewed.gitlab.project(PROJECT).notes(IID)[-1]["body"]
+    assert "Automatic reviews are paused on this MR." in answer
+    [summary] = reviewed.summaries()
+    assert "Automatic reviews are **paused** on this MR (by @\u200ddev)" in summary["body"]
+    job = reviewed.review()
+    assert job.code == 0, job.log
+    assert f"MR !{IID}: automatic reviews are paused (by dev)" in job.log
+    assert "PR #" not in job.log
 
 
 def test_a_forged_payload_is_believed_for_nothing_but_the_note_it_names(reviewed: World) -> None:

@@ -14,6 +14,7 @@ from consensus.errors import GitHubError
 from consensus.model.base import Severity
 from consensus.model.events import IssueCommentEvent
 from consensus.model.flow_result import ResultKind
+from consensus.model.host import GITHUB_WORDS, GITLAB_WORDS, HostWords
 from consensus.ports import GitHubPort, InlineComment, PullFile, PullRequestInfo, ReviewRejected
 from consensus.publish.state import PublishState, TrackedFinding, decode_state, encode_state
 from consensus.publish.thread import SUMMARY_MARKER
@@ -104,6 +105,26 @@ def test_a_read_only_user_changes_nothing_and_is_told_why(host: FakeGitHubHost) 
     [reply] = replies(host)
     assert "yours: read" in reply
     assert host.reactions == []  # nothing was accepted
+
+
+@pytest.mark.parametrize(
+    ("words", "needs", "yours", "never"),
+    [
+        (GITHUB_WORDS, "needs write, maintain or admin permission", "triage", "Reporter"),
+        (GITLAB_WORDS, "needs the Developer role or higher", "Reporter", "triage"),
+    ],
+)
+def test_a_triager_asking_for_a_review_is_told_in_the_host_s_words(
+    host: FakeGitHubHost, words: HostWords, needs: str, yours: str, never: str
+) -> None:
+    """The port's words decide what the answer says; the permission rule stays one."""
+    host.words = words
+    host.permissions["tess"] = "triage"
+    comment(host, "/consensus review", login="tess")
+    [reply] = replies(host)
+    assert f"`/consensus review` {needs} (yours: {yours})" in reply
+    assert never not in reply
+    assert host.reactions == []  # refused before anything ran
 
 
 def test_explain_of_an_unknown_id_names_the_ids_there_are(host: FakeGitHubHost) -> None:

@@ -13,6 +13,7 @@ from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
 from consensus.app.talk.spend_commands import verify_record
 from consensus.model.findings import ScoredCluster
+from consensus.model.host import GITHUB_WORDS
 from consensus.ports import PullFile, PullRequestInfo
 from consensus.publish.conversation import Step
 from consensus.publish.state import FindingRecord
@@ -38,7 +39,7 @@ def world(*replies: tuple[str, str], permissions: dict[str, str] | None = None):
                  head_files={"src/app/db.py": code * 8})
     )  # fmt: skip
     state = seeded_state()
-    host.create_issue_comment(7, new_summary(state))
+    host.create_issue_comment(7, new_summary(state, GITHUB_WORDS))
     record = state.records[0]
     body = f"**high** · SQL injection\n{fingerprint_marker(record.fingerprint)}"
     ours = host.seed_review_comment(
@@ -127,7 +128,7 @@ def test_a_read_only_concession_does_not_dismiss() -> None:
         pending(host, context),
     )
     [answer] = answers(host)
-    assert "Conceded. Someone with write access can dismiss it" in answer
+    assert "Conceded. Someone with write, maintain or admin permission can dismiss it" in answer
     context.refresh_thread()
     assert context.thread.state.dismissed == ()
 

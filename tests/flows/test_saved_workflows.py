@@ -10,6 +10,7 @@ import pytest
 from consensus.decide.fingerprint import namespaced
 from consensus.errors import ConfigError
 from consensus.model.base import Category, Severity, Status
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import Quorum, Report, ReportFinding, Votes
 from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.state import (
@@ -346,19 +347,28 @@ def test_the_workflow_section_is_replaced_in_place_and_kept_by_the_default_revie
     run = report(finding(1, AUDIT_PRINT), workflow="security-audit")
     plan = publish(run, PublishState())
     section = render_workflow_section(
-        run, plan, title="Security audit", description="Auth @team", head_sha="b" * 40
+        run,
+        plan,
+        title="Security audit",
+        description="Auth @team",
+        head_sha="b" * 40,
+        words=GITHUB_WORDS,
     )
     text = "\n".join(section)
     assert "### Workflow `security-audit`: Security audit" in text
     assert "@team" not in text and "<b>" not in text  # text from files and models escaped
     state = with_workflow(PublishState(), "security-audit", plan.state)
-    first = put_section("", "security-audit", section, state)
+    first = put_section("", "security-audit", section, state, GITHUB_WORDS)
     assert first.startswith(SUMMARY_MARKER) and decode_state(first) == state
-    again = put_section(first, "security-audit", section, state)
+    again = put_section(first, "security-audit", section, state, GITHUB_WORDS)
     assert again == first  # replaced, not added twice
     assert workflow_sections(again)["security-audit"] == section
     default = render_summary(
-        report(), publish(report(), state), head_sha="b" * 40, workflows=[section]
+        report(),
+        publish(report(), state),
+        head_sha="b" * 40,
+        words=GITHUB_WORDS,
+        workflows=[section],
     )
     assert workflow_sections(default) == {"security-audit": section}
     docs = [*section[:1], "docs"]  # an unclosed section is not one
@@ -370,7 +380,7 @@ def test_a_large_workflow_section_stays_within_its_budget() -> None:
     run = report(*findings, workflow="security-audit")
     plan = publish(run, PublishState())
     section = render_workflow_section(
-        run, plan, title="t", description="d", head_sha="b" * 40, budget=4_000
+        run, plan, title="t", description="d", head_sha="b" * 40, words=GITHUB_WORDS, budget=4_000
     )
     assert sum(len(line) + 1 for line in section) <= 4_000
     assert section[-1] == "<!-- /consensus:workflow=security-audit -->"
@@ -383,9 +393,13 @@ def test_workflow_sections_give_way_last_and_the_state_always_stays() -> None:
         for n in range(6)
     ]
     state = PublishState(head_sha="a" * 40)
-    page = render_summary(report(), publish(report(), state), head_sha="b" * 40, workflows=big)
+    page = render_summary(
+        report(), publish(report(), state), head_sha="b" * 40, words=GITHUB_WORDS, workflows=big
+    )
     assert len(page) < 65_536 and decode_state(page) is not None
     assert set(workflow_sections(page)) == {f"w{n}" for n in range(6)}  # markers kept
     small = [[*part[:1], "short", *part[-1:]] for part in big]
-    page = render_summary(report(), publish(report(), state), head_sha="b" * 40, workflows=small)
+    page = render_summary(
+        report(), publish(report(), state), head_sha="b" * 40, words=GITHUB_WORDS, workflows=small
+    )
     assert "\nshort\n" in page

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Category, Severity, Status
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.publish.carry import carry_forward
 from consensus.publish.compose import PullView, compose
@@ -222,7 +223,9 @@ def test_the_default_review_carries_every_workflows_section_over() -> None:
         "### Workflow `security-audit`",
         "<!-- /consensus:workflow=security-audit -->",
     ]
-    body = render_summary(report(), composed(report(), view()).plan, head_sha=HEAD)
+    body = render_summary(
+        report(), composed(report(), view()).plan, head_sha=HEAD, words=GITHUB_WORDS
+    )
     body = body.replace("<sub>run ", "\n".join(section) + "\n\n<sub>run ", 1)
     state = PublishState(workflows=(WorkflowState(name="security-audit"),))
     thread = PullRequestThread(summary_id=5, summary_body=body + "\n" + encode_state(state))

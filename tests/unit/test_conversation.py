@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from consensus.model.host import GITHUB_WORDS
 from consensus.ports import HostComment
 from consensus.publish.conversation import (
     Reply,
@@ -157,7 +158,9 @@ HOSTILE = (
 
 
 def test_a_model_answer_is_sanitised_and_carries_the_marker() -> None:
-    body = model_answer(pending(), "F1", HOSTILE, conceded=False, dismissed=False)
+    body = model_answer(
+        pending(), "F1", HOSTILE, conceded=False, dismissed=False, words=GITHUB_WORDS
+    )
     assert body.rstrip().endswith(answer_marker(2))
     assert "@acme" not in body and "#12" not in body and "<img" not in body
     assert "](https://evil.example)" not in body and "\u202e" not in body
@@ -166,7 +169,7 @@ def test_a_model_answer_is_sanitised_and_carries_the_marker() -> None:
 
 @pytest.mark.parametrize("said", ["", "   \n  "])
 def test_an_empty_model_answer_says_so_and_where_to_look(said: str) -> None:
-    body = model_answer(pending(), "F1", said, conceded=False, dismissed=False)
+    body = model_answer(pending(), "F1", said, conceded=False, dismissed=False, words=GITHUB_WORDS)
     assert "(no answer)" not in body
     first = body.split("\n", 1)[0]
     assert first.startswith("No answer: the model wrote none.")
@@ -174,14 +177,18 @@ def test_an_empty_model_answer_says_so_and_where_to_look(said: str) -> None:
 
 
 def test_a_concession_says_who_may_dismiss_unless_it_was_dismissed() -> None:
-    asked = model_answer(pending(), "F1", "You are right.", conceded=True, dismissed=False)
+    asked = model_answer(
+        pending(), "F1", "You are right.", conceded=True, dismissed=False, words=GITHUB_WORDS
+    )
     assert "`/consensus dismiss F1`" in asked
-    done = model_answer(pending(), "F1", "You are right.", conceded=True, dismissed=True)
+    done = model_answer(
+        pending(), "F1", "You are right.", conceded=True, dismissed=True, words=GITHUB_WORDS
+    )
     assert "dismissed on this PR" in done
 
 
 def test_what_we_say_on_a_dismissal_and_a_fixed_check() -> None:
-    dismissed = dismissed_answer(pending(), "F1", "intentional @team #4")
+    dismissed = dismissed_answer(pending(), "F1", "intentional @team #4", GITHUB_WORDS)
     assert "@team" not in dismissed and "#4" not in dismissed
     fixed = Reply(comment=reply(2, 1, "Fixed in abc1234"), thread=ours(1), fingerprint=FP)
     gone = fixed_answer(fixed, "F1", "f" * 40, gone=True, why="")

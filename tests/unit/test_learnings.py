@@ -16,6 +16,7 @@ from consensus.decide.panel_rates import known_counts
 from consensus.errors import ConfigError
 from consensus.model.base import Category, VerdictKind
 from consensus.model.history import FamilyTally, JudgeTally, PanelTally
+from consensus.model.host import GITHUB_WORDS
 from consensus.publish.decided import FindingOutcome, JudgeNote
 from consensus.publish.learnings import (
     ClosedPull,
@@ -329,7 +330,9 @@ def test_a_suppressed_finding_goes_to_the_summary_and_a_fixed_one_says_it_came_b
     assert "*This came back after #3 fixed it.*" in bodies[f"**high** · **{loop.title}**"]
     assert "This came back" not in bodies[f"**high** · **{other.title}**"]
     assert [c.path for c in planned.review.comments] == ["src/app/jobs.py"] * 2  # never inline
-    page = render_summary(report(lock, loop, other), planned, head_sha="a" * 40, links=[])
+    page = render_summary(
+        report(lock, loop, other), planned, head_sha="a" * 40, words=GITHUB_WORDS, links=[]
+    )
     assert "suppressed by a maintainer" in page and "the caller holds the lock" in page
 
 

@@ -7,6 +7,7 @@ import pytest
 from consensus.ingest.hunks import right_side_hunks
 from consensus.model.base import SCAN_NAME, Category, FindingSource, Severity, Status, VerdictKind
 from consensus.model.findings import Verification, Vote
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import FindingMember, Quorum, Report, ReportFinding, Votes
 from consensus.ports import HostComment, InlineComment
 from consensus.publish.inline import inline_body
@@ -471,7 +472,7 @@ def test_the_summary_stays_under_githubs_limit_and_keeps_its_state() -> None:
         for n in range(1, 400)
     ]
     result = plan(*findings, settings=PublishSettings(max_inline_comments=0))
-    body = render_summary(report(*findings), result, head_sha=HEAD)
+    body = render_summary(report(*findings), result, head_sha=HEAD, words=GITHUB_WORDS)
     assert len(body) < GITHUB_LIMIT
     assert body.startswith(SUMMARY_MARKER)
     assert decode_state(body) == result.state
@@ -521,7 +522,7 @@ def test_the_summary_shows_how_a_checked_consensus_finding_was_verified(
     status: Status, verification: Verification | None, cell: str
 ) -> None:
     finding = make(status=status, verification=verification)
-    body = render_summary(report(finding), plan(finding), head_sha=HEAD)
+    body = render_summary(report(finding), plan(finding), head_sha=HEAD, words=GITHUB_WORDS)
     [row] = [line for line in body.splitlines() if line.startswith("| F1 |")]
     assert f"| {cell} |" in row
 

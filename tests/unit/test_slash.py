@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from consensus.app.talk.builtins import BUILTINS
 from consensus.app.talk.registry import Registry, lookup, workflow_command
 from consensus.errors import ConfigError, ConsensusError
+from consensus.model.host import GITHUB_WORDS
 from consensus.publish.answers import Section, safe_url
 from consensus.publish.slash import (
     MAX_COMMANDS,
@@ -325,12 +326,12 @@ def test_commands_rewrite_their_section_and_the_state_in_place() -> None:
         paused=Pause(by="maria"),
         dismissed=(Dismissal(fingerprint="0123456789abcdef", id="F2", by="maria", reason="ok"),),
     )
-    once = rewrite_summary(body, state)
-    twice = rewrite_summary(once, state)
+    once = rewrite_summary(body, state, GITHUB_WORDS)
+    twice = rewrite_summary(once, state, GITHUB_WORDS)
     assert once == twice and once.count(START) == 1 and once.count(END) == 1
     assert "paused" in once and "Dismissed (1)" in once and "\ntext\n" in once
     assert decode_state(once) == state.model_copy(update={"version": STATE_VERSION})
-    cleared = rewrite_summary(once, PublishState())
+    cleared = rewrite_summary(once, PublishState(), GITHUB_WORDS)
     assert "paused" not in cleared and "Dismissed" not in cleared
 
 

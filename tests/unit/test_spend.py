@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import BudgetReport, Quorum, Report, Stats
 from consensus.publish.spend import allowance, cap_comment, spend_text, spent_after
 from consensus.publish.spent import Spent
@@ -34,7 +35,7 @@ def test_each_run_adds_its_cost_and_its_caps_to_the_prs_spend() -> None:
     spent = spent_after(spent, report(0.35, 4_000))
     assert (spent.cost_usd, spent.tokens, spent.runs) == (0.75, 9_000, 2)
     assert (spent.run_cap_usd, spent.run_cap_tokens) == (1.0, 100_000)
-    assert spend_text(spent) == "$0.75 on this PR over 2 runs"
+    assert spend_text(spent, GITHUB_WORDS) == "$0.75 on this PR over 2 runs"
 
 
 def test_the_spend_survives_the_summary_state() -> None:
@@ -63,11 +64,14 @@ def test_the_per_pr_cap_is_five_runs_unless_set(
 
 def test_unpriced_runs_fall_back_to_tokens() -> None:
     spent = spent_after(None, report(None, 400_000, cap_usd=None))
-    assert spend_text(spent) == "$0.00 + 400,000 tokens at unknown prices on this PR over 1 run"
+    assert (
+        spend_text(spent, GITHUB_WORDS)
+        == "$0.00 + 400,000 tokens at unknown prices on this PR over 1 run"
+    )
     allowed = allowance(BudgetSettings(), spent)
     assert allowed.cap_usd is None and allowed.cap_tokens == 500_000
     assert allowed.tokens == 100_000 and not allowed.exhausted
-    assert "500,000 tokens (prices unknown)" in cap_comment(spent, allowed, "a" * 40)
+    assert "500,000 tokens (prices unknown)" in cap_comment(spent, allowed, "a" * 40, GITHUB_WORDS)
 
 
 def test_a_run_never_gets_more_than_the_pr_has_left() -> None:

@@ -25,6 +25,7 @@ from consensus.model.diff import SkippedFile
 from consensus.model.events import IssueCommentEvent
 from consensus.model.findings import Verification, Vote
 from consensus.model.flow_result import ResultKind
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import (
     FindingMember,
     ProviderReport,
@@ -188,7 +189,7 @@ def summary_page(text: str, *, with_state: bool = True) -> str:
         report(text),
         plan,
         head_sha="h" * 40,
-        notes=[text],
+        words=GITHUB_WORDS,
         links=[REPO_LINK],
         notices=[text],
         with_state=with_state,
@@ -204,7 +205,7 @@ def reply_page(text: str) -> str:
     sections = [
         explain_section(record(text), None, state(text).dismissed[0]),
         verified_section(record(text)),
-        help_section(specs, unknown=text),
+        help_section(specs, words=GITHUB_WORDS, unknown=text),
         Section("/consensus dismiss F1", f"Dismissed F1 ({escape_line(text)})"),
     ]
     return render_answer(7, "maria", sections)
@@ -240,7 +241,7 @@ RENDERERS: dict[str, Callable[[str], str]] = {
     "inline comment": lambda text: inline_body(finding(text), [REPO_LINK]),
     "markdown report": lambda text: render_markdown(report(text)),
     "queue comment, gate review, queue table": queue_pages,
-    "summary rewritten for a command": lambda text: new_summary(state(text), [text]),
+    "summary rewritten for a command": lambda text: new_summary(state(text), GITHUB_WORDS, [text]),
 }
 
 

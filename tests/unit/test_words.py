@@ -12,6 +12,7 @@ import pytest
 from consensus.model.base import Category, FindingSource, Severity, Status, VerdictKind
 from consensus.model.calibration import Rate
 from consensus.model.findings import Verification, Vote
+from consensus.model.host import GITHUB_WORDS
 from consensus.model.panel import FamilyEstimate, PanelEstimate
 from consensus.model.report import FindingMember, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.publish.answers import explain_section, verified_section
@@ -146,7 +147,7 @@ def outputs() -> dict[str, str]:
     return {
         **said,
         "html": re.sub(r"<[^>]*>", " ", render_html(REPORT, (), (), None)),  # what is read
-        "summary": render_summary(REPORT, plan, head_sha=HEAD),
+        "summary": render_summary(REPORT, plan, head_sha=HEAD, words=GITHUB_WORDS),
         "review": plan.review.body,
         "inline": "\n\n".join(c.body for c in plan.review.comments),
         "explain": explain_section(record, None, None).body,

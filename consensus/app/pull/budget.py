@@ -8,6 +8,7 @@ on later pushes, that says so and what a maintainer can do.
 
 from __future__ import annotations
 
+from consensus.model.host import HostWords
 from consensus.ports import Conversation, PullReader
 from consensus.publish.spend import SPEND_MARKER, PrAllowance, allowance, cap_comment
 from consensus.publish.spent import Spent
@@ -40,13 +41,14 @@ def stopped_by_pr_budget(
     budget: BudgetSettings,
     head: str,
     ours: Identity,
+    words: HostWords,
 ) -> PrAllowance | None:
     """What automatic runs may still spend on this PR; None when they must stop (the
     comment that says so is posted, or edited in place)."""
     left = allowance(budget, state.spent)
     if not left.exhausted:
         return left
-    body = cap_comment(state.spent or Spent(), left, head)
+    body = cap_comment(state.spent or Spent(), left, head, words)
     posted = [
         c for c in host.issue_comments(number) if SPEND_MARKER in c.body and ours.owns(c.author)
     ]

@@ -22,6 +22,7 @@ from consensus.app.pull.saved_workflows import BaseWorkflows, base_workflows
 from consensus.app.services import ActionStep, Services
 from consensus.errors import ConsensusError
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff
+from consensus.model.host import HostWords
 from consensus.ports import (
     Log,
     PullFile,
@@ -91,6 +92,11 @@ class PullContext:
     @property
     def host(self) -> PullRequestHost:
         return self.services.host
+
+    @property
+    def words(self) -> HostWords:
+        """How the host names a pull request and a role, for every message posted there."""
+        return self.host.words
 
     @property
     def host_name(self) -> str:
@@ -248,13 +254,15 @@ class PullContext:
         thread = self.thread
         notices = [thread.state_problem] if thread.state_problem else []
         if thread.summary_id is None:
-            created = self.host.create_issue_comment(self.info.number, new_summary(state))
+            created = self.host.create_issue_comment(
+                self.info.number, new_summary(state, self.words)
+            )
             self.log(f"summary comment {created.id} posted (state only)")
         elif not thread.summary_trusted:
-            self.host.edit_issue_comment(thread.summary_id, new_summary(state, notices))
+            self.host.edit_issue_comment(thread.summary_id, new_summary(state, self.words, notices))
             self.log(f"summary comment {thread.summary_id} rewritten (state only)")
         else:
-            body = rewrite_summary(thread.summary_body, state)
+            body = rewrite_summary(thread.summary_body, state, self.words)
             self.host.edit_issue_comment(thread.summary_id, body)
             self.log(f"summary comment {thread.summary_id} updated")
         self.refresh_thread()

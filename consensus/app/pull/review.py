@@ -75,10 +75,12 @@ def review_pull_request(
         budget=context.settings.budget,
         head=context.info.head_sha,
         ours=identity,
+        words=context.words,
     )
     if left is None:
         context.log(
-            f"PR #{number}: the PR's budget is spent; `/consensus review` runs a review now."
+            f"{context.words.ref(number)}: the {context.words.short}'s budget is spent; "
+            "`/consensus review` runs a review now."
         )
         return FlowResult.skipped("the pull request's budget is spent")
     running = context.running(workflow=_saved_workflow(context), allowance=left)
@@ -95,21 +97,24 @@ def _saved_workflow(context: PullContext) -> Workflow | None:
     if not name:
         return None
     workflow = base_workflow(context.host, context.info, name)
-    context.log(f"PR #{context.info.number}: running the saved review workflow '{name}'")
+    context.log(
+        f"{context.words.ref(context.info.number)}: running the saved review workflow '{name}'"
+    )
     return workflow
 
 
 def _stopped(context: PullContext, *, event: str, event_head: str) -> str | None:
     """Why the PR is not reviewed now (logged), before any model is asked; None if it is."""
     info, log, inputs = context.info, context.log, context.inputs
+    pull = context.words.ref(info.number)  # "PR #4", "MR !4"
     if event_head and event_head != info.head_sha:
         log(
-            f"PR #{info.number}: head {event_head[:12]} was superseded by {info.head_sha[:12]} "
+            f"{pull}: head {event_head[:12]} was superseded by {info.head_sha[:12]} "
             "before this run started: not reviewed (the newer push's run reviews it)."
         )
         return "superseded by a newer push"
     if info.draft and not inputs.review_drafts:
-        log(f"PR #{info.number} is a draft: skipped (set review-drafts to review drafts).")
+        log(f"{pull} is a draft: skipped (set review-drafts to review drafts).")
         return "a draft"
     if _paused(context, context.read_thread()):
         return "automatic reviews are paused"
@@ -147,7 +152,9 @@ def review_and_publish(
     try:
         report = _run(context, job, carried)
     except Superseded as moved:
-        context.log(f"PR #{context.info.number}: {moved}: stopped before the model phase.")
+        context.log(
+            f"{context.words.ref(context.info.number)}: {moved}: stopped before the model phase."
+        )
         return FlowResult.skipped("superseded by a newer push")
     publication = compose(report, carried, job.diff, _view(context, thread))
     posted = post(context, publication)
@@ -181,7 +188,7 @@ def _say_if_nothing_to_review(context: PullContext, diff: ReviewDiff) -> None:
         reasons = Counter(item.reason for item in diff.skipped)
         tally = ", ".join(f"{count} {reason}" for reason, count in reasons.most_common())
         context.log(
-            f"PR #{context.info.number}: nothing to review "
+            f"{context.words.ref(context.info.number)}: nothing to review "
             f"({len(diff.skipped)} files skipped: {tally})."
         )
 
@@ -232,6 +239,7 @@ def _view(context: PullContext, thread: PullRequestThread) -> PullView:
         workflow=context.workflow,
         allowance=context.allowance,
         host="GitLab" if context.host_name == "GitLab" else "GitHub",
+        words=context.words,
     )
 
 
@@ -240,7 +248,8 @@ def _paused(context: PullContext, thread: PullRequestThread) -> bool:
     paused = thread.state.paused
     if paused is not None:
         context.log(
-            f"PR #{context.info.number}: automatic reviews are paused (by {paused.by}); "
+            f"{context.words.ref(context.info.number)}: automatic reviews are paused "
+            f"(by {paused.by}); "
             "`/consensus resume` restarts them, `/consensus review` runs one now."
         )
     return paused is not None

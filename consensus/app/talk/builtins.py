@@ -25,7 +25,6 @@ from consensus.publish.answers import (
 from consensus.publish.dismissal import dismissed
 from consensus.publish.slash import Arguments, Grammar
 from consensus.publish.state import Pause
-from consensus.publish.thread import PullRequestThread
 from consensus.queue.apply import queue_markdown
 from consensus.render.markdown import escape_markdown_text
 from consensus.render.untrusted import escape_line
@@ -54,7 +53,7 @@ def _explain(context: PullContext, arguments: Arguments) -> Section:
     try:
         return explain_section(record, tracked, state.dismissal(fingerprint))
     except LookupError:
-        raise _no_finding(arguments.finding, context.thread) from None
+        raise _no_finding(arguments.finding, context) from None
 
 
 @BUILTINS.command("verify", Grammar.FINDING)
@@ -62,7 +61,7 @@ def _verify(context: PullContext, arguments: Arguments) -> Section:
     assert arguments.finding is not None
     record = context.thread.state.record(arguments.finding)
     if record is None:
-        raise _no_finding(arguments.finding, context.thread)
+        raise _no_finding(arguments.finding, context)
     return verify_now(context, record)
 
 
@@ -73,7 +72,7 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     found = record or tracked
     if found is None:
-        raise _no_finding(arguments.finding, context.thread)
+        raise _no_finding(arguments.finding, context)
     by, reason = context.asker, arguments.reason
     finding = (found.id, found.title)
     context.save_state(
@@ -82,7 +81,8 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
     why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
     return Section(
         f"/consensus dismiss {found.id}",
-        f"Dismissed {found.id}{why}: not posted again on this PR unless its code changes.",
+        f"Dismissed {found.id}{why}: not posted again on this {context.words.short} unless "
+        "its code changes.",
     )
 
 
@@ -108,7 +108,7 @@ def _personas(context: PullContext, arguments: Arguments) -> Section:
 def _workflows(context: PullContext, arguments: Arguments) -> Section:
     saved = context.saved_workflows()
     broken = {name: exc.message for name, exc in saved.broken.items()}
-    return workflows_section([c.spec for c in saved_commands(context)], broken)
+    return workflows_section([c.spec for c in saved_commands(context)], broken, words=context.words)
 
 
 @BUILTINS.command("config", Grammar.NONE)
@@ -136,7 +136,8 @@ def _pause(context: PullContext, arguments: Arguments) -> Section:
         context.save_state(state.model_copy(update={"paused": Pause(by=context.asker)}))
     return Section(
         "/consensus pause",
-        "Automatic reviews are paused on this PR. `/consensus resume` restarts them.",
+        f"Automatic reviews are paused on this {context.words.short}. `/consensus resume` "
+        "restarts them.",
     )
 
 
@@ -162,11 +163,14 @@ def _help(context: PullContext, arguments: Arguments) -> Section:
             escaped = {key: escape_markdown_text(value) for key, value in text.items()}
             topic = CommandSpec.model_validate({**dict(saved), **escaped})
     if arguments.topic and topic is None:
-        return help_section(specs, unknown=arguments.topic, workflows=workflows)
-    return help_section(specs, topic=topic, workflows=workflows)
+        return help_section(
+            specs, words=context.words, unknown=arguments.topic, workflows=workflows
+        )
+    return help_section(specs, words=context.words, topic=topic, workflows=workflows)
 
 
-def _no_finding(finding: str, thread: PullRequestThread) -> ConsensusError:
-    ids = sorted({r.id for r in thread.state.records}, key=lambda i: int(i[1:]))
+def _no_finding(finding: str, context: PullContext) -> ConsensusError:
+    ids = sorted({r.id for r in context.thread.state.records}, key=lambda i: int(i[1:]))
     known = f"the summary lists {', '.join(ids)}" if ids else "the summary lists no findings"
-    return ConsensusError(f"there is no finding {finding} on this PR ({known})")
+    where = context.words.short
+    return ConsensusError(f"there is no finding {finding} on this {where} ({known})")

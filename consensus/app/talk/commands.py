@@ -134,7 +134,7 @@ def _accepted(
             continue
         if found.needs_write and not context.may_write(context.asker):
             permission = context.permission(context.asker)
-            refused.append(denied_section(found.spec, context.asker, permission))
+            refused.append(denied_section(found.spec, context.asker, permission, context.words))
             continue
         try:
             arguments = parse_arguments(found.grammar, invocation, found.spec.usage)
@@ -162,7 +162,7 @@ def _saved(context: PullContext, word: str, builtins: dict[str, Command]) -> Com
         return workflow_command(workflow)
     specs = {name: command.spec for name, command in builtins.items()}
     listed = [c.spec for c in saved_commands(context)]
-    return help_section(specs, unknown=word, workflows=listed)
+    return help_section(specs, words=context.words, unknown=word, workflows=listed)
 
 
 def _run(context: PullContext, comment_id: int, accepted: list[_Accepted]) -> list[Section]:

@@ -137,7 +137,9 @@ def _one(
     if dismissed:
         _save_dismissal(context, reply, finding_id, record)
     text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], tools.secrets)
-    body = model_answer(reply, finding_id, text, conceded=conceded, dismissed=dismissed)
+    body = model_answer(
+        reply, finding_id, text, conceded=conceded, dismissed=dismissed, words=context.words
+    )
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
 
@@ -232,7 +234,7 @@ def _dismiss(
     context: PullContext, reply: Reply, finding_id: str, record: FindingRecord | None
 ) -> None:
     reason = _save_dismissal(context, reply, finding_id, record)
-    body = dismissed_answer(reply, finding_id, reason)
+    body = dismissed_answer(reply, finding_id, reason, context.words)
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     _resolve(context, reply.thread)
 

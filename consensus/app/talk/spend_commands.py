@@ -27,7 +27,7 @@ def review_now(context: PullContext) -> Section:
     """The full review of the PR head, published as an automatic run would be (pause or not)."""
     info = context.info
     if info.state != "open":
-        raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
+        raise ConsensusError(f"{context.words.ref(info.number)} is {info.state}: nothing to review")
     _publish_now(context)
     return Section(
         "/consensus review",
@@ -40,7 +40,7 @@ def workflow_now(context: PullContext, workflow: Workflow) -> Section:
     instructions, published in its own section of the summary comment."""
     info = context.info
     if info.state != "open":
-        raise ConsensusError(f"PR #{info.number} is {info.state}: nothing to review")
+        raise ConsensusError(f"{context.words.ref(info.number)} is {info.state}: nothing to review")
     _publish_now(context.running(workflow=workflow))
     return Section(
         f"/consensus {workflow.name}",

@@ -1,0 +1,91 @@
+"""The code host's words: what a message calls a pull request, a reference and a role there.
+
+Every flow works with GitHub's notions (a pull request, its number, a person's permission:
+admin, maintain, write, triage, read or none) whatever the host; a message says them as
+the host a person reads it on names them. `HostWords` is that vocabulary, one value per
+host, which its adapter (and the in-memory fakes) hands out through the port
+(`PullRequestHost.words`) and the pure composers of messages take as data. Who may run a
+command stays one rule (write, maintain or admin: on GitLab the Developer, Maintainer and
+Owner roles); only the words change.
+"""
+
+from __future__ import annotations
+
+import re
+
+from consensus.model.base import Frozen
+
+PERMISSIONS = ("admin", "maintain", "write", "triage", "read")  # GitHub's, highest first
+_OUR_WORDS = re.compile(r"(?<![\w-])(?:pull request|PR)(s?)\b")  # not "agent-PR", "per-PR"
+
+
+class Roles(Frozen):
+    """GitHub's permission levels, each as a host names the role it comes from."""
+
+    admin: str
+    maintain: str
+    write: str
+    triage: str
+    read: str
+
+
+class HostWords(Frozen):
+    """How one code host names what messages speak of.
+
+    `pull_request` and `short` are the change under review in full and abbreviated
+    ("pull request", "PR"; "merge request", "MR"), `sigil` what goes before its number
+    ("#4", "!4"), `roles` each of GitHub's permission levels as the host names the role it
+    comes from, `writers` who may run a command that writes, in a sentence ("write,
+    maintain or admin permission", "the Developer role or higher") and `writers_short` in
+    a table's cell."""
+
+    name: str
+    pull_request: str
+    short: str
+    sigil: str
+    roles: Roles
+    writers: str
+    writers_short: str
+
+    def ref(self, number: int) -> str:
+        """ "PR #4", "MR !4": the change under review by its number."""
+        return f"{self.short} {self.sigil}{number}"
+
+    def role(self, permission: str) -> str:
+        """A person's permission as the host names it ("triage" is GitLab's "Reporter");
+        "none" for anything else (not a member, unknown)."""
+        return str(self.roles.model_dump().get(permission, "none"))
+
+    def in_our_text(self, text: str) -> str:
+        """Our own prose (a built-in command's summary and help, written in GitHub's words)
+        in the host's: "pull request" and "PR" as the host says them (a name such as the
+        "agent-PR queue" stays). Never for text a repository or a person wrote."""
+        return _OUR_WORDS.sub(
+            lambda m: (
+                (self.pull_request if m.group(0).startswith("pull") else self.short) + m.group(1)
+            ),
+            text,
+        )
+
+
+GITHUB_WORDS = HostWords(
+    name="GitHub",
+    pull_request="pull request",
+    short="PR",
+    sigil="#",
+    roles=Roles(**{level: level for level in PERMISSIONS}),
+    writers="write, maintain or admin permission",
+    writers_short="write, maintain or admin",
+)
+GITLAB_WORDS = HostWords(
+    name="GitLab",
+    pull_request="merge request",
+    short="MR",
+    sigil="!",
+    # the access levels GitLab's adapter maps onto GitHub's (adapters/gitlab_wire.py)
+    roles=Roles(
+        admin="Owner", maintain="Maintainer", write="Developer", triage="Reporter", read="Guest"
+    ),
+    writers="the Developer role or higher",
+    writers_short="Developer or higher",
+)
