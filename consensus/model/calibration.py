@@ -25,6 +25,7 @@ from typing import Literal
 from pydantic import Field
 
 from consensus.model.base import Frozen
+from consensus.model.bounds import MAX_COUNT, MAX_FAMILIES, Name
 from consensus.model.history import PanelTally
 
 Z95 = 1.959964
@@ -57,10 +58,10 @@ class JudgeCounts(Frozen):
     """A family's verdicts on labelled claims: real ones confirmed or missed (refuted or
     uncertain), false ones refuted or confirmed."""
 
-    confirmed_real: int = Field(default=0, ge=0)
-    missed_real: int = Field(default=0, ge=0)
-    refuted_false: int = Field(default=0, ge=0)
-    confirmed_false: int = Field(default=0, ge=0)
+    confirmed_real: int = Field(default=0, ge=0, le=MAX_COUNT)
+    missed_real: int = Field(default=0, ge=0, le=MAX_COUNT)
+    refuted_false: int = Field(default=0, ge=0, le=MAX_COUNT)
+    confirmed_false: int = Field(default=0, ge=0, le=MAX_COUNT)
 
     @property
     def tpr(self) -> Rate:
@@ -74,8 +75,8 @@ class JudgeCounts(Frozen):
 class ReporterCounts(Frozen):
     """A family's findings that turned out real (`right`) or not (`wrong`)."""
 
-    right: int = Field(default=0, ge=0)
-    wrong: int = Field(default=0, ge=0)
+    right: int = Field(default=0, ge=0, le=MAX_COUNT)
+    wrong: int = Field(default=0, ge=0, le=MAX_COUNT)
 
     @property
     def precision(self) -> Rate:
@@ -92,7 +93,7 @@ class Calibration(Frozen):
     format), and the pooled counts of earlier runs (`history`: the learnings' `panel`)."""
 
     version: Literal[1] = 1
-    families: dict[str, FamilyCalibration] = Field(default_factory=dict)
+    families: dict[Name, FamilyCalibration] = Field(default_factory=dict, max_length=MAX_FAMILIES)
     history: PanelTally | None = None
 
     def with_knowledge(self, other: Calibration) -> Calibration:

@@ -15,6 +15,7 @@ import math
 from pydantic import Field
 
 from consensus.model.base import Frozen
+from consensus.model.bounds import MAX_COUNT, MAX_FAMILIES, Name
 
 # The history a repository keeps of its panel is capped at this many claims' worth per
 # family (older counts scaled down when a run adds more): judges change with the model,
@@ -29,12 +30,12 @@ def _scaled(values: dict[str, float], factor: float) -> dict[str, float]:
 class JudgeTally(Frozen):
     """A family's verdicts on claims held real or false (soft counts)."""
 
-    confirmed_real: float = Field(default=0.0, ge=0)
-    refuted_real: float = Field(default=0.0, ge=0)
-    uncertain_real: float = Field(default=0.0, ge=0)
-    confirmed_false: float = Field(default=0.0, ge=0)
-    refuted_false: float = Field(default=0.0, ge=0)
-    uncertain_false: float = Field(default=0.0, ge=0)
+    confirmed_real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    refuted_real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    uncertain_real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    confirmed_false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    refuted_false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    uncertain_false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
 
     @property
     def total(self) -> float:
@@ -46,10 +47,10 @@ class ReportTally(Frozen):
     """A family's reports on claims held real or false, and its silences on the claims of
     files it reviewed (soft counts)."""
 
-    reported_real: float = Field(default=0.0, ge=0)
-    silent_real: float = Field(default=0.0, ge=0)
-    reported_false: float = Field(default=0.0, ge=0)
-    silent_false: float = Field(default=0.0, ge=0)
+    reported_real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    silent_real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    reported_false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    silent_false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
 
     @property
     def total(self) -> float:
@@ -64,8 +65,8 @@ class FamilyTally(Frozen):
 class ClaimTally(Frozen):
     """Claims reported by one number of families, held real or false (soft counts)."""
 
-    real: float = Field(default=0.0, ge=0)
-    false: float = Field(default=0.0, ge=0)
+    real: float = Field(default=0.0, ge=0, le=MAX_COUNT)
+    false: float = Field(default=0.0, ge=0, le=MAX_COUNT)
 
 
 AGREEMENTS = 4  # claims are told apart by the share of the reviewing families that reported
@@ -83,12 +84,12 @@ class PanelTally(Frozen):
     """Soft counts of claims and of each family's verdicts and reports: what one run adds
     to the history, and the history itself (`plus`)."""
 
-    runs: int = Field(default=0, ge=0)
+    runs: int = Field(default=0, ge=0, le=MAX_COUNT)
     # Claims by the share of their file's reviewers that reported them (`agreement`).
     claims: tuple[ClaimTally, ...] = Field(
         default=(ClaimTally(),) * AGREEMENTS, min_length=AGREEMENTS, max_length=AGREEMENTS
     )
-    families: dict[str, FamilyTally] = Field(default_factory=dict)
+    families: dict[Name, FamilyTally] = Field(default_factory=dict, max_length=MAX_FAMILIES)
 
     @property
     def empty(self) -> bool:

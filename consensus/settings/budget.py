@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from consensus.model.bounds import MAX_TOKENS, MAX_USD
 from consensus.settings.strict import Strict
 
 Auto = Literal["auto"]
@@ -20,10 +21,10 @@ class BudgetSettings(Strict):
     A number is a hard cap; null is no limit.
     """
 
-    max_cost_usd: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    max_cost_usd: Annotated[float, Field(ge=0, le=MAX_USD)] | Auto | None = "auto"
     """US dollars one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
-    max_tokens: Annotated[int, Field(ge=0)] | Auto | None = "auto"
+    max_tokens: Annotated[int, Field(ge=0, le=MAX_TOKENS)] | Auto | None = "auto"
     """Tokens one run may spend: a number, null (no cap) or auto (the plan's worst case)."""
-    max_cost_usd_per_pr: Annotated[float, Field(ge=0)] | Auto | None = "auto"
+    max_cost_usd_per_pr: Annotated[float, Field(ge=0, le=MAX_USD)] | Auto | None = "auto"
     """US dollars automatic reviews of one pull request may spend together; auto: 5 × the run's cost
     cap."""

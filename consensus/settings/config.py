@@ -15,6 +15,20 @@ from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.model.bounds import (
+    MAX_FOLDERS,
+    MAX_INSTRUCTIONS,
+    MAX_LOGINS,
+    MAX_PATTERNS,
+    MAX_PERSONAS,
+    MAX_PROVIDERS,
+    MAX_REGEXES,
+    MAX_WINDOW,
+    Glob,
+    Name,
+    Prose,
+    Regex,
+)
 from consensus.model.calibration import Calibration
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
@@ -34,20 +48,24 @@ CONFIG_NAMES = (".consensus.yml", ".consensus.yaml")
 
 
 class ProviderSettings(Strict):
-    model: str = Field(min_length=3, description="litellm model string, e.g. openai/gpt-5.1")
+    model: str = Field(
+        min_length=3, max_length=200, description="litellm model string, e.g. openai/gpt-5.1"
+    )
     """litellm model string, PROVIDER/NAME, e.g. openai/gpt-5.1 or anthropic/claude-sonnet-4-5."""
-    api_base: str | None = None
+    api_base: str | None = Field(default=None, max_length=2_000)
     """The endpoint, for a local or OpenAI-compatible server (e.g. http://localhost:11434)."""
-    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    api_key_env: str | None = Field(
+        default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=200
+    )
     """The NAME of the environment variable that holds the key, never the key."""
-    family: str | None = None
+    family: str | None = Field(default=None, max_length=200)
     """Who votes: providers of one family count once. Default: the vendor read from the model's
     name."""
     timeout_s: float = Field(default=120.0, gt=0, le=3600)
     """Seconds one call may take before it fails."""
     max_concurrency: int = Field(default=4, ge=1, le=64)
     """Calls in flight at once to this provider."""
-    context_window: int | None = Field(default=None, ge=2_000)
+    context_window: int | None = Field(default=None, ge=2_000, le=MAX_WINDOW)
     """The model's context window, when litellm does not know it."""
 
     @property
@@ -78,11 +96,11 @@ class InspectorSettings(Strict):
     (decide/evidence.py); `ahead-by-k`: every vote the same.
     """
 
-    model: str | None = None
+    model: str | None = Field(default=None, max_length=200)
     """The first judge (default: a reviewing provider of a family that did not report the
     finding)."""
-    voters: tuple[str, ...] = ()
-    """The other judges, in order (default: every reviewing provider)."""
+    voters: tuple[Name, ...] = Field(default=(), max_length=MAX_PROVIDERS)
+    """The other judges, in order (default: every reviewing provider); at most 16."""
     ahead_by: int = Field(default=2, ge=1, le=10)
     """ahead-by-k: the lead of one verdict that settles a finding; 3 for security and critical ones.
     """
@@ -109,7 +127,7 @@ class InspectorSettings(Strict):
 
 
 class PublishSettings(Strict):
-    max_inline_comments: int = Field(default=10, ge=0)
+    max_inline_comments: int = Field(default=10, ge=0, le=100)
     """Inline comments open on a pull request at most; the rest go to the summary."""
     min_severity: Severity = Severity.LOW
     """Findings below this severity are not posted inline."""
@@ -130,43 +148,44 @@ class QueueSettings(Strict):
     `org/team`) when given, else the CODEOWNERS of the changed files.
     """
 
-    agents: tuple[str, ...] = (
-        "copilot-swe-agent[bot]",
-        "devin-ai-integration[bot]",
-        "codex[bot]",
+    agents: tuple[Name, ...] = Field(
+        default=("copilot-swe-agent[bot]", "devin-ai-integration[bot]", "codex[bot]"),
+        max_length=MAX_LOGINS,
     )
-    """GitHub logins of the agents whose pull requests are queued."""
+    """GitHub logins of the agents whose pull requests are queued; at most 64."""
     agent_label: str = Field(default="agent", min_length=1, max_length=50)
     """A label that marks a pull request as an agent's."""
     max_in_review: int = Field(default=3, ge=1, le=100)
     """Agent pull requests in human review at once."""
     max_in_review_per_reviewer: int | None = Field(default=None, ge=1, le=100)
     """Agent pull requests in review per reviewer at once (no limit when left out)."""
-    reviewers: tuple[str, ...] = ()
-    """Who is asked to review an admitted pull request: logins or org/team (default: CODEOWNERS)."""
+    reviewers: tuple[Name, ...] = Field(default=(), max_length=MAX_LOGINS)
+    """Who is asked to review an admitted pull request: logins or org/team (default: CODEOWNERS);
+    at most 64."""
     include_bots: bool = True
     """Treat any other [bot] author as an agent."""
-    exclude_bots: tuple[str, ...] = (
-        "dependabot[bot]",
-        "renovate[bot]",
-        "pre-commit-ci[bot]",
-        "github-actions[bot]",
+    exclude_bots: tuple[Name, ...] = Field(
+        default=("dependabot[bot]", "renovate[bot]", "pre-commit-ci[bot]", "github-actions[bot]"),
+        max_length=MAX_LOGINS,
     )
-    """Bots that are never agents (dependency bots)."""
-    sensitive_paths: tuple[str, ...] = (
-        "*auth*",
-        "*secret*",
-        "*crypt*",
-        "*password*",
-        "migrations",
-        "*migration*",
-        ".github/workflows",
-        ".gitlab-ci.yml",
-        "Jenkinsfile",
-        "Dockerfile",
-        "*.tf",
+    """Bots that are never agents (dependency bots); at most 64."""
+    sensitive_paths: tuple[Glob, ...] = Field(
+        default=(
+            "*auth*",
+            "*secret*",
+            "*crypt*",
+            "*password*",
+            "migrations",
+            "*migration*",
+            ".github/workflows",
+            ".gitlab-ci.yml",
+            "Jenkinsfile",
+            "Dockerfile",
+            "*.tf",
+        ),
+        max_length=MAX_PATTERNS,
     )
-    """Paths that add to a pull request's risk (auth, secrets, migrations, CI)."""
+    """Paths that add to a pull request's risk (auth, secrets, migrations, CI); at most 256."""
     order: Literal["riskiest-first", "safest-first"] = "riskiest-first"
     """riskiest-first or safest-first."""
 
@@ -189,7 +208,9 @@ class CommandSettings(Strict):
     """Slash commands in PR comments. `mention` (e.g. "@consensus") is accepted at the start
     of a line as an alias of `/consensus`; off unless set."""
 
-    mention: str | None = Field(default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$")
+    mention: str | None = Field(
+        default=None, pattern=r"^@[A-Za-z0-9][A-Za-z0-9-]{0,38}$", max_length=40
+    )
     """A mention accepted as /consensus at the start of a line, e.g. @consensus (off when left out).
     """
 
@@ -198,22 +219,26 @@ class Settings(Strict):
     threshold: float = Field(default=0.75, gt=0, le=1)
     """Fraction of the families that reviewed a file that must report a finding for it to reach
     consensus (at least two families always)."""
-    min_providers: int = Field(default=2, ge=1)
+    min_providers: int = Field(default=2, ge=1, le=MAX_PROVIDERS)
     """Fewer answering families than this: the review is advisory (nothing posted inline,
     exit 3)."""
-    paths: tuple[str, ...] = ("**",)
+    paths: tuple[Glob, ...] = Field(default=("**",), max_length=MAX_PATTERNS)
     """What to review: .gitignore patterns; the last one that matches a file decides, `!` takes one
-    back."""
-    exclude: tuple[str, ...] = ()
-    """What not to review, as .gitignore patterns, after `paths`."""
-    providers: tuple[ProviderSettings, ...] = ()
+    back. At most 256."""
+    exclude: tuple[Glob, ...] = Field(default=(), max_length=MAX_PATTERNS)
+    """What not to review, as .gitignore patterns, after `paths`; at most 256."""
+    providers: tuple[ProviderSettings, ...] = Field(default=(), max_length=MAX_PROVIDERS)
     """The models that review, as litellm model strings with their endpoint and key; default: one
-    per API key found in the environment, and a local Ollama."""
-    personas: tuple[str, ...] = ("correctness", "security", "performance", "maintainability")
-    """The reviewers' briefs each provider reviews with (`consensus personas` lists them)."""
-    persona_dirs: tuple[str, ...] = (".consensus/personas",)
-    """Folders of repository personas, added to the built-in ones (same id: the repository's wins).
-    """
+    per API key found in the environment, and a local Ollama. At most 16."""
+    personas: tuple[Name, ...] = Field(
+        default=("correctness", "security", "performance", "maintainability"),
+        max_length=MAX_PERSONAS,
+    )
+    """The reviewers' briefs each provider reviews with (`consensus personas` lists them); at most
+    32."""
+    persona_dirs: tuple[Glob, ...] = Field(default=(".consensus/personas",), max_length=MAX_FOLDERS)
+    """Folders of repository personas, added to the built-in ones (same id: the repository's wins);
+    at most 16."""
     inspector: InspectorSettings = InspectorSettings()
     """Verification of disputed findings by judges: an inspector, then voters."""
     verify_min_severity: Severity = Severity.MEDIUM
@@ -222,8 +247,9 @@ class Settings(Strict):
     """What one run, and the runs on one pull request, may spend."""
     concurrency: int = Field(default=8, ge=1, le=256)
     """Model calls in flight at once, over all providers."""
-    redact: tuple[str, ...] = ()
-    """Extra secret patterns (regular expressions), redacted before any provider sees the diff."""
+    redact: tuple[Regex, ...] = Field(default=(), max_length=MAX_REGEXES)
+    """Extra secret patterns (regular expressions), redacted before any provider sees the diff; at
+    most 64, each at most 500 characters."""
     publish: PublishSettings = PublishSettings()
     """What a run posts on a pull request."""
     queue: QueueSettings = QueueSettings()
@@ -238,8 +264,9 @@ class Settings(Strict):
     context: ContextSettings = ContextSettings()
     """The repository's own guidelines, given to every reviewer after the diff."""
     # .gitignore pattern → extra instructions for the files it matches, after the diff.
-    path_instructions: dict[str, str] = Field(default_factory=dict)
-    """A .gitignore pattern → extra instructions for the files it matches, after the diff."""
+    path_instructions: dict[Glob, Prose] = Field(default_factory=dict, max_length=MAX_INSTRUCTIONS)
+    """A .gitignore pattern → extra instructions for the files it matches, after the diff; at most
+    64 patterns, each text at most 20,000 characters."""
     # BCP 47 tag of the language reviewers write titles, bodies and reasons in.
     response_language: str = Field(
         default="en", pattern=r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,3}$", max_length=35
@@ -247,13 +274,13 @@ class Settings(Strict):
     """BCP 47 tag of the language reviewers write titles, bodies and reasons in (ids, severities and
     keys never change)."""
     # Undocumented: the fallback when litellm does not know a model's context window.
-    default_context_window: int = Field(default=32_000, ge=2_000)
+    default_context_window: int = Field(default=32_000, ge=2_000, le=MAX_WINDOW)
     """The context window assumed for a model litellm does not know (or give the provider a
     `context_window`)."""
     # Labelled counts of each judge family and reporter, and the pooled history of earlier
     # runs; or the path of a file holding them (read with the configuration:
     # `with_calibration_file`).
-    calibration: Calibration | str | None = None
+    calibration: Calibration | Glob | None = None
     """Labelled counts of each judge family's verdicts and each reporter's claims, which every run's
     estimate of its panel starts from: a mapping, or the path of a file `consensus calibrate`
     wrote."""

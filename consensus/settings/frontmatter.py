@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Generic, TypeVar
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ValidationError
+from pydantic import AfterValidator, BaseModel, StringConstraints, ValidationError
 
 from consensus.errors import ConfigError
 from consensus.settings.problems import problem_in_words
@@ -29,7 +29,8 @@ def _one_line(value: str) -> str:
     return value
 
 
-OneLine = Annotated[str, AfterValidator(_one_line)]  # a header field of one line of text
+# A header field of one line of text, at most 500 characters.
+OneLine = Annotated[str, StringConstraints(max_length=500), AfterValidator(_one_line)]
 
 
 @dataclass(frozen=True)

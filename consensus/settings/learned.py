@@ -44,9 +44,10 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from consensus.errors import ConfigError
+from consensus.model.bounds import MAX_COUNT, MAX_FAMILIES, MAX_LEARNED, MAX_PERSONAS, Name
 from consensus.model.calibration import Calibration, FamilyCalibration, JudgeCounts, ReporterCounts
 from consensus.model.history import PanelTally
-from consensus.settings.problems import yaml_mapping
+from consensus.settings.problems import problem_in_words, yaml_mapping
 from consensus.settings.scope import check_path_patterns
 from consensus.settings.strict import Strict
 
@@ -59,9 +60,9 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$"
 class OutcomeCounts(Strict):
     """What became of the findings a family (or persona) reported: their outcomes."""
 
-    fixed: int = Field(default=0, ge=0)
-    dismissed: int = Field(default=0, ge=0)
-    left: int = Field(default=0, ge=0)
+    fixed: int = Field(default=0, ge=0, le=MAX_COUNT)
+    dismissed: int = Field(default=0, ge=0, le=MAX_COUNT)
+    left: int = Field(default=0, ge=0, le=MAX_COUNT)
 
 
 class FamilyLearning(Strict):
@@ -74,11 +75,11 @@ class Suppression(Strict):
     defect kind `kind`, in words like `words`, goes to the summary only."""
 
     path: str = Field(min_length=1, max_length=500)
-    kind: str = Field(pattern=_NAME)
+    kind: str = Field(pattern=_NAME, max_length=64)
     words: str = Field(min_length=1, max_length=300)
     reason: str = Field(default="", max_length=300)
-    pr: int | None = Field(default=None, ge=1)
-    by: str = Field(default="", pattern=_LOGIN)
+    pr: int | None = Field(default=None, ge=1, le=MAX_COUNT)
+    by: str = Field(default="", pattern=_LOGIN, max_length=100)
 
     @field_validator("path")
     @classmethod
@@ -90,19 +91,19 @@ class Fix(Strict):
     """A finding an author fixed: reported again in that file later, it says so."""
 
     path: str = Field(min_length=1, max_length=4_096)
-    kind: str = Field(pattern=_NAME)
+    kind: str = Field(pattern=_NAME, max_length=64)
     words: str = Field(min_length=1, max_length=300)
-    pr: int = Field(ge=1)
+    pr: int = Field(ge=1, le=MAX_COUNT)
 
 
 class Learned(Strict):
     version: Literal[1] = 1
-    updated_through: str = Field(default="", pattern=_WHEN)
-    families: dict[str, FamilyLearning] = Field(default_factory=dict)
-    personas: dict[str, OutcomeCounts] = Field(default_factory=dict)
+    updated_through: str = Field(default="", pattern=_WHEN, max_length=40)
+    families: dict[Name, FamilyLearning] = Field(default_factory=dict, max_length=MAX_FAMILIES)
+    personas: dict[Name, OutcomeCounts] = Field(default_factory=dict, max_length=MAX_PERSONAS)
     uncredited: OutcomeCounts = OutcomeCounts()  # outcomes that name no reporter
-    suppressions: tuple[Suppression, ...] = ()
-    fixes: tuple[Fix, ...] = ()
+    suppressions: tuple[Suppression, ...] = Field(default=(), max_length=MAX_LEARNED)
+    fixes: tuple[Fix, ...] = Field(default=(), max_length=MAX_LEARNED)
     panel: PanelTally | None = None
 
 
@@ -115,7 +116,7 @@ def parse_learned(text: str, *, source: str = LEARNED_PATH) -> Learned:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"]) or None
         fix = "see docs/conversation.md for the schema"
-        raise ConfigError(source, key, error["msg"], fix=fix) from exc
+        raise ConfigError(source, key, problem_in_words(error), fix=fix) from exc
 
 
 def dump_learned(learned: Learned) -> str:

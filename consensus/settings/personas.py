@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
+from typing import Annotated
 
 from jinja2 import StrictUndefined, Template, TemplateError, TemplateSyntaxError, meta
 from jinja2.sandbox import ImmutableSandboxedEnvironment
-from pydantic import Field, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from consensus.errors import ConfigError, ConsensusError
 from consensus.model.base import Category, Severity
@@ -51,11 +52,13 @@ _RENDER_ERRORS = (TemplateError, ArithmeticError, LookupError, TypeError, ValueE
 class _FrontMatter(Strict):
     """The YAML front matter as written: unknown keys are errors."""
 
-    id: str = Field(pattern=_ID_PATTERN)
+    id: str = Field(pattern=_ID_PATTERN, max_length=64)
     title: OneLine
     focus: OneLine
-    categories: tuple[Category, ...] = Field(min_length=1)
-    severity_guide: dict[Severity, str]
+    categories: tuple[Category, ...] = Field(min_length=1, max_length=len(Category))
+    severity_guide: dict[Severity, Annotated[str, StringConstraints(max_length=2_000)]] = Field(
+        max_length=len(Severity)
+    )
 
     @field_validator("categories", mode="after")
     @classmethod

@@ -42,6 +42,7 @@ BOUNDS = {
     "less_than": "should be less than {lt}",
     "less_than_equal": "should be at most {le}",
     "too_short": "should have at least {min_length} item(s)",
+    "too_long": "should have at most {max_length} item(s) (it has {actual_length})",
     "string_too_short": "should have at least {min_length} character(s)",
     "string_too_long": "should have at most {max_length} characters",
     "literal_error": "should be one of {expected}",
@@ -85,7 +86,9 @@ def problem_in_words(error: Any) -> str:
     else:
         problem = error["msg"]
     value = error.get("input")
-    if kind != "missing" and not isinstance(value, (dict, list)):
+    if kind == "string_too_long" and isinstance(value, str):  # not the whole of a long text
+        problem = f"{problem} (got {len(value):,}: {value[:40]!r}…)"
+    elif kind != "missing" and not isinstance(value, (dict, list, tuple)):
         problem = f"{problem} (got {value!r})"
     return problem
 

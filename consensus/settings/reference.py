@@ -54,11 +54,24 @@ def settings_reference() -> str:
         for name, field in section.model_fields.items():
             key = f"{prefix}.{name}" if prefix else name
             out.append(
-                f"| `{key}` | {_type(field.annotation)} | {_default(field)} | "
+                f"| `{key}` | {_type(field.annotation)}{_bounds(field)} | {_default(field)} | "
                 f"{_cell(' '.join((field.description or '').split()))} |"
             )
         out.append("")
     return "\n".join(out)
+
+
+def _bounds(field: FieldInfo) -> str:
+    """The field's own bounds, as the type column shows them: "(1 to 25)", "(at most 16)"."""
+    found = {type(m).__name__: m for m in field.metadata}
+    low = next((getattr(found[k], k.lower()) for k in ("Ge", "Gt") if k in found), None)
+    high = next((getattr(found[k], k.lower()) for k in ("Le", "Lt") if k in found), None)
+    if high is not None:
+        return f" ({low} to {high})" if low is not None else f" (at most {high})"
+    longest = found.get("MaxLen")
+    if longest is not None and _members(field.annotation) and _type(field.annotation) != "text":
+        return f" (at most {longest.max_length})"
+    return ""
 
 
 def _section(field: FieldInfo) -> type[BaseModel] | None:

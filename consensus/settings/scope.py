@@ -12,6 +12,7 @@ from pathspec.patterns.gitignore import GitIgnorePatternError
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from pydantic import Field, field_validator
 
+from consensus.model.bounds import MAX_FOLDERS, MAX_LOGINS, MAX_REGEXES, Glob, Name, Regex
 from consensus.settings.strict import Strict
 
 # A GitHub login (`name[bot]` for an app), or a GitLab username (`project_7_bot_…` for a
@@ -57,11 +58,11 @@ class IgnoreSettings(Strict):
     by a maintainer still runs.
     """
 
-    authors: tuple[str, ...] = ()
+    authors: tuple[Name, ...] = Field(default=(), max_length=MAX_LOGINS)
     """GitHub logins whose pull requests are not reviewed, e.g. dependabot[bot]."""
-    labels: tuple[str, ...] = ()
+    labels: tuple[Name, ...] = Field(default=(), max_length=MAX_LOGINS)
     """Label names (exact) that skip a pull request."""
-    title: tuple[str, ...] = ()
+    title: tuple[Regex, ...] = Field(default=(), max_length=MAX_REGEXES)
     """Regular expressions searched in the title, e.g. ^WIP\b."""
 
     @field_validator("authors")
@@ -106,7 +107,7 @@ class ContextSettings(Strict):
     file that does not fit is cut, and the report says so.
     """
 
-    guidelines: tuple[str, ...] = GUIDELINE_FILES
+    guidelines: tuple[Glob, ...] = Field(default=GUIDELINE_FILES, max_length=MAX_FOLDERS)
     """Files read from the base branch, in this order, and given to every reviewer."""
     max_chars: int = Field(default=20_000, ge=0, le=200_000)
     """Their total size in every prompt, after redaction (0: none)."""
@@ -159,5 +160,5 @@ class ConversationSettings(Strict):
     """Answer people's replies in consensus's threads."""
     max_answers: int = Field(default=5, ge=0, le=100)
     """consensus's answers on one pull request at most."""
-    model: str | None = Field(default=None, min_length=1)  # who answers; the first provider
+    model: str | None = Field(default=None, min_length=1, max_length=200)  # who answers
     """Who answers (default: the first provider with a key)."""

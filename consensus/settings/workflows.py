@@ -25,6 +25,15 @@ from pydantic import Field, field_validator
 
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
+from consensus.model.bounds import (
+    MAX_PATTERNS,
+    MAX_PERSONAS,
+    MAX_PROVIDERS,
+    MAX_TOKENS,
+    MAX_USD,
+    Glob,
+    Name,
+)
 from consensus.settings.commands import CommandSpec, Permission, load_commands
 from consensus.settings.config import ProviderSettings, Settings, layered
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
@@ -66,8 +75,8 @@ class VerifyMode(str, Enum):
 
 
 class WorkflowBudget(Strict):
-    max_cost_usd: float | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, ge=0)
+    max_cost_usd: float | None = Field(default=None, ge=0, le=MAX_USD)
+    max_tokens: int | None = Field(default=None, ge=0, le=MAX_TOKENS)
 
 
 class _FrontMatter(Strict):
@@ -75,12 +84,12 @@ class _FrontMatter(Strict):
 
     title: OneLine | None = None
     description: OneLine
-    personas: tuple[str, ...] | None = Field(default=None, min_length=1)
-    providers: tuple[str, ...] | None = Field(default=None, min_length=1)
+    personas: tuple[Name, ...] | None = Field(default=None, min_length=1, max_length=MAX_PERSONAS)
+    providers: tuple[Name, ...] | None = Field(default=None, min_length=1, max_length=MAX_PROVIDERS)
     threshold: float | None = Field(default=None, gt=0, le=1)
     min_severity: Severity | None = None
-    paths: tuple[str, ...] | None = Field(default=None, min_length=1)
-    exclude: tuple[str, ...] | None = None
+    paths: tuple[Glob, ...] | None = Field(default=None, min_length=1, max_length=MAX_PATTERNS)
+    exclude: tuple[Glob, ...] | None = Field(default=None, max_length=MAX_PATTERNS)
     verify: VerifyMode = VerifyMode.DISPUTED
     ahead_by: int | None = Field(default=None, ge=1, le=10)
     budget: WorkflowBudget | None = None

@@ -45,7 +45,8 @@ def test_every_key_has_a_description() -> None:
 
 def test_the_reference_shows_types_and_defaults_as_a_file_writes_them() -> None:
     reference = settings_reference()
-    assert "| `threshold` | number | `0.75` |" in reference
+    assert "| `threshold` | number (0 to 1) | `0.75` |" in reference  # with its bounds
+    assert "| `inspector.voters` | list of text (at most 16) | `[]` |" in reference
     assert '| `inspector.rule` | `weighed` \\| `ahead-by-k` | `"weighed"` |' in reference
     assert "| `providers.model` | text | required |" in reference
 
