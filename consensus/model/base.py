@@ -49,8 +49,9 @@ class Category(str, Enum):
 
 
 class FindingSource(str, Enum):
-    """Who reported a finding: a reviewing model, or consensus's own scan of the diff
-    (committed credentials, text addressed to AI reviewers, retargeted links).
+    """Who reported a finding: a reviewing model, consensus's own scan of the diff
+    (committed credentials, text addressed to AI reviewers, retargeted links), or a
+    static analyzer (ruff, semgrep, a SARIF file's tool).
 
     A scan finding is shown under the name `SCAN_NAME`, and stored with its source:
     reports and the summary's state write `"source": "scan"` on its members (`SOURCE_FIELD`
@@ -59,6 +60,7 @@ class FindingSource(str, Enum):
 
     MODEL = "model"
     SCAN = "scan"
+    ANALYZER = "analyzer"  # a static analyzer's result (model/analysis.py)
 
 
 SCAN_NAME = "consensus"  # the provider and family name a scan finding is shown under
