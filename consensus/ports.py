@@ -12,12 +12,14 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind
 
 # What a model is asked and answers is model data; the port's users import it from here.
 from consensus.model.completion import Completion as Completion
 from consensus.model.completion import CompletionRequest as CompletionRequest
 from consensus.model.completion import Message as Message
+from consensus.model.diff import ReviewDiff
 from consensus.model.host import HostWords
 from consensus.model.urls import scrub_urls
 
@@ -85,6 +87,14 @@ class TreeReader(Protocol):
     def read(self, paths: Sequence[str], side: Side) -> dict[str, bytes]:
         """The bytes of the regular files among `paths` (in one pass); others left out."""
         ...
+
+
+class Analyzers(Protocol):
+    """The static analyzers a review runs or reads (ruff, semgrep, SARIF files an earlier
+    CI step wrote), each filtered to the change: one `AnalyzerRun` per analyzer named in the
+    configuration, a run that could not happen carrying its note instead of results."""
+
+    async def analyze(self, diff: ReviewDiff) -> tuple[AnalyzerRun, ...]: ...
 
 
 # --------------------------------------------------------------------------- pull request host

@@ -31,7 +31,14 @@ from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
 from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report
-from consensus.ports import CompletionRequest, ModelClient, SourceReader, TokenCounter, TreeReader
+from consensus.ports import (
+    Analyzers,
+    CompletionRequest,
+    ModelClient,
+    SourceReader,
+    TokenCounter,
+    TreeReader,
+)
 from consensus.review.budget import OUTPUT_TOKENS
 from consensus.review.budget_plan import budget_report, plan_run_budget
 from consensus.review.fanout import CallResult, FanoutObserver, ReviewCall, fan_out, unreachable
@@ -215,6 +222,7 @@ class ReviewServices:
     source: SourceReader | None = None
     ledger: Ledger | None = None
     trees: TreeReader | None = None
+    analyzers: Analyzers | None = None  # static analyzers, a family in the vote (#45)
 
 
 async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None = None) -> Report:
