@@ -45,6 +45,7 @@ from consensus.decide.panel_rates import Estimate, Observed, logit, probability
 from consensus.model.base import Status, VerdictKind
 from consensus.model.claim import Claim
 from consensus.model.findings import Vote
+from consensus.model.history import grounded_key
 
 __all__ = ["logit", "probability"]
 
@@ -97,12 +98,21 @@ def repeated(votes: Iterable[Vote]) -> list[tuple[str, VerdictKind, VerdictKind]
     return out
 
 
+def judge_of(vote: Vote) -> str:
+    """Whose rates weigh the vote, and whose counts it adds to: its family's grounded ones
+    when it cited lines that held (model/history.GROUNDED), else its family's blind ones.
+    One family is still one judge: which of its votes counts is `counted`'s choice."""
+    return grounded_key(vote.family) if vote.grounded else vote.family
+
+
 def observed(claim: Claim, votes: Sequence[Vote], reviewers: frozenset[str]) -> Observed:
     """The claim as the estimate reads it: reports, silences, the independent families'
-    first verdicts and their later answers (a reporter's verdict on its own claim is not
-    evidence of its rates)."""
+    first verdicts (under `judge_of`'s key) and their later answers (a reporter's verdict
+    on its own claim is not evidence of its rates)."""
     verdicts = tuple(
-        (v.family, v.verdict) for v in counted(votes) if v.verdict is not None and not v.self_vote
+        (judge_of(v), v.verdict)
+        for v in counted(votes)
+        if v.verdict is not None and not v.self_vote
     )
     return Observed(
         reporters=claim.families,
@@ -119,7 +129,7 @@ def belief(estimate: Estimate, claim: Observed, votes: Sequence[Vote]) -> float:
     level = estimate.belief(claim)
     for vote in counted(votes):
         if vote.self_vote and vote.verdict is not None and against(vote):
-            level += estimate.weight(vote.family, vote.verdict)
+            level += estimate.weight(judge_of(vote), vote.verdict)
     return level
 
 

@@ -15,7 +15,13 @@ from dataclasses import dataclass, field
 
 from consensus.model.base import VerdictKind
 from consensus.model.calibration import Calibration
-from consensus.model.history import AGREEMENTS, FamilyTally, PanelTally
+from consensus.model.history import (
+    AGREEMENTS,
+    FamilyTally,
+    JudgeTally,
+    PanelTally,
+    grounded_key,
+)
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,7 @@ class Known:
     pooled: Mapping[str, float] = field(default_factory=dict)  # earlier runs' claims' worth
 
 
-def judged(tally: FamilyTally) -> tuple[Verdicts, Verdicts]:
-    j = tally.judge
+def judged(j: JudgeTally) -> tuple[Verdicts, Verdicts]:
     return (
         Verdicts.of(j.confirmed_real, j.refuted_real, j.uncertain_real),
         Verdicts.of(j.confirmed_false, j.refuted_false, j.uncertain_false),
@@ -156,12 +161,17 @@ def known_counts(calibration: Calibration) -> Known:
             precision[name] = Beta(entry.reporter.right, entry.reporter.wrong)
     history = calibration.history or PanelTally()
     for name, tally in sorted(history.families.items()):
-        (r, f), (s, i) = judged(tally), reported(tally)
+        (r, f), (s, i) = judged(tally.judge), reported(tally)
         real[name] = real.get(name, NO_VERDICTS) + r
         false[name] = false.get(name, NO_VERDICTS) + f
         recall[name] = recall.get(name, ZERO) + s
         invention[name] = invention.get(name, ZERO) + i
         pooled[name] = round(tally.judge.total, 2)
+        if tally.grounded.total:  # what it said when it had read the code, apart
+            key, (r, f) = grounded_key(name), judged(tally.grounded)
+            real[key] = real.get(key, NO_VERDICTS) + r
+            false[key] = false.get(key, NO_VERDICTS) + f
+            pooled[key] = round(tally.grounded.total, 2)
     return Known(
         real_verdicts=real,
         false_verdicts=false,

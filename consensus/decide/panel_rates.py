@@ -39,6 +39,14 @@ estimate where "real" means real. What no model of
 votes can see is a shared blind spot: an invention that convinces every judge looks, to
 the votes, like a real claim. Only labels show it.
 
+A family's grounded verdicts (it cited lines, and every citation held) are a judge of
+their own, under the family's grounded key (model/history.GROUNDED; decide/evidence.judge_of
+chooses): a family may rubber-stamp blind and refute once it has read the code. The key
+starts from the same prior as every judge, so nothing assumes that reading helps, and is
+drawn toward the panel's rates like any family (the same `shrink`: three claims' worth,
+which a few grounded verdicts outweigh). It judges and never reports, so the panel's report
+averages leave it out, and the history keeps its counts on its family (`FamilyTally.grounded`).
+
 Pure and deterministic: the same claims and votes give the same estimate, to the last bit
 (families and claims are read in a fixed order; no randomness, no clock).
 """
@@ -80,6 +88,7 @@ from consensus.model.history import (
     PanelTally,
     ReportTally,
     agreement,
+    split_key,
 )
 
 TOLERANCE = 1e-7
@@ -109,7 +118,8 @@ class Panel:
     averages: tuple[float, float] = field(init=False)  # the panel's (silent, reported)
 
     def __post_init__(self) -> None:
-        rates = list(self.rates.values()) or [self.fallback]
+        # Reporters only: a family's grounded key judges, it never reports.
+        rates = [r for n, r in self.rates.items() if not split_key(n)[1]] or [self.fallback]
         averages = tuple(sum(r.reports[n] for r in rates) / len(rates) for n in (0, 1))
         object.__setattr__(self, "averages", averages)
 
@@ -277,11 +287,20 @@ def _soft(
 
 
 def _tally(counts: dict[str, list[float]], shares: list[list[float]]) -> PanelTally:
-    families = {}
+    """This run's soft counts as the history keeps them: a family's grounded verdicts
+    (counted under its grounded key here) beside its blind ones and its reports."""
+    families: dict[str, FamilyTally] = {}
     for name in sorted(counts):
         row = counts[name]
-        families[name] = FamilyTally(
-            judge=JudgeTally(**dict(zip(JudgeTally.model_fields, row[:6], strict=True))),
+        family, grounded = split_key(name)
+        judged = JudgeTally(**dict(zip(JudgeTally.model_fields, row[:6], strict=True)))
+        was = families.get(family, FamilyTally())
+        if grounded:
+            families[family] = was.model_copy(update={"grounded": judged})
+            continue
+        families[family] = FamilyTally(
+            judge=judged,
+            grounded=was.grounded,
             reporter=ReportTally(
                 reported_real=row[6], silent_real=row[7], reported_false=row[8], silent_false=row[9]
             ),

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.decide.evidence import counted
+from consensus.decide.evidence import counted, judge_of
 from consensus.decide.panel_rates import Beta, Estimate
 from consensus.model.base import Status, VerdictKind
 from consensus.model.calibration import Rate, wilson
 from consensus.model.findings import Vote
+from consensus.model.history import split_key
 from consensus.model.panel import FamilyEstimate, PanelEstimate
 
 
@@ -34,7 +35,7 @@ def panel_estimate(
         counts = estimate.counts[name]
         tpr, confirmed_false = counts.real.confirmed, counts.false.confirmed
         tnr = Beta(confirmed_false.no, confirmed_false.yes)  # not confirmed, against confirmed
-        reporter = estimate.data.families.get(name)
+        reporter = None if split_key(name)[1] else estimate.data.families.get(name)
         reported = Beta(0.0, 0.0)
         if reporter is not None:
             reported = Beta(reporter.reporter.reported_real, reporter.reporter.reported_false)
@@ -62,7 +63,7 @@ def _family(
 ) -> FamilyEstimate:
     asked = rejected = refuted = verified = confirmed = 0
     for votes, status in judged:
-        mine = [v for v in counted(votes) if v.family == name and not v.self_vote]
+        mine = [v for v in counted(votes) if judge_of(v) == name and not v.self_vote]
         if not mine:
             continue
         asked += 1

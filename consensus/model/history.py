@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from consensus.model.base import Frozen
 from consensus.model.bounds import MAX_COUNT, MAX_FAMILIES, Name
@@ -25,6 +25,10 @@ POOL_CAP = 200.0
 
 def _scaled(values: dict[str, float], factor: float) -> dict[str, float]:
     return {k: round(v * factor, 2) for k, v in values.items()}
+
+
+def _sum(a: BaseModel, b: BaseModel) -> dict[str, float]:
+    return {k: v + getattr(b, k) for k, v in a.model_dump().items()}
 
 
 class JudgeTally(Frozen):
@@ -57,8 +61,33 @@ class ReportTally(Frozen):
         return self.reported_real + self.silent_real + self.reported_false + self.silent_false
 
 
+# The estimate weighs a family's grounded verdicts (it cited lines, and every citation held)
+# apart from its blind ones, under this key: judges that rubber-stamp blind may refute once
+# they have read the code, and are trusted for what they do when they look.
+GROUNDED = " (read the code)"
+
+
+def grounded_key(family: str) -> str:
+    return family + GROUNDED
+
+
+def split_key(name: str) -> tuple[str, bool]:
+    """A key of the estimate as (family, grounded)."""
+    if name.endswith(GROUNDED):
+        return name[: -len(GROUNDED)], True
+    return name, False
+
+
+def _unless_empty(tally: JudgeTally) -> bool:
+    return not tally.total
+
+
 class FamilyTally(Frozen):
+    """A family's counts: its blind verdicts (`judge`), its grounded ones, its reports.
+    A history written before grounded verdicts were counted apart reads as all blind."""
+
     judge: JudgeTally = JudgeTally()
+    grounded: JudgeTally = Field(default=JudgeTally(), exclude_if=_unless_empty)
     reporter: ReportTally = ReportTally()
 
 
@@ -96,7 +125,7 @@ class PanelTally(Frozen):
         """Nothing counted: no claim, and no family's verdict, report or silence."""
         claims = sum(c.real + c.false for c in self.claims)
         return not claims and not any(
-            f.judge.total or f.reporter.total for f in self.families.values()
+            f.judge.total or f.grounded.total or f.reporter.total for f in self.families.values()
         )
 
     def rounded(self) -> PanelTally:
@@ -110,14 +139,16 @@ class PanelTally(Frozen):
         for name in sorted({*self.families, *other.families}):
             a = self.families.get(name, FamilyTally())
             b = other.families.get(name, FamilyTally())
-            judge = {k: v + getattr(b.judge, k) for k, v in a.judge.model_dump().items()}
+            judge = _sum(a.judge, b.judge)
+            grounded = _sum(a.grounded, b.grounded)
             reporter = {k: v + getattr(b.reporter, k) for k, v in a.reporter.model_dump().items()}
-            judged = sum(judge.values())
+            judged, looked = sum(judge.values()), sum(grounded.values())
             # A reporter count is per file reviewed: four silences for one claim of a file
             # four families reviewed, so it is capped at four times the claims' cap.
             seen = sum(reporter.values())
             families[name] = FamilyTally(
                 judge=JudgeTally(**_scaled(judge, min(1.0, cap / judged) if judged else 1.0)),
+                grounded=JudgeTally(**_scaled(grounded, min(1.0, cap / looked) if looked else 1)),
                 reporter=ReportTally(**_scaled(reporter, min(1.0, 4 * cap / seen) if seen else 1)),
             )
         pairs = [

@@ -34,6 +34,7 @@ from consensus.decide.evidence import (
     counted,
     decide_weighed,
     in_words,
+    judge_of,
     observed,
 )
 from consensus.decide.judgement import Judgement
@@ -86,7 +87,7 @@ class Open:
             return []
         providers = {p.voting_family: p for p in self.judges}
         judged = [
-            (v.family, v.verdict, panel.family(v.family))
+            (v.family, v.verdict, panel.family(judge_of(v)))
             for v in counted(self.tally.votes)
             if v.verdict is not None and not v.self_vote and v.family in providers
         ]
