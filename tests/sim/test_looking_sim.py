@@ -28,7 +28,11 @@ from benchmarks.sim.quality_world import (
 )
 from consensus.inspect.snapshot import Snapshot, redactor
 from consensus.model.findings import ScoredCluster
+from consensus.review.guard import GuardedClient
 from consensus.review.judge_tools import Looker
+from consensus.review.ledger import Ledger
+from consensus.review.verify import Reading, verify
+from consensus.settings.config import ProviderSettings, Settings
 from consensus.testing.trees import FakeTrees
 
 # Blind, a judge confirms everything; once it has read the deciding line, it is right.
@@ -152,3 +156,31 @@ def test_the_product_answers_the_judges_tool_calls_from_the_prs_tree_not_the_tru
                 else:
                     seen_after += refuted
     assert seen_before > 0 and seen_after == 0
+
+
+def test_the_hard_token_cap_holds_with_the_tool_rounds() -> None:
+    chosen = params()
+    pr, repo = next(p for p in prs() if p[0].bugs)
+    threshold, k = HEADLINE
+    scored = asyncio.run(decide(chosen, pr, now(asks=False), threshold, None)).items
+    panel = [ProviderSettings(model=r.model, family=r.family) for r in chosen.reviewers]
+
+    def spent(cap: int | None) -> tuple[int, int]:
+        settings = Settings.model_validate(
+            {"threshold": threshold, "inspector": {"ahead_by": k},
+             "budget": {"max_cost_usd": None, "max_tokens": cap}}
+        )  # fmt: skip
+        ledger = Ledger(settings.budget)
+        judge = LookingVerifier(pr, chosen, repo, 1.0, looked=RIGHT)
+        asyncio.run(
+            verify(scored, diff=pr.diff, panel=panel, settings=settings,
+                   client=GuardedClient(judge.client(), ledger), ledger=ledger,
+                   reading=Reading(looker=Looker(Snapshot(repo.trees, redactor())))),
+        )  # fmt: skip
+        return ledger.tokens, judge.counts.tool_calls
+
+    uncapped, looked = spent(None)
+    cap = uncapped // 3
+    capped, _ = spent(cap)
+
+    assert looked > 0 and 0 < capped <= cap
