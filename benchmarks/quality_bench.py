@@ -76,7 +76,7 @@ def looking(prs: int, seeds: str, workers: int, markdown: Path | None) -> int:
     text = looking_section.report(prs, runs, workers)
     print(text, f"(wall clock {time.perf_counter() - started:.0f} s)", sep="\n\n")
     if markdown:
-        write_figures(markdown, {"judges-looking": text})
+        write_figures(markdown, looking_section.looking_figures(prs, runs, workers))
         print(f"wrote the figures into {markdown}; now run python benchmarks/report.py")
     return 0
 

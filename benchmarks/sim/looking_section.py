@@ -232,6 +232,11 @@ def places_text(seeds: Sequence[Seed]) -> str:
     )
 
 
+def looking_figures(prs: int, seeds: Sequence[Seed], workers: int) -> dict[str, str]:
+    """The judges section's block of judges that look (benchmarks/results/judges.md)."""
+    return {"judges-looking": report(prs, seeds, workers)}
+
+
 def report(prs: int, seeds: Sequence[Seed], workers: int) -> str:
     seconds = ", ".join(f"seed {s.seed} {s.seconds:.0f} s" for s in seeds)
     return "\n\n".join([
