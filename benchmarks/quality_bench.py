@@ -5,9 +5,13 @@ run's headline figures beside those recorded at earlier commits
 `--judges impartial`). `--presets` prints the judge presets side by side and the rules'
 frontier (benchmarks/sim/quality_rules.py), one run per seed of `--seeds 1,2,3`.
 
+`--looking-only` runs only the section of judges that look (benchmarks/sim/looking_section.py:
+every preset at three effects of looking, one process a seed, `--workers` at a time).
+
 `--markdown PATH` writes this run's figures into the figures blocks of the quality section
-(benchmarks/sim/quality_figures.py), or with `--presets` of the judges section
-(`quality_rules.judges_figures`); then run `python benchmarks/report.py`."""
+(benchmarks/sim/quality_figures.py), with `--presets` of the judges section
+(`quality_rules.judges_figures`), with `--looking-only` its `judges-looking` block; then run
+`python benchmarks/report.py`."""
 
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.sim import quality_rules, recorded
+from benchmarks.sim import looking_section, quality_rules, recorded
 from benchmarks.sim import quality_world as world
 from benchmarks.sim.judge_presets import IMPARTIAL, PRESETS
 from benchmarks.sim.quality_figures import quality_figures
@@ -64,6 +68,19 @@ def presets(prs: int, seeds: str, markdown: Path | None) -> int:
     return 0
 
 
+def looking(prs: int, seeds: str, workers: int, markdown: Path | None) -> int:
+    """The judges that look, every preset and effect, one process a seed."""
+    chosen = [int(s) for s in seeds.split(",")]
+    started = time.perf_counter()
+    runs = looking_section.measure(prs, chosen, workers)
+    text = looking_section.report(prs, runs, workers)
+    print(text, f"(wall clock {time.perf_counter() - started:.0f} s)", sep="\n\n")
+    if markdown:
+        write_figures(markdown, looking_section.looking_figures(prs, runs, workers))
+        print(f"wrote the figures into {markdown}; now run python benchmarks/report.py")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Quality benchmark (simulation).")
     parser.add_argument("--prs", type=int, default=world.DEFAULT.prs)
@@ -79,8 +96,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--plot", type=Path, default=world.ROOT / "docs" / "quality.png")
     parser.add_argument("--no-plot", action="store_true")
     parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
-    parser.add_argument("--seeds", help="with --presets: one run per seed, as 1,2,3")
+    parser.add_argument("--seeds", help="with --presets or --looking-only: one run per seed")
+    parser.add_argument(
+        "--looking-only", action="store_true",
+        help="only the judges that look (benchmarks/sim/looking_section.py)",
+    )  # fmt: skip
+    parser.add_argument("--workers", type=int, default=1, help="with --looking-only: processes")
     args = parser.parse_args(argv)
+    if args.looking_only:
+        return looking(args.prs, args.seeds or str(args.seed), args.workers, args.markdown)
     if args.presets:
         return presets(args.prs, args.seeds or str(args.seed), args.markdown)
     params = replace(

@@ -92,22 +92,33 @@ def looking_judge(
             return call_tools(plan[len(results)])
         read = "\n".join([*results, question])
         decisive = claim.decisive
-        seen = decisive is not None and _normal(decisive.text) in _normal(read)
+        seen = sees(decisive, read)
         draw = drawn(seed, question)
         verdict = _verdict_of(claim.real, looking if seen else blind, draw)
         evidence = []
         if seen and decisive is not None and verdict != "uncertain":
-            quote = decisive.text
-            if drawn(seed + "\0quote", question) < misquote:
-                quote = "the code checks this before it gets here"
-            line = _numbered_line(read, decisive) or decisive.line
-            evidence = [
-                {"path": decisive.path, "start_line": line, "end_line": line, "quote": quote}
-            ]
+            misquoted = drawn(seed + "\0quote", question) < misquote
+            evidence = [citation(decisive, read, misquoted)]
         reason = "Read the code that decides it." if seen else "Judged from the change."
         return reply(json.dumps({"verdict": verdict, "reason": reason, "evidence": evidence}))
 
     return respond
+
+
+MISQUOTE = "the code checks this before it gets here"  # a citation in the judge's own words
+
+
+def sees(decisive: Decisive | None, read: str) -> bool:
+    """Whether what the judge read (tool results, inline evidence) holds the decisive line."""
+    return decisive is not None and _normal(decisive.text) in _normal(read)
+
+
+def citation(decisive: Decisive, read: str, misquoted: bool = False) -> JsonObject:
+    """The verdict's citation of the decisive line: its line as the tool result numbered
+    it; `misquoted`: in the judge's own words (a citation the product must refuse)."""
+    line = _numbered_line(read, decisive) or decisive.line
+    quote = MISQUOTE if misquoted else decisive.text
+    return {"path": decisive.path, "start_line": line, "end_line": line, "quote": quote}
 
 
 def planned_calls(question: str, title: str) -> list[tuple[str, JsonObject]]:

@@ -21,6 +21,17 @@ The presets:
 - `agreeable+self-preferring` and `impartial+self-preferring`: as agreeable or impartial,
   and a judge asked about its own family's claim confirms it with probability 0.6 first
   (arXiv 2502.01534); the second are the verifiers of the quality section.
+
+Judges that look (benchmarks/sim/looking_verifier.py) answer with their preset's rates
+unless the tool results the product gave them hold the line that decides the claim, and
+then with their **looking rates**: an ASSUMPTION, not a measurement. Once it has read the
+deciding line, every family confirms a real claim with TPR 0.97 and refutes an invention
+with TNR 0.92 (`LOOKED`; never below its blind rate, the share of `uncertain` among its
+wrong answers unchanged). Nothing measured stands behind 0.92: the issue's reading is that
+review bots which check each finding against the code cut false positives furthest, and
+the blind agreeable TNR (0.20-0.45) is what a judge does with the diff alone. So the
+benchmark prints every figure at the stated effect, at half of it (rates halfway from
+blind to looked) and at none (looking helps nothing): `EFFECTS`, `looking`.
 """
 
 from __future__ import annotations
@@ -145,3 +156,19 @@ PRESETS = {
     p.name: p
     for p in (AGREEABLE, IMPARTIAL, DISCERNING, MIXED, SELF_PREFERRING, IMPARTIAL_SELF_PREFERRING)
 }
+
+
+# The looking rates (an assumption: see the module docstring) and the effects printed.
+LOOKED = Judge(tpr=0.97, tnr=0.92, uncertain=0.1)
+EFFECTS = (("stated", 1.0), ("half", 0.5), ("none", 0.0))
+
+
+def looking(judge: Judge, effect: float, looked: Judge = LOOKED) -> Judge:
+    """`judge`'s rates once it has read the deciding line, at `effect` (1: the stated
+    looking rates, 0: its blind rates); never below the blind rates."""
+    tpr, tnr = max(judge.tpr, looked.tpr), max(judge.tnr, looked.tnr)
+    return Judge(
+        judge.tpr + effect * (tpr - judge.tpr),
+        judge.tnr + effect * (tnr - judge.tnr),
+        judge.uncertain,
+    )

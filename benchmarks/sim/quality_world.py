@@ -59,6 +59,7 @@ from benchmarks.sim.baseline import TODAY as TODAY_VERSION  # noqa: E402
 from benchmarks.sim.judge_presets import (  # noqa: E402
     AGREEABLE,
     PRESETS,
+    Judge,
     JudgePreset,
 )
 from benchmarks.sim.quality_catalog import KINDS, SEVERE, VARIABLES, Kind  # noqa: E402
@@ -81,12 +82,14 @@ from consensus.model.panel import PanelEstimate  # noqa: E402
 from consensus.model.reply import ReplyFinding, ReviewReply  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
 from consensus.review.audit import audit  # noqa: E402
+from consensus.review.judge_tools import Looker  # noqa: E402
 from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
 from consensus.review.sameness import ask_same_problem  # noqa: E402
 from consensus.review.verify import Reading, verify  # noqa: E402
 from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.testing import FakeModelClient  # noqa: E402
+from consensus_sim.script import drawn_verdict  # noqa: E402
 
 MATCH_LINES = 3  # a finding this close to a true bug (same file) is about that bug
 BUG_SPACING = 10  # true bugs of one file are at least this far apart
@@ -142,6 +145,11 @@ class SimParams:
     # Give verify the head files for code context. Off by default: the verdicts here do not
     # read it, and verify re-redacts the whole file for every finding.
     with_source: bool = False
+    # Every finding quotes the code of the line it is about (as models asked for `evidence`
+    # do; its reported line still off as above), and an invention quotes code that is not
+    # there with probability `fabricated`. Off by default: half the findings quote, as before.
+    evidence_all: bool = False
+    fabricated: float = 0.1
 
 
 DEFAULT_REVIEWERS = (
@@ -240,6 +248,15 @@ def _report(
     if not params.paraphrase:  # one wording, category and severity for every reviewer
         title, body = kind.phrasings[0]
         category, severity, quote = kind.categories[0], problem.severity, True
+    evidence = code.strip() if quote else None
+    if params.evidence_all:  # drawn apart: the PR's other draws stay as they were
+        evidence = code.strip()
+        if (
+            not problem.real
+            and _draw(params.seed, "fabricated", reviewer.model, problem.path, problem.line)
+            < params.fabricated
+        ):
+            evidence = kind.code.format(v=problem.var).strip()  # the code it claims is there
     return ReplyFinding(
         path=problem.path,
         line=line,
@@ -248,7 +265,7 @@ def _report(
         category=category,
         title=title.format(v=problem.var),
         body=body.format(v=problem.var),
-        evidence=code.strip() if quote else None,
+        evidence=evidence,
         confidence=round(rng.uniform(0.5, 0.95), 2),
     )
 
@@ -385,7 +402,12 @@ def _draw(*parts: object) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
+def question_of(request: CompletionRequest) -> str:
+    """The question a judge is asked: the first user message (tool results come after it)."""
+    return next((m.content for m in request.messages if m.role == "user"), "")
+
+
+class Verifier:
     """The simulated verifier panel, deterministic per (seed, request).
 
     Verification: a real claim confirmed with the judge family's TPR, a false one refuted
@@ -393,72 +415,82 @@ def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
     verdict; a verifier whose family reported the problem confirms it with probability
     `self_preference` first. A family asked again about a claim it has judged returns its
     first verdict with the preset's `repeat`, else answers afresh. "Same problem?": right
-    with `same_accuracy`."""
-    preset = params.judges
-    families = {r.model: r.family for r in params.reviewers}
-    problems = {p for p in pr.reporters}
-    first: dict[tuple[str, str, int, int], str] = {}  # (family, claim) → its first verdict
+    with `same_accuracy`. `verdict` takes the rates to answer with (a judge that has read
+    the code answers with others: benchmarks/sim/looking_verifier.py); the draw is the
+    question's, whatever the rates."""
 
-    def problem_at(path: str, line: int, end: int) -> Problem | None:
+    def __init__(self, pr: SimPR, params: SimParams) -> None:
+        self.pr, self.params = pr, params
+        self.families = {r.model: r.family for r in params.reviewers}
+        self.problems = set(pr.reporters)
+        self.first: dict[tuple[str, str, int, int], str] = {}  # (family, claim) → 1st verdict
+
+    def problem_at(self, path: str, line: int, end: int) -> Problem | None:
         near = [
             p
-            for p in problems
+            for p in self.problems
             if p.path == path and line - MATCH_LINES <= p.line <= end + MATCH_LINES
         ]
         return min(near, key=lambda p: (abs(p.line - line), p.line), default=None)
 
-    def fresh(request: CompletionRequest, prompt: str, real: bool, own: bool) -> str:
-        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
-            return "confirmed"
-        judge = preset.judge(families.get(request.model, request.model))
-        right = judge.tpr if real else judge.tnr
-        draw = _draw(params.seed, request.model, prompt)
-        if draw < right:
-            return "confirmed" if real else "refuted"
-        if draw < right + (1 - right) * (1 - judge.uncertain):
-            return "refuted" if real else "confirmed"
-        return "uncertain"
-
-    def verdict(request: CompletionRequest, prompt: str) -> str:
+    def claim(self, prompt: str) -> tuple[tuple[str, int, int], bool, Problem | None]:
+        """Where the asked-about claim is, whether it is real, and the problem it is about."""
         where = _LOCATION.search(prompt)
         if where is None:
             raise AssertionError("the verification prompt no longer states the location")
         path, line, end = where["path"], int(where["line"]), int(where["end"])
-        real = about_bug(pr.bugs, path, line, end) is not None
-        problem = problem_at(path, line, end)
-        family = families.get(request.model, request.model)
-        own = problem is not None and family in pr.reporters[problem]
+        real = about_bug(self.pr.bugs, path, line, end) is not None
+        return (path, line, end), real, self.problem_at(path, line, end)
+
+    def family(self, request: CompletionRequest) -> str:
+        return self.families.get(request.model, request.model)
+
+    def verdict(self, request: CompletionRequest, prompt: str, judge: Judge | None = None) -> str:
+        params, preset = self.params, self.params.judges
+        (path, line, end), real, problem = self.claim(prompt)
+        family = self.family(request)
+        own = problem is not None and family in self.pr.reporters[problem]
         key = (family, path, line, end)
-        if key in first and _draw(params.seed, "repeat", request.model, prompt) < preset.repeat:
-            return first[key]
-        answer = fresh(request, prompt, real, own)
-        first.setdefault(key, answer)
+        again = _draw(params.seed, "repeat", request.model, prompt) < preset.repeat
+        if key in self.first and again:
+            return self.first[key]
+        if own and _draw(params.seed, "self", request.model, prompt) < preset.self_preference:
+            answer = "confirmed"
+        else:
+            judge = judge or preset.judge(family)
+            answer = drawn_verdict(real, judge.tpr, judge.tnr, judge.uncertain,
+                                   _draw(params.seed, request.model, prompt))  # fmt: skip
+        self.first.setdefault(key, answer)
         return answer
 
-    def side(text: str) -> set[Problem | None]:
+    def _side(self, text: str) -> set[Problem | None]:
         where = _SIDE.search(text)
         assert where is not None, "the same-problem prompt no longer states the lines"
         path, line, end = where["path"], int(where["line"]), int(where["end"])
         titles = {t.strip() for t in _TITLE.findall(text)}
         return {
-            pr.about(f)
-            for review in pr.reviews
+            self.pr.about(f)
+            for review in self.pr.reviews
             for f in review
             if f.title in titles and f.path == path and line <= f.line <= end
-        } or {about_bug(pr.bugs, path, line, end)}
+        } or {about_bug(self.pr.bugs, path, line, end)}
 
-    def same(request: CompletionRequest, prompt: str) -> str:
+    def same(self, prompt: str) -> str:
         first, _, second = prompt.partition("Second finding, lines")
-        truth = bool(side(first) & side("Second finding, lines" + second) - {None})
-        right = _draw(params.seed, "same", prompt) < params.same_accuracy
+        truth = bool(self._side(first) & self._side("Second finding, lines" + second) - {None})
+        right = _draw(self.params.seed, "same", prompt) < self.params.same_accuracy
         return "same" if truth == right else "different"
 
-    def answer(request: CompletionRequest) -> str:
-        prompt = request.messages[-1].content
+    def answer(self, request: CompletionRequest) -> str:
+        prompt = question_of(request)
         if "describe the same defect?" in prompt:
-            return json.dumps({"verdict": same(request, prompt), "reason": "simulated"})
-        return json.dumps({"verdict": verdict(request, prompt), "reason": "simulated"})
+            return json.dumps({"verdict": self.same(prompt), "reason": "simulated"})
+        return json.dumps({"verdict": self.verdict(request, prompt), "reason": "simulated"})
 
+
+def verifier(pr: SimPR, params: SimParams) -> FakeModelClient:
+    """The simulated verifier panel (`Verifier`) as a model client that costs nothing."""
+    answer = Verifier(pr, params).answer
     return FakeModelClient(by_request=answer, tokens_in=0, tokens_out=0, cost_usd=0.0)
 
 
@@ -635,23 +667,25 @@ async def decide(
     k: int | None,
     client: FakeModelClient | None = None,
     shared: dict[tuple[bool, float], tuple[list[ScoredCluster], int]] | None = None,
+    looker: Looker | None = None,
 ) -> Outcome:
     """The PR's posted findings through one version of the code (k None: no verification);
     `client`: the verifier panel (default: `verifier`, the same answers on every run);
     `shared`: what align and score made of the PR for today's code, kept for the next
-    rule that verifies the same PR (they decide nothing else differently)."""
+    rule that verifies the same PR (they decide nothing else differently); `looker`: the
+    judges read the PR's trees through it (benchmarks/sim/looking_section.py)."""
     settings = settings_for(params, threshold, k or 2, code.configured, code.rule, code.target)
     client = client or verifier(pr, params)
     key = (code.asks and k is not None, threshold)
     if shared is not None and key in shared and code.align is align and k is not None:
         scored, same_calls = shared[key]
-        return await _verified(params, pr, code, settings, client, scored, same_calls)
+        return await _verified(params, pr, code, settings, client, scored, same_calls, looker)
     scored, same_calls = await _scored(params, pr, code, threshold, k, client, settings)
     if shared is not None and code.align is align:
         shared[key] = (scored, same_calls)
     if k is None:
         return Outcome(scored, 0, 0)
-    return await _verified(params, pr, code, settings, client, scored, same_calls)
+    return await _verified(params, pr, code, settings, client, scored, same_calls, looker)
 
 
 async def _scored(
@@ -702,6 +736,7 @@ async def _verified(
     client: FakeModelClient,
     scored: list[ScoredCluster],
     same_calls: int,
+    looker: Looker | None = None,
 ) -> Outcome:
     """Verification of the scored clusters; its calls are the client's beyond `same_calls`
     (those the client made before, or the ones a shared scoring made)."""
@@ -714,7 +749,7 @@ async def _verified(
         settings=settings,
         client=client,
         ledger=Ledger(settings.budget),
-        reading=Reading(source=_Source(pr.texts) if params.with_source else None),
+        reading=Reading(source=_Source(pr.texts) if params.with_source else None, looker=looker),
         **judges,
     )
     items = verified if isinstance(verified, list) else verified.items

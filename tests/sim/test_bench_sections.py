@@ -5,6 +5,7 @@ replaces exactly those blocks in the real section file, keeping the prose around
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -13,7 +14,10 @@ import pytest
 
 from benchmarks.sim.first_run_figures import CommandTimes, FirstRunResults, first_run_figures
 from benchmarks.sim.github_figures import GitHubResults, GitHubRun, github_figures
-from benchmarks.sim.judge_presets import AGREEABLE, IMPARTIAL
+from benchmarks.sim.judge_presets import AGREEABLE, EFFECTS, IMPARTIAL
+from benchmarks.sim.looking_section import PRESETS as LOOKING_PRESETS
+from benchmarks.sim.looking_section import TODAY as BLIND
+from benchmarks.sim.looking_section import Run, Seed, looking_figures
 from benchmarks.sim.quality_figures import quality_figures
 from benchmarks.sim.quality_rules import (
     CALIBRATED,
@@ -66,6 +70,23 @@ from consensus.model.panel import FamilyEstimate, PanelEstimate
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 MACHINE = Machine(cores=2, load_start=0.64, load_end=1.26)
+
+
+def looking_run(precision_tp: int, verify_calls: int, clean_posted: int) -> Run:
+    """100 PRs, 20 of them clean, 50 bugs of which 45 found."""
+    tally = Tally(tp=precision_tp, fp=100 - precision_tp, found=45, bugs=50, prs=100,
+                  verify_calls=verify_calls, clean_prs=20, clean_posted=clean_posted)  # fmt: skip
+    return Run(tally=tally, tokens=9_600_000, tool_calls=3_100, looked=40, blind=60)
+
+
+# Today's rule: 90 of 100 posted real at 24 calls a PR; looking: 99 real at 43 calls a PR;
+# looking that helps nothing: today's figures at 50 calls a PR (over twice today's).
+RUN_OF = {BLIND: looking_run(90, 2_400, 3), "none": looking_run(90, 5_000, 3)}
+LOOKING = [
+    Seed(1, {(p.name, effect): RUN_OF.get(effect) or looking_run(99, 4_300, 0)
+             for p in LOOKING_PRESETS for effect in (BLIND, *(n for n, _ in EFFECTS))},
+         Counter(), 840.0),
+]  # fmt: skip
 
 JOURNAL = JournalResults(
     calls=2000,
@@ -541,7 +562,7 @@ def test_judges_rules_block_has_the_frontier_under_each_preset_then_the_other_se
 
 def hand_made_blocks(name: str) -> dict[str, str]:
     return {
-        "judges": lambda: judges_figures(RUNS),
+        "judges": lambda: {**judges_figures(RUNS), **looking_figures(100, LOOKING, 1)},
         "journal": lambda: journal_figures(JOURNAL),
         "ingest": lambda: ingest_figures(INGEST),
         "scale": lambda: scale_figures(SCALE),
@@ -602,3 +623,16 @@ def test_a_section_without_blocks_that_no_benchmark_writes_whole_is_hand_carried
         "## Blocks\n\n<!-- figures: b -->\n| figure | 1.0 |\n<!-- /figures -->\n", encoding="utf-8"
     )
     assert hand_carried(tmp_path, ["typed", "whole", "blocks"], whole=["whole"]) == ["typed"]
+
+
+def test_looking_block_holds_every_preset_and_effect_beside_its_targets() -> None:
+    rows = table_rows(looking_figures(100, LOOKING, 1)["judges-looking"])[2:]
+
+    assert len(rows) == len(LOOKING_PRESETS) * 4
+    stated = next(r for r in rows if r[0] == "agreeable, stated, seed 1")
+    assert stated[1:3] == ["0.990", "0.900"]
+    assert stated[4] == "43.0 (1.79×)"  # judge calls and tool rounds against today's 24
+    assert stated[-1] == "targets met; cost met"
+    none = next(r for r in rows if r[0] == "impartial, none, seed 1")
+    assert none[-1] == "as today: met; cost **missed**"
+    assert none[4] == "50.0 (2.08×)"
