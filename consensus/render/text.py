@@ -272,8 +272,8 @@ def established_text(finding: ReportFinding) -> str:
         return f"{finding.status.value} · found by consensus's own scan of the diff{also}"
     record = finding.verification
     said = judged_by(record.votes) if record is not None else ""
-    also = [finding.also_reported] if finding.also_reported else []
-    return " · ".join([finding.status.value, reported, *also, *([said] if said else [])])
+    corroborated = [finding.also_reported] if finding.also_reported else []
+    return " · ".join([finding.status.value, reported, *corroborated, *([said] if said else [])])
 
 
 def _first_judge_line(finding: ReportFinding) -> list[str]:
