@@ -168,22 +168,21 @@ def tracked_finding(finding: ReportFinding, *, inline: bool, refused: str = "") 
         title=" ".join(finding.title.split())[:200],
         inline=inline,
         category=finding.category,
-        families=credited_families(finding),
+        families=credited_families(finding.members),
         personas=tuple(sorted(set(finding.personas))),
         judges=judge_notes(checked.votes) if checked is not None else (),
         refused=cut(refused, MAX_REASON),
     )
 
 
-def credited_families(finding: ReportFinding) -> tuple[str, ...]:
+def credited_families(members: Iterable[FindingMember | MemberNote]) -> tuple[str, ...]:
     """Who a finding's outcome is credited to: each reporting family, and an analyzer's
     rule beside the analyzer ("ruff" and "ruff:F821"), so that the learnings count a noisy
-    rule apart from the analyzer's other rules."""
-    names = {m.family for m in finding.members}
+    rule apart from the analyzer's other rules (publish/learnings.noisy_rule)."""
+    found = list(members)
+    names = {m.family for m in found}
     names |= {
-        f"{m.family}:{m.rule}"
-        for m in finding.members
-        if m.source is FindingSource.ANALYZER and m.rule
+        f"{m.family}:{m.rule}" for m in found if m.source is FindingSource.ANALYZER and m.rule
     }
     return tuple(sorted(names))
 
