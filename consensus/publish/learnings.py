@@ -214,8 +214,8 @@ def noisy_rule(learned: Learned, finding: ReportFinding) -> str:
         counts = entry.reporter if entry is not None else OutcomeCounts()
         if counts.dismissed >= RULE_DISMISSALS and counts.dismissed > counts.fixed:
             return (
-                f"{member.family} {member.rule} was dismissed {counts.dismissed} times on closed "
-                f"pull requests (fixed {counts.fixed}): it no longer posts on its own"
+                f"{member.family} {member.rule} was dismissed {counts.dismissed} times where it "
+                f"was posted before (fixed {counts.fixed}): it no longer posts on its own"
             )
     return ""
 

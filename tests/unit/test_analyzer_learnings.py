@@ -66,7 +66,7 @@ def test_a_rule_dismissed_twice_no_longer_posts_on_its_own() -> None:
     twice = learn(once, [closed(2, unused(2))])
     marks = learned_marks(twice, [unused(3)])
     assert marks.suppressed == {
-        f"{3:016x}": "ruff F841 was dismissed 2 times on closed pull requests (fixed 0): "
+        f"{3:016x}": "ruff F841 was dismissed 2 times where it was posted before (fixed 0): "
         "it no longer posts on its own"
     }
 
