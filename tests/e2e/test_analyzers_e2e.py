@@ -3,10 +3,12 @@ providers, the real GitHub and litellm adapters, a real git repository's pull re
 
 ruff's F821 on a planted undefined name and one model's paraphrase of it at the same line
 become one inline comment that names both ("also reported by ruff F821"); a logic bug ruff
-cannot see (a discount divided by 10) is posted on the three models' agreement alone. The analyzer is the fake of the port
-(`consensus.testing.FakeAnalyzers`): the Action takes no analyzer input yet, so the review
-is driven through the pipeline's entry with `ReviewServices.analyzers` set, and the
-composed review is posted to the loopback GitHub by the Action's own poster."""
+cannot see (a discount divided by 10) is posted on the three models' agreement alone.
+
+The analyzer is the fake of the port (`consensus.testing.FakeAnalyzers`): the Action takes
+no analyzer input yet, so the review is driven through the pipeline's entry with
+`ReviewServices.analyzers` set, and the composed review is posted to the loopback GitHub
+by the Action's own poster (app/pull/apply.post_review)."""
 
 from __future__ import annotations
 
@@ -140,11 +142,11 @@ def world(tmp_path: Path) -> Iterator[World]:
 
 def reviewed(world: World, analyzers: FakeAnalyzers) -> Report:
     env = {"FAKE_OPENAI_KEY": "sk-fake", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    base = f"{world.providers.url}/v1"
     providers = tuple(
         ProviderSettings(
-            model=f"openai/{m}", api_base=f"{world.providers.url}/v1",
-            api_key_env="FAKE_OPENAI_KEY", family=m.split("-")[0],
-        )  # fmt: skip
+            model=f"openai/{m}", api_base=base, api_key_env="FAKE_OPENAI_KEY", family=m[:-5]
+        )
         for m in MODELS
     )
     job = ReviewJob(
@@ -164,7 +166,8 @@ def test_ruff_and_a_model_at_one_line_are_one_comment_naming_both(
         monkeypatch.delenv(key, raising=False)
     analyzers = FakeAnalyzers((ruff_run([("F821", CART, TYPO, "Undefined name `amont`")]),))
     report = reviewed(world, analyzers)
-    env = {"GITHUB_REPOSITORY": REPO, "GITHUB_TOKEN": "ghs_fake", "GITHUB_API_URL": world.github.url}
+    env = {"GITHUB_REPOSITORY": REPO, "GITHUB_TOKEN": "ghs_fake", "GITHUB_API_URL": ""}
+    env["GITHUB_API_URL"] = world.github.url
     host = github_host(env, log=lambda line: None, write_interval_s=0.0)
     info = host.pull_request(NUMBER)
     files = host.pull_files(NUMBER)

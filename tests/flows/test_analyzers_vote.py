@@ -104,7 +104,9 @@ def answers(model_reply: dict[str, str]) -> FakeModelClient:
     return FakeModelClient(by_request=answer)
 
 
-def run(client: FakeModelClient, analyzers: FakeAnalyzers, diff: str = CART, **job: object) -> Report:
+def run(
+    client: FakeModelClient, analyzers: FakeAnalyzers, diff: str = CART, **job: object
+) -> Report:
     personas = select_personas(load_personas([]), ["correctness"])
     fields: dict[str, object] = {
         "diff": ingest(diff),
