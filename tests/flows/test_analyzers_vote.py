@@ -14,13 +14,17 @@ from consensus.model.analysis import Posting
 from consensus.model.base import FindingSource, Status
 from consensus.model.report import Report
 from consensus.ports import CompletionRequest, ModelPrice
+from consensus.publish.carry import carry_forward
+from consensus.publish.compose import PullView, compose
 from consensus.publish.inline import inline_body
+from consensus.publish.state import PublishState
+from consensus.publish.thread import read_thread
 from consensus.render.jsonreport import render_json
 from consensus.render.sarif import render_sarif
 from consensus.render.text import render_text
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import ReviewServices, review
-from consensus.settings.config import ProviderSettings, Settings
+from consensus.settings.config import ProviderSettings, PublishSettings, Settings
 from consensus.settings.personas import load_personas, select_personas
 from consensus.testing import FakeAnalyzers, FakeModelClient, ruff_run
 
@@ -118,6 +122,17 @@ def run(
     return asyncio.run(review(ReviewJob.model_validate(fields | job), services))
 
 
+def summary(report: Report, diff: str = CART) -> str:
+    """The summary comment a run on a fresh pull request posts with `report`."""
+    ingested = ingest(diff)
+    view = PullView(
+        thread=read_thread([], []), head_sha="a" * 40, links=(), settings=PublishSettings(),
+        changed=frozenset(f.path for f in ingested.files),
+    )  # fmt: skip
+    carried = carry_forward(PublishState(), ingested, basis="0" * 32, fresh=True)
+    return compose(report, carried, ingested, view).summary
+
+
 def test_a_ruff_result_and_a_model_paraphrase_at_one_line_are_one_posted_finding() -> None:
     analyzers = FakeAnalyzers((ruff_run([UNDEFINED]),))
     report = run(answers({"openai/gpt-5.1": reply(NAME_ERROR)}), analyzers)
@@ -130,6 +145,7 @@ def test_a_ruff_result_and_a_model_paraphrase_at_one_line_are_one_posted_finding
     assert finding.status is Status.CONSENSUS
     assert "also reported by ruff F821" in inline_body(finding)
     assert "also reported by ruff F821" in render_text(report)
+    assert "also reported by ruff F821" in summary(report)
     sarif = json.loads(render_sarif(report))
     assert sarif["runs"][0]["results"][0]["properties"]["analyzers"] == ["ruff F821"]
     members = json.loads(render_json(report))["findings"][0]["members"]
@@ -144,6 +160,8 @@ def test_an_analyzer_only_result_waits_for_a_model_and_says_why() -> None:
     assert finding.title == "F821: Undefined name `totl`"
     assert not finding.status.posted
     assert finding.reason == "reported by ruff only; ruff posts with a model's agreement"
+    not_posted = summary(report).split("Not posted", 1)[1]
+    assert "reported by ruff only; ruff posts with a model's agreement" in not_posted
     assert finding.verification is None  # no judge asked: its rule is its evidence
 
 
