@@ -31,6 +31,7 @@ DOCUMENT = ROOT / "BENCHMARKS.md"
 SECTIONS = (
     "judges",
     "quality",
+    "analyzer_quality",
     "merge_corpus",
     "rerun",
     "github",

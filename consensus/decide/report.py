@@ -103,6 +103,7 @@ def report_findings(
                     line=m.line,
                     title=m.title,
                     source=m.source,
+                    rule=m.rule,
                 )
                 for m in item.cluster.members
             ),

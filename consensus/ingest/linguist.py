@@ -151,3 +151,31 @@ def _rule(pattern: str, word: str) -> AttributeRule | None:
         if word.startswith(name) and word[len(name) :] in _VALUES:
             return AttributeRule(pattern, attribute, _VALUES[word[len(name) :]])
     return None
+
+
+# The language of a file, as Linguist names it (lib/linguist/languages.yml), by the
+# extensions and file names it lists for the languages an analyzer may cover. An
+# analyzer reviews a file only in a language it `covers` (model/analysis.py).
+LANGUAGE_EXTENSIONS: dict[str, str] = {
+    ".py": "Python", ".pyi": "Python", ".pyw": "Python", ".cgi": "Python",
+    ".js": "JavaScript", ".mjs": "JavaScript", ".cjs": "JavaScript", ".jsx": "JavaScript",
+    ".ts": "TypeScript", ".mts": "TypeScript", ".cts": "TypeScript", ".tsx": "TSX",
+    ".go": "Go", ".java": "Java", ".kt": "Kotlin", ".rs": "Rust", ".rb": "Ruby",
+    ".php": "PHP", ".cs": "C#", ".c": "C", ".h": "C", ".cc": "C++", ".cpp": "C++",
+    ".hpp": "C++", ".swift": "Swift", ".scala": "Scala", ".sh": "Shell", ".bash": "Shell",
+    ".yml": "YAML", ".yaml": "YAML", ".tf": "HCL", ".sql": "SQL",
+}  # fmt: skip
+LANGUAGE_FILENAMES: dict[str, str] = {
+    "Dockerfile": "Dockerfile", "SConstruct": "Python", "SConscript": "Python",
+    "Rakefile": "Ruby", "Gemfile": "Ruby",
+}  # fmt: skip
+
+
+def language_of(path: str) -> str | None:
+    """The file's language by Linguist's name (`Python`, `TypeScript`); None when it is
+    none an analyzer covers."""
+    name = path.rsplit("/", 1)[-1]
+    if name in LANGUAGE_FILENAMES:
+        return LANGUAGE_FILENAMES[name]
+    dot = name.rfind(".")
+    return LANGUAGE_EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None

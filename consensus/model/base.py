@@ -75,6 +75,15 @@ def _from_a_model(source: FindingSource) -> bool:
 SOURCE_FIELD: Any = Field(default=FindingSource.MODEL, exclude_if=_from_a_model)
 
 
+def _no_rule(rule: str | None) -> bool:
+    return rule is None
+
+
+# A stored member's analyzer `rule` (no blanks, at most 100 characters: the vote makes it
+# so, model/analysis.py): written for an analyzer's members only.
+RULE_FIELD: Any = Field(default=None, pattern=r"^\S{1,100}$", exclude_if=_no_rule)
+
+
 def source_by_name(data: object) -> object:
     """For a member stored before its source was (a summary's state on an open pull request,
     a saved report): SCAN when it is listed under `SCAN_NAME`. A `mode="before"` validator."""

@@ -75,6 +75,7 @@ class Finding(FindingStatement):
     confidence: float | None = None
     suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
     source: FindingSource = FindingSource.MODEL
+    rule: str | None = None  # an analyzer's rule ("F821"); None for a model's finding
 
 
 class DroppedFinding(Frozen):
@@ -134,6 +135,12 @@ class Cluster(FindingStatement):
     @property
     def from_scan(self) -> bool:
         return any(member.source is FindingSource.SCAN for member in self.members)
+
+    @property
+    def analyzer_families(self) -> frozenset[str]:
+        """The static analyzers that reported it (model/analysis.py): families that never
+        invent, whose rule is their evidence."""
+        return frozenset(m.family for m in self.members if m.source is FindingSource.ANALYZER)
 
     @property
     def providers(self) -> tuple[str, ...]:

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from consensus.model.base import (
+    RULE_FIELD,
     SOURCE_FIELD,
     FindingSource,
     Frozen,
@@ -33,7 +34,8 @@ class FindingMember(Frozen):
     persona: str
     line: int
     title: str
-    source: FindingSource = SOURCE_FIELD  # written for the scan's members only
+    source: FindingSource = SOURCE_FIELD  # written for the scan's and analyzers' members
+    rule: str | None = RULE_FIELD  # an analyzer's rule ("F821"), written for its members
 
     @model_validator(mode="before")
     @classmethod
@@ -69,9 +71,35 @@ class ReportFinding(FindingStatement):
 
     @property
     def model_providers(self) -> list[str]:
-        """`providers` without the scan: the models that reported it."""
-        scan = {m.provider for m in self.members if m.source is FindingSource.SCAN}
-        return [p for p in self.providers if p not in scan]
+        """`providers` without the scan and the analyzers: the models that reported it."""
+        other = {m.provider for m in self.members if m.source is not FindingSource.MODEL}
+        return [p for p in self.providers if p not in other]
+
+    @property
+    def analyzed_by(self) -> tuple[str, ...]:
+        """The analyzers that reported it, each with its rule: ("ruff F821", …), sorted."""
+        return tuple(
+            sorted(
+                {
+                    f"{m.family} {m.rule}" if m.rule else m.family
+                    for m in self.members
+                    if m.source is FindingSource.ANALYZER
+                }
+            )
+        )
+
+    @property
+    def found_by_models(self) -> bool:
+        return any(m.source is FindingSource.MODEL for m in self.members)
+
+    @property
+    def also_reported(self) -> str:
+        """How an analyzer corroborates a model's finding: "also reported by ruff F821";
+        "" when no analyzer did, or no model (the finding's title names the rule)."""
+        named = self.analyzed_by
+        if not named or not self.found_by_models:
+            return ""
+        return f"also reported by {' and '.join(named)}"
 
 
 class DecisionChange(Frozen):

@@ -68,7 +68,8 @@ def established(finding: ReportFinding) -> str:
     record = finding.verification
     said = judged_by(record.votes) if record is not None else ""
     verified = ["verified"] if finding.status is Status.VERIFIED else []
-    return " · ".join([*verified, reported, *([escape_line(said)] if said else [])])
+    corroborated = [escape_line(finding.also_reported)] if finding.also_reported else []
+    return " · ".join([*verified, reported, *corroborated, *([escape_line(said)] if said else [])])
 
 
 def reporters(finding: ReportFinding) -> list[str]:

@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 
 from consensus.decide.problem_kinds import kinds
 from consensus.ingest.pathfilter import PathRules
-from consensus.model.base import Category, Frozen, VerdictKind
+from consensus.model.base import Category, FindingSource, Frozen, VerdictKind
 from consensus.model.history import PanelTally
 from consensus.model.report import ReportFinding
 from consensus.publish.decided import FindingOutcome
@@ -41,6 +41,9 @@ from consensus.settings.learned import (
     Suppression,
 )
 
+# A static analyzer's rule (credited as "ruff:F821" beside "ruff": publish/records.py)
+# dismissed this often, and more often than fixed, no longer posts on its own.
+RULE_DISMISSALS = 2
 MAX_SUPPRESSIONS = 500
 MAX_FIXES = 300
 _WORD = re.compile(r"[a-z0-9_]{3,}")
@@ -198,6 +201,25 @@ def came_back_for(
     return None
 
 
+def noisy_rule(learned: Learned, finding: ReportFinding) -> str:
+    """Why an analyzer's finding that no model reported no longer posts on its own: its
+    rule was dismissed at least RULE_DISMISSALS times on closed pull requests, and more
+    often than fixed; "" when it still may."""
+    if finding.found_by_models or not finding.status.posted:
+        return ""
+    for member in finding.members:
+        if member.source is not FindingSource.ANALYZER or not member.rule:
+            continue
+        entry = learned.families.get(f"{member.family}:{member.rule}")
+        counts = entry.reporter if entry is not None else OutcomeCounts()
+        if counts.dismissed >= RULE_DISMISSALS and counts.dismissed > counts.fixed:
+            return (
+                f"{member.family} {member.rule} was dismissed {counts.dismissed} times where it "
+                f"was posted before (fixed {counts.fixed}): it no longer posts on its own"
+            )
+    return ""
+
+
 def learned_marks(learned: Learned, findings: Sequence[ReportFinding]) -> Marks:
     """What the summary (suppressed) or the inline comment (came back) says of a finding."""
     suppressed: dict[str, str] = {}
@@ -209,6 +231,10 @@ def learned_marks(learned: Learned, findings: Sequence[ReportFinding]) -> Marks:
             finding.body,
             finding.category,
         )
+        noisy = noisy_rule(learned, finding)
+        if noisy:
+            suppressed[finding.fingerprint] = noisy
+            continue
         rule = suppression_for(learned, path=path, title=title, body=body, category=category)
         if rule is not None:
             why = f": {rule.reason}" if rule.reason else ""

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from consensus.ports import HostReaction
 from consensus.publish.decided import MAX_LABELS, FindingOutcome, JudgeNote, Label, OutcomeKind
-from consensus.publish.records import judge_notes
+from consensus.publish.records import credited_families, judge_notes
 from consensus.publish.state import MAX_RECORDS, FindingRecord, PublishState, TrackedFinding
 from consensus.render.untrusted import is_login
 
@@ -111,7 +111,7 @@ def _credit(finding: TrackedFinding, record: FindingRecord | None) -> Credit:
     finding kept (a finding a push fixed has no record in the latest run). A finding
     tracked by an earlier version without either names no one."""
     if record is not None and record.members:
-        families = tuple(sorted({m.family for m in record.members}))
+        families = credited_families(record.members)
         checked = record.verification
         judges = judge_notes(checked.votes) if checked is not None else ()
         return families, tuple(sorted(set(record.personas))), judges

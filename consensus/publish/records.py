@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from consensus.model.base import FindingSource
 from consensus.model.findings import Verification, Vote
 from consensus.model.report import FindingMember, ReportFinding, Votes
 from consensus.publish.decided import JudgeNote
@@ -104,6 +105,7 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
                 persona=m.persona,
                 title=cut(m.title, 200),
                 source=m.source,
+                rule=m.rule,
             )
             for m in finding.members
         ),
@@ -143,6 +145,7 @@ def report_finding(
                 line=record.line,
                 title=m.title,
                 source=m.source,
+                rule=m.rule,
             )
             for m in record.members
         ),
@@ -165,11 +168,23 @@ def tracked_finding(finding: ReportFinding, *, inline: bool, refused: str = "") 
         title=" ".join(finding.title.split())[:200],
         inline=inline,
         category=finding.category,
-        families=tuple(sorted({m.family for m in finding.members})),
+        families=credited_families(finding.members),
         personas=tuple(sorted(set(finding.personas))),
         judges=judge_notes(checked.votes) if checked is not None else (),
         refused=cut(refused, MAX_REASON),
     )
+
+
+def credited_families(members: Iterable[FindingMember | MemberNote]) -> tuple[str, ...]:
+    """Who a finding's outcome is credited to: each reporting family, and an analyzer's
+    rule beside the analyzer ("ruff" and "ruff:F821"), so that the learnings count a noisy
+    rule apart from the analyzer's other rules (publish/learnings.noisy_rule)."""
+    found = list(members)
+    names = {m.family for m in found}
+    names |= {
+        f"{m.family}:{m.rule}" for m in found if m.source is FindingSource.ANALYZER and m.rule
+    }
+    return tuple(sorted(names))
 
 
 def judge_notes(votes: Iterable[Vote | VoteNote]) -> tuple[JudgeNote, ...]:

@@ -28,9 +28,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   closes;
 - v8 adds `TrackedFinding.refused`: why the host refused a finding's inline comment (a
   422). A later run that carries the finding's decision (its file's patch unchanged, so
-  the host would refuse it again) keeps it in the summary without asking the host again.
+  the host would refuse it again) keeps it in the summary without asking the host again;
+- v9 adds a static analyzer's members (`MemberNote.source` "analyzer", with its `rule`):
+  a finding ruff also reported keeps "also reported by ruff F821", and its outcome is
+  credited to the analyzer and its rule.
 
-A v1 to v7 block reads as v8 with empty additions (a tracked finding whose reporters are
+A v1 to v8 block reads as v9 with empty additions (a tracked finding whose reporters are
 not known: its outcome is credited to no one, and the learnings say how many were). A
 block that is unreadable, fails validation or has a newer version is ignored (the caller
 says so); nothing in it is ever used to decide who may run a command.
@@ -54,6 +57,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, model_validator
 
 from consensus.model.base import (
+    RULE_FIELD,
     SOURCE_FIELD,
     Category,
     FindingSource,
@@ -68,8 +72,8 @@ from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, 
 from consensus.publish.spent import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 8
-READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7, 8})
+STATE_VERSION = 9
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7, 8, 9})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -116,7 +120,8 @@ class MemberNote(Frozen):
     family: str = Field(pattern=_NAME)
     persona: str = Field(pattern=_NAME)
     title: str = Field(max_length=MAX_TITLE)
-    source: FindingSource = SOURCE_FIELD  # written for the scan's members only
+    source: FindingSource = SOURCE_FIELD  # written for the scan's and analyzers' members
+    rule: str | None = RULE_FIELD  # v9: an analyzer's rule, written for its members only
 
     @model_validator(mode="before")
     @classmethod

@@ -180,10 +180,12 @@ def _table(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
 
 
 def _agreed(finding: ReportFinding) -> str:
-    """ "4/4", or "2/4 · confirmed by qwen" once judges voted on it."""
+    """ "4/4", or "2/4 · confirmed by qwen" once judges voted on it, "2/4 · also reported
+    by ruff F821" when a static analyzer corroborates it."""
     record = finding.verification
     said = judged_by(record.votes) if record is not None else ""
-    return agreement_text(finding) + (f" · {said}" if said else "")
+    also = finding.also_reported
+    return agreement_text(finding) + (f" · {said}" if said else "") + (f" · {also}" if also else "")
 
 
 def _posted_here(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:

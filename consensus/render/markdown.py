@@ -59,6 +59,8 @@ def findings_table(findings: list[ReportFinding], *, with_reason: bool) -> list[
     rows = [row(list(TABLE_HEADER)), row(["---"] * len(TABLE_HEADER))]
     for finding in findings:
         status = decided_text(finding) if with_reason else status_text(finding)
+        if finding.also_reported:
+            status += f" · {finding.also_reported}"
         rows.append(
             row(
                 [

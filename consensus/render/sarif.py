@@ -104,6 +104,8 @@ def _result(finding: ReportFinding, rule_index: int) -> dict[str, object]:
         properties["verification"] = finding.verification.model_dump(mode="json")
     if finding.reason:
         properties["reason"] = finding.reason
+    if finding.analyzed_by:  # the static analyzers that reported it, each with its rule
+        properties["analyzers"] = list(finding.analyzed_by)
     properties["tags"] = list(dict.fromkeys([finding.category.value, finding.status.value]))
     body = finding.body.strip()
     return {

@@ -255,9 +255,9 @@ def _wrap_body(body: str) -> list[str]:
 
 
 def reporting_families(finding: ReportFinding) -> list[str]:
-    """The families that reported it, sorted; none for a finding kept without its members
-    (the report's providers line names who reported it)."""
-    return sorted({m.family for m in finding.members if m.source is FindingSource.MODEL})
+    """The families that reported it (models and static analyzers), sorted; none for a
+    finding kept without its members (the report's providers line names who reported it)."""
+    return sorted({m.family for m in finding.members if m.source is not FindingSource.SCAN})
 
 
 def established_text(finding: ReportFinding) -> str:
@@ -272,7 +272,8 @@ def established_text(finding: ReportFinding) -> str:
         return f"{finding.status.value} · found by consensus's own scan of the diff{also}"
     record = finding.verification
     said = judged_by(record.votes) if record is not None else ""
-    return " · ".join([finding.status.value, reported, *([said] if said else [])])
+    corroborated = [finding.also_reported] if finding.also_reported else []
+    return " · ".join([finding.status.value, reported, *corroborated, *([said] if said else [])])
 
 
 def _first_judge_line(finding: ReportFinding) -> list[str]:

@@ -61,6 +61,7 @@ class Case:
     hunk: str
     nonce: str
     shown: tuple[Span, ...] = ()
+    analyzed: str = ""  # the static analyzers' results on its lines, one a line
 
 
 class Asker:
@@ -205,6 +206,7 @@ def _request(
         context=case.context,
         hunk=case.hunk,
         evidence=evidence,
+        analyzed=case.analyzed,
         language_note=language_note(language, 'the "reason"'),
     )
     return CompletionRequest(
@@ -221,8 +223,9 @@ def _request(
     )
 
 
-def case_of(claim: Claim, diff: ReviewDiff, head: str | None) -> Case:
-    """The claim with the hunk it is in and the code around it in the head version."""
+def case_of(claim: Claim, diff: ReviewDiff, head: str | None, analyzed: str = "") -> Case:
+    """The claim with the hunk it is in and the code around it in the head version, and
+    what the static analyzers report on its lines (`analyzed`)."""
     changed = diff.file(claim.path)
     hunk = ""
     if changed is not None:
@@ -245,8 +248,10 @@ def case_of(claim: Claim, diff: ReviewDiff, head: str | None) -> Case:
     else:
         context = code_context(head, claim.line, claim.end_line)
         shown.extend(_numbered_span(claim.path, context))
-    nonce = hashlib.sha256((context + hunk).encode("utf-8", "replace")).hexdigest()[:12]
-    return Case(claim=claim, context=context, hunk=hunk, nonce=nonce, shown=tuple(shown))
+    nonce = hashlib.sha256((context + hunk + analyzed).encode("utf-8", "replace")).hexdigest()[:12]
+    return Case(
+        claim=claim, context=context, hunk=hunk, nonce=nonce, shown=tuple(shown), analyzed=analyzed
+    )
 
 
 def _numbered_span(path: str, context: str) -> list[Span]:

@@ -8,16 +8,17 @@ face builds the job with one function (app/jobs.py) and the services in app/wiri
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
-from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Protocol
 
-from consensus.decide.align import SameProblemQuestion, align, open_questions
+from consensus.decide.align import align
+from consensus.decide.analyzers import run_notes
 from consensus.decide.fingerprint import namespaced
 from consensus.decide.report import ReportParts, VerificationState, build_report
 from consensus.decide.score import score
@@ -26,6 +27,7 @@ from consensus.ingest.detections import detections, settle
 from consensus.ingest.risk import risk_order
 from consensus.inspect.budget import ToolBudget
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
+from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind
 from consensus.model.diff import Chunk, ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
@@ -48,9 +50,11 @@ from consensus.review.job import ReviewJob
 from consensus.review.judge_tools import Looker
 from consensus.review.ledger import Ledger
 from consensus.review.prompt import review_messages, review_schema
-from consensus.review.sameness import ask_same_problem
 from consensus.review.verify import Reading, needs_check
 from consensus.review.verify import verify as verify_clusters
+from consensus.review.vote import Ballot, align_and_score
+from consensus.review.vote import anchor_reader as anchor_reader
+from consensus.review.vote import coverage as coverage
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona, render_persona
 from consensus.settings.workflows import Workflow
@@ -143,34 +147,6 @@ def _call(
     return ReviewCall(provider=provider, persona=persona.id, chunk=chunk, request=request)
 
 
-def coverage(results: Sequence[CallResult]) -> dict[str, frozenset[str]]:
-    """path → families that returned a valid review of a chunk holding that path."""
-    seen: dict[str, set[str]] = defaultdict(set)
-    for result in results:
-        if isinstance(result, ModelReview):
-            for path in result.paths:
-                seen[path].add(result.family)
-    return {path: frozenset(families) for path, families in seen.items()}
-
-
-def anchor_reader(diff: ReviewDiff) -> Callable[[str, int, int], str]:
-    """(path, line, end_line) → the new-side code there, for fingerprints."""
-    index: dict[str, dict[int, str]] = {}
-    for changed in diff.files:
-        index[changed.path] = {
-            line.new_line: line.text
-            for hunk in changed.hunks
-            for line in hunk.lines
-            if line.new_line is not None
-        }
-
-    def read(path: str, line: int, end_line: int) -> str:
-        lines = index.get(path, {})
-        return "\n".join(lines[n] for n in range(line, end_line + 1) if n in lines)
-
-    return read
-
-
 def run_id_for(
     diff: ReviewDiff,
     settings: Settings,
@@ -255,11 +231,13 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     sent = [c for c in calls if c.provider.model not in job.unavailable]
     budget = plan_run_budget(ledger.budget, sent, services.counter, diff, job.ceiling)
     ledger.hold_to(budget.limits())
-    results = await _fan_out(run, calls, job.unavailable, len(job.personas))
-    scored, asked = await _align_and_score(run, results, ask=job.verify)
+    results, analyzed = await _reviews(run, calls, job.unavailable, len(job.personas), services)
+    ballot = Ballot(diff, settings, client, ledger, _answered(run, results), namespace)
+    scored, asked = await align_and_score(ballot, results, analyzed, ask=job.verify)
     panel = None
     if job.verify:
-        scored, state, panel = await _verify(run, scored, results, services.source, services.trees)
+        reading = Reading(services.source, looker(services.trees, settings), analyzed)
+        scored, state, panel = await _verify(run, scored, results, reading)
     else:
         state = "skipped"
     return build_report(
@@ -273,7 +251,13 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
             threshold=settings.threshold,
             min_providers=settings.min_providers,
             wall_s=services.clock() - started,
-            notes=[*_notes(results), *asked, *job.guidelines.notes, *budget.notes()],
+            notes=[
+                *_notes(results),
+                *run_notes(analyzed),
+                *asked,
+                *job.guidelines.notes,
+                *budget.notes(),
+            ],
             verification=state,
             verification_usage=run.ledger.verification,
             budget_exhausted=_budget_stopped(results, scored),
@@ -324,6 +308,23 @@ def nothing_to_review(
     )
 
 
+async def _reviews(
+    run: _Run,
+    calls: Sequence[ReviewCall],
+    unavailable: Mapping[str, str],
+    personas: int,
+    services: ReviewServices,
+) -> tuple[list[CallResult], tuple[AnalyzerRun, ...]]:
+    """The models' reviews and the analyzers' runs, side by side: the analyzers run once
+    per review, while the models are asked."""
+    if services.analyzers is None:
+        return await _fan_out(run, calls, unavailable, personas), ()
+    results, analyzed = await asyncio.gather(
+        _fan_out(run, calls, unavailable, personas), services.analyzers.analyze(run.diff)
+    )
+    return results, analyzed
+
+
 async def _fan_out(
     run: _Run, calls: Sequence[ReviewCall], unavailable: Mapping[str, str], personas: int
 ) -> list[CallResult]:
@@ -351,48 +352,6 @@ async def _fan_out(
     ]
 
 
-async def _align_and_score(
-    run: _Run, results: Sequence[CallResult], *, ask: bool
-) -> tuple[list[ScoredCluster], list[str]]:
-    """Scored clusters, and a note on the "same problem?" questions asked (when `ask`)."""
-    run.phase("align and score")
-    findings = [f for r in results if isinstance(r, ModelReview) for f in r.findings]
-    findings += detections(run.diff)
-    questions = open_questions(findings) if ask else []
-    answers = await ask_same_problem(
-        questions,
-        diff=run.diff,
-        panel=_answered(run, results),
-        client=run.client,
-        ledger=run.ledger,
-        concurrency=run.settings.concurrency,
-    )
-    clusters = [
-        c.model_copy(update={"fingerprint": namespaced(c.fingerprint, run.namespace)})
-        for c in align(findings, anchor_text=anchor_reader(run.diff), answers=answers)
-    ]
-    scored = score(
-        clusters,
-        coverage(results),
-        threshold=run.settings.threshold,
-        verify_min_severity=run.settings.verify_min_severity,
-        check_min_severity=run.settings.inspector.check_consensus_min_severity,
-    )
-    return settle(scored), _sameness_note(len(questions), answers)
-
-
-def _sameness_note(asked: int, answers: Mapping[SameProblemQuestion, bool]) -> list[str]:
-    if not asked:
-        return []
-    same = sum(answers.values())
-    unanswered = asked - len(answers)
-    tail = f", {unanswered} left to the words" if unanswered else ""
-    return [
-        f'{asked} "same problem?" question{"s" if asked > 1 else ""} asked where the words '
-        f"could not decide: {same} same, {len(answers) - same} different{tail}"
-    ]
-
-
 def _answered(run: _Run, results: Sequence[CallResult]) -> list[ProviderSettings]:
     """The providers that returned a valid review: the panel for verification."""
     answered = {r.provider for r in results if isinstance(r, ModelReview)}
@@ -403,8 +362,7 @@ async def _verify(
     run: _Run,
     scored: list[ScoredCluster],
     results: Sequence[CallResult],
-    source: SourceReader | None,
-    trees: TreeReader | None,
+    reading: Reading,
 ) -> tuple[list[ScoredCluster], VerificationState, PanelEstimate | None]:
     wanted = sum(needs_check(s, run.settings.inspector) for s in scored)
     if not wanted:
@@ -417,7 +375,7 @@ async def _verify(
         settings=run.settings,
         client=run.client,
         ledger=run.ledger,
-        reading=Reading(source=source, looker=looker(trees, run.settings)),
+        reading=reading,
     )
     return checked.items, "done", checked.panel
 

@@ -37,11 +37,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from consensus.decide.ahead_by import ahead_by_for, decide, lead_for, max_votes_for
+from consensus.decide.analyzers import results_near
 from consensus.decide.evidence import WEIGHED_CAP, judged_by, observed
 from consensus.decide.judgement import Judgement, claim_of, settled
 from consensus.decide.panel_rates import estimate, known_counts
 from consensus.decide.panel_report import panel_estimate
 from consensus.ingest.detections import is_detection
+from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import Status
 from consensus.model.claim import Claim
 from consensus.model.diff import ReviewDiff
@@ -59,8 +61,9 @@ from consensus.settings.config import InspectorSettings, ProviderSettings, Setti
 
 def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
     """Disputed findings, severe consensus ones not every family reported (score marks
-    both), and every consensus one when asked; never what the diff proves itself."""
-    if is_detection(item.cluster):
+    both), and every consensus one when asked; never what the diff proves itself, nor what
+    a static analyzer reported (its rule is its evidence: decide/analyzers.py)."""
+    if is_detection(item.cluster) or item.cluster.analyzer_families:
         return False
     return item.needs_verification or (
         inspector.check_consensus and item.status is Status.CONSENSUS
@@ -71,10 +74,12 @@ def needs_check(item: ScoredCluster, inspector: InspectorSettings) -> bool:
 class Reading:
     """What judges may read of the code: the head's files, for the code around a claim
     (`source`), and the pull request's trees through the verification tools (`looker`);
-    without either, a judge votes on what its question shows."""
+    without either, a judge votes on what its question shows. `analyzed`: the static
+    analyzers' runs, whose results on a claim's lines its judges are shown."""
 
     source: SourceReader | None = None
     looker: Looker | None = None
+    analyzed: tuple[AnalyzerRun, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class Panel:
     source: SourceReader | None
     independent: bool = True
     looker: Looker | None = None  # the judges read the trees through it, when there are any
+    analyzed: tuple[AnalyzerRun, ...] = ()  # the analyzers' runs: evidence on a claim's lines
 
     def asker(self) -> Asker:
         return Asker(
@@ -145,7 +151,10 @@ async def judge_claims(
     still change), none when not given."""
     claims = [panel.reported(c) for c in claims]
     heads = head_files([c.path for c in claims], panel.source, panel.settings.redact)
-    cases = [case_of(claim, panel.diff, heads[claim.path]) for claim in claims]
+    cases = [
+        case_of(claim, panel.diff, heads[claim.path], _analyzed(claim, panel.analyzed))
+        for claim in claims
+    ]
     known = known_counts(panel.settings.judged_by())
     context = [observed(c, (), panel.reviewers(c)) for c in others]
     inspector = panel.settings.inspector
@@ -169,6 +178,11 @@ async def judge_claims(
     ]  # fmt: skip
     weighed = await judge_in_rounds(opened, context, asker, known, inspector.target_precision)
     return Judged(_noted(claims, weighed.judgements, panel), weighed.panel)
+
+
+def _analyzed(claim: Claim, runs: Sequence[AnalyzerRun]) -> str:
+    """What the analyzers report on the claim's lines, one result a line."""
+    return "\n".join(results_near(runs, claim.path, claim.line, claim.end_line))
 
 
 SELF_JUDGED = "judged by its reporters: no other family answered"
@@ -260,7 +274,15 @@ async def verify(
     if not panel or not wanted:
         return Verified(list(scored))
     judges_panel = Panel(
-        diff, panel, settings, client, ledger, reading.source, independent, reading.looker
+        diff,
+        panel,
+        settings,
+        client,
+        ledger,
+        reading.source,
+        independent,
+        reading.looker,
+        reading.analyzed,
     )
     others = [
         claim_of(item)

@@ -38,18 +38,21 @@ from consensus.ports import (
     ReviewRejected,
     ReviewThread,
 )
+from consensus.testing.analyzers import FakeAnalyzers, ruff_run
 from consensus.testing.learnings import FakeLearnings
 from consensus.testing.models import FakeModelClient, rate_limited, timed_out
 from consensus.testing.pull import BOT_LOGIN, FakePull
 
 # The fakes tests take from here: the model client's (testing/models.py), a pull request's
-# (testing/pull.py) and GitHub's.
+# (testing/pull.py), the analyzers' (testing/analyzers.py) and GitHub's.
 __all__ = [
     "BOT_LOGIN",
+    "FakeAnalyzers",
     "FakeGitHubHost",
     "FakeModelClient",
     "FakePull",
     "rate_limited",
+    "ruff_run",
     "timed_out",
 ]
 

@@ -314,8 +314,8 @@ def test_an_altered_state_is_not_read(payload: object) -> None:
 
 
 def test_a_newer_state_is_not_read() -> None:
-    line = encode_state(PublishState()).replace(f" v{STATE_VERSION} ", " v9 ")
-    assert " v9 " in line and decode_state(f"x\n{line}") is None
+    line = encode_state(PublishState()).replace(f" v{STATE_VERSION} ", f" v{STATE_VERSION + 1} ")
+    assert f" v{STATE_VERSION + 1} " in line and decode_state(f"x\n{line}") is None
 
 
 def test_commands_rewrite_their_section_and_the_state_in_place() -> None:
