@@ -4,10 +4,12 @@ what is posted of a cluster one reported.
 An analyzer (model/analysis.py) is one family. Its results become findings of that
 family (`FindingSource.ANALYZER`, persona `ANALYZER_PERSONA`, the title carrying the rule:
 "F821: Undefined name `totl`") and are aligned with the models' findings like any family's,
-the same "same problem?" path deciding open pairs. The threshold's denominator counts an
-analyzer among a file's reviewers only where it covers the file's language
-(`ingest/linguist.language_of`); a run that could not happen (a `note` and no results: the
-tool is not installed, the SARIF file failed to read) reviewed nothing.
+the same "same problem?" path deciding open pairs. An analyzer counts in a claim's
+threshold where it reported the claim, and abstains where it is silent: its rules see a
+sliver of what models look for (an undefined name, not a wrong discount), so its silence on
+a logic bug is no vote against it. Counting it among every covered file's reviewers cost
+the quality benchmark a quarter of its recall before verification (0.53 to 0.39, 300 PRs)
+for no precision a model-agreed claim lacked.
 
 Then, as consensus's own scan is settled (ingest/detections.settle), a cluster holding an
 analyzer's finding is decided here, after the score and before the judges:
@@ -25,10 +27,8 @@ among a claim's `reviewers` (the families whose rates the judges' rule estimates
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from consensus.ingest.linguist import language_of
 from consensus.model.analysis import ANALYZER_PERSONA, AnalyzerResult, AnalyzerRun, Posting
 from consensus.model.base import Category, FindingSource, Status
 from consensus.model.diff import ReviewDiff
@@ -54,11 +54,6 @@ def category_of(rule: str) -> Category:
     says so (semgrep's `python.lang.security…`), else a bug: alignment joins an analyzer's
     finding to a model's only where their kinds are compatible."""
     return Category.SECURITY if _SECURITY_RULE.search(rule) else Category.BUG
-
-
-def is_reviewer(run: AnalyzerRun) -> bool:
-    """Did the analyzer review anything? A run with a note and no results could not happen."""
-    return run.note is None or bool(run.results)
 
 
 def analyzer_finding(run: AnalyzerRun, result: AnalyzerResult) -> Finding:
@@ -93,25 +88,6 @@ def analyzer_findings(runs: Sequence[AnalyzerRun], diff: ReviewDiff) -> list[Fin
         for result in run.results
         if result.path in held
     ]
-
-
-def analyzer_coverage(runs: Sequence[AnalyzerRun], diff: ReviewDiff) -> dict[str, frozenset[str]]:
-    """path → the analyzers that reviewed it: those that ran and cover its language."""
-    seen: dict[str, set[str]] = defaultdict(set)
-    for changed in diff.files:
-        language = language_of(changed.path)
-        for run in runs:
-            if is_reviewer(run) and language is not None and language in run.covers:
-                seen[changed.path].add(run.name)
-    return {path: frozenset(names) for path, names in seen.items()}
-
-
-def with_analyzers(
-    models: Mapping[str, frozenset[str]], analyzers: Mapping[str, frozenset[str]]
-) -> dict[str, frozenset[str]]:
-    """The reviewers of each file: the models' and the analyzers' together."""
-    paths = set(models) | set(analyzers)
-    return {p: models.get(p, frozenset()) | analyzers.get(p, frozenset()) for p in paths}
 
 
 def _named(item: ScoredCluster) -> str:

@@ -3,8 +3,8 @@ analyzers' results aligned into clusters (asking "same problem?" where the words
 decide), scored against who reviewed each file, and settled.
 
 Who reviewed a file (`coverage`): the model families with a valid review of a chunk
-holding it, and the analyzers that ran and cover its language (decide/analyzers.py). The
-scan reviews nothing: its findings are posted whoever else reported them
+holding it; an analyzer counts for a claim it reported and abstains where it is silent
+(decide/analyzers.py). The scan reviews nothing: its findings are posted whoever else reported them
 (ingest/detections.settle); an analyzer's are decided by decide/analyzers.settle_analyzers.
 """
 
@@ -16,10 +16,8 @@ from dataclasses import dataclass
 
 from consensus.decide.align import SameProblemQuestion, align, open_questions
 from consensus.decide.analyzers import (
-    analyzer_coverage,
     analyzer_findings,
     settle_analyzers,
-    with_analyzers,
 )
 from consensus.decide.fingerprint import namespaced
 from consensus.decide.score import score
@@ -104,7 +102,7 @@ async def align_and_score(
     ]
     scored = score(
         clusters,
-        with_analyzers(coverage(results), analyzer_coverage(analyzed, diff)),
+        coverage(results),
         threshold=settings.threshold,
         verify_min_severity=settings.verify_min_severity,
         check_min_severity=settings.inspector.check_consensus_min_severity,

@@ -173,14 +173,21 @@ def test_an_analyzer_that_posts_alone_is_posted_without_a_model() -> None:
     assert finding.reason == "reported by ruff F821; ruff posts on its own"
 
 
-@pytest.mark.parametrize(("path", "reviewers"), [("src/cart.py", 4), ("cmd/server/main.go", 3)])
-def test_the_threshold_counts_an_analyzer_only_on_files_in_its_languages(
-    path: str, reviewers: int
-) -> None:
+@pytest.mark.parametrize("path", ["src/cart.py", "cmd/server/main.go"])
+def test_an_analyzers_silence_is_no_vote_against_a_models_finding(path: str) -> None:
+    # ruff reviews the Python file and says nothing of the logic bug there: two of three
+    # models agreeing is the same 2 of 3 as on the Go file it cannot read.
     client = answers({p.model: reply(NAME_ERROR, GO_RACE) for p in PROVIDERS[:2]})
     report = run(client, FakeAnalyzers((ruff_run([]),)), CART + GO, verify=False)
     [finding] = [f for f in report.findings if f.path == path]
-    assert (finding.votes.for_, finding.votes.of) == (2, reviewers)
+    assert (finding.votes.for_, finding.votes.of) == (2, 3)
+
+
+def test_an_analyzer_that_reports_a_claim_counts_for_it() -> None:
+    analyzers = FakeAnalyzers((ruff_run([UNDEFINED]),))
+    report = run(answers({"openai/gpt-5.1": reply(NAME_ERROR)}), analyzers, verify=False)
+    [finding] = report.findings
+    assert (finding.votes.for_, finding.votes.of) == (2, 4)
 
 
 def test_an_analyzer_that_could_not_run_reviews_nothing_and_is_noted() -> None:
