@@ -6,7 +6,7 @@ queue, and replies on our inline comments not answered yet are answered
 (app.talk.reply_event); `issue_comment` runs slash commands (app.talk.commands);
 `pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
-(app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
+(app.queue); a closed PR's findings get their outcomes (app.pull.outcomes), and with the
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
 (app.learnings) and do nothing else.
 

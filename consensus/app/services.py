@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from consensus.adapters.journal import Journal
+from consensus.app.journal_port import RunJournal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import (
@@ -154,7 +154,7 @@ class Services:
     models: RedactingClient
     counter: TokenCounter
     keys: ProviderKeys
-    journal: Callable[[], Journal]
+    journal: Callable[[], RunJournal]
     log: Log
     checkout: Checkout
     clock: Callable[[], float] = time.monotonic

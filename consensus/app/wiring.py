@@ -316,6 +316,11 @@ def repo_root(cwd: Path) -> Path:
     return git.toplevel(cwd) or cwd
 
 
+def run_git(root: Path, args: Sequence[str]) -> bytes:
+    """git with `args` in `root` (the demo writes its sample repository with it)."""
+    return git.git(root, args)
+
+
 def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:
     """`git diff BASE...HEAD` (HEAD None: the working tree), BASE defaulting as a PR's would."""
     return git.git_diff(root, base or git.default_base(root), head)

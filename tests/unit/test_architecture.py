@@ -246,9 +246,9 @@ def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
     assert _crossings("consensus_sim", "consensus") == []
     importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
     assert importers == {
-        "consensus/app/demo.py",
-        "consensus/app/demo_github.py",
-        "consensus/app/demo_gitlab.py",
+        "consensus/app/demo/demo.py",
+        "consensus/app/demo/demo_github.py",
+        "consensus/app/demo/demo_gitlab.py",
     }
 
 
@@ -346,7 +346,7 @@ def test_the_settings_copy_rule_catches_one() -> None:
 
 # The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
 # and `consensus review`'s preparation and the demo's for their git readers.
-ASKS_WIRING = {"consensus.app.local_review", "consensus.app.demo"}
+ASKS_WIRING = {"consensus.app.local_review", "consensus.app.demo.demo"}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))
@@ -362,12 +362,26 @@ def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> No
     assert not wired or module in ASKS_WIRING, "take Services from the face instead"
 
 
+def test_only_wiring_builds_adapters() -> None:
+    """Of app/, wiring.py alone imports consensus.adapters: every flow is handed what it
+    uses (the run journal as app/journal_port.RunJournal, its journaled ports from it)."""
+    importers = sorted(
+        f"{name} (line {line})"
+        for name, path in MODULES.items()
+        if name.startswith("consensus.app.") and name != "consensus.app.wiring"
+        for imported, names, line in imports(path)
+        for target in internal_targets(imported, names)
+        if part_of(target) == "adapters"
+    )
+    assert importers == []
+
+
 # --------------------------------------------------------------------------- the flows' rooms
 
 # What every flow of app/ shares: the hallway. Everything else in app/ is a flow: a room of
 # its own (app/pull/, app/talk/), or modules named after one (bench, bench_plan…).
 HALLWAY = {"services", "wiring", "jobs", "journaled", "exit_codes", "progress", "run_log"}
-HALLWAY |= {"run_page", "secrets"}
+HALLWAY |= {"run_page", "secrets", "journal_port"}
 
 
 def flow_of(module: str) -> str | None:
@@ -404,7 +418,7 @@ def borrowed_across_flows(imports_of: dict[str, list[tuple[str, list[str], int]]
 def test_no_flow_imports_another_flows_helpers() -> None:
     """A flow reaches another only through the names that flow opens (its `__all__`): the
     PR's context, the review and the base branch's readers of app/pull/, the labels and
-    outcomes of app/outcomes.py, the flags `consensus review` layers for the bench."""
+    outcomes of app/pull/outcomes.py, the flags `consensus review` layers for the bench."""
     imports_of = {name: imports(path) for name, path in MODULES.items()}
     assert borrowed_across_flows(imports_of) == []
 
@@ -414,5 +428,7 @@ def test_a_helper_borrowed_from_another_flow_is_caught() -> None:
     assert borrowed_across_flows(reach) == [
         "consensus.app.talk.commands: consensus.app.pull.review._stopped (line 1)"
     ]
-    assert flow_of("consensus.app.bench_plan") == flow_of("consensus.app.bench") == "bench"
+    assert (
+        flow_of("consensus.app.bench.bench_plan") == flow_of("consensus.app.bench.bench") == "bench"
+    )
     assert flow_of("consensus.app.jobs") is None
