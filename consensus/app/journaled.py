@@ -90,10 +90,10 @@ async def _journaled(
     """The review, its calls and its file reads recorded under `run_id`."""
     source = reads.source
     ledger = Ledger(job.settings.budget)
-    services.models.add_patterns(job.settings.redact)
+    models = services.models.with_patterns(job.settings.redact)
     recorded = journal.recording_client(
         run_id,
-        GuardedClient(services.models, ledger, services.counter),
+        GuardedClient(models, ledger, services.counter),
         on_served=ledger.credit,
     )
     everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
 from consensus.app.journal_port import RunJournal
 from consensus.app.secrets import run_secrets
@@ -119,11 +119,10 @@ class Checkout(Protocol):
 
 @dataclass(frozen=True)
 class ActionsRunner:
-    """Where an Action step or a GitLab CI job runs (its variables, read once): the code
-    host, the checkout, the server for links, and the files the CI reads back (GitHub's
+    """Where an Action step or a GitLab CI job runs (its variables, read once): the
+    checkout, the server for links, and the files the CI reads back (GitHub's
     step summary and outputs; the JSON report, which a GitLab job keeps as an artifact)."""
 
-    host: Literal["GitHub", "GitLab"] = "GitHub"
     workspace: Path = Path(".")
     server_url: str = "https://github.com"
     temp: Path = Path(".")
@@ -144,8 +143,9 @@ class ActionStep:
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
     a flow that calls no model costs no import; `models` redacts every prompt it sends
-    and every reply it gets (a flow adds the repository's `redact:` patterns once it has
-    read its settings; the replies lose the run's secret values too);
+    and every reply it gets (a flow asks `with_patterns` for a client of its own with the
+    repository's `redact:` patterns once it has read its settings; the replies lose the
+    run's secret values too);
     `journal()` opens the run journal (the caller closes it); `checkout` reads the
     Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
     learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are

@@ -112,7 +112,6 @@ def gitlab_step(env: Mapping[str, str], job: GitLabJob) -> ActionStep:
     where it runs: links to the instance, the JSON report in the project directory, where
     the job keeps it as an artifact."""
     runner = ActionsRunner(
-        host="GitLab",
         workspace=job.project_dir,
         server_url=job.server_url,
         temp=job.project_dir,

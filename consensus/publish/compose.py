@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Literal
 
 from consensus.ingest.pull_diff import review_hunks
 from consensus.model.base import Severity
@@ -67,7 +66,6 @@ class PullView:
     learned: Learned = field(default_factory=Learned)
     workflow: Workflow | None = None
     allowance: PrAllowance | None = None
-    host: Literal["GitHub", "GitLab"] = "GitHub"
     words: HostWords = GITHUB_WORDS
 
 
@@ -177,7 +175,7 @@ def compose(report: Report, carried: Carried, diff: ReviewDiff, pull: PullView) 
         head=head_lines(diff),
         marks=learned_marks(pull.learned, report.findings),
     )
-    if pull.host == "GitLab":
+    if pull.words.fences_from_note:
         plan = _gitlab_fenced(plan)
     spent_state = pull.thread.state.model_copy(update={"spent": spent})
     return _publication(plan, _Page(report, pull, spent_state))

@@ -376,6 +376,72 @@ def test_only_wiring_builds_adapters() -> None:
     assert importers == []
 
 
+# --------------------------------------------------------------------------- the host as a type
+
+HOST_NAMES = {"GitHub", "GitLab"}
+# The host's adapters and the faces that start a run on one host know which host it is;
+# everything else asks the host's type (model/host.HostWords) what it does.
+KNOWS_THE_HOST = {"adapters", "cli", "action"}
+
+
+def host_name_branches(source: str) -> list[int]:
+    """The lines where a host's name is compared, or is a type's value (Literal["GitLab"])."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Subscript) and getattr(node.value, "id", "") == "Literal":
+            operands = list(ast.walk(node.slice))
+        else:
+            continue
+        if any(isinstance(o, ast.Constant) and o.value in HOST_NAMES for o in operands):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_host_name_is_compared_outside_the_adapters_and_the_faces() -> None:
+    branches = sorted(
+        f"{name} (line {line})"
+        for name, path in MODULES.items()
+        if part_of(name) not in KNOWS_THE_HOST
+        for line in host_name_branches(path.read_text(encoding="utf-8"))
+    )
+    assert branches == []
+
+
+def test_a_branch_on_the_host_name_is_caught() -> None:
+    assert host_name_branches('if words.name == "GitLab":\n    pass\n') == [1]
+    assert host_name_branches('host: Literal["GitHub", "GitLab"] = "GitHub"\n') == [1]
+    assert host_name_branches('name = "GitLab"\n') == []
+
+
+# --------------------------------------------------------------------------- the PR's context
+
+
+def calling_properties(source: str, cls: str) -> list[str]:
+    """The properties of class `cls` that call anything: a property of a plain-data object
+    reads what it holds; what fetches is a method whose name says so (`read_settings()`)."""
+    tree = ast.parse(source)
+    [found] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
+    return sorted(
+        node.name
+        for node in found.body
+        if isinstance(node, ast.FunctionDef)
+        and any(getattr(d, "id", "") == "property" for d in node.decorator_list)
+        and any(isinstance(n, ast.Call) for n in ast.walk(node))
+    )
+
+
+def test_no_property_of_the_pull_request_context_does_io() -> None:
+    source = MODULES["consensus.app.pull.context"].read_text(encoding="utf-8")
+    assert calling_properties(source, "PullContext") == []
+
+
+def test_a_property_that_fetches_is_caught() -> None:
+    source = "class C:\n    @property\n    def thread(self):\n        return load(self.host)\n"
+    assert calling_properties(source, "C") == ["thread"]
+
+
 # --------------------------------------------------------------------------- the flows' rooms
 
 # What every flow of app/ shares: the hallway. Everything else in app/ is a flow: a room of

@@ -156,7 +156,6 @@ async def run_bench(loaded: LoadedSuite, panel: BenchPanel, services: BenchServi
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
-    services.core.models.add_patterns(panel.settings.redact)  # the judge's prompts too
     journal = services.core.journal()
     try:
         for n, pr in enumerate(suite.prs, 1):
@@ -210,7 +209,10 @@ async def _one_pr(
         [(f, nearby_hunks(job.diff, f)) for f in asked.values()],
         pr,
         judge=panel.judge,
-        client=journal.recording_client(judge_run, services.core.models),
+        # the judge's prompts redacted with the suite's `redact:` patterns, as the reviews'
+        client=journal.recording_client(
+            judge_run, services.core.models.with_patterns(panel.settings.redact)
+        ),
         concurrency=panel.settings.concurrency,
     )
     for judgement in judged:

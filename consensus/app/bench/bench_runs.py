@@ -101,7 +101,7 @@ async def derived_report(
     if journal.run(run_id) is None:
         journal.start_run(run_id, run_id, job.label, job.to_json())
     ledger = Ledger(job.settings.budget)
-    guarded = GuardedClient(services.models, ledger)
+    guarded = GuardedClient(services.models.with_patterns(job.settings.redact), ledger)
     recorded = journal.recording_client(run_id, guarded, on_served=ledger.credit)
     tools = ReviewServices(
         client=SharedCalls(journal, source_run, recorded),

@@ -187,10 +187,10 @@ async def calibrate(
 ) -> CalibrationRun:
     """Ask every provider about every claim; the counts, and the calibration they make
     (reporter counts of `earlier` are kept: calibrating judges does not measure them)."""
-    services.models.add_patterns(settings.redact)
+    models = services.models.with_patterns(settings.redact)
     journal = services.journal()
     try:
-        return await _calibrate(labelled, providers, settings, services.models, journal, earlier)
+        return await _calibrate(labelled, providers, settings, models, journal, earlier)
     finally:
         journal.close()
 

@@ -19,6 +19,7 @@ from consensus.app.services import ActionStep
 from consensus.errors import HostError
 from consensus.ingest.hunks import Hunks
 from consensus.ingest.pull_diff import host_hunks
+from consensus.model.host import GITHUB_WORDS, HostWords
 from consensus.ports import (
     Conversation,
     Log,
@@ -39,7 +40,7 @@ def post(context: PullContext, publication: Publication) -> Publication:
     refused are in its summary."""
     host, number, log = context.host, context.info.number, context.log
     api_hunks = host_hunks(context.pull_files())
-    publication = post_review(host, context.info, publication, api_hunks, log, context.host_name)
+    publication = post_review(host, context.info, publication, api_hunks, log, context.words)
     sync_review_threads(host, number, publication.threads, context.identity, log)
     upsert_summary(host, number, publication, log)
     settle_concurrent_runs(host, number, context.identity, log)
@@ -53,7 +54,7 @@ def post_review(
     publication: Publication,
     api_hunks: Hunks,
     log: Log,
-    host_name: str = "GitHub",
+    words: HostWords = GITHUB_WORDS,
 ) -> Publication:
     """Post the review; a refusal (GitHub's 422, a position GitLab would not take) retries
     without the comments the host refused, which go to the summary."""
@@ -74,20 +75,20 @@ def post_review(
             )
         except ReviewRejected as exc:
             reason = "; ".join(exc.errors) or exc.message
-            note = f"{host_name} refused the inline comment ({reason})"
+            note = f"{words.name} refused the inline comment ({reason})"
             # First the comments that are not on the host's own view of the diff, then all.
             suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
             refused = suspects or set(review.fingerprints)
-            log(f"{host_name} refused the review ({reason}): {len(refused)} comment(s) → summary")
+            log(f"{words.name} refused the review ({reason}): {len(refused)} comment(s) → summary")
             publication = publication.refused(refused, note)
             continue
         count = len(review.comments)
-        if host_name == "GitLab":  # no review object: each comment is a discussion of its own
+        if words.reviews_as_discussions:  # no review object: each comment a discussion
             log(f"posted {count} inline discussion(s)")
         else:
             log(f"posted a review with {count} inline comment(s) ({event})")
         return publication
-    log(f"{host_name} refused the review three times: everything is in the summary comment")
+    log(f"{words.name} refused the review three times: everything is in the summary comment")
     return publication.without_review()
 
 

@@ -47,8 +47,8 @@ def record_outcomes(context: PullContext, *, merged: bool) -> None:
     """At close: labels read once more, then each posted finding's outcome saved."""
     record_labels(context)
     context.refresh_thread()
-    state = context.thread.state
-    if context.thread.summary_id is None or not (state.findings or state.workflows):
+    state = context.summary_thread().state
+    if context.summary_thread().summary_id is None or not (state.findings or state.workflows):
         context.log(f"PR #{context.info.number} closed: no finding of ours to record")
         return
     writers = frozenset(login for login in downvoters(state) if context.may_write(login))

@@ -46,7 +46,7 @@ def _review(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("explain", Grammar.FINDING)
 def _explain(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     fingerprint = record.fingerprint if record else tracked.fingerprint if tracked else ""
@@ -59,7 +59,7 @@ def _explain(context: PullContext, arguments: Arguments) -> Section:
 @BUILTINS.command("verify", Grammar.FINDING)
 def _verify(context: PullContext, arguments: Arguments) -> Section:
     assert arguments.finding is not None
-    record = context.thread.state.record(arguments.finding)
+    record = context.summary_thread().state.record(arguments.finding)
     if record is None:
         raise _no_finding(arguments.finding, context)
     return verify_now(context, record)
@@ -67,7 +67,7 @@ def _verify(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("dismiss", Grammar.FINDING_REASON)
 def _dismiss(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     found = record or tracked
@@ -96,9 +96,9 @@ def _queue(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("personas", Grammar.NONE)
 def _personas(context: PullContext, arguments: Arguments) -> Section:
-    personas = repository_personas(context.host, context.info, context.settings)
+    personas = repository_personas(context.host, context.info, context.read_settings())
     try:
-        providers = context.services.keys.providers(context.settings)
+        providers = context.services.keys.providers(context.read_settings())
     except ConfigError:
         providers = ()
     return personas_section(personas, providers)
@@ -119,11 +119,11 @@ def _config(context: PullContext, arguments: Arguments) -> Section:
         for key, value in context.inputs.model_dump(mode="json").items()
         if key not in ("trusted_login", "post_interval_s")
     }
-    section = config_section(context.settings, source, overrides)
-    used = base_guidelines(context.host, context.info, context.settings)
+    section = config_section(context.read_settings(), source, overrides)
+    used = base_guidelines(context.host, context.info, context.read_settings())
     listed = "\n".join(
         f"- {escape_markdown_text(line)}"
-        for line in describe_guidelines(used, context.settings.context)
+        for line in describe_guidelines(used, context.read_settings().context)
     )
     guidelines = f"\n\n**Guidelines given to reviewers** (from the base branch):\n{listed}"
     return Section(section.title, section.body + guidelines, section.ok)
@@ -131,7 +131,7 @@ def _config(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("pause", Grammar.NONE)
 def _pause(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     if state.paused is None:
         context.save_state(state.model_copy(update={"paused": Pause(by=context.asker)}))
     return Section(
@@ -143,7 +143,7 @@ def _pause(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("resume", Grammar.NONE)
 def _resume(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     if state.paused is not None:
         context.save_state(state.model_copy(update={"paused": None}))
     return Section("/consensus resume", "Automatic reviews run again on the next push.")
@@ -170,7 +170,7 @@ def _help(context: PullContext, arguments: Arguments) -> Section:
 
 
 def _no_finding(finding: str, context: PullContext) -> ConsensusError:
-    ids = sorted({r.id for r in context.thread.state.records}, key=lambda i: int(i[1:]))
+    ids = sorted({r.id for r in context.summary_thread().state.records}, key=lambda i: int(i[1:]))
     known = f"the summary lists {', '.join(ids)}" if ids else "the summary lists no findings"
     where = context.words.short
     return ConsensusError(f"there is no finding {finding} on this {where} ({known})")

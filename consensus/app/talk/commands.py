@@ -82,7 +82,7 @@ def answer_comment(
         log(f"a comment by {login}, the login consensus posts as: ignored.")
         return FlowResult.skipped("a comment of consensus's own")
     context = PullContext.open(services, step, number, identity, asker=login)
-    invocations = find_invocations(comment.body, mention=context.settings.commands.mention)
+    invocations = find_invocations(comment.body, mention=context.read_settings().commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
         return FlowResult.skipped("no command")

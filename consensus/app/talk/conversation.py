@@ -77,7 +77,7 @@ def waiting(
 ) -> Threads:
     """Our threads' replies among the PR's review `comments` waiting for an answer (or only
     the comment `only`); none when the conversation is off."""
-    if not context.settings.conversation.enabled:
+    if not context.read_settings().conversation.enabled:
         context.log("conversation is off (conversation.enabled in .consensus.yml)")
         return Threads()
     return pending_replies(comments, context.identity, only=only)
@@ -87,7 +87,7 @@ def answer_replies(context: PullContext, tools: AnswerTools, threads: Threads) -
     """Answer the replies `threads` holds waiting (see `waiting`)."""
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
-    ledger = Ledger(context.settings.budget)
+    ledger = Ledger(context.read_settings().budget)
     ledger.without_plan()  # one reply: only the caps that are set hold
     client = GuardedClient(tools.client, ledger)
     for reply in threads.pending:
@@ -102,7 +102,7 @@ def answer_replies(context: PullContext, tools: AnswerTools, threads: Threads) -
 def _one(
     context: PullContext, tools: AnswerTools, client: ModelClient, reply: Reply, answers: int
 ) -> tuple[Step, str]:
-    cap = context.settings.conversation.max_answers
+    cap = context.read_settings().conversation.max_answers
     kind = classify_words(reply.comment.body)
     disagrees = kind is ReplyKind.DISAGREEMENT
     may_write = _may_dismiss(context, reply.comment.author) if disagrees else None
@@ -136,7 +136,7 @@ def _one(
     dismissed = conceded and _may_dismiss(context, reply.comment.author)
     if dismissed:
         _save_dismissal(context, reply, finding_id, record)
-    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], tools.secrets)
+    text = scrubbed(redact_text(answer.answer, context.read_settings().redact)[0], tools.secrets)
     body = model_answer(
         reply, finding_id, text, conceded=conceded, dismissed=dismissed, words=context.words
     )
@@ -161,7 +161,7 @@ def _ask(
     except HostError as exc:
         context.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
         source = None
-    wanted = context.settings.conversation.model
+    wanted = context.read_settings().conversation.model
     provider = next((p for p in tools.providers if p.model == wanted), tools.providers[0])
     request = converse_request(
         provider,
@@ -169,8 +169,8 @@ def _ask(
         source,
         author=reply.comment.author,
         reply=reply.comment.body,
-        language=context.settings.response_language,
-        redact=context.settings.redact,
+        language=context.read_settings().response_language,
+        redact=context.read_settings().redact,
     )
     return asyncio.run(converse(client, request))
 
@@ -217,7 +217,7 @@ def _check_fixed(
     body = fixed_answer(reply, finding_id, head, gone=gone, why=why)
     context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
     if gone:
-        state = context.thread.state
+        state = context.summary_thread().state
         findings = resolved(state.findings, record.fingerprint, "fixed")
         context.save_state(state.model_copy(update={"findings": findings}))
         _resolve(context, reply.thread)
@@ -242,10 +242,10 @@ def _dismiss(
 def _save_dismissal(
     context: PullContext, reply: Reply, finding_id: str, record: FindingRecord | None
 ) -> str:
-    reason = redact_text(reason_of(reply.comment.body), context.settings.redact)[0]
+    reason = redact_text(reason_of(reply.comment.body), context.read_settings().redact)[0]
     title = record.title if record else reply.thread.body.split("\n", 1)[0]
     state = dismissed(
-        context.thread.state,
+        context.summary_thread().state,
         reply.fingerprint,
         by=reply.comment.author,
         reason=reason,

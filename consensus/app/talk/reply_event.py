@@ -78,14 +78,15 @@ def close_on_pull(context: PullContext, *, merged: bool) -> None:
 
 @contextmanager
 def _answer_tools(context: PullContext) -> Iterator[AnswerTools]:
-    """What answering needs: the services' model client behind a run of the journal
-    (opened and finished here), the providers that can be called, the "fixed" check."""
+    """What answering needs: the PR's model client (its `redact:` patterns applied) behind
+    a run of the journal (opened and finished here), the providers that can be called, the
+    "fixed" check."""
     info, services = context.info, context.services
     journal = services.journal()
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
-    client = journal.recording_client(run_id, services.models)
+    client = journal.recording_client(run_id, context.read_models())
     try:
         yield AnswerTools(
             client=client,
@@ -101,7 +102,7 @@ def _answer_tools(context: PullContext) -> Iterator[AnswerTools]:
 def _callable(context: PullContext) -> tuple[ProviderSettings, ...]:
     keys = context.services.keys
     try:
-        providers = keys.providers(context.settings)
+        providers = keys.providers(context.read_settings())
     except ConfigError:
         return ()
     unavailable = keys.unavailable(providers)
