@@ -40,6 +40,7 @@ from consensus.publish.summary import (
     render_summary,
     render_workflow_section,
 )
+from consensus.publish.summary_edit import SummaryEdit
 from consensus.publish.thread import PullRequestThread
 from consensus.publish.workflow_section import put_section, workflow_sections
 from consensus.settings.config import PublishSettings
@@ -107,6 +108,11 @@ class Publication:
     def summary_id(self) -> int | None:
         """The summary comment `summary` replaces; None: it is posted as a new comment."""
         return self.page.pull.thread.summary_id
+
+    @property
+    def summary_edit(self) -> SummaryEdit:
+        """The summary comment's write: the whole page, in place of ours or new."""
+        return SummaryEdit(comment_id=self.summary_id, body=self.summary)
 
     @property
     def state(self) -> PublishState:

@@ -33,8 +33,6 @@ from consensus.ports import (
 )
 from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.spend import PrAllowance
-from consensus.publish.state import PublishState
-from consensus.publish.state_section import new_summary, rewrite_summary
 from consensus.publish.thread import Identity, PullRequestThread, load_thread
 from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
@@ -249,22 +247,3 @@ class PullContext:
             self.log(f"warning: {thread.state_problem}")
         self.reads.thread = thread
         return thread
-
-    def save_state(self, state: PublishState) -> None:
-        """Write `state` into the summary comment (a new one when there is none yet). A
-        summary someone else edited last is rewritten whole: we keep no text of theirs."""
-        thread = self.summary_thread()
-        notices = [thread.state_problem] if thread.state_problem else []
-        if thread.summary_id is None:
-            created = self.host.create_issue_comment(
-                self.info.number, new_summary(state, self.words)
-            )
-            self.log(f"summary comment {created.id} posted (state only)")
-        elif not thread.summary_trusted:
-            self.host.edit_issue_comment(thread.summary_id, new_summary(state, self.words, notices))
-            self.log(f"summary comment {thread.summary_id} rewritten (state only)")
-        else:
-            body = rewrite_summary(thread.summary_body, state, self.words)
-            self.host.edit_issue_comment(thread.summary_id, body)
-            self.log(f"summary comment {thread.summary_id} updated")
-        self.refresh_thread()

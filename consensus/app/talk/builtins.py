@@ -9,6 +9,7 @@ Only `review` and `verify` call a provider (app/talk/spend_commands.py).
 
 from __future__ import annotations
 
+from consensus.app.pull.apply import write_state
 from consensus.app.pull.context import PullContext
 from consensus.app.pull.inputs import base_guidelines, repository_personas
 from consensus.app.talk.registry import Command, Registry, lookup, workflow_command
@@ -75,8 +76,9 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
         raise _no_finding(arguments.finding, context)
     by, reason = context.asker, arguments.reason
     finding = (found.id, found.title)
-    context.save_state(
-        dismissed(state, found.fingerprint, by=by, reason=reason, finding=finding, via="command")
+    write_state(
+        context,
+        dismissed(state, found.fingerprint, by=by, reason=reason, finding=finding, via="command"),
     )
     why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
     return Section(
@@ -133,7 +135,7 @@ def _config(context: PullContext, arguments: Arguments) -> Section:
 def _pause(context: PullContext, arguments: Arguments) -> Section:
     state = context.summary_thread().state
     if state.paused is None:
-        context.save_state(state.model_copy(update={"paused": Pause(by=context.asker)}))
+        write_state(context, state.model_copy(update={"paused": Pause(by=context.asker)}))
     return Section(
         "/consensus pause",
         f"Automatic reviews are paused on this {context.words.short}. `/consensus resume` "
@@ -145,7 +147,7 @@ def _pause(context: PullContext, arguments: Arguments) -> Section:
 def _resume(context: PullContext, arguments: Arguments) -> Section:
     state = context.summary_thread().state
     if state.paused is not None:
-        context.save_state(state.model_copy(update={"paused": None}))
+        write_state(context, state.model_copy(update={"paused": None}))
     return Section("/consensus resume", "Automatic reviews run again on the next push.")
 
 

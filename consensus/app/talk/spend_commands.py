@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from consensus.app.jobs import review_diff
+from consensus.app.pull.apply import write_state
 from consensus.app.pull.context import PullContext
 from consensus.app.pull.review import review_and_publish
 from consensus.decide.judgement import Judgement, settled
@@ -66,7 +67,7 @@ def verify_now(context: PullContext, record: FindingRecord) -> Section:
     updated = _updated(record, judgement, context.asker)
     state = context.summary_thread().state
     records = tuple(updated if r.id == record.id else r for r in state.records)
-    context.save_state(state.model_copy(update={"records": records}))
+    write_state(context, state.model_copy(update={"records": records}))
     return verified_section(updated)
 
 
