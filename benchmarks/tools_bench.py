@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from consensus.adapters.git_tree import GitTrees  # noqa: E402
-from consensus.inspect.budget import Lookups, ToolBudget  # noqa: E402
+from consensus.inspect.lookups import Lookups, ToolBudget  # noqa: E402
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor  # noqa: E402
 
 PATTERNS = (r"def \w+\(", "raise ", r"\bctx\b", "import os", r"TODO|FIXME", r"self\.\w+ = ")

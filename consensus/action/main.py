@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from consensus.action.guard import guarded
 from consensus.action.log import ActionLog
+from consensus.action.log_guard import guarded
 from consensus.app.exit_codes import exit_code
-from consensus.app.learnings import update_learnings
+from consensus.app.learnings_run import update_learnings
 from consensus.app.progress import LogProgress
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.secrets import run_secrets

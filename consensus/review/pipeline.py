@@ -25,7 +25,7 @@ from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
 from consensus.ingest.risk import risk_order
-from consensus.inspect.budget import ToolBudget
+from consensus.inspect.lookups import ToolBudget
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind

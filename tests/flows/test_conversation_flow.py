@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.pull.context import PullContext, PullReads
+from consensus.app.pull.pull_context import PullContext, PullReads
 from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
 from consensus.app.talk.spend_commands import verify_record

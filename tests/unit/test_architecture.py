@@ -376,6 +376,38 @@ def test_only_wiring_builds_adapters() -> None:
     assert importers == []
 
 
+# --------------------------------------------------------------------------- one name per thing
+
+MAX_REPEATED_NAMES = 12
+# A row of ARCHITECTURE.md's table of module names that repeat: the name, where, why.
+REPEATED_ROW = re.compile(r"^\| `(\w+)\.py` \| ([^|]+) \| (.+) \|$")
+
+
+def repeated_names(paths: list[Path]) -> dict[str, list[str]]:
+    """Module basenames (packages' `__init__` aside) found in more than one folder."""
+    where: dict[str, list[str]] = {}
+    for path in paths:
+        if path.stem != "__init__":
+            where.setdefault(path.stem, []).append(str(path.parent.relative_to(PACKAGE)))
+    return {name: sorted(found) for name, found in where.items() if len(found) > 1}
+
+
+def explained_names() -> set[str]:
+    lines = ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+    return {m.group(1) for line in lines if (m := REPEATED_ROW.match(line))}
+
+
+def test_at_most_a_dozen_module_names_repeat_each_explained() -> None:
+    repeated = repeated_names(list(MODULES.values()))
+    assert len(repeated) <= MAX_REPEATED_NAMES, sorted(repeated)
+    assert set(repeated) == explained_names(), "ARCHITECTURE.md's table of repeated names"
+
+
+def test_a_repeated_name_is_counted() -> None:
+    paths = [PACKAGE / "publish" / "plan.py", PACKAGE / "queue" / "plan.py", PACKAGE / "x.py"]
+    assert repeated_names(paths) == {"plan": ["publish", "queue"]}
+
+
 # --------------------------------------------------------------------------- the host as a type
 
 HOST_NAMES = {"GitHub", "GitLab"}
@@ -433,7 +465,7 @@ def calling_properties(source: str, cls: str) -> list[str]:
 
 
 def test_no_property_of_the_pull_request_context_does_io() -> None:
-    source = MODULES["consensus.app.pull.context"].read_text(encoding="utf-8")
+    source = MODULES["consensus.app.pull.pull_context"].read_text(encoding="utf-8")
     assert calling_properties(source, "PullContext") == []
 
 

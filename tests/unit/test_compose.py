@@ -11,7 +11,7 @@ from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding
 from consensus.publish.carry import carry_forward
 from consensus.publish.compose import PullView, compose
 from consensus.publish.plan import Placement
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent
 from consensus.publish.state import (
     PublishState,
     TrackedFinding,

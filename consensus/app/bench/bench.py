@@ -24,7 +24,7 @@ from consensus.app.journal_port import RunJournal
 from consensus.app.local_review import Flags, providers_for, with_flags
 from consensus.app.services import Services
 from consensus.bench.judge import BenchFinding, judge_all, nearby_hunks
-from consensus.bench.labels import Labelled, jsonl, label_findings
+from consensus.bench.labelled import Labelled, jsonl, label_findings
 from consensus.bench.page import render_bench_html
 from consensus.bench.results import (
     CONSENSUS,

@@ -11,7 +11,7 @@ from consensus.app.bench.bench_source import LoadedSuite, pull_source
 from consensus.bench.estimate import BenchEstimate, PRPlan, assumed_plan, judge_plan
 from consensus.errors import GitHubError
 from consensus.ports import ModelPrice
-from consensus.review.dry_run import OUTPUT_TOKENS_PER_CALL, plan_dry_run
+from consensus.review.dry_run_text import OUTPUT_TOKENS_PER_CALL, plan_dry_run
 from consensus.review.prompt import template
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus.app.pull.apply import write_state
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.ports import HostComment
 from consensus.publish.conversation import thread_fingerprint
 from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from

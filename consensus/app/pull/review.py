@@ -23,8 +23,7 @@ from consensus import __version__
 from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.journaled import run_review
 from consensus.app.pull.apply import post
-from consensus.app.pull.budget import Superseded, check_head, stopped_by_pr_budget
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.gates import Superseded, check_head, stopped_by_pr_budget
 from consensus.app.pull.inputs import (
     base_guidelines,
     base_learned,
@@ -32,6 +31,7 @@ from consensus.app.pull.inputs import (
     not_reviewed,
     repository_personas,
 )
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
 from consensus.model.diff import ReviewDiff

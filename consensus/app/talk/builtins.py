@@ -10,8 +10,8 @@ Only `review` and `verify` call a provider (app/talk/spend_commands.py).
 from __future__ import annotations
 
 from consensus.app.pull.apply import write_state
-from consensus.app.pull.context import PullContext
 from consensus.app.pull.inputs import base_guidelines, repository_personas
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.talk.registry import Command, Registry, lookup, workflow_command
 from consensus.app.talk.spend_commands import review_now, verify_now
 from consensus.errors import ConfigError, ConsensusError
@@ -26,11 +26,11 @@ from consensus.publish.answers import (
 from consensus.publish.dismissal import dismissed
 from consensus.publish.slash import Arguments, Grammar
 from consensus.publish.state import Pause
-from consensus.queue.apply import queue_markdown
+from consensus.queue.reconcile import queue_markdown
 from consensus.render.markdown import escape_markdown_text
 from consensus.render.untrusted import escape_line
 from consensus.review.guidelines import describe_guidelines
-from consensus.settings.commands import CommandSpec
+from consensus.settings.command_files import CommandSpec
 
 BUILTINS = Registry()
 

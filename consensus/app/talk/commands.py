@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.builtins import BUILTINS, saved_commands
 from consensus.app.talk.registry import Command, lookup, workflow_command

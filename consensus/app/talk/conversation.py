@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from consensus.app.pull.apply import apply_reply
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.talk.builtins import BUILTINS
 from consensus.decide.judgement import Judgement
 from consensus.errors import ConsensusError, HostError

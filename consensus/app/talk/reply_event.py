@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from consensus.app.pull.context import PullContext
 from consensus.app.pull.outcomes import record_labels, record_outcomes
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.conversation import (
     Answered,

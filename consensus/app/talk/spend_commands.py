@@ -7,7 +7,7 @@ import asyncio
 
 from consensus.app.jobs import review_diff
 from consensus.app.pull.apply import write_state
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_and_publish
 from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
