@@ -32,6 +32,7 @@ SECTIONS = (
     "judges",
     "quality",
     "analyzer_quality",
+    "tools",
     "merge_corpus",
     "rerun",
     "github",

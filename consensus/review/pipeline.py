@@ -233,6 +233,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     ledger.hold_to(budget.limits())
     results, analyzed = await _reviews(run, calls, job.unavailable, len(job.personas), services)
     ballot = Ballot(diff, settings, client, ledger, _answered(run, results), namespace)
+    run.phase("align and score")
     scored, asked = await align_and_score(ballot, results, analyzed, ask=job.verify)
     panel = None
     if job.verify:
