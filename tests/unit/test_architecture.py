@@ -1,8 +1,8 @@
 """The package's shape, held by tests (as click tests what its package imports).
 
 Parts are folders; imports run one way: faces (cli, action) → app → the core parts →
-model. Adapters implement ports and only app/ imports them. Every import counts here:
-top-level, inside functions, and under TYPE_CHECKING.
+model. Adapters implement ports and only app/wiring.py imports them. Every import counts
+here: top-level, inside functions, and under TYPE_CHECKING.
 """
 
 from __future__ import annotations
