@@ -28,6 +28,7 @@ def claim_of(item: ScoredCluster) -> Claim:
         scanned=cluster.from_scan,
         reviewing=item.votes_of,
         reviewers=item.reviewers,  # model families only: the scan reviews nothing
+        ungrounded=cluster.ungrounded,
     )
 
 

@@ -110,6 +110,7 @@ def report_findings(
             moved_from=moved_from(
                 moved, item.cluster.path, item.cluster.line, item.cluster.end_line
             ),
+            ungrounded=item.cluster.ungrounded,
         )
         for number, item in enumerate(ordered, start=1)
     ]

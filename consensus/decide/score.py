@@ -20,6 +20,14 @@ votes_of) also needs verification: three models can agree on something wrong, an
 severe claim costs most (it can request changes). Verify then posts it unless the
 judges reject it; a unanimous one is posted as it is.
 
+Grounding comes first (review/grounding.py): a cluster whose reports do not hold at its
+place (`Cluster.ungrounded`) is not posted on consensus alone. However many families
+agree, it is UNVERIFIED and needs verification, unanimous or not: verify posts it only
+when the judges verify it, and the summary lists it with its reason otherwise. A
+consensus finding no model quoted evidence for, that not every family reported, needs
+verification too (posted unless the judges reject it): votes alone do not post a claim
+nobody showed the code of.
+
 Anything else is disputed and UNVERIFIED for now;
 it needs verification when its severity is at least `verify_min_severity`, or HIGH or
 above whatever the setting (a severe disputed finding is never left unchecked), or when at
@@ -34,7 +42,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from consensus.model.base import Severity, Status
+from consensus.decide.quotes import needles
+from consensus.model.base import FindingSource, Severity, Status
 from consensus.model.findings import Cluster, ScoredCluster
 
 MIN_AGREEING_FAMILIES = 2
@@ -91,12 +100,18 @@ def _score_one(
     votes_of = len(covered | families)
     needed = needed_votes(votes_of, threshold)
     tally = f"{votes_for} of {votes_of}"
-    if votes_for >= needed:
+    if votes_for >= needed and cluster.ungrounded:
+        status, verify = Status.UNVERIFIED, True
+        reason = f"{tally} families agree; ungrounded: {cluster.ungrounded}; needs verification"
+    elif votes_for >= needed:
         status = Status.CONSENSUS
         verify = votes_for < votes_of and cluster.severity.at_least(check_min_severity)
         reason = f"{tally} families agree"
         if verify:
             reason += f"; {cluster.severity.value} and not unanimous: needs verification"
+        elif votes_for < votes_of and not _quoted(cluster):
+            verify = True
+            reason += "; no evidence quoted and not unanimous: needs verification"
     elif (
         cluster.severity.at_least(verify_min_severity)
         or cluster.severity.at_least(Severity.HIGH)
@@ -107,6 +122,8 @@ def _score_one(
     else:
         status, verify = Status.UNVERIFIED, False
         reason = f"low severity, {tally} families"
+    if cluster.ungrounded and status is Status.UNVERIFIED and votes_for < needed:
+        reason += f"; ungrounded: {cluster.ungrounded}"
     return ScoredCluster(
         cluster=cluster,
         votes_for=votes_for,
@@ -118,3 +135,11 @@ def _score_one(
         needs_verification=verify,
         reviewers=covered | cluster.model_families,
     )
+
+
+def _quoted(cluster: Cluster) -> bool:
+    """Whether a model quoted evidence for it, or it is not the models' claim alone (the
+    scan's and the analyzers' findings are facts of the diff)."""
+    if cluster.from_scan or cluster.analyzer_families:
+        return True
+    return any(needles(m.evidence) for m in cluster.members if m.source is FindingSource.MODEL)

@@ -30,6 +30,8 @@ class Claim(Frozen):
     reviewing: int = Field(default=0, ge=0)  # families with a valid review of its file
     # Which families those are, when known (a recorded finding keeps only their number).
     reviewers: frozenset[str] = frozenset()
+    # Why its reports do not hold at its place (review/grounding.py): its judges are told.
+    ungrounded: str | None = None
 
     @property
     def model_families(self) -> frozenset[str]:

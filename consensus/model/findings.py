@@ -76,6 +76,10 @@ class Finding(FindingStatement):
     suggestion: Suggestion | None = None  # for the lines the model named, not re-anchored
     source: FindingSource = FindingSource.MODEL
     rule: str | None = None  # an analyzer's rule ("F821"); None for a model's finding
+    # The lines the model named, before the audit anchored the finding on the diff: where
+    # its claim is held to (review/grounding.py). None for the scan's and analyzers'.
+    reported_line: int | None = None
+    reported_end_line: int | None = None
 
 
 class DroppedFinding(Frozen):
@@ -122,6 +126,9 @@ class Cluster(FindingStatement):
 
     members: tuple[Finding, ...]
     fingerprint: str
+    # Why no model's report of it holds at its place ("line 88 is not on the change",
+    # "evidence not found near line 88"): never posted on consensus alone (decide/score.py).
+    ungrounded: str | None = None
 
     @property
     def families(self) -> frozenset[str]:

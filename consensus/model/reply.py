@@ -37,7 +37,10 @@ class ReplyFinding(ModelReply):
     evidence: str | None = Field(
         default=None,
         max_length=5_000,
-        description="optional: the exact code from the diff that shows the problem",
+        description=(
+            "required: the exact code of the new version at line..end_line, copied from "
+            "the diff (its head side) without line numbers or +/- markers"
+        ),
     )
     suggestion: str | None = Field(
         default=None,

@@ -64,6 +64,9 @@ class ReportFinding(FindingStatement):
     # Where its lines were moved from ("src/old.py:12"), when the change only moved them:
     # code the pull request did not write (ingest/moved.py).
     moved_from: str | None = None
+    # Why it is ungrounded, when it is: its line is not on the change, or its evidence is
+    # not in the head file near it (review/grounding.py). Never posted on consensus alone.
+    ungrounded: str | None = None
 
     @property
     def found_by_scan(self) -> bool:

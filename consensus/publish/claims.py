@@ -28,4 +28,5 @@ def claim_of_record(record: FindingRecord) -> Claim:
         providers=tuple(sorted(set(named) - {SCAN_NAME})),
         scanned=record.found_by_scan,
         reviewing=record.votes_of,
+        ungrounded=record.ungrounded or None,
     )

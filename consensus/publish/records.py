@@ -110,6 +110,7 @@ def finding_record(finding: ReportFinding) -> FindingRecord:
             for m in finding.members
         ),
         verification=verification,
+        ungrounded=cut(finding.ungrounded or "", MAX_REASON),
     )
 
 
@@ -151,6 +152,7 @@ def report_finding(
         ),
         carried_from=carried_from,
         moved_from=moved_from,
+        ungrounded=record.ungrounded or None,
     )
 
 

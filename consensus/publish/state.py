@@ -31,9 +31,12 @@ The last line of the summary comment carries it, versioned, compressed, base64:
   the host would refuse it again) keeps it in the summary without asking the host again;
 - v9 adds a static analyzer's members (`MemberNote.source` "analyzer", with its `rule`):
   a finding ruff also reported keeps "also reported by ruff F821", and its outcome is
-  credited to the analyzer and its rule.
+  credited to the analyzer and its rule;
+- v10 adds `FindingRecord.ungrounded`: why a finding's reports do not hold at its place
+  (review/grounding.py), so that a re-run that carries it and `/consensus verify` tell
+  its judges, and the summary keeps the reason it was not posted.
 
-A v1 to v8 block reads as v9 with empty additions (a tracked finding whose reporters are
+A v1 to v9 block reads as v10 with empty additions (a tracked finding whose reporters are
 not known: its outcome is credited to no one, and the learnings say how many were). A
 block that is unreadable, fails validation or has a newer version is ignored (the caller
 says so); nothing in it is ever used to decide who may run a command.
@@ -72,8 +75,8 @@ from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, 
 from consensus.publish.spend import Spent
 from consensus.render.untrusted import LOGIN
 
-STATE_VERSION = 9
-READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7, 8, 9})
+STATE_VERSION = 10
+READABLE_VERSIONS = frozenset({1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
 MAX_STATE_CHARS = 24_000  # of base64 on the state line; records give way first
 MAX_RECORDS = 200  # records of the latest run (explain, verify, carrying); more give way
 MAX_RECORD_BODY = 1_500
@@ -169,6 +172,7 @@ class FindingRecord(Frozen):
     personas: tuple[Annotated[str, Field(pattern=_NAME)], ...] = ()
     members: tuple[MemberNote, ...] = ()
     verification: VerificationNote | None = None
+    ungrounded: str = Field(default="", max_length=MAX_REASON)  # v10: why it is ungrounded
 
     @property
     def found_by_scan(self) -> bool:

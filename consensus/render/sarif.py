@@ -104,9 +104,16 @@ def _result(finding: ReportFinding, rule_index: int) -> dict[str, object]:
         properties["verification"] = finding.verification.model_dump(mode="json")
     if finding.reason:
         properties["reason"] = finding.reason
+    if finding.ungrounded:  # its line is not on the change, or its evidence is not there
+        properties["ungrounded"] = finding.ungrounded
     if finding.analyzed_by:  # the static analyzers that reported it, each with its rule
         properties["analyzers"] = list(finding.analyzed_by)
-    properties["tags"] = list(dict.fromkeys([finding.category.value, finding.status.value]))
+    tags = [
+        finding.category.value,
+        finding.status.value,
+        *(["ungrounded"] * bool(finding.ungrounded)),
+    ]
+    properties["tags"] = list(dict.fromkeys(tags))
     body = finding.body.strip()
     return {
         "ruleId": rule_id(finding.category),

@@ -133,9 +133,18 @@ def decided_text(finding: ReportFinding) -> str:
     record = finding.verification
     if record is not None and record.votes:
         said = status_text(finding)
-        return f"{said}: {record.note}" if record.note else said
-    reason = reason_text(finding)
-    return f"{finding.status.value}: {reason}" if reason else finding.status.value
+        decided = f"{said}: {record.note}" if record.note else said
+    else:
+        reason = reason_text(finding)
+        decided = f"{finding.status.value}: {reason}" if reason else finding.status.value
+    grounding = ungrounded_text(finding)
+    return f"{grounding}; {decided}" if grounding and grounding not in decided else decided
+
+
+def ungrounded_text(finding: ReportFinding) -> str:
+    """ "ungrounded: line 88 is not on the change", or "" for a finding that holds at its
+    place (review/grounding.py)."""
+    return f"ungrounded: {finding.ungrounded}" if finding.ungrounded else ""
 
 
 def not_posted_text(finding: ReportFinding) -> str:
@@ -353,6 +362,8 @@ def render_text(report: Report, *, color: bool = False) -> str:
                 f"    providers: {clean(', '.join(finding.providers))}"
                 f" · personas: {clean(', '.join(finding.personas))}"
             )
+            if finding.ungrounded:  # posted only because its judges verified it
+                out.append(f"    {clean(ungrounded_text(finding))} (verified by its judges)")
             out += [*_first_judge_line(finding), *_cited_lines(finding)]
             out += [*_wrap_body(finding.body), ""]
 

@@ -14,23 +14,25 @@ Rules, applied to each reply finding in order:
    commentable line inside the reported range, else the finding is dropped.
 4. end_line is clamped so the range stays on commentable lines of the anchor's hunk.
 
+A kept finding keeps the lines the model named (`reported_line`): whether the claim is
+grounded there, not where the audit moved it, is review/grounding.py's question.
+
 Pure and deterministic: same reply and diff, same result.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from consensus.decide.quotes import QuotedRun, needles
 from consensus.model.diff import ChangedFile, ReviewDiff
 from consensus.model.findings import DroppedFinding, Finding, Suggestion
 from consensus.model.reply import ReplyFinding, ReviewReply
 
 SNAP_DISTANCE = 3
-MIN_EVIDENCE_CHARS = 3
-MAX_OCCURRENCES = 1_000  # per search: bounds the work a one-word evidence can cause
 DROPPED_TITLE_CHARS = 100
 
 PATH_NOT_IN_CHUNK = "path not in the reviewed chunk"
@@ -97,6 +99,8 @@ def audit(
                 body=item.body,
                 evidence=item.evidence,
                 confidence=item.confidence,
+                reported_line=item.line,
+                reported_end_line=item.end_line or item.line,
                 suggestion=_suggestion(item),
             )
         )
@@ -166,16 +170,16 @@ def _anchor(item: ReplyFinding, view: _FileView) -> tuple[int, int] | str:
     line, end = item.line, item.end_line or item.line
     if end < line:
         line, end = end, line
-    needles = _needles(item.evidence)
-    if needles:
-        spots = [spot for needle in needles for spot in view.find_new(needle)]
+    quoted = needles(item.evidence)
+    if quoted:
+        spots = [spot for needle in quoted for spot in view.find_new(needle)]
         if spots:
             start, stop = min(spots, key=lambda spot: (_distance(spot, line), spot))
             holds = line <= start and stop <= end and view.hunk_of(line) == view.hunk_of(start)
             if not holds:
                 line, end = start, stop
             return line, view.clamp(line, end)
-        if not any(view.exists(needle) for needle in needles):
+        if not any(view.exists(needle) for needle in quoted):
             return EVIDENCE_NOT_FOUND
     anchor = _snap(line, view.commentable) or _first_in_range(line, end, view.ordered)
     if anchor is None:
@@ -208,89 +212,30 @@ def _distance(spot: tuple[int, int], line: int) -> int:
 # --------------------------------------------------------------------------- evidence
 
 
-def _normalize(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _needles(evidence: str | None) -> tuple[str, ...]:
-    """Normalized forms of the evidence to look for; empty when it is trivial or absent."""
-    if evidence is None or len("".join(evidence.split())) < MIN_EVIDENCE_CHARS:
-        return ()
-    sources = [evidence]
-    stripped = evidence.strip()
-    if len(stripped) > 1 and stripped[0] == stripped[-1] == "`":
-        sources.append(stripped.strip("`"))  # quoted as inline code
-    needles: list[str] = []
-    for source in sources:
-        lines = [_normalize(line) for line in source.split("\n")]  # as the diff's lines
-        # Copied straight from the diff: "+" / "-" markers are not part of the code.
-        unmarked = [_normalize(line[1:]) if line.startswith(("+", "-")) else line for line in lines]
-        for variant in (lines, unmarked):
-            needle = "\n".join(line for line in variant if line)
-            if needle and needle not in needles:
-                needles.append(needle)
-    return tuple(needles)
-
-
-@dataclass(frozen=True)
-class _Run:
-    """Non-blank normalized lines of one hunk side joined by newlines, with their numbers."""
-
-    text: str
-    offsets: tuple[int, ...]
-    numbers: tuple[int, ...]
-
-    @classmethod
-    def of(cls, lines: Iterable[tuple[int, str]]) -> _Run:
-        texts: list[str] = []
-        offsets: list[int] = []
-        numbers: list[int] = []
-        position = 0
-        for number, raw in lines:
-            text = _normalize(raw)
-            if text:
-                texts.append(text)
-                offsets.append(position)
-                numbers.append(number)
-                position += len(text) + 1
-        return cls("\n".join(texts), tuple(offsets), tuple(numbers))
-
-    def find(self, needle: str) -> Iterator[tuple[int, int]]:
-        """(first, last) line numbers of each occurrence of `needle`."""
-        start = self.text.find(needle)
-        for _ in range(MAX_OCCURRENCES):
-            if start == -1:
-                return
-            first = bisect_right(self.offsets, start) - 1
-            last = bisect_right(self.offsets, start + len(needle) - 1) - 1
-            yield self.numbers[first], self.numbers[last]
-            start = self.text.find(needle, start + 1)
-
-
 @dataclass(frozen=True)
 class _FileView:
     """One changed file, indexed for anchoring and evidence search."""
 
     path: str
     hunks: tuple[frozenset[int], ...]  # new-side lines of each hunk
-    new_runs: tuple[_Run, ...]  # added and context lines, per hunk
-    other_runs: tuple[_Run, ...]  # old side, and every diff line, per hunk
+    new_runs: tuple[QuotedRun, ...]  # added and context lines, per hunk
+    other_runs: tuple[QuotedRun, ...]  # old side, and every diff line, per hunk
     commentable: frozenset[int]
     ordered: tuple[int, ...]  # commentable lines, ascending
 
     @classmethod
     def of(cls, changed: ChangedFile) -> _FileView:
-        new_runs: list[_Run] = []
-        other_runs: list[_Run] = []
+        new_runs: list[QuotedRun] = []
+        other_runs: list[QuotedRun] = []
         for hunk in changed.hunks:
             new_runs.append(
-                _Run.of((d.new_line, d.text) for d in hunk.lines if d.new_line is not None)
+                QuotedRun.of((d.new_line, d.text) for d in hunk.lines if d.new_line is not None)
             )
             other_runs.append(
-                _Run.of((d.old_line or 0, d.text) for d in hunk.lines if d.kind != "+")
+                QuotedRun.of((d.old_line or 0, d.text) for d in hunk.lines if d.kind != "+")
             )
             # A snippet that mixes removed and added lines, as the model saw the diff.
-            other_runs.append(_Run.of((0, d.text) for d in hunk.lines))
+            other_runs.append(QuotedRun.of((0, d.text) for d in hunk.lines))
         hunks = tuple(
             frozenset(d.new_line for d in hunk.lines if d.new_line is not None)
             for hunk in changed.hunks

@@ -203,6 +203,8 @@ def _request(
         severity=claim.severity.value,
         category=claim.category.value,
         body=claim.body,
+        ungrounded=claim.ungrounded or "",
+        quoted=(claim.evidence or "").strip() if claim.ungrounded else "",
         context=case.context,
         hunk=case.hunk,
         evidence=evidence,

@@ -1,5 +1,5 @@
 """The review pipeline, in order: plan → fan out → align (asking "same problem?" where the
-words cannot decide) → score → verify → report.
+words cannot decide) → ground (each claim held to its place) → score → verify → report.
 
 Takes a ReviewJob (plain data: the diff, the settings, the providers, the personas) and its
 ReviewServices (the ports: a ModelClient, a TokenCounter, a clock); returns a Report. Every
@@ -232,12 +232,13 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     budget = plan_run_budget(ledger.budget, sent, services.counter, diff, job.ceiling)
     ledger.hold_to(budget.limits())
     results, analyzed = await _reviews(run, calls, job.unavailable, len(job.personas), services)
-    ballot = Ballot(diff, settings, client, ledger, _answered(run, results), namespace)
+    trees = snapshot(services.trees, settings)
+    ballot = Ballot(diff, settings, client, ledger, _answered(run, results), namespace, trees)
     run.phase("align and score")
     scored, asked = await align_and_score(ballot, results, analyzed, ask=job.verify)
     panel = None
     if job.verify:
-        reading = Reading(services.source, looker(services.trees, settings), analyzed)
+        reading = Reading(services.source, looker(trees, settings), analyzed)
         scored, state, panel = await _verify(run, scored, results, reading)
     else:
         state = "skipped"
@@ -381,15 +382,22 @@ async def _verify(
     return checked.items, "done", checked.panel
 
 
-def looker(trees: TreeReader | None, settings: Settings) -> Looker | None:
-    """The judges' way into the trees, when the run has them: one snapshot for every claim
-    and judge (each file read and redacted once), the tools confined to what the
-    configuration reviews, `inspector.tool_budget` calls a claim."""
+def snapshot(trees: TreeReader | None, settings: Settings) -> Snapshot | None:
+    """The run's one snapshot of the trees, when it has them: what grounding reads of the
+    head files and the judges' tools read (each file read and redacted once), confined to
+    what the configuration reviews."""
     if trees is None:
         return None
     policy = PathPolicy(include=settings.paths, exclude=settings.exclude)
-    snapshot = Snapshot(trees, redactor(settings.redact), policy)
-    return Looker(snapshot, ToolBudget(calls=settings.inspector.tool_budget))
+    return Snapshot(trees, redactor(settings.redact), policy)
+
+
+def looker(trees: Snapshot | None, settings: Settings) -> Looker | None:
+    """The judges' way into the trees, when the run has them: `inspector.tool_budget`
+    calls a claim over the run's snapshot."""
+    if trees is None:
+        return None
+    return Looker(trees, ToolBudget(calls=settings.inspector.tool_budget))
 
 
 def _budget_stopped(results: Sequence[CallResult], scored: Sequence[ScoredCluster]) -> bool:

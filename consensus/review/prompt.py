@@ -25,6 +25,13 @@ from consensus.review.guidelines import GuidelineFile
 PROMPTS_DIR = Path(__file__).parent / "prompts"
 MAX_FINDINGS = 25
 
+# Every review prompt asks for it: a claim is held to the code it quotes, at its lines
+# (review/grounding.py); one quoting nothing is not posted on votes alone (decide/score.py).
+EVIDENCE_ASKED = (
+    "required: the exact code of the new version at line..end_line, copied from the diff "
+    "(its head side: added or context lines) without line numbers or +/- markers"
+)
+
 # The shape shown to models in the prompt: model/reply.py's contract, compact and readable.
 _EXAMPLE = {
     "findings": [
@@ -36,7 +43,7 @@ _EXAMPLE = {
             "category": "|".join(c.value for c in Category),
             "title": "one line, under 100 characters",
             "body": "why it is a problem and how to fix it (Markdown)",
-            "evidence": "optional: the exact code from the diff that shows the problem",
+            "evidence": EVIDENCE_ASKED,
             "suggestion": "optional: replacement text for lines line..end_line",
             "confidence": 0.0,
         }

@@ -1,6 +1,8 @@
 """The vote of one review: the models' findings, consensus's own scan and the static
 analyzers' results aligned into clusters (asking "same problem?" where the words cannot
-decide), scored against who reviewed each file, and settled.
+decide), held to their places (review/grounding.py: a claim whose line is not on the
+change, or whose evidence is not there, is ungrounded), scored against who reviewed each
+file, and settled.
 
 Who reviewed a file (`coverage`): the model families with a valid review of a chunk
 holding it; an analyzer counts for a claim it reported and abstains where it is silent
@@ -22,10 +24,13 @@ from consensus.decide.analyzers import (
 from consensus.decide.fingerprint import namespaced
 from consensus.decide.score import score
 from consensus.ingest.detections import detections, settle
+from consensus.inspect.snapshot import Snapshot
 from consensus.model.analysis import AnalyzerRun
+from consensus.model.base import FindingSource
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import ModelFailure, ModelReview, ScoredCluster
 from consensus.ports import ModelClient
+from consensus.review.grounding import ground, head_lines
 from consensus.review.ledger import Ledger
 from consensus.review.sameness import ask_same_problem
 from consensus.settings.config import ProviderSettings, Settings
@@ -73,6 +78,7 @@ class Ballot:
     ledger: Ledger
     panel: Sequence[ProviderSettings]
     namespace: str = ""
+    head: Snapshot | None = None  # the head tree, for grounding: the diff's head side without
 
 
 async def align_and_score(
@@ -100,6 +106,8 @@ async def align_and_score(
         c.model_copy(update={"fingerprint": namespaced(c.fingerprint, ballot.namespace)})
         for c in align(findings, anchor_text=anchor_reader(diff), answers=answers)
     ]
+    claimed = [f.path for f in findings if f.source is FindingSource.MODEL]
+    clusters = ground(clusters, diff, head_lines(ballot.head, claimed))
     scored = score(
         clusters,
         coverage(results),

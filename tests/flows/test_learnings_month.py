@@ -187,6 +187,7 @@ def panel(unexpected: list[str]) -> FakeModelClient:
                 "category": "bug",
                 "title": bug.title,
                 "body": f"risky_{bug.tag} returns None for an empty list; `total` is used as is.",
+                "evidence": f"total = risky_{bug.tag}(items)",
             }
             for bug in SCRIPTED
             if f"risky_{bug.tag}(" in prompt and (family, persona) in bug.reporters

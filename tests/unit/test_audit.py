@@ -131,6 +131,8 @@ def test_a_finding_on_a_diff_line_is_kept_with_its_attribution() -> None:
             body="<b>raw</b> body with `@decorator` quoted",
             evidence='with open(tmp, "w") as f:',
             confidence=0.5,
+            reported_line=22,
+            reported_end_line=22,
         )
     ]
 

@@ -60,7 +60,7 @@ SPEC_FINDING = [
     "status",
     "verification",
 ]
-EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from", "moved_from"}
+EXTRA_FINDING = {"reason", "members", "suggestion", "carried_from", "moved_from", "ungrounded"}
 SPEC_PROVIDER = [
     "model",
     "status",

@@ -27,6 +27,7 @@ def member(provider: str, family: str, persona: str = "correctness") -> Finding:
         category=Category.SECURITY,
         title="SQL injection",
         body="…",
+        evidence='cursor.execute(f"SELECT * FROM users WHERE name = {name}")',
     )
 
 
