@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from consensus.model.base import Frozen
+from consensus.model.urls import file_url
 
 PERMISSIONS = ("admin", "maintain", "write", "triage", "read")  # GitHub's, highest first
 _OUR_WORDS = re.compile(r"(?<![\w-])(?:pull request|PR)(s?)\b")  # not "agent-PR", "per-PR"
@@ -58,6 +59,15 @@ class HostWords(Frozen):
     writers_short: str
     reviews_as_discussions: bool = False
     fences_from_note: bool = False
+    # A file at a commit on the host's web pages, and the fragment that marks its lines
+    # (model/urls.file_url): GitHub's `blob/<sha>/<path>#L40-L58`, GitLab's `-/blob/…#L40-58`.
+    blob: str = "blob"
+    line_range: str = "#L{start}-L{end}"
+
+    def lines_url(self, repository: str, sha: str, path: str, start: int, end: int) -> str:
+        """The web page of lines `start`..`end` of `path` at commit `sha`."""
+        anchor = f"#L{start}" if end <= start else self.line_range.format(start=start, end=end)
+        return file_url(repository, self.blob, sha, path) + anchor
 
     def ref(self, number: int) -> str:
         """ "PR #4", "MR !4": the change under review by its number."""
@@ -102,4 +112,25 @@ GITLAB_WORDS = HostWords(
     writers_short="Developer or higher",
     reviews_as_discussions=True,
     fences_from_note=True,
+    blob="-/blob",
+    line_range="#L{start}-{end}",
 )
+
+
+class CodeAt(Frozen):
+    """Where a pull request's code is on its host's web pages: the repository's page (the
+    base repository's: the host serves a pull request's commits there, a fork's too), the
+    head and base commits, and the host's URL shape (`words`)."""
+
+    repository: str
+    head_sha: str
+    base_sha: str = ""
+    words: HostWords = GITHUB_WORDS
+
+    def lines(self, path: str, start: int, end: int, side: str = "head") -> str | None:
+        """The link to lines `start`..`end` of `path` on `side`; None when that commit is
+        not known."""
+        sha = self.head_sha if side == "head" else self.base_sha
+        if not sha or not self.repository:
+            return None
+        return self.words.lines_url(self.repository, sha, path, start, end)

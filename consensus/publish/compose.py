@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from consensus.ingest.pull_diff import review_hunks
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
-from consensus.model.host import GITHUB_WORDS, HostWords
+from consensus.model.host import GITHUB_WORDS, CodeAt, HostWords
 from consensus.model.report import Report
 from consensus.publish.carry import Carried
 from consensus.publish.gitlab_suggestion import with_gitlab_fences
@@ -68,6 +68,7 @@ class PullView:
     workflow: Workflow | None = None
     allowance: PrAllowance | None = None
     words: HostWords = GITHUB_WORDS
+    code_at: CodeAt | None = None  # where its code is on the host: cited lines link there
 
 
 def own_part(thread: PullRequestThread, workflow: Workflow | None) -> PullRequestThread:
@@ -180,6 +181,7 @@ def compose(report: Report, carried: Carried, diff: ReviewDiff, pull: PullView) 
         links=pull.links,
         head=head_lines(diff),
         marks=learned_marks(pull.learned, report.findings),
+        code_at=pull.code_at,
     )
     if pull.words.fences_from_note:
         plan = _gitlab_fenced(plan)
@@ -233,6 +235,7 @@ def _summary(plan: PublishPlan, page: _Page, with_state: bool) -> str:
         notices=[thread.state_problem] if thread.state_problem else [],
         with_state=with_state,
         workflows=list(carried_sections),
+        code_at=page.pull.code_at,
     )
 
 
@@ -251,6 +254,7 @@ def _workflow_page(plan: PublishPlan, page: _Page, workflow: Workflow) -> tuple[
         words=page.pull.words,
         links=page.pull.links,
         budget=max(1_000, min(WORKFLOW_BUDGET, BUDGET - others)),
+        code_at=page.pull.code_at,
     )
     summary = put_section(body, workflow.name, section, _page_state(plan, page), page.pull.words)
     return summary, "\n".join(section)

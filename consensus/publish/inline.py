@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
 from consensus.model.findings import Suggestion
+from consensus.model.host import CodeAt
 from consensus.model.report import ReportFinding
 from consensus.publish.looked import judges_read
 from consensus.publish.suggestion import suggestion_block
@@ -27,10 +28,12 @@ def inline_body(
     suggestion: Suggestion | None = None,
     workflow: str = "",
     note: str = "",
+    code_at: CodeAt | None = None,
 ) -> str:
     """severity · title, the body, the suggested change (when given: see publish.suggestion),
     then one small line: the id, and how many families reported it and what the judges
-    said; the fingerprint. A saved workflow's finding names the workflow beside its id."""
+    said; the fingerprint. A saved workflow's finding names the workflow beside its id;
+    `code_at`: where the PR's code is on the host, for the lines the judges cited."""
     title = escape_line(finding.title, allowed_links=links)
     text = finding.body.strip()
     if len(text) > MAX_BODY_CHARS:
@@ -47,7 +50,7 @@ def inline_body(
     named = f"consensus {workflow} {finding.id}" if workflow else finding.id
     if note:  # ours (publish/learnings.py), never model text
         lines += [f"*{note}*", ""]
-    lines += judges_read(finding)
+    lines += judges_read(finding, code_at)
     lines += [
         f"<sub>{named} · {established(finding)}</sub>",
         fingerprint_marker(finding.fingerprint),

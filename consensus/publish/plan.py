@@ -26,6 +26,7 @@ from enum import Enum
 from consensus.ingest.hunks import Hunks
 from consensus.model.base import Frozen, Severity
 from consensus.model.findings import Suggestion
+from consensus.model.host import CodeAt
 from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
 from consensus.publish.inline import inline_body
@@ -177,12 +178,14 @@ def plan_publish(
     links: Sequence[str] = (),
     head: HeadLines | None = None,
     marks: Marks = Marks(),
+    code_at: CodeAt | None = None,
 ) -> PublishPlan:
     """Decide what this run posts.
 
     `hunks`: the commentable lines of the PR diff; `head`: the new-side text of the diff's
     lines, which a committable suggestion must apply to (none is posted without it);
-    `marks`: what .consensus/learned.yml says of this run's findings.
+    `marks`: what .consensus/learned.yml says of this run's findings; `code_at`: where the
+    PR's code is on the host (the lines judges cited link there).
     """
     head_sha = scope.head_sha
     posted_before = set(thread.inline_fingerprints) | {
@@ -223,7 +226,9 @@ def plan_publish(
         if anchor is not None:
             offer = _applicable(finding, anchor, head)
             back = marks.came_back.get(finding.fingerprint, "")
-            body = inline_body(finding, links, offer, workflow=report.workflow or "", note=back)
+            body = inline_body(
+                finding, links, offer, workflow=report.workflow or "", note=back, code_at=code_at
+            )
             comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
         placed.append(PlacedFinding(finding=finding, placement=placement, note=note))

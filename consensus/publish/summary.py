@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from consensus import __version__
 from consensus.decide.evidence import judged_by
 from consensus.model.base import Status
-from consensus.model.host import HostWords
+from consensus.model.host import CodeAt, HostWords
 from consensus.model.report import Report, ReportFinding
 from consensus.publish.inline import inline_body
 from consensus.publish.plan import PlacedFinding, Placement, PublishPlan
@@ -188,7 +188,9 @@ def _agreed(finding: ReportFinding) -> str:
     return agreement_text(finding) + (f" · {said}" if said else "") + (f" · {also}" if also else "")
 
 
-def _posted_here(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[str]:
+def _posted_here(
+    placed: Sequence[PlacedFinding], links: Sequence[str], code_at: CodeAt | None = None
+) -> list[str]:
     out: list[str] = []
     for item in placed:
         if item.placement.inline:
@@ -197,7 +199,8 @@ def _posted_here(placed: Sequence[PlacedFinding], links: Sequence[str]) -> list[
         out += [
             f"#### {finding.id} · {code(location(finding))}",
             "",
-            inline_body(finding, links).rsplit("\n", 1)[0],  # without the fingerprint marker
+            # without the fingerprint marker
+            inline_body(finding, links, code_at=code_at).rsplit("\n", 1)[0],
             "",
         ]
     return ["### Posted here, not inline", "", *out] if out else []
@@ -298,6 +301,7 @@ def render_summary(
     notices: Sequence[str] = (),
     with_state: bool = True,
     workflows: Sequence[Sequence[str]] = (),
+    code_at: CodeAt | None = None,
 ) -> str:
     """The summary comment's body; `notices` are what the reader must see first (a state
     block someone else edited, ignored); `workflows`: the saved workflows' sections already
@@ -308,7 +312,7 @@ def render_summary(
         _headline(report, plan, head_sha, notices, words),
         command_section(plan.state, words),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _posted_here(open_, links),
+        _changed(report, links) + _posted_here(open_, links, code_at),
         _resolved(plan),
         _not_posted_section(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
@@ -354,6 +358,7 @@ def render_workflow_section(
     words: HostWords,
     links: Sequence[str] = (),
     budget: int = WORKFLOW_BUDGET,
+    code_at: CodeAt | None = None,
 ) -> list[str]:
     """A saved workflow's section of the summary comment, markers included: its counts, its
     open findings, what it resolved and did not post; at most `budget` characters."""
@@ -371,7 +376,7 @@ def render_workflow_section(
             *headline,
         ],
         [*_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _posted_here(open_, links),
+        _changed(report, links) + _posted_here(open_, links, code_at),
         _resolved(plan),
         _not_posted_section(report, plan),
         [f"<sub>workflow run {code(report.run_id)}</sub>", end_marker(name)],

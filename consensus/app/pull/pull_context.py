@@ -22,7 +22,7 @@ from consensus.app.pull.saved_workflows import BaseWorkflows, base_workflows
 from consensus.app.services import ActionStep, Services
 from consensus.errors import ConsensusError
 from consensus.ingest.pull_diff import PullDiff, build_pull_diff
-from consensus.model.host import HostWords
+from consensus.model.host import CodeAt, HostWords
 from consensus.ports import (
     Log,
     PullFile,
@@ -109,7 +109,24 @@ class PullContext:
     @property
     def links(self) -> tuple[str, ...]:
         """Where links are the PR's own repository's (they stay clickable in model text)."""
-        return (f"{self.step.runner.server_url}/{self.info.base_repo}/",)
+        return (f"{self.repository_url}/",)
+
+    @property
+    def repository_url(self) -> str:
+        """The base repository's web page (`<server>/<owner>/<repo>`, a GitLab project's
+        `<server>/<group>/<project>`): the host serves the PR's commits there."""
+        return f"{self.step.runner.server_url}/{self.info.base_repo}"
+
+    @property
+    def code_at(self) -> CodeAt:
+        """Where the PR's code is on the host: its repository's page and the head and base
+        commits, in the host's URL shape."""
+        return CodeAt(
+            repository=self.repository_url,
+            head_sha=self.info.head_sha,
+            base_sha=self.info.base_sha,
+            words=self.words,
+        )
 
     def running(
         self, *, workflow: Workflow | None = None, allowance: PrAllowance | None = None
