@@ -15,6 +15,7 @@ from consensus.app.journal_port import RunJournal, not_a_review
 from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
 from consensus.ingest.redact import RedactedSource
+from consensus.inspect.snapshot import RedactedTrees
 from consensus.model.report import Report
 from consensus.ports import SourceReader, TokenCounter, TreeReader
 from consensus.review.fanout import CallResult, ReviewCall
@@ -107,7 +108,11 @@ async def _journaled(
         observer=Tee(*everyone),
         source=journal.recording_source(run_id, redacted),
         ledger=ledger,
-        trees=_recorded_trees(journal, run_id, reads.trees),
+        trees=_recorded_trees(
+            journal,
+            run_id,
+            RedactedTrees(reads.trees, job.settings.redact) if reads.trees else None,
+        ),
     )
     report = await review(job, tools, run_id=run_id)
     status = run_status(report)

@@ -37,6 +37,33 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
+class RedactedTrees:
+    """A TreeReader whose text files come back with secrets replaced, as the prompt's are,
+    and whose binary files come back as a bare NUL (no tool shows one): nothing the run
+    journal keeps of the trees ever holds a secret (as ingest/redact.RedactedSource for the
+    head's files). Grounding reads every head file a finding is on through it, and the
+    judges' tools whatever they ask for."""
+
+    def __init__(self, inner: TreeReader, patterns: Sequence[str]) -> None:
+        self._inner = inner
+        self._patterns = tuple(patterns)
+
+    def paths(self, side: Side) -> tuple[str, ...]:
+        return self._inner.paths(side)
+
+    def link_target(self, path: str, side: Side) -> str | None:
+        return self._inner.link_target(path, side)
+
+    def read(self, paths: Sequence[str], side: Side) -> dict[str, bytes]:
+        return {path: self._redacted(blob) for path, blob in self._inner.read(paths, side).items()}
+
+    def _redacted(self, blob: bytes) -> bytes:
+        if b"\0" in blob[:BINARY_PROBE]:
+            return b"\0"
+        text = blob.decode("utf-8", errors="replace")  # as the snapshot decodes it
+        return redact_text(text, self._patterns)[0].encode("utf-8")
+
+
 @dataclass(frozen=True)
 class PathPolicy:
     """What the configuration lets a tool read: `paths` and `exclude`, as ingest reads

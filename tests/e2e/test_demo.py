@@ -165,7 +165,9 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     assert "Off-by-one in page_count for exact multiples of PAGE_SIZE" in text
     # what the judge that looked read and cited, collapsed under the verified finding
     assert "What the judges read</summary>" in text
-    assert "shop/orders.py:26</code> <code>return len(orders) // PAGE_SIZE + 1" in text
+    # the cited line linked to the file at the head commit (#44)
+    assert "/blob/" in text and "/shop/orders.py#L26\"><code>shop/orders.py:26</code></a> " in text
+    assert "shop/orders.py:26</code></a> <code>return len(orders) // PAGE_SIZE + 1" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
     # the summary counts as the command line does: 2 posted, 1 summary only, 3 rejected
