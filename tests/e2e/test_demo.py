@@ -166,7 +166,7 @@ def test_the_github_demo_runs_the_action_and_shows_what_it_posted(
     # what the judge that looked read and cited, collapsed under the verified finding
     assert "What the judges read</summary>" in text
     # the cited line linked to the file at the head commit (#44)
-    assert "/blob/" in text and "/shop/orders.py#L26\"><code>shop/orders.py:26</code></a> " in text
+    assert "/blob/" in text and '/shop/orders.py#L26"><code>shop/orders.py:26</code></a> ' in text
     assert "shop/orders.py:26</code></a> <code>return len(orders) // PAGE_SIZE + 1" in text
     assert "<section class='comment summary'>" in text and "<table>" in text
     assert "<script" not in text
