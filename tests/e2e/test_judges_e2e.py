@@ -237,8 +237,10 @@ def moved_panel(model: str) -> Callable[[dict[str, Any]], Step]:
         if model != "qwen-test" and "def content_disposition" in prompt:
             line = line_of(HEADERS_AFTER, "value = f'attachment")
             said = "A filename with a quote or a newline splits the header."
+            quoted = HEADERS_AFTER.splitlines()[line - 1].strip()  # the evidence asked for
             found.append({"path": "src/shop/headers.py", "line": line, "severity": "medium",
-                          "category": "security", "title": INJECTION, "body": said})  # fmt: skip
+                          "category": "security", "title": INJECTION, "body": said,
+                          "evidence": quoted})  # fmt: skip
         return reply(json.dumps({"findings": found}))
 
     return answer
