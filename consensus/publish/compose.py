@@ -176,12 +176,12 @@ def compose(report: Report, carried: Carried, diff: ReviewDiff, pull: PullView) 
             rechecked=frozenset(f.path for f in carried.carry.rechecked),
             decisions=carried.decisions(report, head_sha=pull.head_sha),
             spent=spent if pull.workflow is None else None,  # a workflow's section shows none
+            code_at=pull.code_at,
         ),
         hunks=review_hunks(diff),
         links=pull.links,
         head=head_lines(diff),
         marks=learned_marks(pull.learned, report.findings),
-        code_at=pull.code_at,
     )
     if pull.words.fences_from_note:
         plan = _gitlab_fenced(plan)
@@ -235,7 +235,6 @@ def _summary(plan: PublishPlan, page: _Page, with_state: bool) -> str:
         notices=[thread.state_problem] if thread.state_problem else [],
         with_state=with_state,
         workflows=list(carried_sections),
-        code_at=page.pull.code_at,
     )
 
 
@@ -254,7 +253,6 @@ def _workflow_page(plan: PublishPlan, page: _Page, workflow: Workflow) -> tuple[
         words=page.pull.words,
         links=page.pull.links,
         budget=max(1_000, min(WORKFLOW_BUDGET, BUDGET - others)),
-        code_at=page.pull.code_at,
     )
     summary = put_section(body, workflow.name, section, _page_state(plan, page), page.pull.words)
     return summary, "\n".join(section)

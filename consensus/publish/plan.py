@@ -87,6 +87,7 @@ class PublishPlan(Frozen):
     unchecked: tuple[TrackedFinding, ...]  # open earlier, not re-checked this run
     state: PublishState
     workflow: str = ""  # the saved review workflow that made it ("" for the default review)
+    code_at: CodeAt | None = None  # where the PR's code is on the host: cited lines link there
 
 
 def _anchor(finding: ReportFinding, hunks: Hunks) -> InlineComment | None:
@@ -158,6 +159,7 @@ class Scope:
     rechecked: Collection[str] = ()
     decisions: Decisions | None = None
     spent: Spent | None = None
+    code_at: CodeAt | None = None  # where its code is on the host (the lines judges cited)
 
 
 @dataclass(frozen=True)
@@ -178,14 +180,12 @@ def plan_publish(
     links: Sequence[str] = (),
     head: HeadLines | None = None,
     marks: Marks = Marks(),
-    code_at: CodeAt | None = None,
 ) -> PublishPlan:
     """Decide what this run posts.
 
     `hunks`: the commentable lines of the PR diff; `head`: the new-side text of the diff's
     lines, which a committable suggestion must apply to (none is posted without it);
-    `marks`: what .consensus/learned.yml says of this run's findings; `code_at`: where the
-    PR's code is on the host (the lines judges cited link there).
+    `marks`: what .consensus/learned.yml says of this run's findings.
     """
     head_sha = scope.head_sha
     posted_before = set(thread.inline_fingerprints) | {
@@ -227,7 +227,12 @@ def plan_publish(
             offer = _applicable(finding, anchor, head)
             back = marks.came_back.get(finding.fingerprint, "")
             body = inline_body(
-                finding, links, offer, workflow=report.workflow or "", note=back, code_at=code_at
+                finding,
+                links,
+                offer,
+                workflow=report.workflow or "",
+                note=back,
+                code_at=scope.code_at,
             )
             comments.append(anchor.model_copy(update={"body": body}))
             fingerprints.append(finding.fingerprint)
@@ -241,6 +246,7 @@ def plan_publish(
         unchecked=unchecked,
         state=state,
         workflow=report.workflow or "",
+        code_at=scope.code_at,
     )
 
 

@@ -301,7 +301,6 @@ def render_summary(
     notices: Sequence[str] = (),
     with_state: bool = True,
     workflows: Sequence[Sequence[str]] = (),
-    code_at: CodeAt | None = None,
 ) -> str:
     """The summary comment's body; `notices` are what the reader must see first (a state
     block someone else edited, ignored); `workflows`: the saved workflows' sections already
@@ -312,7 +311,7 @@ def render_summary(
         _headline(report, plan, head_sha, notices, words),
         command_section(plan.state, words),
         ["### Findings", "", *_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _posted_here(open_, links, code_at),
+        _changed(report, links) + _posted_here(open_, links, plan.code_at),
         _resolved(plan),
         _not_posted_section(report, plan),
         ["### Providers", "", *providers_table(report), ""] if report.providers else [],
@@ -358,7 +357,6 @@ def render_workflow_section(
     words: HostWords,
     links: Sequence[str] = (),
     budget: int = WORKFLOW_BUDGET,
-    code_at: CodeAt | None = None,
 ) -> list[str]:
     """A saved workflow's section of the summary comment, markers included: its counts, its
     open findings, what it resolved and did not post; at most `budget` characters."""
@@ -376,7 +374,7 @@ def render_workflow_section(
             *headline,
         ],
         [*_table(open_, links), ""] if open_ else ["No new findings.", ""],
-        _changed(report, links) + _posted_here(open_, links, code_at),
+        _changed(report, links) + _posted_here(open_, links, plan.code_at),
         _resolved(plan),
         _not_posted_section(report, plan),
         [f"<sub>workflow run {code(report.run_id)}</sub>", end_marker(name)],
