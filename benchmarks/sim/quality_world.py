@@ -67,6 +67,7 @@ from consensus.decide.align import align, open_questions  # noqa: E402
 from consensus.decide.score import score  # noqa: E402
 from consensus.decide.wording import similarity  # noqa: E402
 from consensus.ingest import detections as scan  # noqa: E402
+from consensus.inspect.snapshot import split_lines  # noqa: E402
 from consensus.model.base import FileStatus, Severity, Status  # noqa: E402
 from consensus.model.calibration import Calibration  # noqa: E402
 from consensus.model.diff import ChangedFile, DiffLine, Hunk, Redaction, ReviewDiff  # noqa: E402
@@ -82,6 +83,7 @@ from consensus.model.panel import PanelEstimate  # noqa: E402
 from consensus.model.reply import ReplyFinding, ReviewReply  # noqa: E402
 from consensus.ports import CompletionRequest  # noqa: E402
 from consensus.review.audit import audit  # noqa: E402
+from consensus.review.grounding import ground  # noqa: E402
 from consensus.review.judge_tools import Looker  # noqa: E402
 from consensus.review.ledger import Ledger  # noqa: E402
 from consensus.review.pipeline import anchor_reader, coverage  # noqa: E402
@@ -523,6 +525,7 @@ class Decisions:
     ask: Callable[..., Any] = ask_same_problem  # sameness's
     rule: str | None = None  # inspector.rule (None: SimParams.rule)
     target: float = 0.9  # inspector.target_precision
+    ground: Callable[..., list[Cluster]] | None = None  # claims held to their places (#44)
 
 
 REPORTERS_JUDGE = (
@@ -558,6 +561,7 @@ def now(
         configured=configured,
         rule=rule,
         target=target,
+        ground=ground,
     )
 
 
@@ -715,6 +719,9 @@ async def _scored(
     same_calls = len(client.calls)
     clusters = code.align(findings, anchor_text=anchor_reader(pr.diff), **(
         {"answers": answers} if code.asks else {}))  # fmt: skip
+    if code.ground is not None:  # against the head files, as a run with the trees reads them
+        heads = {path: split_lines(text) for path, text in pr.texts.items()}
+        clusters = code.ground(clusters, pr.diff, heads)
     extra = {"check_min_severity": Severity.HIGH} if code.checks_severe_consensus else {}
     scored = code.settle(
         code.score(
