@@ -185,6 +185,8 @@ def explain_section(
     ]
     if record.verification is not None and record.verification.votes:
         lines.append(f"- reported by {record.votes_for} of {record.votes_of} families")
+    if record.ungrounded:  # why agreement alone could not post it (review/grounding.py)
+        lines.append(f"- ungrounded: {escape_line(record.ungrounded)}")
     if dismissal is not None:
         why = f": {escape_line(dismissal.reason)}" if dismissal.reason else ""
         lines.append(f"- dismissed by {person(dismissal.by)}{why}")

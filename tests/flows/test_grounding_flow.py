@@ -163,3 +163,11 @@ def test_a_verified_finding_links_the_lines_its_judge_cited_to_the_head_commit(
     assert "What the judges read" in inline.body
     url = f"https://github.com/{REPO}/blob/{HEAD_SHA}/src/app/db.py#L10-L11"
     assert f"[`src/app/db.py:10-11`]({url})" in inline.body
+
+
+def test_explain_says_why_agreement_alone_did_not_post_it(tmp_path: Path) -> None:
+    world = reviewed(tmp_path, 30)
+
+    reply = comment(world, "/consensus explain F1")
+
+    assert f"- ungrounded: {WHY}" in reply
