@@ -206,6 +206,32 @@ def test_files_read_for_verification_reach_the_journal_redacted(
     assert token.encode() not in stored
 
 
+def test_what_grounding_and_the_tools_read_of_the_trees_reaches_the_journal_redacted(
+    journal: Journal, tmp_path: Path
+) -> None:
+    from consensus.adapters.recording import JournaledTrees
+    from consensus.inspect.snapshot import RedactedTrees, Snapshot, redactor
+    from consensus.review.grounding import head_lines
+    from consensus.testing.trees import FakeTrees
+
+    token = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"
+    custom = "internal-token-7f3a9c"
+    head = {
+        "src/settings.py": f'GITHUB_TOKEN = "{token}"\nSERVICE = "{custom}"\nDEBUG = False\n',
+        "assets/logo.png": b"\x89PNG\r\n\x1a\n\0" + token.encode(),
+    }
+    patterns = ("internal-token-[a-z0-9]+",)
+    trees = JournaledTrees(journal, "r1", RedactedTrees(FakeTrees(head=head), patterns))
+
+    lines = head_lines(Snapshot(trees, redactor(patterns)), ["src/settings.py"])
+    trees.read(["assets/logo.png"], "head")
+
+    assert lines["src/settings.py"][2] == "DEBUG = False"  # lines keep their numbers
+    journal.close()
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("journal.db*"))
+    assert token.encode() not in stored and custom.encode() not in stored
+
+
 def test_replaying_a_bench_judges_run_says_it_is_not_a_review(journal: Journal) -> None:
     label = f"{BENCH_JUDGE_LABEL} openai/gpt-5.1: cal.com#8087"
     journal.start_run("8f2c41d09a7e", "8f2c41d09a7e", label, "{}")
