@@ -117,7 +117,6 @@ class PullContext:
         `<server>/<group>/<project>`): the host serves the PR's commits there."""
         return f"{self.step.runner.server_url}/{self.info.base_repo}"
 
-    @property
     def code_at(self) -> CodeAt:
         """Where the PR's code is on the host: its repository's page and the head and base
         commits, in the host's URL shape."""

@@ -239,7 +239,7 @@ def _view(context: PullContext, thread: PullRequestThread) -> PullView:
         workflow=context.workflow,
         allowance=context.allowance,
         words=context.words,
-        code_at=context.code_at,
+        code_at=context.code_at(),
     )
 
 
