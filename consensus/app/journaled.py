@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from consensus.adapters.journal import Journal, not_a_review
 from consensus.adapters.recording import (
+    JournaledAnalyzers,
     JournaledClient,
     JournaledSource,
     JournaledTrees,
@@ -21,7 +22,7 @@ from consensus.adapters.recording import (
 from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
 from consensus.model.report import Report
-from consensus.ports import SourceReader, TokenCounter, TreeReader
+from consensus.ports import Analyzers, SourceReader, TokenCounter, TreeReader
 from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
@@ -58,9 +59,12 @@ async def run_review(
     fresh: bool = False,
     resume: str | None = None,
     trees: TreeReader | None = None,
+    analyzers: Analyzers | None = None,
 ) -> Report:
     """Review with the journal: resume the latest unfinished run of the same inputs. With
-    `trees` (the pull request's base and head commits), the judges read the repository."""
+    `trees` (the pull request's base and head commits), the judges read the repository;
+    with `analyzers`, their runs are a family in the vote (recorded: a resumed run and a
+    replay read them from the journal)."""
     journal = services.journal()
     try:
         base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
@@ -77,7 +81,7 @@ async def run_review(
         journal.start_run(run_id, base_id, job.label, job.to_json())
         if events is not None:
             events.run_created(run_id, resumed=resuming, label=job.label)
-        reads = _Reads(source, trees)
+        reads = _Reads(source, trees, analyzers)
         report = await _journaled(job, services, journal, run_id, reads, events)
     finally:
         journal.close()
@@ -114,6 +118,7 @@ async def _journaled(
         source=JournaledSource(journal, run_id, redacted),
         ledger=ledger,
         trees=_recorded_trees(journal, run_id, reads.trees),
+        analyzers=JournaledAnalyzers(journal, run_id, reads.analyzers) if reads.analyzers else None,
     )
     report = await review(job, tools, run_id=run_id)
     status = run_status(report)
@@ -152,6 +157,7 @@ async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) ->
         source=JournaledSource(journal, run_id, None),
         ledger=ledger,
         trees=_replayed_trees(journal, run_id),
+        analyzers=_replayed_analyzers(journal, run_id),
     )
     return await review(job, tools, run_id=run_id)
 
@@ -162,6 +168,7 @@ class _Reads:
 
     source: SourceReader | None
     trees: TreeReader | None
+    analyzers: Analyzers | None = None
 
 
 def _recorded_trees(journal: Journal, run_id: str, trees: TreeReader | None) -> TreeReader | None:
@@ -179,6 +186,13 @@ def _replayed_trees(journal: Journal, run_id: str) -> TreeReader | None:
     (its judges were asked without tools, and are again)."""
     known, _ = journal.tree_read(run_id, "head", "paths", "")
     return JournaledTrees(journal, run_id, None) if known else None
+
+
+def _replayed_analyzers(journal: Journal, run_id: str) -> Analyzers | None:
+    """The analyzers' runs as the run recorded them; None for a run that had none."""
+    kind = JournaledAnalyzers.KIND
+    known, _ = journal.tree_read(run_id, kind, kind, "")
+    return JournaledAnalyzers(journal, run_id, None) if known else None
 
 
 def _recorded_job(run_id: str, journal: Journal) -> ReviewJob:

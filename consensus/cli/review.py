@@ -48,6 +48,14 @@ if TYPE_CHECKING:
 @click.option("--max-tokens", type=click.IntRange(0), help="Token cap of the run.")
 @click.option("--no-verify", is_flag=True, help="Skip verification of disputed findings.")
 @click.option(
+    "--sarif",
+    "sarif_paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A SARIF 2.1.0 file another tool wrote (CodeQL, eslint, semgrep…): its results are "
+    "one analyzer in the vote, filtered to the change. Repeatable.",
+)
+@click.option(
     "--workflow",
     "workflow_name",
     help="Run a saved review workflow (.consensus/workflows/NAME.md; `consensus workflows`).",
@@ -77,6 +85,7 @@ def review(
     max_cost: float | None,
     max_tokens: int | None,
     no_verify: bool,
+    sarif_paths: tuple[Path, ...],
     workflow_name: str | None,
     fail_on: str,
     resume_id: str | None,
@@ -108,6 +117,7 @@ def review(
         max_cost=max_cost,
         max_tokens=max_tokens,
         verify=not no_verify,
+        sarif=tuple(str(path.resolve()) for path in sarif_paths),
     )
     request = LocalRequest(repo_root(), config_path, diff_path, base, head, workflow_name, flags)
     log = logger()
@@ -135,6 +145,7 @@ def review(
             fresh=fresh,
             resume=resume_id,
             trees=request.trees(),
+            analyzers=request.analyzers(job.settings),
         )
         report = asyncio.run(run)
     finally:
