@@ -257,7 +257,7 @@ def _bounded(path: Path, shown: str) -> bytes:
     try:
         size = path.stat().st_size
         if size > MAX_SARIF_BYTES:
-            problem = f"is {size:,} bytes, more than the {MAX_SARIF_BYTES:,} read"
+            problem = f"is {size:,} bytes, more than the {MAX_SARIF_BYTES:,} bytes read"
             raise AnalyzerOutputError(f"SARIF file {shown} {problem}")
         return path.read_bytes()
     except FileNotFoundError:

@@ -66,7 +66,7 @@ def read_sarif(data: bytes, *, shown: str, root: str = "") -> tuple[SarifRun, ..
     """The runs of the SARIF file `shown` (its name in errors). `root`: the checkout's
     absolute path, for `file://` URIs; a result outside it is left out."""
     if len(data) > MAX_SARIF_BYTES:
-        raise _error(shown, f"is {len(data):,} bytes, more than the {MAX_SARIF_BYTES:,} read")
+        raise _error(shown, f"is {len(data):,} bytes, more than the {MAX_SARIF_BYTES:,} bytes read")
     try:
         log = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError:
@@ -135,7 +135,8 @@ def _result(result: Mapping[str, Any], context: _Context) -> Observed:
     if kind != "fail":
         raise _Skip(f"not a failure (kind {_text(kind)[:20]})")
     suppressions = [_dict(s) for s in _list(result.get("suppressions"))]
-    if any(s.get("status", "accepted") == "accepted" for s in suppressions):
+    # "status" in the published 2.1.0, "state" in its last draft's schema
+    if any(s.get("status", s.get("state", "accepted")) == "accepted" for s in suppressions):
         raise _Skip("suppressed in the source")
     rule = _rule(result, context)
     rule_id = _text(result.get("ruleId")) or _text(rule.get("id"))
