@@ -115,7 +115,9 @@ def semgrep_results(data: bytes, *, root: str) -> tuple[AnalyzerResult, ...]:
 
 def _json(data: bytes, tool: str) -> Any:
     if len(data) > MAX_SARIF_BYTES:
-        raise _error(tool, f"printed {len(data):,} bytes, more than the {MAX_SARIF_BYTES:,} bytes read")
+        raise _error(
+            tool, f"printed {len(data):,} bytes, more than the {MAX_SARIF_BYTES:,} bytes read"
+        )
     try:
         parsed = json.loads(data.decode("utf-8", "replace") or "null")
     except json.JSONDecodeError as exc:
