@@ -122,6 +122,7 @@ class World:
     )
     config: str = CONFIG
     checkout: NoCheckout = field(default_factory=NoCheckout)
+    head_repo: str = REPO  # another repository's name: a fork's pull request
 
     def __post_init__(self) -> None:
         info = PullRequestInfo(
@@ -130,7 +131,7 @@ class World:
             base_sha=BASE_SHA,
             base_ref="main",
             base_repo=REPO,
-            head_repo=REPO,
+            head_repo=self.head_repo,
             author="dev",
             title="Look users up by id",
         )
