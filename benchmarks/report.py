@@ -32,6 +32,7 @@ SECTIONS = (
     "judges",
     "quality",
     "analyzer_quality",
+    "analyzers",
     "merge_corpus",
     "rerun",
     "github",
