@@ -123,6 +123,8 @@ class World:
     config: str = CONFIG
     checkout: NoCheckout = field(default_factory=NoCheckout)
     head_repo: str = REPO  # another repository's name: a fork's pull request
+    head_files: dict[str, str] = field(default_factory=dict)  # the head's files, by path
+    base_code: dict[str, str] = field(default_factory=dict)  # the base's, beside its config
 
     def __post_init__(self) -> None:
         info = PullRequestInfo(
@@ -139,7 +141,12 @@ class World:
             FakePull(
                 info=info,
                 files=self.files,
-                base_files={".consensus.yml": self.config, ".consensus/workflows/audit.md": AUDIT},
+                head_files=self.head_files,
+                base_files={
+                    ".consensus.yml": self.config,
+                    ".consensus/workflows/audit.md": AUDIT,
+                    **self.base_code,
+                },
             )
         )
 

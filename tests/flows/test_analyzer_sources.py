@@ -1,7 +1,8 @@
 """The Action's review with analyzer sources: a SARIF file an earlier step wrote (the
 `analyzer-sarif` input) corroborates the models' finding on the pull request, the journal
 keeps what it reported for a replay, and a fork's head runs none of the configured
-analyzers (its SARIF file is still read)."""
+analyzers (its SARIF file is still read). Real ruff runs on the head's files as the
+contents API serves them, against the base's."""
 
 from __future__ import annotations
 
@@ -9,14 +10,20 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
+
+from consensus.adapters.analyzers import find_tool
 from consensus.adapters.journal import Journal
 from consensus.app.journaled import replay_run
 from consensus.app.pull.review import review_pull_request
 from consensus.model.report import Report
+from consensus.ports import CompletionRequest, PullFile
 from consensus.publish.thread import ACTIONS
 from consensus.settings.action_inputs import ActionInputs
+from consensus.testing import FakeModelClient
 from tests.flows.flows_world import CONFIG, NUMBER, Counter, World
 
+needs_ruff = pytest.mark.skipif(find_tool("ruff") is None, reason="ruff is a test dependency")
 SEMGREP_SARIF = {
     "version": "2.1.0",
     "runs": [
@@ -98,3 +105,58 @@ def test_a_forks_head_runs_no_configured_analyzer_and_says_so(tmp_path: Path) ->
     [finding] = live["findings"]  # type: ignore[misc]
     assert "also reported by semgrep python.sql-injection" in finding["reason"]
     assert "not run on a fork's head" in world.summary()
+
+
+BASE_DB = '''\
+"""Users."""
+import os
+import sqlite3
+
+
+def get_user(conn, user_id):
+    cur = conn.cursor()
+    cur.execute("SELECT * FROM users WHERE id = ?", (user_id,))
+    return cur.fetchone()
+'''
+HEAD_DB = BASE_DB.replace("(user_id,))", "(user_idd,))")
+RUFF_CONFIG = '[tool.ruff.lint]\nselect = ["F"]\n'
+TYPO_PATCH = """\
+@@ -6,4 +6,4 @@ import sqlite3
+ def get_user(conn, user_id):
+     cur = conn.cursor()
+-    cur.execute("SELECT * FROM users WHERE id = ?", (user_id,))
++    cur.execute("SELECT * FROM users WHERE id = ?", (user_idd,))
+     return cur.fetchone()"""
+TYPO = {
+    "path": "src/app/db.py",
+    "line": 8,
+    "severity": "high",
+    "category": "bug",
+    "title": "`user_idd` is not defined",
+    "body": "The query's parameter is `user_idd`, a name that does not exist: NameError.",
+}
+
+
+@needs_ruff
+def test_ruff_runs_on_the_pull_requests_head_against_its_base(tmp_path: Path) -> None:
+    def answer(request: CompletionRequest) -> str:
+        if request.schema_name == "verdict":
+            return json.dumps({"verdict": "confirmed", "reason": "the code shows it"})
+        return json.dumps({"findings": [TYPO]})
+
+    world = World(
+        tmp_path,
+        models=FakeModelClient(by_request=answer),
+        config=CONFIG + "analyzers: [{name: ruff, filter_mode: file}]\n",
+        files=[PullFile(path="src/app/db.py", status="modified", additions=1, patch=TYPO_PATCH)],
+        # the repository's own ruff configuration, read from the head: the rules pinned
+        head_files={"src/app/db.py": HEAD_DB, "pyproject.toml": RUFF_CONFIG},
+        base_code={"src/app/db.py": BASE_DB},
+    )
+    live = review(world)
+    [finding] = live["findings"]  # type: ignore[misc]
+    assert finding["line"] == 8
+    assert "also reported by ruff F821" in finding["reason"]
+    # `import os` and `import sqlite3` are unused on both sides: the base's, not the change's
+    notes = " ".join(live["notes"])  # type: ignore[arg-type]
+    assert "ruff: 1 of 3 results kept (file): 2 already on the base (same rule, same code)" in notes
