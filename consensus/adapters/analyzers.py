@@ -200,13 +200,14 @@ class RepositoryAnalyzers:
         return semgrep_results(out, root=str(folder)), None, _lines(texts), {}
 
     def _configs(self) -> dict[str, str]:
-        """The repository's root ruff configuration, from the head."""
+        """The repository's root ruff configuration, from the head; without one, an empty
+        ruff.toml: ruff's defaults, never a configuration of the machine it runs on."""
         found = {}
         for name in RUFF_CONFIGS:
             text = self.head.read(name) if self.head is not None else None
             if text is not None:
                 found[name] = text
-        return found
+        return found or {"ruff.toml": ""}
 
     # ------------------------------------------------------------------ SARIF files
 

@@ -124,7 +124,7 @@ def _run(run: Mapping[str, Any], root: str) -> SarifRun:
 @dataclass(frozen=True)
 class _Context:
     root: str
-    bases: dict[str, str]  # uriBaseId → its prefix inside the checkout ("" for the root)
+    bases: dict[str, str | None]  # uriBaseId → its folder in the checkout ("": the root)
     artifacts: tuple[dict[str, Any], ...]
     rules: list[dict[str, Any]]
     by_id: dict[str, dict[str, Any]]
@@ -211,7 +211,7 @@ def _path(location: Mapping[str, Any], context: _Context) -> str:
     base = _text(location.get("uriBaseId"))
     prefix = context.bases.get(base, "") if base else ""
     path = _relative(uri, context.root)
-    if path is None:
+    if path is None or prefix is None:
         raise _Skip("outside the checkout")
     joined = posixpath.normpath(posixpath.join(prefix, path)) if prefix else path
     if joined.startswith("../") or joined in ("..", ".", ""):
@@ -233,15 +233,17 @@ def _relative(uri: str, root: str) -> str | None:
     return None if path.startswith("../") or path == ".." else path
 
 
-def _bases(run: Mapping[str, Any], root: str) -> dict[str, str]:
-    """uriBaseId → the checkout-relative folder it names (§3.14.14); an id whose base is
-    outside the checkout is left out (its results have no place here)."""
-    bases: dict[str, str] = {}
+def _bases(run: Mapping[str, Any], root: str) -> dict[str, str | None]:
+    """uriBaseId → the checkout-relative folder it names (§3.14.14), None for one outside
+    the checkout (its results have no place here); an id the run does not define is the
+    checkout's root, as CodeQL's %SRCROOT% is."""
+    bases: dict[str, str | None] = {}
     for name, value in _dict(run.get("originalUriBaseIds")).items():
         uri = _text(_dict(value).get("uri"))
-        relative = _relative(uri, root) if uri else None
-        if relative is not None:
-            bases[str(name)] = "" if relative == "." else relative
+        if not uri:
+            continue
+        relative = _relative(uri, root)
+        bases[str(name)] = None if relative is None else "" if relative == "." else relative
     return bases
 
 

@@ -202,3 +202,11 @@ def test_a_result_of_the_wrong_shape_is_skipped_not_fatal() -> None:
     document["runs"][0]["results"].append("not an object")
     [run] = read_sarif(json.dumps(document).encode(), shown="x")
     assert len(run.results) == 1 and run.skipped == (("malformed", 1),)
+
+
+def test_a_base_id_outside_the_checkout_places_nothing() -> None:
+    located = result(uri="app.js")
+    located["locations"][0]["physicalLocation"]["artifactLocation"]["uriBaseId"] = "OTHER"
+    bases = {"OTHER": {"uri": "file:///opt/elsewhere/"}}
+    [run] = read_sarif(log(located, run={"originalUriBaseIds": bases}), shown="x", root=ROOT)
+    assert run.results == () and run.skipped == (("outside the checkout", 1),)
