@@ -31,7 +31,7 @@ from pathlib import Path
 from consensus.errors import AnalyzerOutputError
 from consensus.ingest.analyzer_filter import BaseResults, filter_to_change
 from consensus.ingest.linguist import language_of
-from consensus.ingest.sarif import MAX_SARIF_BYTES, Observed, read_sarif, tool_slug
+from consensus.ingest.sarif import MAX_SARIF_BYTES, Observed, known_to, read_sarif, tool_slug
 from consensus.ingest.tool_output import ruff_results, semgrep_results
 from consensus.model.analysis import AnalyzerResult, AnalyzerRun
 from consensus.model.base import FileStatus
@@ -215,9 +215,9 @@ class RepositoryAnalyzers:
         started = self.clock()
         path = Path(spec.path) if Path(spec.path).is_absolute() else self.root / spec.path
         fallback = spec.name or tool_slug(Path(spec.path).stem)
+        root = self.root.resolve().as_posix()
         try:
-            data = _bounded(path, spec.path)
-            sarif_runs = read_sarif(data, shown=spec.path, root=self.root.resolve().as_posix())
+            sarif_runs = read_sarif(_bounded(path, spec.path), shown=spec.path, root=root)
         except AnalyzerOutputError as exc:
             return [
                 AnalyzerRun(
@@ -229,6 +229,7 @@ class RepositoryAnalyzers:
                     seconds=self.clock() - started,
                 )
             ]
+        baseline, problem = self._baseline(spec, root)
         by_name: dict[str, tuple[list[Observed], list[tuple[str, int]]]] = {}
         for sarif_run in sarif_runs:
             name = spec.name or tool_slug(sarif_run.tool)
@@ -237,6 +238,7 @@ class RepositoryAnalyzers:
             skipped.extend(sarif_run.skipped)
         runs = []
         for name, (observed, skipped) in by_name.items():
+            observed = known_to(observed, baseline.get(name, ()))
             kept = filter_to_change(observed, diff, spec.filter_mode)
             languages = {language_of(o.result.path) for o in observed} - {None}
             runs.append(
@@ -247,10 +249,29 @@ class RepositoryAnalyzers:
                     posting=spec.post,
                     filter_mode=spec.filter_mode,
                     dropped=_summed([*kept.dropped, *skipped]),
+                    note=problem,
                     seconds=self.clock() - started,
                 )
             )
         return runs
+
+    def _baseline(
+        self, spec: SarifSettings, root: str
+    ) -> tuple[dict[str, list[Observed]], str | None]:
+        """The base's results by analyzer name, from `spec.baseline`; a baseline that does
+        not read is a note, and every result counts as new."""
+        if spec.baseline is None:
+            return {}, None
+        given = Path(spec.baseline)
+        path = given if given.is_absolute() else self.root / spec.baseline
+        try:
+            runs = read_sarif(_bounded(path, spec.baseline), shown=spec.baseline, root=root)
+        except AnalyzerOutputError as exc:
+            return {}, f"{_one_line(exc)}: every result counts as new"
+        found: dict[str, list[Observed]] = {}
+        for run in runs:
+            found.setdefault(spec.name or tool_slug(run.tool), []).extend(run.results)
+        return found, None
 
 
 def _bounded(path: Path, shown: str) -> bytes:

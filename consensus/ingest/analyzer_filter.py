@@ -30,7 +30,7 @@ from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff
 
 OUTSIDE = "outside the reviewed files"
-BASELINE = "unchanged since the baseline (SARIF baselineState)"
+BASELINE = "unchanged since the baseline"  # baselineState, or the base's SARIF
 ON_BASE = "already on the base (same rule, same code)"
 NOT_ADDED = "not on an added line"
 NOT_IN_HUNKS = "not in the diff's hunks"

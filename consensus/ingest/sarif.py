@@ -14,7 +14,9 @@ What is read of a result (SARIF 2.1.0, OASIS, §3.27): `ruleId` (else the rule i
 short description), the first location's `physicalLocation`: `artifactLocation.uri` made
 relative to the checkout through `uriBaseId` and the run's `originalUriBaseIds` (or the
 run's `artifacts[index]`), `region.startLine`/`endLine`; `partialFingerprints` and
-`baselineState` ("unchanged" and "absent": not new, ingest/analyzer_filter.py).
+`baselineState` ("unchanged" and "absent": not new, ingest/analyzer_filter.py). Where the
+same tool's SARIF of the base is given too, a result it also holds is not new either
+(`known_to`: by partial fingerprint).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import json
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import unquote, urlsplit
@@ -85,6 +87,29 @@ def read_sarif(data: bytes, *, shown: str, root: str = "") -> tuple[SarifRun, ..
     if total > MAX_SARIF_RESULTS:
         raise _error(shown, f"holds {total:,} results, more than the {MAX_SARIF_RESULTS:,} read")
     return tuple(_run(run, root.rstrip("/")) for run in runs)
+
+
+def known_to(observed: Sequence[Observed], baseline: Sequence[Observed]) -> list[Observed]:
+    """`observed` with each result the baseline run also had marked `unchanged`: the same
+    rule and partial fingerprint (CodeQL's `primaryLocationLineHash` follows the code, not
+    its line number), or, for a result without one, the same rule, path and message. One
+    baseline result accounts for one result."""
+    known: Counter[tuple[str, ...]] = Counter(_identity(o) for o in baseline)
+    marked = []
+    for item in observed:
+        key = _identity(item)
+        if item.baseline is None and known[key] > 0:
+            known[key] -= 1
+            item = item.model_copy(update={"baseline": "unchanged"})
+        marked.append(item)
+    return marked
+
+
+def _identity(item: Observed) -> tuple[str, ...]:
+    result = item.result
+    if result.fingerprint:
+        return (result.rule, result.fingerprint)
+    return (result.rule, result.path, result.message)
 
 
 def tool_slug(name: str) -> str:

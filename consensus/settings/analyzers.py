@@ -63,6 +63,9 @@ class SarifSettings(Strict):
     filter_mode: FilterMode = FilterMode.ADDED
     """Which results are kept: added, diff_context, file or nofilter (as for `analyzers`);
     results the file marks unchanged since its baseline are left out but for nofilter."""
+    baseline: Glob | None = None
+    """The same tool's SARIF file of the base commit, where a CI step wrote one: a result it
+    holds too (the same rule and partial fingerprint) is not new."""
 
     @model_validator(mode="before")
     @classmethod

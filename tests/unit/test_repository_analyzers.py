@@ -236,3 +236,36 @@ def test_a_sarif_file_that_does_not_read_is_a_note(
     [run] = asyncio.run(analyzers(repo, sarif=sarif).analyze(diff_of(repo)))
     assert run.name == "scan" and run.results == ()
     assert run.note is not None and run.note.startswith(note)
+
+
+def sarif_at(line: int, fingerprint: str) -> str:
+    location = {"artifactLocation": {"uri": "src/cart.py"}, "region": {"startLine": line}}
+    found = {
+        "ruleId": "py/undefined-name",
+        "message": {"text": "Undefined name."},
+        "locations": [{"physicalLocation": location}],
+        "partialFingerprints": {"primaryLocationLineHash": fingerprint},
+    }
+    return json.dumps(
+        {"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "CodeQL"}}, "results": [found]}]}
+    )
+
+
+def test_a_baseline_sarif_of_the_base_tells_old_results_by_fingerprint(repo: Path) -> None:
+    (repo / "head.sarif").write_text(sarif_at(TYPO, "aaaa:1"))
+    (repo / "base.sarif").write_text(sarif_at(TYPO - 2, "aaaa:1"))  # the same, two lines up
+    spec = SarifSettings(path="head.sarif", baseline="base.sarif", filter_mode=FilterMode.FILE)
+    [run] = asyncio.run(analyzers(repo, sarif=(spec,)).analyze(diff_of(repo)))
+    assert run.name == "codeql" and run.results == ()
+    assert dict(run.dropped) == {"unchanged since the baseline": 1}
+
+
+def test_a_baseline_that_does_not_read_is_a_note_and_results_count_as_new(repo: Path) -> None:
+    (repo / "head.sarif").write_text(sarif_at(TYPO, "aaaa:1"))
+    spec = SarifSettings(path="head.sarif", baseline="missing.sarif")
+    [run] = asyncio.run(analyzers(repo, sarif=(spec,)).analyze(diff_of(repo)))
+    assert [r.line for r in run.results] == [TYPO]
+    assert run.note == (
+        "SARIF file missing.sarif: no such file (the step that writes it runs before consensus)"
+        ": every result counts as new"
+    )

@@ -12,7 +12,13 @@ import jsonschema
 import pytest
 
 from consensus.errors import AnalyzerOutputError
-from consensus.ingest.sarif import MAX_SARIF_BYTES, MAX_SARIF_RESULTS, read_sarif, tool_slug
+from consensus.ingest.sarif import (
+    MAX_SARIF_BYTES,
+    MAX_SARIF_RESULTS,
+    known_to,
+    read_sarif,
+    tool_slug,
+)
 from consensus.model.base import Severity
 
 DATA = Path(__file__).parents[1] / "data"
@@ -210,3 +216,14 @@ def test_a_base_id_outside_the_checkout_places_nothing() -> None:
     bases = {"OTHER": {"uri": "file:///opt/elsewhere/"}}
     [run] = read_sarif(log(located, run={"originalUriBaseIds": bases}), shown="x", root=ROOT)
     assert run.results == () and run.skipped == (("outside the checkout", 1),)
+
+
+def test_a_result_the_bases_sarif_also_holds_is_known_by_its_fingerprint() -> None:
+    fingerprinted = {"partialFingerprints": {"primaryLocationLineHash": "39fa2ee980eb94b0:1"}}
+    head = read_sarif(
+        log(result(line=12, **fingerprinted), result(line=13), result(line=14)), shown="head"
+    )[0].results
+    # on the base the same problem sat three lines higher; the unfingerprinted one moved too
+    base = read_sarif(log(result(line=9, **fingerprinted), result(line=10)), shown="base")[0]
+    marked = known_to(head, base.results)
+    assert [o.baseline for o in marked] == ["unchanged", "unchanged", None]
