@@ -60,14 +60,12 @@ def run_tool(argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int, bytes
 
 
 def find_tool(name: str) -> tuple[str, ...] | None:
-    """How to start `name`: its executable on PATH, else (ruff) the module installed beside
-    consensus; None when it is not installed."""
-    found = shutil.which(name)
-    if found:
-        return (found,)
+    """How to start `name`: (ruff) the module installed beside consensus, the version
+    constraints.txt pins, else its executable on PATH; None when it is not installed."""
     if name == "ruff" and importlib.util.find_spec("ruff") is not None:
         return (sys.executable, "-m", "ruff")
-    return None
+    found = shutil.which(name)
+    return (found,) if found else None
 
 
 @dataclass(frozen=True)
