@@ -38,6 +38,7 @@ from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile, ReviewDiff
 from consensus.ports import SourceReader
 from consensus.settings.analyzers import AnalyzerSettings, SarifSettings
+from consensus.settings.config import Settings
 
 RUFF_CONFIGS = ("ruff.toml", ".ruff.toml", "pyproject.toml")  # ruff's own order
 SEMGREP_RULES = Path(__file__).with_name("semgrep_rules.yml")
@@ -66,6 +67,23 @@ def find_tool(name: str) -> tuple[str, ...] | None:
         return (sys.executable, "-m", "ruff")
     found = shutil.which(name)
     return (found,) if found else None
+
+
+def repository_analyzers(
+    settings: Settings,
+    root: Path,
+    head: SourceReader | None,
+    base: SourceReader | None,
+    trusted_head: bool = True,
+) -> RepositoryAnalyzers | None:
+    """The analyzers and SARIF files `settings` name, run on `head` (diffed against
+    `base`) and read from `root`; None when it names none. `trusted_head` False (a fork's
+    head): the configured analyzers are refused with a note, the SARIF files are read."""
+    if not settings.analyzers and not settings.sarif:
+        return None
+    return RepositoryAnalyzers(
+        settings.analyzers, settings.sarif, root, head, base, trusted_head=trusted_head
+    )
 
 
 @dataclass(frozen=True)

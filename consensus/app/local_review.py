@@ -23,7 +23,6 @@ from consensus.app.wiring import (
     local_base_source,
     local_source,
     local_trees,
-    repository_analyzers,
 )
 from consensus.errors import DiffError, UsageError
 from consensus.model.diff import ReviewDiff
@@ -93,13 +92,12 @@ class LocalRequest:
             self.root, self.base, self.head, from_diff_file=self.diff_path is not None
         )
 
-    def analyzers(self, settings: Settings) -> Analyzers | None:
+    def analyzers(self, settings: Settings, services: Services) -> Analyzers | None:
         """The analyzers and SARIF files `settings` name, on the head (the working tree or
         `--head`) against the merge base; None when it names none."""
         from_file = self.diff_path is not None
-        head = self.source()
         base = local_base_source(self.root, self.base, self.head, from_diff_file=from_file)
-        return repository_analyzers(settings, self.root, head, base)
+        return services.analyzers(settings, self.root, self.source(), base, True)
 
 
 @dataclass(frozen=True)

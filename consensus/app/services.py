@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
+from consensus.adapters.analyzers import repository_analyzers
 from consensus.adapters.journal import Journal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import (
+    Analyzers,
     GitHubPort,
     Log,
     PullReader,
@@ -140,13 +142,21 @@ class ActionStep:
     runner: ActionsRunner = ActionsRunner()
 
 
+# (settings, the checkout, the head's files, the base's, whether the head may be run on) →
+# the analyzers and SARIF files the settings name, or None (adapters/analyzers.py)
+AnalyzersFor = Callable[
+    [Settings, Path, SourceReader | None, SourceReader | None, bool], Analyzers | None
+]
+
+
 @dataclass(frozen=True)
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
     a flow that calls no model costs no import; `models` redacts every prompt it sends
     and every reply it gets (a flow adds the repository's `redact:` patterns once it has
     read its settings; the replies lose the run's secret values too);
-    `journal()` opens the run journal (the caller closes it); `checkout` reads the
+    `journal()` opens the run journal (the caller closes it); `analyzers` builds the static
+    analyzers a review's settings name; `checkout` reads the
     Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
     learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are
     absent on faces that never reach a code host."""
@@ -165,6 +175,8 @@ class Services:
     # hides values from what the face prints (the Action's `::add-mask::`): the keys named by
     # the base branch's configuration are masked as soon as it is read
     mask: Callable[[Sequence[str]], object] = lambda values: None
+    # the static analyzers a review's settings name, on the files given (a fake in tests)
+    analyzers: AnalyzersFor = repository_analyzers
 
     @property
     def host(self) -> PullRequestHost:

@@ -26,7 +26,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
-from consensus.adapters.analyzers import RepositoryAnalyzers
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
@@ -36,7 +35,6 @@ from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Serv
 from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
-    Analyzers,
     Completion,
     CompletionRequest,
     GitHubPort,
@@ -52,7 +50,6 @@ from consensus.ports import (
 from consensus.review.pipeline import ReviewObserver
 from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
-from consensus.settings.config import Settings
 from consensus.settings.gitlab_job import TOKEN_VARIABLE, GitLabJob
 
 if TYPE_CHECKING:
@@ -369,24 +366,6 @@ def local_base_source(
     except DiffError:
         return None
     return GitRevision(root, merge_base.decode().strip())
-
-
-def repository_analyzers(
-    settings: Settings,
-    root: Path,
-    head: SourceReader | None,
-    base: SourceReader | None,
-    *,
-    trusted_head: bool = True,
-) -> Analyzers | None:
-    """The analyzers and SARIF files `settings` name, run on `head` (diffed against
-    `base`) and read from `root`; None when it names none. `trusted_head` False (a fork's
-    head): the configured analyzers are refused with a note, the SARIF files are read."""
-    if not settings.analyzers and not settings.sarif:
-        return None
-    return RepositoryAnalyzers(
-        settings.analyzers, settings.sarif, root, head, base, trusted_head=trusted_head
-    )
 
 
 def checkout_trees(workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:

@@ -22,6 +22,7 @@ from consensus.cli.options import (
 from consensus.errors import UsageError
 
 if TYPE_CHECKING:
+    from consensus.app.local_review import Flags
     from consensus.model.report import Report
     from consensus.ports import Log, TokenCounter
     from consensus.review.job import ReviewJob
@@ -102,7 +103,7 @@ def review(
     import dataclasses
 
     from consensus.app.journaled import run_review
-    from consensus.app.local_review import Flags, LocalRequest, prepare_local
+    from consensus.app.local_review import LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
     from consensus.app.wiring import services
 
@@ -110,15 +111,7 @@ def review(
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
     if dry_run and fmt not in ("text", "json"):
         raise UsageError("--dry-run prints its plan as text or json", fix="use --format json")
-    flags = Flags(
-        models=tuple(split_list(models)) if models else None,
-        personas=tuple(split_list(persona_ids)) if persona_ids else None,
-        threshold=threshold,
-        max_cost=max_cost,
-        max_tokens=max_tokens,
-        verify=not no_verify,
-        sarif=tuple(str(path.resolve()) for path in sarif_paths),
-    )
+    flags = _flags(models, persona_ids, threshold, max_cost, max_tokens, no_verify, sarif_paths)
     request = LocalRequest(repo_root(), config_path, diff_path, base, head, workflow_name, flags)
     log = logger()
     wired = services(os.environ, log=log)
@@ -145,7 +138,7 @@ def review(
             fresh=fresh,
             resume=resume_id,
             trees=request.trees(),
-            analyzers=request.analyzers(job.settings),
+            analyzers=request.analyzers(job.settings, wired),
         )
         report = asyncio.run(run)
     finally:
@@ -153,6 +146,29 @@ def review(
         if events_file is not None:
             events_file.close()
     _finish(report, fmt, output, fail_on, journaled=True)
+
+
+def _flags(
+    models: str | None,
+    persona_ids: str | None,
+    threshold: float | None,
+    max_cost: float | None,
+    max_tokens: int | None,
+    no_verify: bool,
+    sarif_paths: tuple[Path, ...],
+) -> Flags:
+    """The command line's choices over the configuration."""
+    from consensus.app.local_review import Flags
+
+    return Flags(
+        models=tuple(split_list(models)) if models else None,
+        personas=tuple(split_list(persona_ids)) if persona_ids else None,
+        threshold=threshold,
+        max_cost=max_cost,
+        max_tokens=max_tokens,
+        verify=not no_verify,
+        sarif=tuple(str(path.resolve()) for path in sarif_paths),
+    )
 
 
 OPENED = "error: exit 3: the review is incomplete; the report's first lines say why and what to do"

@@ -13,12 +13,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from consensus.model.analysis import FilterMode, Posting
-from consensus.model.bounds import Glob, Name
+from consensus.model.bounds import MAX_ANALYZERS, MAX_SARIF_FILES, Glob, Name
 from consensus.settings.strict import Strict
 
 BUILTIN = ("ruff", "semgrep")
@@ -81,3 +81,12 @@ def unique_analyzers(analyzers: tuple[AnalyzerSettings, ...]) -> tuple[AnalyzerS
     if twice:
         raise ValueError(f"{', '.join(twice)} is listed more than once")
     return analyzers
+
+
+# `.consensus.yml`'s two lists, with their bounds (model/bounds.py).
+AnalyzerList = Annotated[
+    tuple[AnalyzerSettings, ...],
+    Field(max_length=MAX_ANALYZERS),
+    AfterValidator(unique_analyzers),
+]
+SarifList = Annotated[tuple[SarifSettings, ...], Field(max_length=MAX_SARIF_FILES)]

@@ -16,7 +16,6 @@ from pydantic import Field, ValidationError, field_validator
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.model.bounds import (
-    MAX_ANALYZERS,
     MAX_FOLDERS,
     MAX_INSTRUCTIONS,
     MAX_LOGINS,
@@ -24,7 +23,6 @@ from consensus.model.bounds import (
     MAX_PERSONAS,
     MAX_PROVIDERS,
     MAX_REGEXES,
-    MAX_SARIF_FILES,
     MAX_WINDOW,
     Glob,
     Name,
@@ -32,7 +30,7 @@ from consensus.model.bounds import (
     Regex,
 )
 from consensus.model.calibration import Calibration
-from consensus.settings.analyzers import AnalyzerSettings, SarifSettings, unique_analyzers
+from consensus.settings.analyzers import AnalyzerList, SarifList
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.problems import config_error, yaml_mapping
@@ -280,13 +278,12 @@ class Settings(Strict):
     default_context_window: int = Field(default=32_000, ge=2_000, le=MAX_WINDOW)
     """The context window assumed for a model litellm does not know (or give the provider a
     `context_window`)."""
-    analyzers: tuple[AnalyzerSettings, ...] = Field(default=(), max_length=MAX_ANALYZERS)
-    """Static analyzers run on the head checkout, each a family in the vote: ruff, semgrep
-    (`- ruff`, or `- name: ruff` with `post` and `filter_mode`); at most 8. Not run on a fork's
-    head."""
-    sarif: tuple[SarifSettings, ...] = Field(default=(), max_length=MAX_SARIF_FILES)
-    """SARIF 2.1.0 files an earlier CI step wrote, each tool a family in the vote (`- path:
-    codeql.sarif` with `name`, `post` and `filter_mode`); at most 16."""
+    analyzers: AnalyzerList = ()
+    """Static analyzers run on the head, each a family in the vote: ruff, semgrep (`- ruff`, or
+    `- name: ruff` with `post`, `filter_mode`); at most 8. Not run on a fork's head."""
+    sarif: SarifList = ()
+    """SARIF 2.1.0 files an earlier CI step wrote, each tool a family in the vote (`- path: x.sarif`
+    with `name`, `post`, `filter_mode`, `baseline`); at most 16."""
     # Labelled counts of each judge family and reporter, and the pooled history of earlier
     # runs; or the path of a file holding them (read with the configuration:
     # `with_calibration_file`).
@@ -309,13 +306,6 @@ class Settings(Strict):
     @classmethod
     def _instructions(cls, instructions: dict[str, str]) -> dict[str, str]:
         return check_path_instructions(instructions)
-
-    @field_validator("analyzers")
-    @classmethod
-    def _analyzers_once(
-        cls, analyzers: tuple[AnalyzerSettings, ...]
-    ) -> tuple[AnalyzerSettings, ...]:
-        return unique_analyzers(analyzers)
 
     @field_validator("redact")
     @classmethod

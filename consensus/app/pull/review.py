@@ -34,7 +34,6 @@ from consensus.app.pull.inputs import (
 )
 from consensus.app.pull.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
-from consensus.app.wiring import repository_analyzers
 from consensus.model.diff import ReviewDiff
 from consensus.model.flow_result import FlowResult
 from consensus.model.report import Report
@@ -239,7 +238,7 @@ def _analyzers(context: PullContext, job: ReviewJob, head: SourceReader) -> Anal
     fork = info.head_repo != info.base_repo
     workspace = context.step.runner.workspace
     base = context.base_files()
-    return repository_analyzers(job.settings, workspace, head, base, trusted_head=not fork)
+    return context.services.analyzers(job.settings, workspace, head, base, not fork)
 
 
 def _view(context: PullContext, thread: PullRequestThread) -> PullView:
