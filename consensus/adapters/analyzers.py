@@ -142,13 +142,12 @@ class RepositoryAnalyzers:
         try:
             with tempfile.TemporaryDirectory(prefix="consensus-analyzers-") as scratch:
                 run = self._ruff if spec.name == "ruff" else self._semgrep
-                head, base, head_lines, base_lines = run(command, files, Path(scratch))
+                checked = run(command, files, Path(scratch))
         except (AnalyzerOutputError, OSError, subprocess.SubprocessError) as exc:
             return note(_one_line(exc))
-        observed = [Observed(result=result) for result in head]
-        before = None if base is None else BaseResults(results=base, lines=base_lines)
+        observed = [Observed(result=result) for result in checked.head]
         kept = filter_to_change(
-            observed, diff, spec.filter_mode, head_lines=head_lines, base=before
+            observed, diff, spec.filter_mode, head_lines=checked.head_lines, base=checked.base
         )
         return AnalyzerRun(
             name=spec.name,
@@ -162,21 +161,18 @@ class RepositoryAnalyzers:
 
     def _ruff(
         self, command: tuple[str, ...], files: Sequence[ChangedFile], scratch: Path
-    ) -> tuple[
-        tuple[AnalyzerResult, ...],
-        tuple[AnalyzerResult, ...] | None,
-        dict[str, tuple[str, ...]],
-        dict[str, tuple[str, ...]],
-    ]:
+    ) -> _Checked:
         configs = self._configs()
         head_texts = _texts(self.head, [f.path for f in files])
         head = self._ruff_side(command, scratch / "head", head_texts, configs)
         if self.base is None:
-            return head, None, _lines(head_texts), {}
+            return _Checked(head, _lines(head_texts))
         old = [f.old_path or f.path for f in files if f.status is not FileStatus.ADDED]
         base_texts = _texts(self.base, old)
         base = self._ruff_side(command, scratch / "base", base_texts, configs)
-        return head, base, _lines(head_texts), _lines(base_texts)
+        return _Checked(
+            head, _lines(head_texts), BaseResults(results=base, lines=_lines(base_texts))
+        )
 
     def _ruff_side(
         self,
@@ -197,15 +193,10 @@ class RepositoryAnalyzers:
 
     def _semgrep(
         self, command: tuple[str, ...], files: Sequence[ChangedFile], scratch: Path
-    ) -> tuple[
-        tuple[AnalyzerResult, ...],
-        None,
-        dict[str, tuple[str, ...]],
-        dict[str, tuple[str, ...]],
-    ]:
+    ) -> _Checked:
         texts = _texts(self.head, [f.path for f in files])
         if not texts:
-            return (), None, {}, {}
+            return _Checked((), {})
         folder = scratch / "head"
         _write(folder, texts)
         argv = [*command, "scan", "--config", str(SEMGREP_RULES), "--json", "--metrics=off"]
@@ -213,7 +204,7 @@ class RepositoryAnalyzers:
         code, out, err = self.run(argv, folder, self.timeout_s)
         if code not in (0, 1):  # 1: findings with --error; anything else is semgrep failing
             raise AnalyzerOutputError(f"semgrep failed (exit {code}): {_first_line(err)}")
-        return semgrep_results(out, root=str(folder)), None, _lines(texts), {}
+        return _Checked(semgrep_results(out, root=str(folder)), _lines(texts))
 
     def _configs(self) -> dict[str, str]:
         """The repository's root ruff configuration, from the head; without one, an empty
@@ -288,6 +279,16 @@ class RepositoryAnalyzers:
         for run in runs:
             found.setdefault(spec.name or tool_slug(run.tool), []).extend(run.results)
         return found, None
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """What a tool reported on the head's files (their lines beside), and on the base's
+    where it ran there too."""
+
+    head: tuple[AnalyzerResult, ...]
+    head_lines: dict[str, tuple[str, ...]]
+    base: BaseResults | None = None
 
 
 def _bounded(path: Path, shown: str) -> bytes:
