@@ -26,7 +26,10 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+
+import yaml
 
 from consensus.errors import AnalyzerOutputError
 from consensus.ingest.analyzer_filter import BaseResults, filter_to_change
@@ -58,6 +61,13 @@ Runner = Callable[[Sequence[str], Path, float], tuple[int, bytes, bytes]]
 def run_tool(argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int, bytes, bytes]:
     done = subprocess.run(list(argv), cwd=cwd, capture_output=True, timeout=timeout, check=False)
     return done.returncode, done.stdout, done.stderr
+
+
+@cache
+def semgrep_rule_ids() -> tuple[str, ...]:
+    """The ids of the pinned ruleset's rules, as semgrep_rules.yml writes them."""
+    rules = yaml.safe_load(SEMGREP_RULES.read_text(encoding="utf-8"))["rules"]
+    return tuple(str(rule["id"]) for rule in rules)
 
 
 def find_tool(name: str) -> tuple[str, ...] | None:
@@ -204,7 +214,8 @@ class RepositoryAnalyzers:
         code, out, err = self.run(argv, folder, self.timeout_s)
         if code not in (0, 1):  # 1: findings with --error; anything else is semgrep failing
             raise AnalyzerOutputError(f"semgrep failed (exit {code}): {_first_line(err)}")
-        return _Checked(semgrep_results(out, root=str(folder)), _lines(texts))
+        results = semgrep_results(out, root=str(folder), rules=semgrep_rule_ids())
+        return _Checked(results, _lines(texts))
 
     def _configs(self) -> dict[str, str]:
         """The repository's root ruff configuration, from the head; without one, an empty

@@ -81,8 +81,12 @@ def ruff_results(data: bytes, *, root: str) -> tuple[AnalyzerResult, ...]:
     return tuple(results)
 
 
-def semgrep_results(data: bytes, *, root: str) -> tuple[AnalyzerResult, ...]:
-    """semgrep's JSON results, their paths relative to `root` (where semgrep ran)."""
+def semgrep_results(
+    data: bytes, *, root: str, rules: tuple[str, ...] = ()
+) -> tuple[AnalyzerResult, ...]:
+    """semgrep's JSON results, their paths relative to `root` (where semgrep ran). semgrep
+    prefixes a rule's id with its configuration file's folder (`work.ci.python.eval`):
+    an id ending in one of `rules` is given as that rule's."""
     output = _json(data, "semgrep")
     if not isinstance(output, dict) or not isinstance(output.get("results"), list):
         raise _error("semgrep", "printed JSON without a `results` list")
@@ -93,7 +97,7 @@ def semgrep_results(data: bytes, *, root: str) -> tuple[AnalyzerResult, ...]:
         extra = _dict(entry.get("extra"))
         line = _row(entry.get("start"), key="line")
         path = _relative(_text(entry.get("path")), root)
-        rule = _text(entry.get("check_id"))
+        rule = _rule_id(_text(entry.get("check_id")), rules)
         if line is None or path is None or not rule:
             continue
         end = _row(entry.get("end"), key="line") or line
@@ -111,6 +115,10 @@ def semgrep_results(data: bytes, *, root: str) -> tuple[AnalyzerResult, ...]:
             )
         )
     return tuple(results)
+
+
+def _rule_id(check_id: str, rules: tuple[str, ...]) -> str:
+    return next((rule for rule in rules if check_id.endswith(f".{rule}")), check_id)
 
 
 def _json(data: bytes, tool: str) -> Any:
