@@ -9,6 +9,8 @@ with an undefined name (ruff's F821), the others with a logic slip ruff cannot s
 - **ruff** through the product's adapter (adapters/analyzers.py): the head's 40 files and
   the base's written to scratch folders, ruff run on each side, the results filtered to
   the change (added lines, new against the base);
+- **semgrep**, where it is installed (it is not a dependency), with the pinned ruleset on
+  the head's 40 files;
 - **the review without analyzers**: the product's pipeline (review/pipeline.review) with
   three model families behind the real litellm adapter, answering over HTTP on 127.0.0.1
   at once (consensus_sim/provider_server.py): the model phase with no model latency, so
@@ -178,6 +180,8 @@ class Results:
     without: list[float]
     with_ruff: list[float]
     run: AnalyzerRun
+    semgrep: list[float]  # empty where semgrep is not installed
+    semgrep_results: int
     posted_without: int
     posted_with: int
     corroborated: int
@@ -206,6 +210,15 @@ def measure(source: Path | None, repeat: int) -> Results:
             started = time.perf_counter()
             run = analyzers.analyze_now(diff)[0]
             ruff.append(time.perf_counter() - started)
+        semgrep, semgrep_results = [], 0
+        if find_tool("semgrep") is not None:
+            spec = (AnalyzerSettings(name="semgrep"),)
+            scanner = RepositoryAnalyzers(spec, (), repo, GitRevision(repo, "feature"))
+            for _ in range(repeat):
+                started = time.perf_counter()
+                [scanned] = scanner.analyze_now(diff)
+                semgrep.append(time.perf_counter() - started)
+                semgrep_results = len(scanned.results)
         script = Script()
         for model in MODELS:
             script.respond(model, responder(planted))
@@ -240,6 +253,8 @@ def measure(source: Path | None, repeat: int) -> Results:
         without=without,
         with_ruff=with_ruff,
         run=run,
+        semgrep=semgrep,
+        semgrep_results=semgrep_results,
         posted_without=posted["without"],
         posted_with=posted["with"],
         corroborated=corroborated,
@@ -261,12 +276,22 @@ def figures(results: Results) -> str:
         "| phase | wall time (s) |",
         "|---|---:|",
         f"| ruff, head and base, filtered to the change | {ruff:.2f} ({max(results.ruff):.2f}) |",
+        *(
+            [
+                f"| semgrep, the pinned ruleset, head only | {med(results.semgrep):.2f} "
+                f"({max(results.semgrep):.2f}) |"
+            ]
+            if results.semgrep
+            else ["| semgrep | not installed here |"]
+        ),
         f"| the review without analyzers (3 families, instant providers) | {without:.2f} "
         f"({max(results.without):.2f}) |",
         f"| the review with ruff in the vote | {with_ruff:.2f} ({max(results.with_ruff):.2f}) |",
         "",
         f"ruff reported {results.named} of the {results.names} undefined names planted and kept "
-        f"{kept} results in all (left out: {dropped}). Posted findings: "
+        f"{kept} results in all (left out: {dropped})"
+        + (f"; semgrep kept {results.semgrep_results}" if results.semgrep else "")
+        + ". Posted findings: "
         f"{results.posted_without} without ruff, {results.posted_with} with it, "
         f'{results.corroborated} of them corroborated ("also reported by ruff"). The review '
         f"with ruff took {with_ruff - without:.2f} s more than without it, on providers that "
