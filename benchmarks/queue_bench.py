@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.sim.queue_world import BOTS, CODEOWNERS, CONFIG, REPO, Spec, add_pull, host  # noqa: E402
 from consensus.model.base import Severity  # noqa: E402
-from consensus.queue.apply import reconcile  # noqa: E402
+from consensus.queue.reconcile import reconcile  # noqa: E402
 from consensus_sim.github_server import FakeGitHub  # noqa: E402
 
 

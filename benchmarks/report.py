@@ -33,6 +33,7 @@ SECTIONS = (
     "quality",
     "analyzer_quality",
     "analyzers",
+    "tools",
     "merge_corpus",
     "rerun",
     "github",

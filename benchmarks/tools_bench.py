@@ -10,7 +10,8 @@ answers are compared with `ast`'s definitions (functions, classes, methods, modu
 class-level names), each printed so a reader can check them. Figures, not assertions.
 
     git clone --bare https://github.com/pallets/click click.git
-    python benchmarks/tools_bench.py click.git [--base HEAD~30] [--calls 40] [--symbols 50]
+    python benchmarks/tools_bench.py click.git [--base HEAD~30] [--calls 40] [--symbols 50] \
+        [--markdown benchmarks/results/tools.md]
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import ast
 import functools
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -28,8 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.sim.sections import table, write_figures  # noqa: E402
 from consensus.adapters.git_tree import GitTrees  # noqa: E402
-from consensus.inspect.budget import Lookups, ToolBudget  # noqa: E402
+from consensus.inspect.lookups import Lookups, ToolBudget  # noqa: E402
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor  # noqa: E402
 
 PATTERNS = (r"def \w+\(", "raise ", r"\bctx\b", "import os", r"TODO|FIXME", r"self\.\w+ = ")
@@ -43,31 +46,51 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40, help="calls per tool and mode")
     parser.add_argument("--symbols", type=int, default=50)
     parser.add_argument("--seed", type=int, default=44)
+    parser.add_argument("--markdown", type=Path, help="write the figures into this section file")
     args = parser.parse_args()
     trees = GitTrees(args.repo, args.base, args.head)
     python = [p for p in trees.paths("head") if p.endswith(".py")]
     texts = {p: b.decode("utf-8", "replace") for p, b in trees.read(python, "head").items()}
     names = sorted(_defined(texts))
     rng = random.Random(args.seed)
-    print(
-        f"{args.repo}: {len(trees.paths('head'))} files, {len(python)} Python, {len(names)} names"
+    about = (
+        f"{_name(args.repo)} at {_commit(args.repo, args.head)} "
+        f"(base {args.base}): {len(trees.paths('head'))} files, {len(python)} Python, "
+        f"{len(names)} names defined; {args.calls} calls per tool, cold (a new snapshot per "
+        "call) and warm (one snapshot, as a judge's conversation keeps it)."
     )
+    print(about)
     calls = _calls(rng, texts, names, args.calls)
-    print(
-        f"{'tool':<16} "
-        + " ".join(f"{h:>12}" for h in ("cold median", "cold p95", "warm median", "warm p95"))
-    )
 
     def fresh() -> Snapshot:
         return Snapshot(GitTrees(args.repo, args.base, args.head), redactor())
 
+    rows = []
     for tool, arguments in calls.items():
         cold = _times(fresh, tool, arguments)
         warm = _times(functools.partial(lambda kept: kept, fresh()), tool, arguments)
-        figures = [_ms(cold, 50), _ms(cold, 95), _ms(warm, 50), _ms(warm, 95)]
-        print(f"{tool:<16} " + " ".join(f"{f:>12}" for f in figures))
+        rows.append((tool, _ms(cold, 50), _ms(cold, 95), _ms(warm, 50), _ms(warm, 95)))
+    latency = table(("tool", "cold median", "cold p95", "warm median", "warm p95"), "lrrrr", rows)
+    print(latency)
+    blocks = [about, latency]
     if args.symbols:
-        _accuracy(args, texts, rng.sample(names, min(args.symbols, len(names))))
+        blocks.append(_accuracy(args, texts, rng.sample(names, min(args.symbols, len(names)))))
+    if args.markdown:
+        write_figures(args.markdown, {"tools": "\n\n".join(blocks)})
+
+
+def _commit(repo: Path, rev: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", rev],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    return done.stdout.strip()
+
+
+def _name(repo: Path) -> str:
+    """The repository's name as `fetch` or a clone leaves it (owner+name/repo, name.git)."""
+    parts = repo.resolve().parts
+    if parts[-1] == "repo" and len(parts) > 1:
+        return parts[-2].replace("+", "/")
+    return parts[-1].removesuffix(".git")
 
 
 def _calls(
@@ -141,16 +164,18 @@ def _assigned(statement: ast.stmt) -> list[str]:
     return []
 
 
-def _accuracy(args: argparse.Namespace, texts: dict[str, str], names: list[str]) -> None:
+def _accuracy(args: argparse.Namespace, texts: dict[str, str], names: list[str]) -> str:
+    """find_definition beside `ast` on `names`; each name's answer printed for a reader
+    to check, and the summary (with the names and their first answer) returned."""
     truth = _defined(texts)
     snapshot = Snapshot(GitTrees(args.repo, args.base, args.head), redactor(), PathPolicy())
     exact = 0
+    listed = []
     for name in names:
         result = Lookups(snapshot).call("find_definition", {"symbol": name})
+        answers = [line for line in result.text.splitlines() if line.count(":") >= 2]
         answered = {
-            (line.split(":")[0], int(line.split(":")[1]))
-            for line in result.text.splitlines()
-            if line.endswith(")") and line.count(":") >= 2
+            (line.split(":")[0], int(line.split(":")[1])) for line in answers if line.endswith(")")
         }
         expected = truth[name]
         exact += answered == expected
@@ -162,7 +187,11 @@ def _accuracy(args: argparse.Namespace, texts: dict[str, str], names: list[str])
             print(f"  missed: {missing[0]}:{missing[1]}")
         for extra in sorted(answered - expected):
             print(f"  extra: {extra[0]}:{extra[1]}")
-    print(f"\nfind_definition agrees with ast on {exact} of {len(names)} names")
+        first = answers[0].split(": ", 1)[0] if answers else "nothing"
+        listed.append(f"`{name}` {verdict} ({len(answered)}: {first})")
+    summary = f"find_definition agrees with ast on {exact} of {len(names)} names"
+    print(f"\n{summary}")
+    return f"{summary}: " + "; ".join(listed) + "."
 
 
 if __name__ == "__main__":

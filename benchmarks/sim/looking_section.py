@@ -79,10 +79,12 @@ class Run:
     blind: int = 0
     grounded: int = 0  # votes whose citations the product's check accepted
     votes: int = 0
+    clean_unjudged: int = 0  # posts on clean PRs that no judge saw (consensus, unchecked)
 
     def add(self, other: Run) -> None:
         self.tally.add(other.tally)
-        for name in ("tokens", "tool_calls", "looked", "blind", "grounded", "votes"):
+        names = ("tokens", "tool_calls", "looked", "blind", "grounded", "votes", "clean_unjudged")
+        for name in names:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
 
@@ -119,6 +121,7 @@ async def _one_pr(params: SimParams, pr: SimPR, repo: Repo) -> dict[tuple[str, s
 
 def _run(pr: SimPR, outcome: Outcome, judge: LookingVerifier, same_tokens: int) -> Run:
     posted = [s.cluster for s in outcome.items if s.status.posted]
+    unjudged = sum(1 for s in outcome.items if s.status.posted and s.verification is None)
     votes = [v for s in outcome.items if s.verification for v in s.verification.votes]
     return Run(
         tally=tally(pr, posted, outcome.verify_calls, outcome.same_calls),
@@ -128,6 +131,7 @@ def _run(pr: SimPR, outcome: Outcome, judge: LookingVerifier, same_tokens: int) 
         blind=judge.counts.blind,
         grounded=sum(1 for v in votes if v.grounded),
         votes=len(votes),
+        clean_unjudged=unjudged if pr.clean else 0,
     )
 
 
@@ -193,13 +197,15 @@ def figures(seeds: Sequence[Seed]) -> str:
                 rows.append((
                     f"{preset.name}, {effect}, seed {seed.seed}",
                     f"{t.precision:.3f}", f"{t.recall:.3f}",
-                    f"{_per_100(t):.1f} ({t.clean_posted} on {t.clean_prs})",
+                    f"{_per_100(t):.1f} ({t.clean_posted} on {t.clean_prs}; "
+                    f"{run.clean_unjudged} unjudged)",
                     f"{_calls(t):.1f} ({cost:.2f}×)", f"{t.per_pr(run.tool_calls):.1f}",
                     f"{t.per_pr(run.tokens):,.0f}", f"{looked:.2f}",
                     f"{run.grounded / run.votes if run.votes else 0.0:.2f}", verdict,
                 ))  # fmt: skip
     head = (
-        "judges, effect of looking, seed", "precision", "recall", "posted per 100 clean PRs",
+        "judges, effect of looking, seed", "precision", "recall",
+        "posted per 100 clean PRs (posts on clean PRs; of them no judge saw)",
         "judge calls + tool rounds / PR (× today)", "tool calls / PR", "tokens / PR (est.)",
         "verdicts having read the deciding line", "grounded votes", "",
     )  # fmt: skip

@@ -24,10 +24,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from consensus.action.gitlab_log import GitLabLog
-from consensus.action.guard import guarded
+from consensus.action.log_guard import guarded
 from consensus.app.exit_codes import exit_code
 from consensus.app.progress import LogProgress
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_pull_request
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionStep, Services

@@ -31,7 +31,7 @@ from contextlib import AbstractContextManager
 from typing import TextIO
 from urllib.parse import quote
 
-from consensus.action.guard import filtering
+from consensus.action.log_guard import filtering
 
 PREFIX = "consensus: "
 MASKED = "[MASKED]"  # what GitLab shows for a masked variable

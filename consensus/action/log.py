@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import IO, TextIO
 
-from consensus.action.guard import filtering
+from consensus.action.log_guard import filtering
 from consensus.model.urls import scrub_urls
 
 PREFIX = "consensus: "

@@ -6,7 +6,7 @@ queue, and replies on our inline comments not answered yet are answered
 (app.talk.reply_event); `issue_comment` runs slash commands (app.talk.commands);
 `pull_request_review_comment` answers a reply on one of our inline comments; `schedule`,
 `workflow_dispatch`, `pull_request_review` and a closed PR reconcile the agent-PR queue
-(app.queue); a closed PR's findings get their outcomes (app.outcomes), and with the
+(app.queue); a closed PR's findings get their outcomes (app.pull.outcomes), and with the
 `learnings` input `schedule` and `workflow_dispatch` propose `.consensus/learned.yml`
 (app.learnings) and do nothing else.
 
@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from consensus.action.guard import guarded
 from consensus.action.log import ActionLog
+from consensus.action.log_guard import guarded
 from consensus.app.exit_codes import exit_code
-from consensus.app.learnings import update_learnings
+from consensus.app.learnings_run import update_learnings
 from consensus.app.progress import LogProgress
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_pull_request
 from consensus.app.queue import run_in_action
 from consensus.app.secrets import run_secrets

@@ -9,24 +9,37 @@ timelines, pruning), never read by a decision.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from consensus.adapters.recording import (
+    JournaledAnalyzers,
+    JournaledClient,
+    JournaledSource,
+    JournaledTrees,
+    RecordedCall,
+)
+from consensus.adapters.recording import call_digest as call_digest
 from consensus.errors import JournalError
-from consensus.model.base import FailureKind
-from consensus.model.completion import ToolCall
-from consensus.model.journal import CallRow, PhaseRow, RunRow
-from consensus.ports import Completion, CompletionRequest, ModelCallError
+from consensus.model.findings import Usage
+from consensus.model.journal import BENCH_JUDGE_LABEL as BENCH_JUDGE_LABEL
+from consensus.model.journal import RUNS_FIX, CallRow, PhaseRow, RunRow
+from consensus.ports import (
+    Analyzers,
+    Completion,
+    CompletionRequest,
+    ModelCallError,
+    ModelClient,
+    SourceReader,
+    TreeReader,
+)
 
 UNKNOWN_COST = -1.0  # runs.cost_usd of a run that called a model without a known price
 
-RUNS_FIX = "`consensus runs` lists the runs it holds (the journal is in $CONSENSUS_HOME)"
-BENCH_JUDGE_LABEL = "bench judge"  # how a bench judge's run (no review in it) is labelled
 APPLICATION_ID = 0x636E7331  # "cns1": tells our database from any other SQLite file
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -80,50 +93,6 @@ CREATE TABLE IF NOT EXISTS trees (  -- what the verification tools read of the P
     PRIMARY KEY (run_id, side, kind, path)
 );
 """
-
-
-def call_digest(request: CompletionRequest) -> str:
-    """What makes two calls the same question: model, messages and parameters (not keys).
-    Tool fields at their defaults are left out, so a call that offers no tools has the
-    digest it had before tools existed, and journals written then still serve it."""
-    asked = request.model_dump(mode="json", exclude={"api_key_env", "timeout_s"})
-    if not request.tools:
-        del asked["tools"], asked["tool_choice"]
-    for message in asked["messages"]:
-        if not message["tool_calls"] and message["tool_call_id"] is None:
-            del message["tool_calls"], message["tool_call_id"]
-    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class RecordedCall:
-    """A call as the journal recorded it: its reply or its error, and what it cost."""
-
-    ok: bool
-    reply: str
-    error_kind: str | None
-    error_message: str | None
-    tokens_in: int
-    tokens_out: int
-    cost_usd: float
-    latency_s: float
-    tool_calls: str | None = None  # JSON, as `record` wrote it
-
-    def completion(self) -> Completion:
-        if not self.ok:
-            kind = FailureKind(self.error_kind or FailureKind.OTHER.value)
-            raise ModelCallError(kind, self.error_message or "failed")
-        return Completion(
-            text=self.reply,
-            tokens_in=self.tokens_in,
-            tokens_out=self.tokens_out,
-            cost_usd=self.cost_usd,
-            latency_s=self.latency_s,
-            from_journal=True,
-            tool_calls=tuple(
-                ToolCall.model_validate(c) for c in json.loads(self.tool_calls or "[]")
-            ),
-        )
 
 
 class Journal:
@@ -374,6 +343,37 @@ class Journal:
             (run_id, side, kind, path, data),
         )
 
+    # ------------------------------------------------------------------ the journaled ports
+
+    def recording_client(
+        self,
+        run_id: str,
+        inner: ModelClient | None,
+        *,
+        on_served: Callable[[str, Usage], None] | None = None,
+    ) -> ModelClient:
+        """`inner` behind this run's record (None: replay, answered from the journal only)."""
+        return JournaledClient(self, run_id, inner, on_served=on_served)
+
+    def recording_source(self, run_id: str, inner: SourceReader | None) -> SourceReader:
+        return JournaledSource(self, run_id, inner)
+
+    def recording_trees(self, run_id: str, inner: TreeReader | None) -> TreeReader:
+        return JournaledTrees(self, run_id, inner)
+
+    def recording_analyzers(self, run_id: str, inner: Analyzers | None) -> Analyzers | None:
+        """`inner` behind this run's record; replay (`inner` None): the runs it recorded,
+        or None for a run that had no analyzers."""
+        kind = JournaledAnalyzers.KIND
+        if inner is None and not self.tree_read(run_id, kind, kind, "")[0]:
+            return None
+        return JournaledAnalyzers(self, run_id, inner)
+
+    def answered(self, run_id: str, request: CompletionRequest) -> Completion | None:
+        """What run `run_id` was answered to this very request, if it was answered."""
+        known = self.recorded(run_id, call_digest(request))
+        return known.completion() if known is not None and known.ok else None
+
 
 def _run_row(row: tuple[Any, ...]) -> RunRow:
     names = ("run_id", "base_id", "created", "label", "status", "phase", "cost_usd")
@@ -381,20 +381,6 @@ def _run_row(row: tuple[Any, ...]) -> RunRow:
     if data["cost_usd"] == UNKNOWN_COST:
         data["cost_usd"] = None
     return RunRow.model_validate(data)
-
-
-def not_a_review(run_id: str, label: str) -> JournalError:
-    """The error for a run whose journal holds no review this version can rebuild."""
-    what = (
-        "a bench judge's run, not a review"
-        if label.startswith(BENCH_JUDGE_LABEL)
-        else "a review recorded by a different version of consensus"
-    )
-    return JournalError(
-        f"run {run_id} ({label}) cannot be replayed: it is {what}",
-        fix="`consensus runs` lists the runs; `consensus bench` re-scores a bench from its "
-        "journal without asking any model",
-    )
 
 
 def _tool_calls_json(completion: Completion | None) -> str | None:

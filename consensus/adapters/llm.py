@@ -14,10 +14,10 @@ things litellm would otherwise repeat on every call are done once per process:
 - litellm's own token counter is off. Its Ollama reply parser counts the whole prompt
   again for every reply (the default for a missing `prompt_eval_count` is evaluated even
   when the count is there): about 20 ms of the event loop for a 20k-token prompt. The
-  counts we ask for switch it on (`_litellm_counts`), and a reply that comes back
+  counts we ask for switch it on (`LitellmEdits.counting`), and a reply that comes back
   without its counts is counted here instead, as litellm would have.
 - A model litellm's price map does not list gets a static entry before its first call
-  (`_describe`): otherwise every call walks the map and its fallbacks for the model's
+  (`LitellmEdits.describe`): otherwise every call walks the map and its fallbacks for the model's
   price and capabilities (to find nothing) and, for Ollama, asks the server
   (`/api/show`, synchronously, in a worker thread that holds the GIL). The entry holds
   what litellm would have found (the server's answer for Ollama, the provider alone
@@ -44,9 +44,15 @@ from tenacity import (
 )
 
 from consensus.adapters.llm_errors import causes, retry_after, short, timed_out, unreachable_error
-from consensus.adapters.llm_tools import reply_tool_calls, tool_kwargs, wire_message
+from consensus.adapters.llm_tools import (
+    chat_message,
+    reply_text,
+    reply_tool_calls,
+    tool_kwargs,
+    wire_message,
+)
 from consensus.model.base import FailureKind
-from consensus.ports import Completion, CompletionRequest, Message, ModelCallError, ModelPrice
+from consensus.ports import Completion, CompletionRequest, ModelCallError, ModelPrice
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("LITELLM_LOG", "ERROR")
@@ -59,18 +65,63 @@ litellm.telemetry = False
 # Llama and Cohere tokenizers from Hugging Face on first use (and retries for ~20 s
 # where it cannot). tiktoken's bundled encoding is close enough to plan chunks with.
 litellm.disable_hf_tokenizer_download = True
-# Off for the process; `_litellm_counts` switches it on for the counts we ask for.
+# Off for the process; `LitellmEdits.counting` switches it on for the counts we ask for.
 litellm.disable_token_counter = True
 
 MAX_RETRY_AFTER_S = 60.0
 
-# litellm's price map and its token-counter switch are process-wide, so what this module
-# did to them is recorded process-wide too.
-_counting = threading.Lock()
-_counts_open = 0  # counts in progress (any thread) that need litellm's counter on
-_describing = threading.Lock()
-_described: set[str] = set()  # routes `_describe` has seen to
-_unpriced: set[str] = set()  # routes it wrote an entry for that has no price
+
+class LitellmEdits:
+    """What we changed in litellm's process-wide state: its token counter (on while any count
+    needing it runs, in any thread) and the entries given to its price map. One per process,
+    `LITELLM`, as litellm's state is: two would switch the counter off under each other."""
+
+    def __init__(self) -> None:
+        self._counting = threading.Lock()
+        self._counts_open = 0  # counts in progress (any thread) that need the counter on
+        self._describing = threading.Lock()
+        self._described: set[str] = set()  # routes `describe` has seen to
+        self._unpriced: set[str] = set()  # routes it wrote an entry for that has no price
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """litellm's token counter, switched on for the counts made inside this block."""
+        with self._counting:
+            self._counts_open += 1
+            litellm.disable_token_counter = False
+        try:
+            yield
+        finally:
+            with self._counting:
+                self._counts_open -= 1
+                litellm.disable_token_counter = self._counts_open == 0
+
+    def described(self, route: str) -> bool:
+        return route in self._described
+
+    def unpriced(self, route: str) -> bool:  # the entry `describe` wrote has no price
+        return route in self._unpriced
+
+    def describe(self, route: str) -> None:
+        """Give litellm a static entry for a model its price map does not list, once (see
+        the module docstring); a model it lists is left as it is."""
+        with self._describing:
+            if route in self._described:
+                return
+            if route.startswith("ollama_chat/"):
+                entries = _ollama_entries(route)
+            else:
+                entries = _unknown_entry(route)
+                self._unpriced.update(entries)
+            if entries:
+                # Not added to litellm's per-provider model lists: a name there is taken for
+                # one of the provider's own models (an OpenAI one would be counted with
+                # another tokenizer, and the chunks planned would change).
+                litellm.register_model(entries, add_to_provider_model_sets=False)
+            self._described.add(route)
+
+
+LITELLM = LitellmEdits()
 
 
 class _Transient(Exception):
@@ -93,8 +144,10 @@ class LiteLLMClient:
         backoff_s: float = 1.0,
         max_backoff_s: float = 30.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        edits: LitellmEdits = LITELLM,
     ) -> None:
         self._env = env
+        self._edits = edits
         self._attempts = attempts
         self._sleep = sleep
         self._jitter = wait_random_exponential(multiplier=backoff_s, max=max_backoff_s)
@@ -110,10 +163,10 @@ class LiteLLMClient:
 
     async def complete(self, request: CompletionRequest) -> Completion:
         route = _route(request.model)
-        if route not in _described:
+        if not self._edits.described(route):
             # Once per model and process, before litellm's first call to it; in a thread:
             # for Ollama, litellm asks the server.
-            await asyncio.to_thread(_describe, route)
+            await asyncio.to_thread(self._edits.describe, route)
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._attempts),
             wait=self._wait,
@@ -141,9 +194,10 @@ class LiteLLMClient:
             raise _classify(exc, request) from None
         latency = time.monotonic() - started
         calls = reply_tool_calls(response) if request.tools else ()
-        text = _reply_text(response)
+        text = reply_text(response)
         usage = getattr(response, "usage", None)
         tokens_in, tokens_out = _filled_usage(
+            self._edits,
             kwargs["messages"],
             text,
             int(getattr(usage, "prompt_tokens", 0) or 0),
@@ -159,9 +213,10 @@ class LiteLLMClient:
         )
 
     def _kwargs(self, request: CompletionRequest) -> dict[str, Any]:
+        model = request.model
         kwargs: dict[str, Any] = {
-            "model": _route(request.model),
-            "messages": [wire_message(m) or _message(m, request.model) for m in request.messages],
+            "model": _route(model),
+            "messages": [wire_message(m) or chat_message(m, model) for m in request.messages],
             "timeout": request.timeout_s,
             "num_retries": 0,  # retries are ours, so Retry-After is honoured once
             "max_retries": 0,
@@ -194,7 +249,7 @@ class LiteLLMClient:
         takes = self._tooled.get(model)
         if takes is None:
             route = _route(model)
-            takes = self._tooled[model] = route in _unpriced or _supports_tools(route)
+            takes = self._tooled[model] = self._edits.unpriced(route) or _supports_tools(route)
         return takes
 
     def _takes_seed(self, model: str) -> bool:
@@ -225,26 +280,6 @@ def _route(model: str) -> str:
     return "ollama_chat/" + model[len("ollama/") :] if model.startswith("ollama/") else model
 
 
-def _message(message: Message, model: str) -> dict[str, Any]:
-    # Anthropic caches only what is marked; other providers cache prefixes by themselves.
-    if message.cache_prefix and _is_anthropic(model):
-        rest = message.content[len(message.cache_prefix) :]
-        blocks: list[dict[str, Any]] = [
-            {"type": "text", "text": message.cache_prefix, "cache_control": {"type": "ephemeral"}}
-        ]
-        if rest:
-            blocks.append({"type": "text", "text": rest})
-        return {"role": message.role, "content": blocks}
-    return {"role": message.role, "content": message.content}
-
-
-def _is_anthropic(model: str) -> bool:
-    lowered = model.lower()
-    return lowered.startswith("anthropic/") or (
-        "claude" in lowered and lowered.split("/", 1)[0] in {"bedrock", "vertex_ai"}
-    )
-
-
 def _supports_seed(model: str) -> bool:
     try:
         name, provider, _, _ = litellm.get_llm_provider(model)
@@ -253,51 +288,21 @@ def _supports_seed(model: str) -> bool:
         return False
 
 
-@contextmanager
-def _litellm_counts() -> Iterator[None]:
-    """litellm's token counter, switched on for the counts made inside this block."""
-    global _counts_open
-    with _counting:
-        _counts_open += 1
-        litellm.disable_token_counter = False
-    try:
-        yield
-    finally:
-        with _counting:
-            _counts_open -= 1
-            litellm.disable_token_counter = _counts_open == 0
-
-
 def _filled_usage(
-    messages: list[dict[str, Any]], text: str, tokens_in: int, tokens_out: int
+    edits: LitellmEdits,
+    messages: list[dict[str, Any]],
+    text: str,
+    tokens_in: int,
+    tokens_out: int,
 ) -> tuple[int, int]:
     """The reply's token counts, each one the provider left out counted as litellm counts
     it then (a prompt is never 0 tokens; a non-empty reply is not either)."""
     if tokens_in and (tokens_out or not text):
         return tokens_in, tokens_out
-    with _litellm_counts():
+    with edits.counting():
         tokens_in = tokens_in or int(litellm.token_counter(messages=messages))
         tokens_out = tokens_out or (int(litellm.token_counter(text=text)) if text else 0)
     return tokens_in, tokens_out
-
-
-def _describe(route: str) -> None:
-    """Give litellm a static entry for a model its price map does not list, once (see the
-    module docstring); a model it lists is left as it is."""
-    with _describing:
-        if route in _described:
-            return
-        if route.startswith("ollama_chat/"):
-            entries = _ollama_entries(route)
-        else:
-            entries = _unknown_entry(route)
-            _unpriced.update(entries)
-        if entries:
-            # Not added to litellm's per-provider model lists: a name there is taken for
-            # one of the provider's own models (an OpenAI one would be counted with
-            # another tokenizer, and the chunks planned would change).
-            litellm.register_model(entries, add_to_provider_model_sets=False)
-        _described.add(route)
 
 
 def _ollama_entries(route: str) -> dict[str, dict[str, Any]]:
@@ -351,14 +356,6 @@ def _supports_schema(model: str) -> bool:
         return False
 
 
-def _reply_text(response: Any) -> str:
-    try:
-        content = response.choices[0].message.content
-    except (AttributeError, IndexError):
-        raise ModelCallError(FailureKind.INVALID_REPLY, "the reply has no message") from None
-    return content if isinstance(content, str) else ""
-
-
 def _cost(response: Any) -> float:
     """The price litellm computed for this response on its way back (0 when unknown)."""
     hidden = getattr(response, "_hidden_params", None) or {}
@@ -410,8 +407,11 @@ def _classify(exc: Exception, request: CompletionRequest) -> Exception:
 class LiteLLMTokenCounter:
     """Counts tokens with the model's own tokenizer where litellm knows it."""
 
+    def __init__(self, edits: LitellmEdits = LITELLM) -> None:
+        self._edits = edits
+
     def count(self, model: str, text: str) -> int:
-        with _litellm_counts():
+        with self._edits.counting():
             return int(litellm.token_counter(model=model, text=text))
 
     def context_window(self, model: str) -> int | None:
@@ -429,7 +429,7 @@ class LiteLLMTokenCounter:
 def model_price(model: str) -> ModelPrice | None:
     """US dollars per input and output token from litellm's price map (the copy installed
     with litellm, never the network); None for a model the map does not price."""
-    if _route(model) in _unpriced:  # the entry `_describe` wrote has no price
+    if LITELLM.unpriced(_route(model)):  # the entry `describe` wrote has no price
         return None
     try:
         info = litellm.get_model_info(model)

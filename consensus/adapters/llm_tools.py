@@ -1,5 +1,6 @@
-"""Tool calling on litellm's wire, without litellm: the OpenAI-style shapes litellm takes
-for every provider (it maps them to Anthropic's `tool_use` blocks and Ollama's
+"""Messages and tool calls on litellm's wire, without litellm: a message as litellm takes it
+(Anthropic's cached prefix marked), the reply's text, the OpenAI-style tool shapes litellm
+takes for every provider (it maps them to Anthropic's `tool_use` blocks and Ollama's
 `tool_calls`), and the calls read back from its answer.
 
 A model's tool call is untrusted: its id, name and arguments are kept as the text it sent
@@ -11,8 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from consensus.model.base import FailureKind
 from consensus.model.completion import ToolCall
-from consensus.ports import CompletionRequest, Message
+from consensus.ports import CompletionRequest, Message, ModelCallError
 
 MAX_CALLS_READ = 8  # tool calls read from one answer; the rest are not run
 MAX_ARGUMENTS_CHARS = 4_000  # of one call's arguments, as the model wrote them
@@ -83,3 +85,31 @@ def reply_tool_calls(response: Any) -> tuple[ToolCall, ...]:
             )
         )
     return tuple(read)
+
+
+def chat_message(message: Message, model: str) -> dict[str, Any]:
+    # Anthropic caches only what is marked; other providers cache prefixes by themselves.
+    if message.cache_prefix and is_anthropic(model):
+        rest = message.content[len(message.cache_prefix) :]
+        blocks: list[dict[str, Any]] = [
+            {"type": "text", "text": message.cache_prefix, "cache_control": {"type": "ephemeral"}}
+        ]
+        if rest:
+            blocks.append({"type": "text", "text": rest})
+        return {"role": message.role, "content": blocks}
+    return {"role": message.role, "content": message.content}
+
+
+def is_anthropic(model: str) -> bool:
+    lowered = model.lower()
+    return lowered.startswith("anthropic/") or (
+        "claude" in lowered and lowered.split("/", 1)[0] in {"bedrock", "vertex_ai"}
+    )
+
+
+def reply_text(response: Any) -> str:
+    try:
+        content = response.choices[0].message.content
+    except (AttributeError, IndexError):
+        raise ModelCallError(FailureKind.INVALID_REPLY, "the reply has no message") from None
+    return content if isinstance(content, str) else ""

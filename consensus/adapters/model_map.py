@@ -211,37 +211,51 @@ def _encoding(name: str, cache: Path | None = None) -> Any:
         return load_encoding(name, cache)
 
 
-# Slice counts already made, by encoding and the slice's digest. litellm counts in slices,
-# so a text's count is the sum of its slices' and a slice counts the same wherever it is:
-# the prompts of one run share most of their slices (one chunk's diff for every persona and
-# provider), and tokenizing is most of what planning a wide change costs.
-_slices: dict[tuple[str, bytes], int] = {}
 MAX_SLICES = 65_536  # about 6 MB; forgotten all at once when full
 
 
-def _exact(encoding: Any, text: str) -> int:
-    total = 0
-    for start in range(0, len(text), CHUNK_CHARS):
-        piece = text[start : start + CHUNK_CHARS]
-        # surrogatepass: a hostile diff may hold lone surrogates; they still count.
-        digest = hashlib.blake2b(piece.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-        key = (encoding.name, digest)
-        counted = _slices.get(key)
-        if counted is None:
-            counted = len(encoding.encode(piece, disallowed_special=()))
-            if len(_slices) >= MAX_SLICES:
-                _slices.clear()
-            _slices[key] = counted
-        total += counted
-    return total
+class SliceCounts:
+    """Slice counts already made, by encoding and the slice's digest. litellm counts in
+    slices, so a text's count is the sum of its slices' and a slice counts the same wherever
+    it is: the prompts of one run share most of their slices (one chunk's diff for every
+    persona and provider), and tokenizing is most of what planning a wide change costs. A
+    counter keeps one for as long as it lives (a run's)."""
+
+    def __init__(self) -> None:
+        self._counted: dict[tuple[str, bytes], int] = {}
+
+    def __len__(self) -> int:
+        return len(self._counted)
+
+    def count(self, encoding: Any, text: str) -> int:
+        total = 0
+        for start in range(0, len(text), CHUNK_CHARS):
+            piece = text[start : start + CHUNK_CHARS]
+            # surrogatepass: a hostile diff may hold lone surrogates; they still count.
+            digest = hashlib.blake2b(
+                piece.encode("utf-8", "surrogatepass"), digest_size=16
+            ).digest()
+            key = (encoding.name, digest)
+            counted = self._counted.get(key)
+            if counted is None:
+                counted = len(encoding.encode(piece, disallowed_special=()))
+                if len(self._counted) >= MAX_SLICES:
+                    self._counted.clear()
+                self._counted[key] = counted
+            total += counted
+        return total
 
 
-def count_tokens(model: str, text: str, *, cache: Path | None = None) -> int:
+def count_tokens(
+    model: str, text: str, *, cache: Path | None = None, slices: SliceCounts | None = None
+) -> int:
     """Tokens in `text` as litellm's `token_counter(model=..., text=...)` counts them; the
-    encodings built from copies in `cache` when there are (adapters/encodings.py)."""
+    encodings built from copies in `cache` when there are (adapters/encodings.py), the
+    slices already counted in `slices` reused."""
     encoding = _encoding(encoding_name(model), cache)
+    known = slices if slices is not None else SliceCounts()
     if len(text) <= MAX_EXACT_CHARS:
-        return _exact(encoding, text)
+        return known.count(encoding, text)
     width = MAX_EXACT_CHARS // SAMPLES
     last = len(text) - width
     samples = [
@@ -249,7 +263,7 @@ def count_tokens(model: str, text: str, *, cache: Path | None = None) -> int:
         for start in (last * i // max(SAMPLES - 1, 1) for i in range(SAMPLES))
     ]
     sampled = sum(len(s) for s in samples)
-    return round(sum(_exact(encoding, s) for s in samples) * len(text) / sampled)
+    return round(sum(known.count(encoding, s) for s in samples) * len(text) / sampled)
 
 
 def ollama_window(model: str, env: Mapping[str, str], *, timeout_s: float = 10.0) -> int | None:
@@ -298,9 +312,10 @@ class MapTokenCounter:
         self._env = env
         self._fallback = fallback
         self._cache = cache  # where the encodings' copies are kept
+        self._slices = SliceCounts()
 
     def count(self, model: str, text: str) -> int:
-        return count_tokens(model, text, cache=self._cache)
+        return count_tokens(model, text, cache=self._cache, slices=self._slices)
 
     def context_window(self, model: str) -> int | None:
         if model.startswith(ASKS_THE_SERVER) and not _static_ollama(model):

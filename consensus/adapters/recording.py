@@ -10,14 +10,16 @@ outcome comes from the journal, failures included, and nothing is sent anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
-from consensus.adapters.journal import Journal, call_digest
-from consensus.ingest.redact import redact_text
 from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind
+from consensus.model.completion import ToolCall
 from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Usage
 from consensus.ports import (
@@ -32,10 +34,78 @@ from consensus.ports import (
 )
 
 
+def call_digest(request: CompletionRequest) -> str:
+    """What makes two calls the same question: model, messages and parameters (not keys).
+    Tool fields at their defaults are left out, so a call that offers no tools has the
+    digest it had before tools existed, and journals written then still serve it."""
+    asked = request.model_dump(mode="json", exclude={"api_key_env", "timeout_s"})
+    if not request.tools:
+        del asked["tools"], asked["tool_choice"]
+    for message in asked["messages"]:
+        if not message["tool_calls"] and message["tool_call_id"] is None:
+            del message["tool_calls"], message["tool_call_id"]
+    return hashlib.sha256(json.dumps(asked, sort_keys=True).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """A call as the journal recorded it: its reply or its error, and what it cost."""
+
+    ok: bool
+    reply: str
+    error_kind: str | None
+    error_message: str | None
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    latency_s: float
+    tool_calls: str | None = None  # JSON, as `record` wrote it
+
+    def completion(self) -> Completion:
+        if not self.ok:
+            kind = FailureKind(self.error_kind or FailureKind.OTHER.value)
+            raise ModelCallError(kind, self.error_message or "failed")
+        return Completion(
+            text=self.reply,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost_usd=self.cost_usd,
+            latency_s=self.latency_s,
+            from_journal=True,
+            tool_calls=tuple(
+                ToolCall.model_validate(c) for c in json.loads(self.tool_calls or "[]")
+            ),
+        )
+
+
+class CallStore(Protocol):
+    """What the journaled ports keep their calls and reads in (adapters/journal.Journal)."""
+
+    def recorded(self, run_id: str, digest: str) -> RecordedCall | None: ...
+    def record(
+        self,
+        run_id: str,
+        digest: str,
+        model: str,
+        *,
+        completion: Completion | None,
+        error: ModelCallError | None,
+        started: float,
+    ) -> None: ...
+    def source(self, run_id: str, path: str) -> tuple[bool, str | None]: ...
+    def record_source(self, run_id: str, path: str, text: str | None) -> None: ...
+    def tree_read(
+        self, run_id: str, side: str, kind: str, path: str
+    ) -> tuple[bool, bytes | None]: ...
+    def record_tree_read(
+        self, run_id: str, side: str, kind: str, path: str, data: bytes | None
+    ) -> None: ...
+
+
 class JournaledClient:
     def __init__(
         self,
-        journal: Journal,
+        journal: CallStore,
         run_id: str,
         inner: ModelClient | None,
         *,
@@ -75,23 +145,10 @@ class JournaledClient:
         return completion
 
 
-class RedactedSource:
-    """A SourceReader whose files come back with secrets replaced, as the diff's were:
-    nothing read from the tree, the journal included, ever holds a secret."""
-
-    def __init__(self, inner: SourceReader, patterns: Sequence[str]) -> None:
-        self._inner = inner
-        self._patterns = patterns
-
-    def read(self, path: str) -> str | None:
-        text = self._inner.read(path)
-        return None if text is None else redact_text(text, self._patterns)[0]
-
-
 class JournaledSource:
     """Files read for verification are kept, so a replay shows verifiers the same code."""
 
-    def __init__(self, journal: Journal, run_id: str, inner: SourceReader | None) -> None:
+    def __init__(self, journal: CallStore, run_id: str, inner: SourceReader | None) -> None:
         self._journal = journal
         self._run_id = run_id
         self._inner = inner
@@ -111,7 +168,7 @@ class JournaledTrees:
     checkout. `inner` None means replay: read from the journal only; what the run never
     read is not there."""
 
-    def __init__(self, journal: Journal, run_id: str, inner: TreeReader | None) -> None:
+    def __init__(self, journal: CallStore, run_id: str, inner: TreeReader | None) -> None:
         self._journal = journal
         self._run_id = run_id
         self._inner = inner
@@ -159,7 +216,7 @@ class JournaledAnalyzers:
 
     KIND = "analyzers"  # their row in the journal's trees table: side and kind, no path
 
-    def __init__(self, journal: Journal, run_id: str, inner: Analyzers | None) -> None:
+    def __init__(self, journal: CallStore, run_id: str, inner: Analyzers | None) -> None:
         self._journal = journal
         self._run_id = run_id
         self._inner = inner

@@ -11,16 +11,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from consensus.adapters.journal import Journal, not_a_review
-from consensus.adapters.recording import (
-    JournaledAnalyzers,
-    JournaledClient,
-    JournaledSource,
-    JournaledTrees,
-    RedactedSource,
-)
+from consensus.app.journal_port import RunJournal, not_a_review
 from consensus.app.run_log import RunLog, Tee
 from consensus.app.services import Services
+from consensus.ingest.redact import RedactedSource
 from consensus.model.report import Report
 from consensus.ports import Analyzers, SourceReader, TokenCounter, TreeReader
 from consensus.review.fanout import CallResult, ReviewCall
@@ -33,7 +27,7 @@ from consensus.review.pipeline import ReviewObserver, ReviewServices, review, ru
 class _JournalPhase:
     """Keeps the run's phase in the journal, for `consensus runs` and crash forensics."""
 
-    def __init__(self, journal: Journal, run_id: str) -> None:
+    def __init__(self, journal: RunJournal, run_id: str) -> None:
         self._journal = journal
         self._run_id = run_id
 
@@ -91,7 +85,7 @@ async def run_review(
 async def _journaled(
     job: ReviewJob,
     services: Services,
-    journal: Journal,
+    journal: RunJournal,
     run_id: str,
     reads: _Reads,
     events: RunLog | None,
@@ -99,11 +93,10 @@ async def _journaled(
     """The review, its calls and its file reads recorded under `run_id`."""
     source = reads.source
     ledger = Ledger(job.settings.budget)
-    services.models.add_patterns(job.settings.redact)
-    recorded = JournaledClient(
-        journal,
+    models = services.models.with_patterns(job.settings.redact)
+    recorded = journal.recording_client(
         run_id,
-        GuardedClient(services.models, ledger, services.counter),
+        GuardedClient(models, ledger, services.counter),
         on_served=ledger.credit,
     )
     everyone: list[ReviewObserver] = [*services.progress(), _JournalPhase(journal, run_id)]
@@ -115,10 +108,10 @@ async def _journaled(
         counter=services.counter,
         clock=services.clock,
         observer=Tee(*everyone),
-        source=JournaledSource(journal, run_id, redacted),
+        source=journal.recording_source(run_id, redacted),
         ledger=ledger,
         trees=_recorded_trees(journal, run_id, reads.trees),
-        analyzers=JournaledAnalyzers(journal, run_id, reads.analyzers) if reads.analyzers else None,
+        analyzers=journal.recording_analyzers(run_id, reads.analyzers) if reads.analyzers else None,
     )
     report = await review(job, tools, run_id=run_id)
     status = run_status(report)
@@ -144,20 +137,20 @@ def run_status(report: Report) -> str:
     return "done"
 
 
-async def replay_run(run_id: str, *, journal: Journal, counter: TokenCounter) -> Report:
+async def replay_run(run_id: str, *, journal: RunJournal, counter: TokenCounter) -> Report:
     """Derive every decision of `run_id` again from its journal, calling no model."""
     job = _recorded_job(run_id, journal)
     # No guard: every outcome, refusals included, comes from the journal; the caps are
     # the run's own, for the report.
     ledger = Ledger(job.settings.budget)
     tools = ReviewServices(
-        client=JournaledClient(journal, run_id, None),
+        client=journal.recording_client(run_id, None),
         counter=counter,
         clock=time.monotonic,
-        source=JournaledSource(journal, run_id, None),
+        source=journal.recording_source(run_id, None),
         ledger=ledger,
         trees=_replayed_trees(journal, run_id),
-        analyzers=_replayed_analyzers(journal, run_id),
+        analyzers=journal.recording_analyzers(run_id, None),
     )
     return await review(job, tools, run_id=run_id)
 
@@ -171,31 +164,26 @@ class _Reads:
     analyzers: Analyzers | None = None
 
 
-def _recorded_trees(journal: Journal, run_id: str, trees: TreeReader | None) -> TreeReader | None:
+def _recorded_trees(
+    journal: RunJournal, run_id: str, trees: TreeReader | None
+) -> TreeReader | None:
     """The trees, every read kept; the head's listing is read at once, so that the journal
     says the run read the trees (its judges were offered tools) even when none was used."""
     if trees is None:
         return None
-    recorded = JournaledTrees(journal, run_id, trees)
+    recorded = journal.recording_trees(run_id, trees)
     recorded.paths("head")
     return recorded
 
 
-def _replayed_trees(journal: Journal, run_id: str) -> TreeReader | None:
+def _replayed_trees(journal: RunJournal, run_id: str) -> TreeReader | None:
     """The trees as the run read them, for a run that read them; None for one that did not
     (its judges were asked without tools, and are again)."""
     known, _ = journal.tree_read(run_id, "head", "paths", "")
-    return JournaledTrees(journal, run_id, None) if known else None
+    return journal.recording_trees(run_id, None) if known else None
 
 
-def _replayed_analyzers(journal: Journal, run_id: str) -> Analyzers | None:
-    """The analyzers' runs as the run recorded them; None for a run that had none."""
-    kind = JournaledAnalyzers.KIND
-    known, _ = journal.tree_read(run_id, kind, kind, "")
-    return JournaledAnalyzers(journal, run_id, None) if known else None
-
-
-def _recorded_job(run_id: str, journal: Journal) -> ReviewJob:
+def _recorded_job(run_id: str, journal: RunJournal) -> ReviewJob:
     """The review `run_id` recorded; a run that recorded none (a bench judge's run) or one a
     different version of consensus recorded is an error that says which."""
     inputs = journal.inputs(run_id)

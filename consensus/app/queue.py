@@ -11,14 +11,14 @@ from consensus.model.events import PullRequestEvent
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import OpenPull
 from consensus.publish.thread import ACTIONS, Identity
-from consensus.queue.apply import reconcile
 from consensus.queue.observe import load_settings
-from consensus.queue.plan import (
-    render_queue_markdown,
-)
+from consensus.queue.reconcile import reconcile
 from consensus.queue.standing import (
     QueueStatus,
     is_agent,
+)
+from consensus.queue.writes import (
+    render_queue_markdown,
 )
 
 

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from consensus.adapters.journal import BENCH_JUDGE_LABEL, RUNS_FIX, Journal, not_a_review
+from consensus.app.journal_port import RunJournal, not_a_review
 from consensus.errors import JournalError
+from consensus.model.journal import BENCH_JUDGE_LABEL, RUNS_FIX
 from consensus.model.report import Report
 from consensus.render.html import render_html
 from consensus.review.job import ReviewJob
 
 
 def html_report(
-    journal: Journal, run_id: str, *, warn: Callable[[str], None], notice: str | None = None
+    journal: RunJournal, run_id: str, *, warn: Callable[[str], None], notice: str | None = None
 ) -> str:
     """The HTML page of a finished run: votes, verification, timeline, cost (render/html.py)."""
     row = journal.run(run_id)

@@ -13,10 +13,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Protocol
 
-from consensus.adapters.analyzers import repository_analyzers
-from consensus.adapters.journal import Journal
+from consensus.app.journal_port import RunJournal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import (
@@ -121,11 +120,10 @@ class Checkout(Protocol):
 
 @dataclass(frozen=True)
 class ActionsRunner:
-    """Where an Action step or a GitLab CI job runs (its variables, read once): the code
-    host, the checkout, the server for links, and the files the CI reads back (GitHub's
+    """Where an Action step or a GitLab CI job runs (its variables, read once): the
+    checkout, the server for links, and the files the CI reads back (GitHub's
     step summary and outputs; the JSON report, which a GitLab job keeps as an artifact)."""
 
-    host: Literal["GitHub", "GitLab"] = "GitHub"
     workspace: Path = Path(".")
     server_url: str = "https://github.com"
     temp: Path = Path(".")
@@ -153,18 +151,19 @@ AnalyzersFor = Callable[
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
     a flow that calls no model costs no import; `models` redacts every prompt it sends
-    and every reply it gets (a flow adds the repository's `redact:` patterns once it has
-    read its settings; the replies lose the run's secret values too);
-    `journal()` opens the run journal (the caller closes it); `analyzers` builds the static
-    analyzers a review's settings name; `checkout` reads the
-    Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
-    learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are
-    absent on faces that never reach a code host."""
+    and every reply it gets (a flow asks `with_patterns` for a client of its own with the
+    repository's `redact:` patterns once it has read its settings; the replies lose the
+    run's secret values too);
+    `journal()` opens the run journal (the caller closes it); `analyzers` builds the
+    static analyzers a review's settings name (wiring passes the adapter's; none by
+    default); `checkout` reads the Action's git checkout; `github` is GitHub with every
+    role (the agent-PR queue and the learnings run need it), `pulls` another host's
+    pull-request roles (GitLab's); both are absent on faces that never reach a code host."""
 
     models: RedactingClient
     counter: TokenCounter
     keys: ProviderKeys
-    journal: Callable[[], Journal]
+    journal: Callable[[], RunJournal]
     log: Log
     checkout: Checkout
     clock: Callable[[], float] = time.monotonic
@@ -176,7 +175,7 @@ class Services:
     # the base branch's configuration are masked as soon as it is read
     mask: Callable[[Sequence[str]], object] = lambda values: None
     # the static analyzers a review's settings name, on the files given (a fake in tests)
-    analyzers: AnalyzersFor = repository_analyzers
+    analyzers: AnalyzersFor = lambda settings, root, head, base, trusted_head: None
 
     @property
     def host(self) -> PullRequestHost:

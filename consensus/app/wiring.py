@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
+from consensus.adapters.analyzers import repository_analyzers
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
@@ -112,7 +113,6 @@ def gitlab_step(env: Mapping[str, str], job: GitLabJob) -> ActionStep:
     where it runs: links to the instance, the JSON report in the project directory, where
     the job keeps it as an artifact."""
     runner = ActionsRunner(
-        host="GitLab",
         workspace=job.project_dir,
         server_url=job.server_url,
         temp=job.project_dir,
@@ -213,7 +213,7 @@ def services(
 ) -> Services:
     """A face's services, from its environment: the model client (litellm, loaded at the
     first call), the token counter (litellm's data), the provider keys, the run journal,
-    GitHub when reached."""
+    GitHub when reached, the static analyzers."""
     return Services(
         # every reply redacted of the run's secrets too: the environment's, read at the first
         models=RedactingClient(_LazyClient(env, attempts), secrets=lambda: run_secrets(env)),
@@ -230,6 +230,7 @@ def services(
         github=github,
         progress=progress,
         mask=mask,
+        analyzers=repository_analyzers,
     )
 
 
@@ -314,6 +315,11 @@ def open_journal(env: Mapping[str, str], warn: Log) -> Journal:
 def repo_root(cwd: Path) -> Path:
     """The work tree's top directory, or `cwd` itself outside a repository."""
     return git.toplevel(cwd) or cwd
+
+
+def run_git(root: Path, args: Sequence[str]) -> bytes:
+    """git with `args` in `root` (the demo writes its sample repository with it)."""
+    return git.git(root, args)
 
 
 def branch_diff(root: Path, base: str | None, head: str | None) -> bytes:

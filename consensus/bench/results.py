@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from consensus.bench.judge import BenchFinding, GoldenMatch
 from consensus.bench.martian import PublishedFigures
-from consensus.bench.score import (
+from consensus.bench.precision import (
     Figure,
     SeverityRow,
     by_group,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from consensus.bench.precision import Figure
 from consensus.bench.results import CONSENSUS, BenchResult, VariantResult
-from consensus.bench.score import Figure
 
 INTERVALS = (
     "95% intervals: Wilson score intervals for precision and recall; for F1 a percentile "

@@ -60,15 +60,15 @@ def bench(
     """
     import asyncio
 
-    from consensus.app.bench import (
+    from consensus.app.bench.bench import (
         BenchRequest,
         BenchServices,
         bench_panel,
         run_bench,
         write_outputs,
     )
-    from consensus.app.bench_plan import plan_bench
-    from consensus.app.bench_source import load_suite_spec
+    from consensus.app.bench.bench_plan import plan_bench
+    from consensus.app.bench.bench_source import load_suite_spec
     from consensus.app.wiring import BenchHosts, consensus_home, model_price, services
     from consensus.bench.estimate import render_estimate
     from consensus.bench.tables import render_markdown

@@ -40,8 +40,8 @@ def calibrate(
 
     import yaml
 
-    from consensus.app.calibrate import calibrate as run_calibration
-    from consensus.app.calibrate import calibration_yaml, plan, prepared, read_labels
+    from consensus.app.bench.judge_rates import calibrate as run_calibration
+    from consensus.app.bench.judge_rates import calibration_yaml, plan, prepared, read_labels
     from consensus.app.local_review import providers_for
     from consensus.app.wiring import model_price, services
     from consensus.model.calibration import Calibration

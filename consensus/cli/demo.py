@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from consensus.app.demo import DemoPlaces, HostStage
+    from consensus.app.demo.demo import DemoPlaces, HostStage
 
 from consensus.cli.options import handles_errors, logger, progress_observer
 
@@ -48,7 +48,7 @@ def demo(into: Path | None, github: bool, gitlab: bool) -> None:
     import asyncio
     import dataclasses
 
-    from consensus.app.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
+    from consensus.app.demo.demo import KEY_VARIABLE, NOT_A_KEY, prepare, run_demo
     from consensus.app.wiring import consensus_home, services
     from consensus.render.text import render_text
 
@@ -90,7 +90,7 @@ def demo(into: Path | None, github: bool, gitlab: bool) -> None:
 def _github(places: DemoPlaces, log: Callable[[str], None]) -> Path:
     """The Action, as a GitHub Actions step runs it, against the simulated GitHub."""
     from consensus.action.main import run
-    from consensus.app.demo_github import github_stage
+    from consensus.app.demo.demo_github import github_stage
 
     log("GitHub: pull request #1 of acme/shop opened on the simulated GitHub; running the Action")
     return _run_on(github_stage(places), run, "the Action", log)
@@ -100,7 +100,7 @@ def _gitlab(places: DemoPlaces, log: Callable[[str], None]) -> Path:
     """`consensus gitlab`, as a merge request pipeline's job runs it, against the simulated
     GitLab."""
     from consensus.action.gitlab import run
-    from consensus.app.demo_gitlab import gitlab_stage
+    from consensus.app.demo.demo_gitlab import gitlab_stage
 
     log("GitLab: merge request !1 of acme/shop opened on the simulated GitLab; running the job")
     return _run_on(gitlab_stage(places), run, "the job", log)

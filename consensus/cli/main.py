@@ -21,9 +21,9 @@ from consensus.cli.bench import bench
 from consensus.cli.calibrate import calibrate
 from consensus.cli.config import config
 from consensus.cli.demo import demo
-from consensus.cli.journal import replay, report, runs
 from consensus.cli.options import handles_errors, load_config_at, logger, repo_root, split_list
 from consensus.cli.review import review
+from consensus.cli.runs import replay, report, runs
 from consensus.errors import ReviewImpossible, UsageError
 
 
@@ -157,8 +157,8 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 
     from consensus.app.wiring import github_host, origin_repository
     from consensus.publish.thread import Identity
-    from consensus.queue.apply import reconcile
-    from consensus.queue.plan import queue_json, render_queue_table
+    from consensus.queue.reconcile import reconcile
+    from consensus.queue.writes import queue_json, render_queue_table
 
     name = repo or os.environ.get("GITHUB_REPOSITORY", "").strip() or origin_repository(Path.cwd())
     if not name or name.count("/") != 1:
@@ -205,7 +205,7 @@ def queue(repo: str | None, apply_: bool, as_json: bool, config_name: str) -> No
 @handles_errors
 def learned(path: Path | None) -> None:
     """What .consensus/learned.yml holds: counts and rates with 95% intervals."""
-    from consensus.render.learned import render_learned
+    from consensus.render.learned_tables import render_learned
     from consensus.settings.learned import LEARNED_PATH, parse_learned
 
     where = path or repo_root() / LEARNED_PATH

@@ -208,7 +208,7 @@ def _dry_run(
     real run could end as a complete consensus review."""
     from consensus.app.wiring import model_price
     from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
-    from consensus.review.dry_run import plan_dry_run
+    from consensus.review.dry_run_text import plan_dry_run
 
     plan = plan_dry_run(
         job.diff,

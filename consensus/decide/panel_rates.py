@@ -109,7 +109,7 @@ class Observed:
 
 
 @dataclass(frozen=True)
-class Panel:
+class PointRates:
     """Point rates of every family and of the claims: what the E-step reads."""
 
     real: tuple[float, ...]  # share of real claims, by reporting families (1, 2, 3, 4+)
@@ -136,7 +136,7 @@ class Estimate:
     """The panel's rates after EM, each claim's probability of being real, and the counts
     behind every rate (prior, knowledge and this run's data)."""
 
-    panel: Panel
+    panel: PointRates
     posteriors: tuple[float, ...]
     counts: Mapping[str, Counts]
     data: PanelTally  # this run's soft counts alone (what it adds to the history)
@@ -178,7 +178,7 @@ def _seen(claim: Observed) -> list[str]:
     return sorted(claim.reviewers | claim.reporters)
 
 
-def _start(claim: Observed, panel: Panel, known: Known) -> float:
+def _start(claim: Observed, panel: PointRates, known: Known) -> float:
     """The share of real claims among those as many families reported; each reviewing
     family's report or silence as far as it tells more (or less) than the panel's
     average; and for a reporter whose findings were labelled, the shift that makes its
@@ -197,7 +197,7 @@ def _start(claim: Observed, panel: Panel, known: Known) -> float:
     return level
 
 
-def _implied_precision(share: float, family: Rates, panel: Panel) -> float:
+def _implied_precision(share: float, family: Rates, panel: PointRates) -> float:
     """What the estimate holds of a claim this family reported, before anything else."""
     return probability(logit(share) + family.report(True) - panel.average(True))
 
@@ -223,7 +223,7 @@ def _read(claim: Observed, judged: bool = True) -> _Read:
     )
 
 
-def _posteriors(claims: Sequence[_Read], panel: Panel, known: Known) -> list[float]:
+def _posteriors(claims: Sequence[_Read], panel: PointRates, known: Known) -> list[float]:
     out = []
     shares = [logit(share) for share in panel.real]
     averages = panel.averages
@@ -241,7 +241,7 @@ def _posteriors(claims: Sequence[_Read], panel: Panel, known: Known) -> list[flo
     return out
 
 
-def _start_labelled(claim: _Read, panel: Panel, known: Known, level: float) -> float:
+def _start_labelled(claim: _Read, panel: PointRates, known: Known, level: float) -> float:
     share = panel.real[claim.bucket]
     for name, reported in claim.seen:
         labels = known.precision.get(name)
@@ -253,7 +253,7 @@ def _start_labelled(claim: _Read, panel: Panel, known: Known, level: float) -> f
 
 
 def _soft(
-    claims: Sequence[_Read], posteriors: Sequence[float], panel: Panel
+    claims: Sequence[_Read], posteriors: Sequence[float], panel: PointRates
 ) -> tuple[dict[str, list[float]], list[list[float]]]:
     """This run's soft counts (panel_counts.SLOTS), each claim split between real and false
     by its probability, and each later answer between a copy of the family's first one and
@@ -314,7 +314,7 @@ def _panel(
     data: tuple[dict[str, list[float]], list[list[float]]],
     known: Known,
     prior: Prior,
-) -> tuple[Panel, dict[str, Counts]]:
+) -> tuple[PointRates, dict[str, Counts]]:
     counts_of, held = data
     counts = family_counts(names, counts_of, known, prior)
     shares = tuple(
@@ -322,7 +322,9 @@ def _panel(
         for p, k, (real, false) in zip(prior.real, known.real, held, strict=True)
     )
     fallback = rates_of(family_counts(["?"], counts_of, Known(), prior)["?"])
-    panel = Panel(real=shares, rates={n: rates_of(counts[n]) for n in names}, fallback=fallback)
+    panel = PointRates(
+        real=shares, rates={n: rates_of(counts[n]) for n in names}, fallback=fallback
+    )
     return panel, counts
 
 

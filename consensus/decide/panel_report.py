@@ -1,6 +1,6 @@
 """What a run's estimate says of each family, as the report keeps it: each rate with its 95%
 interval, what it rests on here (the claims the family judged, and how the panel decided
-them), and the labels and earlier runs behind it (render/panel.py puts it in words)."""
+them), and the labels and earlier runs behind it (render/estimate_words.py puts it in words)."""
 
 from __future__ import annotations
 

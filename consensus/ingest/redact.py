@@ -19,6 +19,7 @@ from typing import NamedTuple
 from consensus.errors import ConfigError
 from consensus.ingest.detector import entropy, is_sample, random_values, vendor_secrets
 from consensus.model.diff import ChangedFile, Redaction
+from consensus.ports import SourceReader
 
 # Assignment-style secrets need a value that looks random, not a reference or a sample.
 MIN_SECRET_LENGTH = 8
@@ -412,3 +413,16 @@ def _words_only(value: str) -> bool:
     """Every part of a slug is a word or a short version tag (`v2`, `2024`), not random."""
     parts = re.split(r"[-_.]", value)
     return all(part.isalpha() or re.fullmatch(r"v?\d{1,4}", part) for part in parts)
+
+
+class RedactedSource:
+    """A SourceReader whose files come back with secrets replaced, as the diff's were:
+    nothing read from the tree, the journal included, ever holds a secret."""
+
+    def __init__(self, inner: SourceReader, patterns: Sequence[str]) -> None:
+        self._inner = inner
+        self._patterns = patterns
+
+    def read(self, path: str) -> str | None:
+        text = self._inner.read(path)
+        return None if text is None else redact_text(text, self._patterns)[0]

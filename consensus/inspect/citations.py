@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from consensus.inspect.paths import ToolRefusal, confine
-from consensus.inspect.results import Span
 from consensus.inspect.schema import READ_LINES
 from consensus.inspect.snapshot import Snapshot
+from consensus.inspect.tool_results import Span
 from consensus.model.base import Frozen
 from consensus.model.diff import ChangedFile
 from consensus.model.reply import Citation

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from consensus.ingest.pathfilter import PathRules
 from consensus.inspect.paths import ToolRefusal, confine, refuse_by_name
-from consensus.inspect.results import Shown, ToolResult
 from consensus.inspect.schema import (
     READ_LINES,
     SEARCH_MATCHES,
@@ -28,6 +27,7 @@ from consensus.inspect.schema import (
 from consensus.inspect.snapshot import Snapshot
 from consensus.inspect.symbols import Definition, definitions, language_of, references
 from consensus.inspect.tests_of import is_test, tests_of
+from consensus.inspect.tool_results import Shown, ToolResult
 from consensus.ports import Side
 
 RE2_MEMORY = 16 << 20  # bytes RE2 may use for one pattern

@@ -1,4 +1,5 @@
-"""The code host's words: what a message calls a pull request, a reference and a role there.
+"""The code host as a type: who it is, what a message calls a pull request, a reference and
+a role there, and how it takes what a run posts.
 
 Every flow works with GitHub's notions (a pull request, its number, a person's permission:
 admin, maintain, write, triage, read or none) whatever the host; a message says them as
@@ -6,7 +7,9 @@ the host a person reads it on names them. `HostWords` is that vocabulary, one va
 host, which its adapter (and the in-memory fakes) hands out through the port
 (`PullRequestHost.words`) and the pure composers of messages take as data. Who may run a
 command stays one rule (write, maintain or admin: on GitLab the Developer, Maintainer and
-Owner roles); only the words change.
+Owner roles); only the words change. Where the host takes a posting its own way (a review
+as discussions, a suggestion's fence), the value says so: no flow compares the host's
+name, so a host-specific branch is a field here, set in one place.
 """
 
 from __future__ import annotations
@@ -37,15 +40,24 @@ class HostWords(Frozen):
     ("#4", "!4"), `roles` each of GitHub's permission levels as the host names the role it
     comes from, `writers` who may run a command that writes, in a sentence ("write,
     maintain or admin permission", "the Developer role or higher") and `writers_short` in
-    a table's cell."""
+    a table's cell.
 
-    name: str
+    The rest is how the host takes what a run posts: `reviews_as_discussions`, no review
+    object, each inline comment a discussion of its own (GitLab); `fences_from_note`, a
+    suggestion's fence counted from the line the note sits on (GitLab's
+    `suggestion:-N+M`), where GitHub's replaces the commented lines. A comment's id is the
+    host's own number for it, unique in the repository (GitHub) or in the instance (a
+    GitLab note, which its adapter maps back to its discussion)."""
+
+    name: str  # the host's name, for what the log and the summary say about it
     pull_request: str
     short: str
     sigil: str
     roles: Roles
     writers: str
     writers_short: str
+    reviews_as_discussions: bool = False
+    fences_from_note: bool = False
 
     def ref(self, number: int) -> str:
         """ "PR #4", "MR !4": the change under review by its number."""
@@ -88,4 +100,6 @@ GITLAB_WORDS = HostWords(
     ),
     writers="the Developer role or higher",
     writers_short="Developer or higher",
+    reviews_as_discussions=True,
+    fences_from_note=True,
 )

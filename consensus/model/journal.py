@@ -38,3 +38,7 @@ class PhaseRow(Frozen):
 
     name: str
     started: float
+
+
+RUNS_FIX = "`consensus runs` lists the runs it holds (the journal is in $CONSENSUS_HOME)"
+BENCH_JUDGE_LABEL = "bench judge"  # how a bench judge's run (no review in it) is labelled

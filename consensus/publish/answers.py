@@ -24,7 +24,7 @@ from consensus.model.urls import without_userinfo
 from consensus.publish.state import Dismissal, FindingRecord, TrackedFinding
 from consensus.render.markdown import cell, escape_markdown_text, row
 from consensus.render.untrusted import code, escape_line, mention, person
-from consensus.settings.commands import CommandSpec, closest_command, command_table
+from consensus.settings.command_files import CommandSpec, closest_command, command_table
 from consensus.settings.config import ProviderSettings, Settings
 from consensus.settings.personas import Persona
 

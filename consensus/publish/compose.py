@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Literal
 
 from consensus.ingest.pull_diff import review_hunks
 from consensus.model.base import Severity
@@ -41,6 +40,7 @@ from consensus.publish.summary import (
     render_summary,
     render_workflow_section,
 )
+from consensus.publish.summary_edit import SummaryEdit
 from consensus.publish.thread import PullRequestThread
 from consensus.publish.workflow_section import put_section, workflow_sections
 from consensus.settings.config import PublishSettings
@@ -67,7 +67,6 @@ class PullView:
     learned: Learned = field(default_factory=Learned)
     workflow: Workflow | None = None
     allowance: PrAllowance | None = None
-    host: Literal["GitHub", "GitLab"] = "GitHub"
     words: HostWords = GITHUB_WORDS
 
 
@@ -109,6 +108,11 @@ class Publication:
     def summary_id(self) -> int | None:
         """The summary comment `summary` replaces; None: it is posted as a new comment."""
         return self.page.pull.thread.summary_id
+
+    @property
+    def summary_edit(self) -> SummaryEdit:
+        """The summary comment's write: the whole page, in place of ours or new."""
+        return SummaryEdit(comment_id=self.summary_id, body=self.summary)
 
     @property
     def state(self) -> PublishState:
@@ -177,7 +181,7 @@ def compose(report: Report, carried: Carried, diff: ReviewDiff, pull: PullView) 
         head=head_lines(diff),
         marks=learned_marks(pull.learned, report.findings),
     )
-    if pull.host == "GitLab":
+    if pull.words.fences_from_note:
         plan = _gitlab_fenced(plan)
     spent_state = pull.thread.state.model_copy(update={"spent": spent})
     return _publication(plan, _Page(report, pull, spent_state))

@@ -30,7 +30,7 @@ from consensus.model.report import Report, ReportFinding
 from consensus.ports import InlineComment
 from consensus.publish.inline import inline_body
 from consensus.publish.records import finding_records, tracked_finding
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent
 from consensus.publish.state import MAX_REASON, Decisions, PublishState, TrackedFinding, cut
 from consensus.publish.suggestion import HeadLines, suggestion_problem
 from consensus.publish.thread import PullRequestThread, review_marker

@@ -11,15 +11,31 @@ tokens: 5 × the run's token cap.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from consensus.model.base import Frozen
 from consensus.model.host import HostWords
 from consensus.model.report import Report
-from consensus.publish.spent import Spent
 from consensus.review.budget import Ceiling
 from consensus.settings.config import BudgetSettings
 
 SPEND_MARKER = "<!-- consensus:pr-budget -->"
 PER_PR_RUNS = 5  # max_cost_usd_per_pr auto: this many runs' caps
+
+
+class Spent(Frozen):
+    """What every run on this PR spent together (the per-PR budget, below):
+    dollars where priced, tokens always, runs that called a model with no known price."""
+
+    cost_usd: float = Field(default=0.0, ge=0)
+    tokens: int = Field(default=0, ge=0)
+    runs: int = Field(default=0, ge=0)
+    unpriced_runs: int = Field(default=0, ge=0)
+    # The latest run's caps: the per-PR cap's default is a multiple of them.
+    run_cap_usd: float | None = Field(default=None, ge=0)
+    run_cap_tokens: int | None = Field(default=None, ge=0)
+    # The per-PR cap that stopped a run: until it is raised, automatic reviews stay stopped.
+    stopped_at_usd: float | None = Field(default=None, ge=0)
 
 
 class PrAllowance(Frozen):

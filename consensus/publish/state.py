@@ -69,7 +69,7 @@ from consensus.model.base import (
 )
 from consensus.model.history import PanelTally
 from consensus.publish.decided import MAX_LABELS, MAX_OUTCOMES, FindingOutcome, JudgeNote, Label
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent
 from consensus.render.untrusted import LOGIN
 
 STATE_VERSION = 9

@@ -14,9 +14,6 @@ from typing import Any
 from consensus.ports import GitHubPort, HostComment, HostReview, OpenPull, PullFile
 from consensus.publish.thread import Identity, load_thread
 from consensus.queue.codeowners import CODEOWNERS_PATHS, OwnerRule, parse_codeowners
-from consensus.queue.plan import (
-    COMMENT_MARKER,
-)
 from consensus.queue.standing import (
     LABELS,
     AgentPull,
@@ -28,6 +25,9 @@ from consensus.queue.standing import (
     blocking_findings,
     is_agent,
     patch_spans,
+)
+from consensus.queue.writes import (
+    COMMENT_MARKER,
 )
 from consensus.settings.config import Settings, parse_settings
 

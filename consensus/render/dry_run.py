@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from consensus.render.text import plural
-from consensus.review.dry_run import DryRunPlan
+from consensus.review.dry_run_text import DryRunPlan
 
 
 def render_dry_run_json(plan: DryRunPlan) -> str:

@@ -30,9 +30,9 @@ from markupsafe import Markup
 from consensus.decide.evidence import judged_by
 from consensus.model.journal import CallRow, PhaseRow
 from consensus.model.report import ProviderReport, Report, ReportFinding
-from consensus.render.panel import HEAD as PANEL_HEAD
-from consensus.render.panel import NOTE as PANEL_NOTE
-from consensus.render.panel import panel_rows
+from consensus.render.estimate_words import HEAD as PANEL_HEAD
+from consensus.render.estimate_words import NOTE as PANEL_NOTE
+from consensus.render.estimate_words import panel_rows
 
 if TYPE_CHECKING:
     from consensus.review.job import ReviewJob

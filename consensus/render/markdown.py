@@ -14,7 +14,7 @@ from consensus import __version__
 from consensus.model.base import Status
 from consensus.model.panel import PanelEstimate
 from consensus.model.report import Report, ReportFinding
-from consensus.render.panel import HEAD, NOTE, TITLE, panel_rows
+from consensus.render.estimate_words import HEAD, NOTE, TITLE, panel_rows
 from consensus.render.text import (
     agreement_text,
     context_lines,

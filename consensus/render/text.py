@@ -21,7 +21,7 @@ import click
 from consensus.decide.evidence import judged_by
 from consensus.model.base import FindingSource, Severity, Status
 from consensus.model.report import Report, ReportFinding
-from consensus.render.panel import panel_lines
+from consensus.render.estimate_words import panel_lines
 
 BODY_WIDTH = 88
 BODY_MAX_LINES = 6

@@ -45,7 +45,7 @@ Where it is applied: slash-command answers and argument errors (publish/answers.
 publish/slash.py), the summary comment and the step summary (publish/summary.py, and its
 command section with the state read back, publish/state_section.py), inline review
 comments and review bodies (publish/plan.py), the queue comment, gate review and queue
-table (queue/plan.py), and the Markdown report (render/markdown.py). consensus writes no
+table (queue/writes.py), and the Markdown report (render/markdown.py). consensus writes no
 check run.
 """
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from consensus.ingest.redact import redact_text
 from consensus.ingest.view import render_file
-from consensus.inspect.results import Span
+from consensus.inspect.tool_results import Span
 from consensus.model.base import FailureKind, VerdictKind
 from consensus.model.claim import Claim
 from consensus.model.diff import ReviewDiff

@@ -21,12 +21,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from consensus.inspect.budget import Lookups, ToolBudget
 from consensus.inspect.citations import check_citations
-from consensus.inspect.inline import inline_evidence
-from consensus.inspect.results import Span, ToolResult
+from consensus.inspect.inline_evidence import inline_evidence
+from consensus.inspect.lookups import Lookups, ToolBudget
 from consensus.inspect.schema import tool_schemas
 from consensus.inspect.snapshot import Snapshot
+from consensus.inspect.tool_results import Span, ToolResult
 from consensus.model.base import FailureKind
 from consensus.model.claim import Claim
 from consensus.model.completion import ToolCall, ToolSpec

@@ -25,7 +25,7 @@ from consensus.decide.score import score
 from consensus.ingest.chunking import plan_chunks, render_chunk
 from consensus.ingest.detections import detections, settle
 from consensus.ingest.risk import risk_order
-from consensus.inspect.budget import ToolBudget
+from consensus.inspect.lookups import ToolBudget
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind
@@ -233,6 +233,7 @@ async def review(job: ReviewJob, services: ReviewServices, *, run_id: str | None
     ledger.hold_to(budget.limits())
     results, analyzed = await _reviews(run, calls, job.unavailable, len(job.personas), services)
     ballot = Ballot(diff, settings, client, ledger, _answered(run, results), namespace)
+    run.phase("align and score")
     scored, asked = await align_and_score(ballot, results, analyzed, ask=job.verify)
     panel = None
     if job.verify:

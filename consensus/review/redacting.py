@@ -5,7 +5,8 @@ what ingest would have hidden, and nothing a model writes reaches an output with
 Each message of a request (system, user, and the assistant turns a repair quotes back)
 goes through ingest/redact.py's rules, the same line-preserving replacement the diff gets:
 the vendor formats, keyword assignments, private key blocks, random values, and the
-repository's own `redact:` patterns once a flow has read its settings (`add_patterns`).
+repository's own `redact:` patterns once a flow has read its settings (`with_patterns`:
+a client of its own for them, the services' left as it was).
 Text that holds no secret goes through unchanged, so the journal's digest of a call, taken
 outside this wrapper, stays what it was. The block a provider may cache (`cache_prefix`,
 the diff, the same for every call of a run) is redacted once and remembered.
@@ -45,20 +46,25 @@ class RedactingClient:
         self._patterns: tuple[str, ...] = ()
         self._prefixes: OrderedDict[str, str] = OrderedDict()
         self._values: Callable[[], re.Pattern[str] | None] = cache(lambda: known_values(secrets()))
-        self.add_patterns(patterns)
+        self._patterns = tuple(dict.fromkeys(validated_patterns(patterns)))
 
     @property
     def patterns(self) -> tuple[str, ...]:
         """The repository patterns applied besides the built-in rules."""
         return self._patterns
 
-    def add_patterns(self, patterns: Sequence[str]) -> None:
-        """Redact what `patterns` (a repository's `redact:` setting) match from now on,
-        besides everything redacted already. ConfigError for a pattern that is no regex."""
+    def with_patterns(self, patterns: Sequence[str]) -> RedactingClient:
+        """A client that also redacts what `patterns` (a repository's `redact:` setting)
+        match, besides everything this one redacts; itself when they add nothing. The run's
+        secret values are the same ones, asked once. ConfigError for a pattern that is no
+        regex."""
         added = [p for p in validated_patterns(patterns) if p not in self._patterns]
-        if added:
-            self._patterns = (*self._patterns, *added)
-            self._prefixes.clear()
+        if not added:
+            return self
+        wider = RedactingClient(self._inner)
+        wider._patterns = (*self._patterns, *added)
+        wider._values = self._values
+        return wider
 
     async def complete(self, request: CompletionRequest) -> Completion:
         messages = tuple(self._message(m) for m in request.messages)

@@ -91,7 +91,7 @@ class InspectorSettings(Strict):
     `check_consensus_min_severity`: a consensus finding at or above this severity that not
     every family reviewing its file reported is checked, from what its reports say, like
     any other claim (agreement is evidence, not proof, where a wrong claim costs most).
-    `tool_budget`: the tool calls one judge may make about one claim (inspect/budget.py).
+    `tool_budget`: the tool calls one judge may make about one claim (inspect/lookups.py).
     `rule`: `weighed` (default): each family's rates as a judge and as a reporter are
     estimated from the run's votes and a finding is verified at `target_precision`
     (decide/evidence.py); `ahead-by-k`: every vote the same.

@@ -34,7 +34,7 @@ from consensus.model.bounds import (
     Glob,
     Name,
 )
-from consensus.settings.commands import CommandSpec, Permission, load_commands
+from consensus.settings.command_files import CommandSpec, Permission, load_commands
 from consensus.settings.config import ProviderSettings, Settings, layered
 from consensus.settings.frontmatter import OneLine, Rules, did_you_mean, read_document
 from consensus.settings.strict import Strict

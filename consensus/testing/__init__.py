@@ -8,7 +8,7 @@
   `GitHubError` with status 404, writes are made by `github-actions[bot]` (or by `login`,
   a personal token's user), and it remembers who last edited each comment (`edit_as`
   lets a person or another bot edit one; `seed_comment` and `seed_review_comment` let
-  anyone post, our marker included). Its learnings part (testing/learnings.py) keeps
+  anyone post, our marker included). Its learnings part (testing/learnings_writer.py) keeps
   branches of commits as GitHub does: a pull request whose branch is moved to no commit
   beyond its base is closed (`move_branch`), and `merge_pull` merges one.
 
@@ -38,13 +38,13 @@ from consensus.ports import (
     ReviewRejected,
     ReviewThread,
 )
-from consensus.testing.analyzers import FakeAnalyzers, ruff_run
-from consensus.testing.learnings import FakeLearnings
+from consensus.testing.analyzer_runs import FakeAnalyzers, ruff_run
+from consensus.testing.learnings_writer import FakeLearnings
 from consensus.testing.models import FakeModelClient, rate_limited, timed_out
 from consensus.testing.pull import BOT_LOGIN, FakePull
 
 # The fakes tests take from here: the model client's (testing/models.py), a pull request's
-# (testing/pull.py), the analyzers' (testing/analyzers.py) and GitHub's.
+# (testing/pull.py), the analyzers' (testing/analyzer_runs.py) and GitHub's.
 __all__ = [
     "BOT_LOGIN",
     "FakeAnalyzers",

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.app.calibrate import read_labels
+from consensus.app.bench.judge_rates import read_labels
 from consensus_sim.github_server import FakeGitHub
 from consensus_sim.provider_server import FakeProviderServer, Script, prompt_text
 from fakes.inprocess import Ran, run_consensus

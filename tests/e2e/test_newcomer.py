@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from consensus.app.demo import write_repository
+from consensus.app.demo.demo import write_repository
 from consensus_sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import Ran, run_consensus
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from consensus.adapters.analyzers import repository_analyzers
 from consensus.adapters.journal import Journal
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
@@ -161,6 +162,7 @@ class World:
             checkout=self.checkout,
             clock=lambda: 0.0,
             github=self.host,
+            analyzers=repository_analyzers,  # as wiring passes it: real ruff, SARIF files
         )
 
     def step(self) -> ActionStep:

@@ -26,7 +26,7 @@ from consensus.model.report import Report
 from consensus.ports import Completion, CompletionRequest, TokenCounter
 from consensus.render import render
 from consensus.review.budget import OUTPUT_TOKENS, REFERENCE_LINES, worst_case
-from consensus.review.dry_run import plan_dry_run
+from consensus.review.dry_run_text import plan_dry_run
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import ReviewServices, plan_calls, review
 from consensus.review.redacting import RedactingClient

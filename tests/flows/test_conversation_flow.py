@@ -8,7 +8,7 @@ import tempfile
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.pull.context import PullContext, PullReads
+from consensus.app.pull.pull_context import PullContext, PullReads
 from consensus.app.services import ActionStep, ProviderKeys, Services
 from consensus.app.talk.conversation import AnswerTools, answer_replies, waiting
 from consensus.app.talk.spend_commands import verify_record
@@ -91,7 +91,7 @@ def test_a_maintainer_disagreement_dismisses_without_a_model_call() -> None:
     assert [d.step for d in done] == [Step.DISMISS]
     assert client.calls == []
     context.refresh_thread()
-    [dismissal] = context.thread.state.dismissed
+    [dismissal] = context.summary_thread().state.dismissed
     assert (dismissal.by, dismissal.via) == ("maria", "reply")
     assert host.resolved_threads  # the thread is resolved
 
@@ -130,7 +130,7 @@ def test_a_read_only_concession_does_not_dismiss() -> None:
     [answer] = answers(host)
     assert "Conceded. Someone with write, maintain or admin permission can dismiss it" in answer
     context.refresh_thread()
-    assert context.thread.state.dismissed == ()
+    assert context.summary_thread().state.dismissed == ()
 
 
 def test_a_dismissal_reason_keeps_no_secret() -> None:
@@ -138,7 +138,7 @@ def test_a_dismissal_reason_keeps_no_secret() -> None:
     _, context, _ = world(("maria", f"Intentional: {leaked} is a test key."))
     answer_replies(context, conversation(FakeModelClient(), []), pending(context.host, context))
     context.refresh_thread()
-    [dismissal] = context.thread.state.dismissed
+    [dismissal] = context.summary_thread().state.dismissed
     assert leaked not in dismissal.reason and "redacted" in dismissal.reason
 
 
@@ -147,7 +147,7 @@ def test_a_check_asked_in_a_reply_goes_through_the_conversation_s_client() -> No
     # would be missing from the run's journal, and replay could not derive the answer.
     _, context, _ = world()
     handed = FakeModelClient(default=json.dumps({"verdict": "confirmed", "reason": "f-string"}))
-    record = context.thread.state.records[0]
+    record = context.summary_thread().state.records[0]
 
     judgement = verify_record(context, record, handed)
 

@@ -6,7 +6,7 @@ from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.review_diff import ingest
 from consensus.ports import ModelPrice
 from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
-from consensus.review.dry_run import plan_dry_run, prompt_tokens
+from consensus.review.dry_run_text import plan_dry_run, prompt_tokens
 from consensus.review.pipeline import plan_calls
 from consensus.settings.config import ProviderSettings
 from consensus.settings.personas import load_personas

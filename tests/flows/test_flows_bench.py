@@ -7,8 +7,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from consensus.app.bench import BenchOutput, BenchPanel, BenchServices, run_bench
-from consensus.app.bench_source import LoadedSuite
+from consensus.app.bench.bench import BenchOutput, BenchPanel, BenchServices, run_bench
+from consensus.app.bench.bench_source import LoadedSuite
 from consensus.bench.suite import Golden, Suite, SuitePR
 from consensus.ingest.pull_diff import ContentsSource
 from consensus.model.base import FailureKind, Severity

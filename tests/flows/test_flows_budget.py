@@ -9,8 +9,7 @@ from consensus.app.exit_codes import exit_code
 from consensus.app.pull.review import review_pull_request
 from consensus.model.flow_result import FlowResult, ResultKind
 from consensus.ports import PullRequestInfo
-from consensus.publish.spend import SPEND_MARKER
-from consensus.publish.spent import Spent
+from consensus.publish.spend import SPEND_MARKER, Spent
 from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER
 from consensus.testing import FakeGitHubHost

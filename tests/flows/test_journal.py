@@ -191,7 +191,7 @@ def test_the_oldest_finished_runs_go_when_the_journal_is_too_large(journal: Jour
 def test_files_read_for_verification_reach_the_journal_redacted(
     journal: Journal, tmp_path: Path
 ) -> None:
-    from consensus.adapters.recording import RedactedSource
+    from consensus.ingest.redact import RedactedSource
 
     token = "ghp_" + "Fq7Lr2Wm9Xc4Vb8Nt1Hs6Jd3Kg5Pz0Ya4Qe"
 

@@ -9,7 +9,7 @@ import asyncio
 import json
 from collections.abc import Callable, Sequence
 
-from consensus.inspect.budget import ToolBudget
+from consensus.inspect.lookups import ToolBudget
 from consensus.inspect.snapshot import Snapshot, redactor
 from consensus.model.base import Category, FailureKind, FileStatus, Severity, Status
 from consensus.model.completion import ToolCall

@@ -5,7 +5,7 @@ GitHub, a PR whose branch is reset to its base is closed."""
 
 from __future__ import annotations
 
-from consensus.app.learnings import BRANCH, update_learnings
+from consensus.app.learnings_run import BRANCH, update_learnings
 from consensus.ports import PullRequestInfo
 from consensus.publish.state import PublishState, encode_state
 from consensus.publish.thread import ACTIONS, SUMMARY_MARKER

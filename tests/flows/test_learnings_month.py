@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
-from consensus.app.learnings import BRANCH, LearningsRun, update_learnings
-from consensus.app.pull.context import PullContext
+from consensus.app.learnings_run import BRANCH, LearningsRun, update_learnings
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_pull_request
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.app.talk.commands import handle_comment

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from consensus.adapters.journal import Journal
-from consensus.app.bench import write_outputs
+from consensus.app.bench.bench import write_outputs
 from consensus.app.journaled import replay_run
 from consensus.app.pull.review import review_pull_request
 from consensus.app.run_page import html_report

@@ -33,8 +33,8 @@ from consensus.publish.thread import (
     read_thread,
 )
 from consensus.queue.observe import observe_pull
-from consensus.queue.plan import COMMENT_MARKER
 from consensus.queue.standing import QueueRules
+from consensus.queue.writes import COMMENT_MARKER
 from consensus.testing import BOT_LOGIN, FakeGitHubHost, FakePull
 from consensus_sim.github_server import BOT, FakeGitHub, PullRequest, human
 

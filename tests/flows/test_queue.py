@@ -10,9 +10,8 @@ import pytest
 from consensus.errors import ConfigError
 from consensus.model.base import Severity
 from consensus.ports import OpenPull, PullRequestInfo
-from consensus.queue.apply import reconcile
 from consensus.queue.codeowners import owners_of, parse_codeowners, skipped_rules
-from consensus.queue.plan import ChangeKind, comment_body, plan_changes, render_queue_table
+from consensus.queue.reconcile import reconcile
 from consensus.queue.standing import (
     WHOLE_FILE,
     AgentPull,
@@ -26,6 +25,7 @@ from consensus.queue.standing import (
     patch_spans,
     risk_of,
 )
+from consensus.queue.writes import ChangeKind, comment_body, plan_changes, render_queue_table
 from consensus.settings.config import QueueSettings, parse_settings
 from consensus.testing import FakeGitHubHost, FakePull
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.app.calibrate import calibrate, prepared
-from consensus.app.pull.context import PullContext
+from consensus.app.bench.judge_rates import calibrate, prepared
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_pull_request
 from consensus.app.talk.commands import handle_comment
 from consensus.app.talk.reply_event import answer_on_pull

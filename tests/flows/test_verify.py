@@ -32,7 +32,7 @@ from consensus.model.reply import VerdictReply
 from consensus.ports import CompletionRequest, ModelCallError
 from consensus.publish.claims import claim_of_record
 from consensus.publish.state import FindingRecord, MemberNote
-from consensus.render.panel import rests_on
+from consensus.render.estimate_words import rests_on
 from consensus.review.context import code_context
 from consensus.review.guard import GuardedClient
 from consensus.review.judge_calls import sampling_seed

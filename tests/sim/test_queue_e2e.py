@@ -14,7 +14,7 @@ import pytest
 
 from benchmarks.sim.queue_world import REPO, add_pull, build, host, labels, queue_comments, review
 from consensus.errors import GitHubError
-from consensus.queue.apply import queue_markdown, reconcile
+from consensus.queue.reconcile import queue_markdown, reconcile
 from consensus.queue.standing import QueueStatus
 from consensus_sim.github_server import FakeGitHub, human
 

@@ -1,8 +1,8 @@
 """The package's shape, held by tests (as click tests what its package imports).
 
 Parts are folders; imports run one way: faces (cli, action) → app → the core parts →
-model. Adapters implement ports and only app/ imports them. Every import counts here:
-top-level, inside functions, and under TYPE_CHECKING.
+model. Adapters implement ports and only app/wiring.py imports them. Every import counts
+here: top-level, inside functions, and under TYPE_CHECKING.
 """
 
 from __future__ import annotations
@@ -246,9 +246,9 @@ def test_the_simulation_stands_apart_and_only_the_demo_uses_it() -> None:
     assert _crossings("consensus_sim", "consensus") == []
     importers = {c.split(":")[0] for c in _crossings("consensus", "consensus_sim")}
     assert importers == {
-        "consensus/app/demo.py",
-        "consensus/app/demo_github.py",
-        "consensus/app/demo_gitlab.py",
+        "consensus/app/demo/demo.py",
+        "consensus/app/demo/demo_github.py",
+        "consensus/app/demo/demo_gitlab.py",
     }
 
 
@@ -346,7 +346,7 @@ def test_the_settings_copy_rule_catches_one() -> None:
 
 # The flows in app/ take their Services; only the faces (cli/, action/) ask wiring for them,
 # and `consensus review`'s preparation and the demo's for their git readers.
-ASKS_WIRING = {"consensus.app.local_review", "consensus.app.demo"}
+ASKS_WIRING = {"consensus.app.local_review", "consensus.app.demo.demo"}
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("consensus.app.")))
@@ -362,12 +362,124 @@ def test_flows_read_no_environment_and_ask_wiring_for_nothing(module: str) -> No
     assert not wired or module in ASKS_WIRING, "take Services from the face instead"
 
 
+def test_only_wiring_builds_adapters() -> None:
+    """Of app/, wiring.py alone imports consensus.adapters: every flow is handed what it
+    uses (the run journal as app/journal_port.RunJournal, its journaled ports from it)."""
+    importers = sorted(
+        f"{name} (line {line})"
+        for name, path in MODULES.items()
+        if name.startswith("consensus.app.") and name != "consensus.app.wiring"
+        for imported, names, line in imports(path)
+        for target in internal_targets(imported, names)
+        if part_of(target) == "adapters"
+    )
+    assert importers == []
+
+
+# --------------------------------------------------------------------------- one name per thing
+
+MAX_REPEATED_NAMES = 12
+# A row of ARCHITECTURE.md's table of module names that repeat: the name, where, why.
+REPEATED_ROW = re.compile(r"^\| `(\w+)\.py` \| ([^|]+) \| (.+) \|$")
+
+
+def repeated_names(paths: list[Path]) -> dict[str, list[str]]:
+    """Module basenames (packages' `__init__` aside) found in more than one folder."""
+    where: dict[str, list[str]] = {}
+    for path in paths:
+        if path.stem != "__init__":
+            where.setdefault(path.stem, []).append(str(path.parent.relative_to(PACKAGE)))
+    return {name: sorted(found) for name, found in where.items() if len(found) > 1}
+
+
+def explained_names() -> set[str]:
+    lines = ARCHITECTURE.read_text(encoding="utf-8").splitlines()
+    return {m.group(1) for line in lines if (m := REPEATED_ROW.match(line))}
+
+
+def test_at_most_a_dozen_module_names_repeat_each_explained() -> None:
+    repeated = repeated_names(list(MODULES.values()))
+    assert len(repeated) <= MAX_REPEATED_NAMES, sorted(repeated)
+    assert set(repeated) == explained_names(), "ARCHITECTURE.md's table of repeated names"
+
+
+def test_a_repeated_name_is_counted() -> None:
+    paths = [PACKAGE / "publish" / "plan.py", PACKAGE / "queue" / "plan.py", PACKAGE / "x.py"]
+    assert repeated_names(paths) == {"plan": ["publish", "queue"]}
+
+
+# --------------------------------------------------------------------------- the host as a type
+
+HOST_NAMES = {"GitHub", "GitLab"}
+# The host's adapters and the faces that start a run on one host know which host it is;
+# everything else asks the host's type (model/host.HostWords) what it does.
+KNOWS_THE_HOST = {"adapters", "cli", "action"}
+
+
+def host_name_branches(source: str) -> list[int]:
+    """The lines where a host's name is compared, or is a type's value (Literal["GitLab"])."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Subscript) and getattr(node.value, "id", "") == "Literal":
+            operands = list(ast.walk(node.slice))
+        else:
+            continue
+        if any(isinstance(o, ast.Constant) and o.value in HOST_NAMES for o in operands):
+            found.append(node.lineno)
+    return found
+
+
+def test_no_host_name_is_compared_outside_the_adapters_and_the_faces() -> None:
+    branches = sorted(
+        f"{name} (line {line})"
+        for name, path in MODULES.items()
+        if part_of(name) not in KNOWS_THE_HOST
+        for line in host_name_branches(path.read_text(encoding="utf-8"))
+    )
+    assert branches == []
+
+
+def test_a_branch_on_the_host_name_is_caught() -> None:
+    assert host_name_branches('if words.name == "GitLab":\n    pass\n') == [1]
+    assert host_name_branches('host: Literal["GitHub", "GitLab"] = "GitHub"\n') == [1]
+    assert host_name_branches('name = "GitLab"\n') == []
+
+
+# --------------------------------------------------------------------------- the PR's context
+
+
+def calling_properties(source: str, cls: str) -> list[str]:
+    """The properties of class `cls` that call anything: a property of a plain-data object
+    reads what it holds; what fetches is a method whose name says so (`read_settings()`)."""
+    tree = ast.parse(source)
+    [found] = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls]
+    return sorted(
+        node.name
+        for node in found.body
+        if isinstance(node, ast.FunctionDef)
+        and any(getattr(d, "id", "") == "property" for d in node.decorator_list)
+        and any(isinstance(n, ast.Call) for n in ast.walk(node))
+    )
+
+
+def test_no_property_of_the_pull_request_context_does_io() -> None:
+    source = MODULES["consensus.app.pull.pull_context"].read_text(encoding="utf-8")
+    assert calling_properties(source, "PullContext") == []
+
+
+def test_a_property_that_fetches_is_caught() -> None:
+    source = "class C:\n    @property\n    def thread(self):\n        return load(self.host)\n"
+    assert calling_properties(source, "C") == ["thread"]
+
+
 # --------------------------------------------------------------------------- the flows' rooms
 
 # What every flow of app/ shares: the hallway. Everything else in app/ is a flow: a room of
 # its own (app/pull/, app/talk/), or modules named after one (bench, bench_plan…).
 HALLWAY = {"services", "wiring", "jobs", "journaled", "exit_codes", "progress", "run_log"}
-HALLWAY |= {"run_page", "secrets"}
+HALLWAY |= {"run_page", "secrets", "journal_port"}
 
 
 def flow_of(module: str) -> str | None:
@@ -404,7 +516,7 @@ def borrowed_across_flows(imports_of: dict[str, list[tuple[str, list[str], int]]
 def test_no_flow_imports_another_flows_helpers() -> None:
     """A flow reaches another only through the names that flow opens (its `__all__`): the
     PR's context, the review and the base branch's readers of app/pull/, the labels and
-    outcomes of app/outcomes.py, the flags `consensus review` layers for the bench."""
+    outcomes of app/pull/outcomes.py, the flags `consensus review` layers for the bench."""
     imports_of = {name: imports(path) for name, path in MODULES.items()}
     assert borrowed_across_flows(imports_of) == []
 
@@ -414,5 +526,7 @@ def test_a_helper_borrowed_from_another_flow_is_caught() -> None:
     assert borrowed_across_flows(reach) == [
         "consensus.app.talk.commands: consensus.app.pull.review._stopped (line 1)"
     ]
-    assert flow_of("consensus.app.bench_plan") == flow_of("consensus.app.bench") == "bench"
+    assert (
+        flow_of("consensus.app.bench.bench_plan") == flow_of("consensus.app.bench.bench") == "bench"
+    )
     assert flow_of("consensus.app.jobs") is None

@@ -17,8 +17,8 @@ from consensus.bench.judge import (
     judge_finding,
     parse_judgement,
 )
-from consensus.bench.labels import jsonl, label_findings
-from consensus.bench.score import bootstrap_f1, by_severity, count_pr, figure, interval
+from consensus.bench.labelled import jsonl, label_findings
+from consensus.bench.precision import bootstrap_f1, by_severity, count_pr, figure, interval
 from consensus.bench.suite import Golden, SuitePR, load_suite
 from consensus.errors import ConfigError
 from consensus.model.base import Category, FailureKind, Severity, Status, VerdictKind

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from consensus.ingest.review_diff import ingest
 from consensus.model.base import Category, Severity, Status
-from consensus.model.host import GITHUB_WORDS
+from consensus.model.host import GITHUB_WORDS, GITLAB_WORDS
 from consensus.model.report import ProviderReport, Quorum, Report, ReportFinding, Stats, Votes
 from consensus.publish.carry import carry_forward
 from consensus.publish.compose import PullView, compose
 from consensus.publish.plan import Placement
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent
 from consensus.publish.state import (
     PublishState,
     TrackedFinding,
@@ -151,7 +151,7 @@ def test_a_suggestion_is_fenced_for_the_host_that_applies_it() -> None:
     sql = finding(1, "src/orders/db.py", 11, "SQL injection in find_order", end_line=12)
     sql = ReportFinding.model_validate({**sql.model_dump(), "suggestion": offer})
     on_github = composed(report(sql), view()).plan.review
-    on_gitlab = composed(report(sql), view(host="GitLab")).plan.review
+    on_gitlab = composed(report(sql), view(words=GITLAB_WORDS)).plan.review
     assert on_github is not None and on_gitlab is not None
     [github], [gitlab] = on_github.comments, on_gitlab.comments
     assert (gitlab.start_line, gitlab.line) == (github.start_line, github.line) == (11, 12)

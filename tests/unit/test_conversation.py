@@ -21,8 +21,10 @@ from consensus.publish.conversation import (
     plan_reply,
 )
 from consensus.publish.dismissal import dismissed
+from consensus.publish.reply_outcome import Finding, answered, dismissal, fix_checked, unchecked
 from consensus.publish.state import PublishState, decode_state, encode_state
-from consensus.publish.thread import Identity, fingerprint_marker
+from consensus.publish.summary_edit import state_edit
+from consensus.publish.thread import Identity, PullRequestThread, fingerprint_marker
 from tests.e2e.test_review_threads import tracked
 
 US = Identity.of(None)
@@ -211,3 +213,62 @@ def test_a_dismissal_by_reply_is_kept_in_the_state() -> None:
         "reply",
     )
     assert read.findings[0].resolved and read.findings[0].resolved_reason == "dismissed"
+
+
+# --------------------------------------------------------------------------- what a reply comes to
+
+F1 = Finding(id="F1", title="SQL injection")
+
+
+def test_a_maintainers_disagreement_comes_to_a_dismissal_its_answer_and_a_resolved_thread() -> None:
+    state = PublishState(head_sha="h", findings=(tracked(FP),))
+    outcome = dismissal(state, pending(), F1, "the caller holds the lock", GITHUB_WORDS)
+    assert outcome.resolve
+    assert outcome.answer == dismissed_answer(
+        pending(), "F1", "the caller holds the lock", GITHUB_WORDS
+    )
+    assert outcome.state is not None
+    [kept] = outcome.state.dismissed
+    assert (kept.by, kept.id, kept.title, kept.via) == ("alice", "F1", "SQL injection", "reply")
+    assert outcome.state.findings[0].resolved_reason == "dismissed"
+
+
+def test_a_fixed_check_resolves_the_finding_only_when_it_is_gone() -> None:
+    state = PublishState(head_sha="h", findings=(tracked(FP),))
+    fixed = Reply(comment=reply(2, 1, "Fixed in abc1234"), thread=ours(1), fingerprint=FP)
+    gone = fix_checked(state, fixed, F1, "f" * 40, gone=True, why="")
+    assert gone.resolve and gone.state is not None
+    assert gone.state.findings[0].resolved_reason == "fixed"
+    still = fix_checked(state, fixed, F1, "f" * 40, gone=False, why="user_id still reaches it")
+    assert (still.state, still.resolve) == (None, False)
+    assert "still there: user_id still reaches it" in still.answer
+    assert unchecked(fixed, F1, "f" * 40).answer == fixed_answer(
+        fixed, "F1", "f" * 40, gone=False, why=""
+    )
+
+
+def test_a_concession_dismisses_only_for_someone_who_may() -> None:
+    state = PublishState(head_sha="h", findings=(tracked(FP),))
+    kept = answered(state, pending(), F1, "You are right.", conceded=True,
+                    dismissal_reason=None, words=GITHUB_WORDS)  # fmt: skip
+    assert kept.state is None and not kept.resolve and "can dismiss it" in kept.answer
+    gone = answered(state, pending(), F1, "You are right.", conceded=True,
+                    dismissal_reason="why?", words=GITHUB_WORDS)  # fmt: skip
+    assert gone.state is not None and gone.state.dismissed[0].reason == "why?"
+    assert "dismissed on this PR" in gone.answer and not gone.resolve
+    stands = answered(state, pending(), F1, "It holds.", conceded=False,
+                      dismissal_reason="why?", words=GITHUB_WORDS)  # fmt: skip
+    assert stands.state is None
+
+
+def test_the_summary_is_written_new_rewritten_or_updated_as_it_was_read() -> None:
+    state = PublishState(head_sha="h")
+    new = state_edit(PullRequestThread(), state, GITHUB_WORDS)
+    assert (new.comment_id, new.posted) == (None, "posted (state only)")
+    trusted = PullRequestThread(summary_id=7, summary_body=new.body, summary_trusted=True)
+    ours_body = state_edit(trusted, state, GITHUB_WORDS)
+    assert (ours_body.comment_id, ours_body.edited) == (7, "updated")
+    edited = PullRequestThread(summary_id=7, summary_body="by a person", summary_trusted=False)
+    theirs = state_edit(edited, state, GITHUB_WORDS)
+    assert (theirs.comment_id, theirs.edited) == (7, "rewritten (state only)")
+    assert "by a person" not in theirs.body

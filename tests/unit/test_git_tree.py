@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from consensus.adapters.git_tree import GitTrees
-from consensus.inspect.budget import Lookups
+from consensus.inspect.lookups import Lookups
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 
 

@@ -14,8 +14,7 @@ from pydantic import ValidationError
 from consensus.app.talk.builtins import BUILTINS
 from consensus.model.host import GITHUB_WORDS, GITLAB_WORDS, HostWords
 from consensus.publish.answers import denied_section, help_section, workflows_section
-from consensus.publish.spend import spend_text
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent, spend_text
 from consensus.publish.state import Pause, PublishState
 from consensus.publish.state_section import new_summary
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.inspect.budget import Lookups, ToolBudget
+from consensus.inspect.lookups import Lookups, ToolBudget
 from consensus.inspect.schema import ARGUMENTS, ReadFileArgs, parse_call, tool_schemas
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.settings.config import InspectorSettings

@@ -3,11 +3,11 @@ and the evidence a model that cannot call tools is given inline."""
 
 from __future__ import annotations
 
-from consensus.inspect.budget import Lookups
 from consensus.inspect.citations import check_citations, diff_spans
-from consensus.inspect.inline import inline_evidence, mentioned_names
-from consensus.inspect.results import Span
+from consensus.inspect.inline_evidence import inline_evidence, mentioned_names
+from consensus.inspect.lookups import Lookups
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
+from consensus.inspect.tool_results import Span
 from consensus.model.base import Category, Severity
 from consensus.model.claim import Claim
 from consensus.model.diff import ChangedFile, DiffLine, Hunk

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from consensus.inspect.budget import Lookups
+from consensus.inspect.lookups import Lookups
 from consensus.inspect.paths import ToolRefusal, confine
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
 from consensus.testing.trees import FakeTrees, Link

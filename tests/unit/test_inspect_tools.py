@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from consensus.inspect.budget import Lookups, ToolBudget
-from consensus.inspect.results import Span, ToolResult
+from consensus.inspect.lookups import Lookups, ToolBudget
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
+from consensus.inspect.tool_results import Span, ToolResult
 from consensus.testing.trees import FakeTrees
 
 LONG_MODULE = "".join(f"def handler_{n}(event):\n    return {n}\n" for n in range(1, 151))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consensus.app.learnings import pull_body
+from consensus.app.learnings_run import pull_body
 from consensus.cli.main import cli
 from consensus.decide.panel_rates import known_counts
 from consensus.errors import ConfigError
@@ -29,7 +29,7 @@ from consensus.publish.plan import Placement, Scope, plan_publish
 from consensus.publish.state import STATE_VERSION, PublishState, decode_state, encode_state
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import PullRequestThread
-from consensus.render.learned import rate
+from consensus.render.learned_tables import rate
 from consensus.settings.calibration_file import with_learned_calibration
 from consensus.settings.config import PublishSettings, Settings
 from consensus.settings.learned import (

@@ -63,20 +63,23 @@ def test_every_message_is_redacted_line_for_line() -> None:
 
 def test_the_repositorys_own_patterns_apply_once_a_flow_adds_them() -> None:
     fake = FakeModelClient(default="{}")
-    client = RedactingClient(fake)
+    services_client = RedactingClient(fake)
     asked = request(Message(role="user", content=f"The token {OWN} is used in tests."))
-    assert OWN in sent(client, asked, fake).messages[0].content  # no rule knows it
-    client.add_patterns(["acme-internal-[a-z0-9]{8}"])
-    client.add_patterns(["acme-internal-[a-z0-9]{8}"])  # added once
+    assert OWN in sent(services_client, asked, fake).messages[0].content  # no rule knows it
+    client = services_client.with_patterns(["acme-internal-[a-z0-9]{8}"])
+    client = client.with_patterns(["acme-internal-[a-z0-9]{8}"])  # added once
     assert client.patterns == ("acme-internal-[a-z0-9]{8}",)
     assert sent(client, asked, fake).messages[0].content == (
         "The token «redacted:custom» is used in tests."
     )
+    # the services' client is left as it was: the patterns are the new client's
+    assert services_client.patterns == ()
+    assert OWN in sent(services_client, asked, fake).messages[0].content
 
 
 def test_a_pattern_that_is_no_regex_is_refused_naming_the_setting() -> None:
     with pytest.raises(ConfigError, match="redact: pattern '\\(unclosed' is not a valid regex"):
-        RedactingClient(FakeModelClient()).add_patterns(["(unclosed"])
+        RedactingClient(FakeModelClient()).with_patterns(["(unclosed"])
 
 
 def test_the_cached_prefix_stays_the_start_of_the_redacted_message() -> None:
@@ -117,7 +120,7 @@ def test_a_reply_comes_back_with_every_secret_a_model_wrote_replaced() -> None:
         f'"the log prints {AWS}, {GITHUB}, {OWN} and {DEPLOY}"}}'
     )
     client = RedactingClient(FakeModelClient(default=reply), secrets=lambda: [DEPLOY])
-    client.add_patterns(["acme-internal-[a-z0-9]{8}"])
+    client = client.with_patterns(["acme-internal-[a-z0-9]{8}"])
     assert answered(client) == (
         '{"verdict": "confirmed", "reason": "the log prints «redacted:aws-access-key», '
         '«redacted:github-token», «redacted:custom» and «redacted:secret»"}'

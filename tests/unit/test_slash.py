@@ -34,7 +34,7 @@ from consensus.publish.state import (
     encode_state,
 )
 from consensus.publish.state_section import END, START, rewrite_summary
-from consensus.settings.commands import (
+from consensus.settings.command_files import (
     README_END,
     README_START,
     builtin_command_dir,

@@ -26,22 +26,17 @@ class Spy:
         return [0] * len(text.split())
 
 
-@pytest.fixture(autouse=True)
-def forget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model_map, "_slices", {})
-
-
 def test_a_count_is_the_sum_of_its_slices_counts() -> None:
     spy = Spy()
     text = DIFF + PERSONAS[0]
     pieces = [text[i : i + model_map.CHUNK_CHARS] for i in range(0, len(text), 1024)]
-    assert model_map._exact(spy, text) == sum(len(p.split()) for p in pieces)
+    assert model_map.SliceCounts().count(spy, text) == sum(len(p.split()) for p in pieces)
 
 
 def test_the_diff_every_persona_is_shown_is_tokenized_once() -> None:
-    spy = Spy()
-    counts = [model_map._exact(spy, DIFF + persona) for persona in PERSONAS]
-    assert counts == [model_map._exact(Spy(), DIFF + persona) for persona in PERSONAS]
+    spy, slices = Spy(), model_map.SliceCounts()
+    counts = [slices.count(spy, DIFF + persona) for persona in PERSONAS]
+    assert counts == [model_map.SliceCounts().count(Spy(), DIFF + persona) for persona in PERSONAS]
     whole_slices = len(DIFF) // model_map.CHUNK_CHARS
     # Each persona's text adds only the slice where the diff ends and its own words begin.
     assert len(spy.encoded) == whole_slices + len(PERSONAS)
@@ -49,14 +44,14 @@ def test_the_diff_every_persona_is_shown_is_tokenized_once() -> None:
 
 def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_map, "MAX_SLICES", 5)
-    spy = Spy()
-    model_map._exact(spy, DIFF)
-    assert len(model_map._slices) <= 5
-    assert model_map._exact(spy, DIFF) == model_map._exact(Spy(), DIFF)
+    spy, slices = Spy(), model_map.SliceCounts()
+    slices.count(spy, DIFF)
+    assert len(slices) <= 5
+    assert slices.count(spy, DIFF) == model_map.SliceCounts().count(Spy(), DIFF)
 
 
 def test_a_hostile_diff_with_a_lone_surrogate_is_still_counted() -> None:
-    assert model_map._exact(Spy(), "x = '\ud800' # broken") == 5
+    assert model_map.SliceCounts().count(Spy(), "x = '\ud800' # broken") == 5
 
 
 def test_counts_agree_with_tiktoken_on_a_real_encoding() -> None:
@@ -66,5 +61,6 @@ def test_counts_agree_with_tiktoken_on_a_real_encoding() -> None:
         len(encoding.encode(text[i : i + 1024], disallowed_special=()))
         for i in range(0, len(text), 1024)
     )
-    assert model_map._exact(encoding, text) == expected
-    assert model_map._exact(encoding, text) == expected  # and again, from memory
+    slices = model_map.SliceCounts()
+    assert slices.count(encoding, text) == expected
+    assert slices.count(encoding, text) == expected  # and again, from memory

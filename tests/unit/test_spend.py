@@ -6,8 +6,7 @@ import pytest
 
 from consensus.model.host import GITHUB_WORDS
 from consensus.model.report import BudgetReport, Quorum, Report, Stats
-from consensus.publish.spend import allowance, cap_comment, spend_text, spent_after
-from consensus.publish.spent import Spent
+from consensus.publish.spend import Spent, allowance, cap_comment, spend_text, spent_after
 from consensus.publish.state import PublishState, decode_state, encode_state
 from consensus.review.budget import Ceiling, Reservation, plan_budget
 from consensus.settings.config import BudgetSettings

@@ -55,8 +55,8 @@ from consensus.publish.state import (
 from consensus.publish.state_section import new_summary
 from consensus.publish.summary import render_summary
 from consensus.publish.thread import SUMMARY_MARKER, PullRequestThread
-from consensus.queue.plan import comment_body, gate_review_body, render_queue_markdown
 from consensus.queue.standing import GateFinding, QueueEntry, QueueStatus, QueueView, Risk
+from consensus.queue.writes import comment_body, gate_review_body, render_queue_markdown
 from consensus.render.markdown import render_markdown
 from consensus.render.untrusted import (
     ZWJ,
@@ -66,7 +66,7 @@ from consensus.render.untrusted import (
     is_login,
     person,
 )
-from consensus.settings.commands import load_commands
+from consensus.settings.command_files import load_commands
 from consensus.settings.config import PublishSettings
 from consensus.testing import FakeGitHubHost, FakePull
 from tests.markdown_oracle import REPO_LINK, live

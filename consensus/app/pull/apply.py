@@ -14,13 +14,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep
 from consensus.errors import HostError
 from consensus.ingest.hunks import Hunks
 from consensus.ingest.pull_diff import host_hunks
+from consensus.model.host import GITHUB_WORDS, HostWords
 from consensus.ports import (
     Conversation,
+    HostComment,
     Log,
     PullRequestHost,
     PullRequestInfo,
@@ -28,9 +30,16 @@ from consensus.ports import (
     ReviewWriter,
 )
 from consensus.publish.compose import Publication
+from consensus.publish.conversation import Reply
 from consensus.publish.plan import suspect_comments
+from consensus.publish.reply_outcome import ReplyOutcome
 from consensus.publish.resolution import ThreadChanges, thread_changes
+from consensus.publish.state import PublishState
+from consensus.publish.summary_edit import SummaryEdit, state_edit
 from consensus.publish.thread import Identity, duplicates
+
+# What other flows take from this room: the one write of the summary, and of a reply.
+__all__ = ["apply_reply", "post", "write_state", "write_summary"]
 
 
 def post(context: PullContext, publication: Publication) -> Publication:
@@ -39,9 +48,9 @@ def post(context: PullContext, publication: Publication) -> Publication:
     refused are in its summary."""
     host, number, log = context.host, context.info.number, context.log
     api_hunks = host_hunks(context.pull_files())
-    publication = post_review(host, context.info, publication, api_hunks, log, context.host_name)
+    publication = post_review(host, context.info, publication, api_hunks, log, context.words)
     sync_review_threads(host, number, publication.threads, context.identity, log)
-    upsert_summary(host, number, publication, log)
+    write_summary(host, number, publication.summary_edit, log)
     settle_concurrent_runs(host, number, context.identity, log)
     write_outputs(context.step, publication)
     return publication
@@ -53,7 +62,7 @@ def post_review(
     publication: Publication,
     api_hunks: Hunks,
     log: Log,
-    host_name: str = "GitHub",
+    words: HostWords = GITHUB_WORDS,
 ) -> Publication:
     """Post the review; a refusal (GitHub's 422, a position GitLab would not take) retries
     without the comments the host refused, which go to the summary."""
@@ -74,20 +83,20 @@ def post_review(
             )
         except ReviewRejected as exc:
             reason = "; ".join(exc.errors) or exc.message
-            note = f"{host_name} refused the inline comment ({reason})"
+            note = f"{words.name} refused the inline comment ({reason})"
             # First the comments that are not on the host's own view of the diff, then all.
             suspects = suspect_comments(review, api_hunks) if attempt == 0 else set()
             refused = suspects or set(review.fingerprints)
-            log(f"{host_name} refused the review ({reason}): {len(refused)} comment(s) → summary")
+            log(f"{words.name} refused the review ({reason}): {len(refused)} comment(s) → summary")
             publication = publication.refused(refused, note)
             continue
         count = len(review.comments)
-        if host_name == "GitLab":  # no review object: each comment is a discussion of its own
+        if words.reviews_as_discussions:  # no review object: each comment a discussion
             log(f"posted {count} inline discussion(s)")
         else:
             log(f"posted a review with {count} inline comment(s) ({event})")
         return publication
-    log(f"{host_name} refused the review three times: everything is in the summary comment")
+    log(f"{words.name} refused the review three times: everything is in the summary comment")
     return publication.without_review()
 
 
@@ -111,14 +120,42 @@ def sync_review_threads(
         log(f"review threads: {', '.join(done)}")
 
 
-def upsert_summary(host: Conversation, number: int, publication: Publication, log: Log) -> None:
-    summary_id = publication.summary_id
-    if summary_id is not None:
-        host.edit_issue_comment(summary_id, publication.summary)
-        log(f"summary comment {summary_id} updated")
+def write_summary(host: Conversation, number: int, edit: SummaryEdit, log: Log) -> None:
+    """The summary comment's one write: a review's page or a change of its state alone."""
+    if edit.comment_id is not None:
+        host.edit_issue_comment(edit.comment_id, edit.body)
+        log(f"summary comment {edit.comment_id} {edit.edited}")
     else:
-        created = host.create_issue_comment(number, publication.summary)
-        log(f"summary comment {created.id} posted")
+        created = host.create_issue_comment(number, edit.body)
+        log(f"summary comment {created.id} {edit.posted}")
+
+
+def write_state(context: PullContext, state: PublishState) -> None:
+    """`state` into the summary comment as last read (publish/summary_edit.py), which is
+    then read again."""
+    edit = state_edit(context.summary_thread(), state, context.words)
+    write_summary(context.host, context.info.number, edit, context.log)
+    context.refresh_thread()
+
+
+def apply_reply(context: PullContext, reply: Reply, outcome: ReplyOutcome) -> None:
+    """What a reply comes to (publish/reply_outcome.py), applied: the state, the answer in
+    the reply's thread, then the thread resolved."""
+    if outcome.state is not None:
+        write_state(context, outcome.state)
+    context.host.reply_to_review_comment(context.info.number, reply.thread.id, outcome.answer)
+    if outcome.resolve:
+        resolve_thread(context, reply.thread)
+
+
+def resolve_thread(context: PullContext, first: HostComment) -> None:
+    """Resolve the review thread our comment `first` opened (a failure is a warning)."""
+    try:
+        for thread in context.host.review_threads(context.info.number):
+            if thread.first.id == first.id and not thread.resolved:
+                context.host.set_thread_resolved(thread.id, True)
+    except HostError as exc:
+        context.log(f"warning: the review thread was not resolved: {exc.message}")
 
 
 def settle_concurrent_runs(

@@ -23,8 +23,7 @@ from consensus import __version__
 from consensus.app.jobs import JobRequest, prepare_job
 from consensus.app.journaled import run_review
 from consensus.app.pull.apply import post
-from consensus.app.pull.budget import Superseded, check_head, stopped_by_pr_budget
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.gates import Superseded, check_head, stopped_by_pr_budget
 from consensus.app.pull.inputs import (
     base_guidelines,
     base_learned,
@@ -32,6 +31,7 @@ from consensus.app.pull.inputs import (
     not_reviewed,
     repository_personas,
 )
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.saved_workflows import base_workflow
 from consensus.app.services import ActionStep, Services
 from consensus.model.diff import ReviewDiff
@@ -68,12 +68,12 @@ def review_pull_request(
     why = _stopped(context, event=event, event_head=event_head)
     if why is not None:
         return FlowResult.skipped(why)
-    thread = context.thread  # read once by the gates: the pause, the budget, the review
+    thread = context.summary_thread()  # read once by the gates: the pause, the budget, the review
     left = stopped_by_pr_budget(
         context.host,
         number,
         state=thread.state,
-        budget=context.settings.budget,
+        budget=context.read_settings().budget,
         head=context.info.head_sha,
         ours=identity,
         words=context.words,
@@ -121,10 +121,10 @@ def _stopped(context: PullContext, *, event: str, event_head: str) -> str | None
         return "automatic reviews are paused"
     context.read_base_for_review()  # one request for what every run reads
     keys = context.services.keys
-    if not_reviewed(context.settings, info, keys, event=event, log=log):
+    if not_reviewed(context.read_settings(), info, keys, event=event, log=log):
         return "not reviewed by the base branch's rules"
     fork = info.head_repo != info.base_repo
-    if event == "pull_request" and fork and keys.none_usable(context.settings):
+    if event == "pull_request" and fork and keys.none_usable(context.read_settings()):
         log(
             f"PR #{info.number} comes from a fork ({info.head_repo or 'deleted repository'}): "
             "GitHub gives its pull_request runs no secrets, so no provider can be called. "
@@ -159,7 +159,7 @@ def review_and_publish(
         return FlowResult.skipped("superseded by a newer push")
     publication = compose(report, carried, job.diff, _view(context, thread))
     posted = post(context, publication)
-    asks = context.settings.publish.request_changes_on
+    asks = context.read_settings().publish.request_changes_on
     return FlowResult.of(report, posted.posted, changes_floor=asks)
 
 
@@ -167,7 +167,7 @@ def _job(context: PullContext) -> ReviewJob:
     """What the review decides from: the PR's diff under the base branch's settings,
     providers, personas and guidelines, narrowed by the saved workflow when there is one;
     within what is left of the PR's budget."""
-    info, settings, host = context.info, context.settings, context.host
+    info, settings, host = context.info, context.read_settings(), context.host
     request = JobRequest(
         settings=settings,
         providers=lambda: context.services.keys.providers(settings),
@@ -248,11 +248,10 @@ def _view(context: PullContext, thread: PullRequestThread) -> PullView:
         head_sha=context.info.head_sha,
         changed=frozenset(f.path for f in context.pull_files()),
         links=context.links,
-        settings=context.settings.publish,
+        settings=context.read_settings().publish,
         learned=base_learned(context.base_files(), context.log),
         workflow=context.workflow,
         allowance=context.allowance,
-        host="GitLab" if context.host_name == "GitLab" else "GitHub",
         words=context.words,
     )
 

@@ -9,8 +9,9 @@ Only `review` and `verify` call a provider (app/talk/spend_commands.py).
 
 from __future__ import annotations
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.apply import write_state
 from consensus.app.pull.inputs import base_guidelines, repository_personas
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.talk.registry import Command, Registry, lookup, workflow_command
 from consensus.app.talk.spend_commands import review_now, verify_now
 from consensus.errors import ConfigError, ConsensusError
@@ -25,11 +26,11 @@ from consensus.publish.answers import (
 from consensus.publish.dismissal import dismissed
 from consensus.publish.slash import Arguments, Grammar
 from consensus.publish.state import Pause
-from consensus.queue.apply import queue_markdown
+from consensus.queue.reconcile import queue_markdown
 from consensus.render.markdown import escape_markdown_text
 from consensus.render.untrusted import escape_line
 from consensus.review.guidelines import describe_guidelines
-from consensus.settings.commands import CommandSpec
+from consensus.settings.command_files import CommandSpec
 
 BUILTINS = Registry()
 
@@ -46,7 +47,7 @@ def _review(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("explain", Grammar.FINDING)
 def _explain(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     fingerprint = record.fingerprint if record else tracked.fingerprint if tracked else ""
@@ -59,7 +60,7 @@ def _explain(context: PullContext, arguments: Arguments) -> Section:
 @BUILTINS.command("verify", Grammar.FINDING)
 def _verify(context: PullContext, arguments: Arguments) -> Section:
     assert arguments.finding is not None
-    record = context.thread.state.record(arguments.finding)
+    record = context.summary_thread().state.record(arguments.finding)
     if record is None:
         raise _no_finding(arguments.finding, context)
     return verify_now(context, record)
@@ -67,7 +68,7 @@ def _verify(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("dismiss", Grammar.FINDING_REASON)
 def _dismiss(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     assert arguments.finding is not None
     record, tracked = state.record(arguments.finding), state.tracked(arguments.finding)
     found = record or tracked
@@ -75,8 +76,9 @@ def _dismiss(context: PullContext, arguments: Arguments) -> Section:
         raise _no_finding(arguments.finding, context)
     by, reason = context.asker, arguments.reason
     finding = (found.id, found.title)
-    context.save_state(
-        dismissed(state, found.fingerprint, by=by, reason=reason, finding=finding, via="command")
+    write_state(
+        context,
+        dismissed(state, found.fingerprint, by=by, reason=reason, finding=finding, via="command"),
     )
     why = f" ({escape_line(arguments.reason)})" if arguments.reason else ""
     return Section(
@@ -96,9 +98,9 @@ def _queue(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("personas", Grammar.NONE)
 def _personas(context: PullContext, arguments: Arguments) -> Section:
-    personas = repository_personas(context.host, context.info, context.settings)
+    personas = repository_personas(context.host, context.info, context.read_settings())
     try:
-        providers = context.services.keys.providers(context.settings)
+        providers = context.services.keys.providers(context.read_settings())
     except ConfigError:
         providers = ()
     return personas_section(personas, providers)
@@ -119,11 +121,11 @@ def _config(context: PullContext, arguments: Arguments) -> Section:
         for key, value in context.inputs.model_dump(mode="json").items()
         if key not in ("trusted_login", "post_interval_s")
     }
-    section = config_section(context.settings, source, overrides)
-    used = base_guidelines(context.host, context.info, context.settings)
+    section = config_section(context.read_settings(), source, overrides)
+    used = base_guidelines(context.host, context.info, context.read_settings())
     listed = "\n".join(
         f"- {escape_markdown_text(line)}"
-        for line in describe_guidelines(used, context.settings.context)
+        for line in describe_guidelines(used, context.read_settings().context)
     )
     guidelines = f"\n\n**Guidelines given to reviewers** (from the base branch):\n{listed}"
     return Section(section.title, section.body + guidelines, section.ok)
@@ -131,9 +133,9 @@ def _config(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("pause", Grammar.NONE)
 def _pause(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     if state.paused is None:
-        context.save_state(state.model_copy(update={"paused": Pause(by=context.asker)}))
+        write_state(context, state.model_copy(update={"paused": Pause(by=context.asker)}))
     return Section(
         "/consensus pause",
         f"Automatic reviews are paused on this {context.words.short}. `/consensus resume` "
@@ -143,9 +145,9 @@ def _pause(context: PullContext, arguments: Arguments) -> Section:
 
 @BUILTINS.command("resume", Grammar.NONE)
 def _resume(context: PullContext, arguments: Arguments) -> Section:
-    state = context.thread.state
+    state = context.summary_thread().state
     if state.paused is not None:
-        context.save_state(state.model_copy(update={"paused": None}))
+        write_state(context, state.model_copy(update={"paused": None}))
     return Section("/consensus resume", "Automatic reviews run again on the next push.")
 
 
@@ -170,7 +172,7 @@ def _help(context: PullContext, arguments: Arguments) -> Section:
 
 
 def _no_finding(finding: str, context: PullContext) -> ConsensusError:
-    ids = sorted({r.id for r in context.thread.state.records}, key=lambda i: int(i[1:]))
+    ids = sorted({r.id for r in context.summary_thread().state.records}, key=lambda i: int(i[1:]))
     known = f"the summary lists {', '.join(ids)}" if ids else "the summary lists no findings"
     where = context.words.short
     return ConsensusError(f"there is no finding {finding} on this {where} ({known})")

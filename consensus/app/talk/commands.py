@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.builtins import BUILTINS, saved_commands
 from consensus.app.talk.registry import Command, lookup, workflow_command
@@ -82,7 +82,7 @@ def answer_comment(
         log(f"a comment by {login}, the login consensus posts as: ignored.")
         return FlowResult.skipped("a comment of consensus's own")
     context = PullContext.open(services, step, number, identity, asker=login)
-    invocations = find_invocations(comment.body, mention=context.settings.commands.mention)
+    invocations = find_invocations(comment.body, mention=context.read_settings().commands.mention)
     if not invocations:
         log("no /consensus command in the comment: nothing to do.")
         return FlowResult.skipped("no command")

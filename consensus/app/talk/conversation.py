@@ -4,7 +4,10 @@
 The flow (`answer_replies`) takes its services as parameters: the PR's conversation
 (`PullContext`, with the host, the base branch's settings and the summary's state), a model
 client (journaled by the face) and the check of a "fixed" finding. What to do with each
-reply is publish/conversation.py's pure decision; this module reads, asks and writes:
+reply is publish/conversation.py's pure decision, and what it comes to (the answer, the
+state, the thread) publish/reply_outcome.py's pure composition, applied by
+app/pull/apply.apply_reply as a review's publication is by `post`; this module reads and
+asks:
 
 - who may dismiss by reply is who may run `/consensus dismiss` (commands/dismiss.md: write,
   maintain or admin): asked of the collaborators API only for a disagreement or a
@@ -22,7 +25,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.apply import apply_reply
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.talk.builtins import BUILTINS
 from consensus.decide.judgement import Judgement
 from consensus.errors import ConsensusError, HostError
@@ -36,16 +40,19 @@ from consensus.publish.conversation import (
     Step,
     Threads,
     classify_words,
-    dismissed_answer,
     fix_outcome,
-    fixed_answer,
-    model_answer,
     pending_replies,
     plan_reply,
     reason_of,
     scrubbed,
 )
-from consensus.publish.dismissal import dismissed, resolved
+from consensus.publish.reply_outcome import (
+    Finding,
+    answered,
+    dismissal,
+    fix_checked,
+    unchecked,
+)
 from consensus.publish.state import FindingRecord, PublishState
 from consensus.review.converse import Topic, converse, converse_request
 from consensus.review.guard import GuardedClient
@@ -77,7 +84,7 @@ def waiting(
 ) -> Threads:
     """Our threads' replies among the PR's review `comments` waiting for an answer (or only
     the comment `only`); none when the conversation is off."""
-    if not context.settings.conversation.enabled:
+    if not context.read_settings().conversation.enabled:
         context.log("conversation is off (conversation.enabled in .consensus.yml)")
         return Threads()
     return pending_replies(comments, context.identity, only=only)
@@ -87,7 +94,7 @@ def answer_replies(context: PullContext, tools: AnswerTools, threads: Threads) -
     """Answer the replies `threads` holds waiting (see `waiting`)."""
     done = [Answered(s.comment_id, Step.IGNORE, s.why) for s in threads.skipped]
     answers = threads.answers
-    ledger = Ledger(context.settings.budget)
+    ledger = Ledger(context.read_settings().budget)
     ledger.without_plan()  # one reply: only the caps that are set hold
     client = GuardedClient(tools.client, ledger)
     for reply in threads.pending:
@@ -102,7 +109,7 @@ def answer_replies(context: PullContext, tools: AnswerTools, threads: Threads) -
 def _one(
     context: PullContext, tools: AnswerTools, client: ModelClient, reply: Reply, answers: int
 ) -> tuple[Step, str]:
-    cap = context.settings.conversation.max_answers
+    cap = context.read_settings().conversation.max_answers
     kind = classify_words(reply.comment.body)
     disagrees = kind is ReplyKind.DISAGREEMENT
     may_write = _may_dismiss(context, reply.comment.author) if disagrees else None
@@ -111,12 +118,15 @@ def _one(
         return plan.step, plan.why
     state = context.refresh_thread().state
     record = _record(state, reply.fingerprint)
-    finding_id = record.id if record else _tracked_id(state, reply.fingerprint)
+    finding = Finding(
+        id=record.id if record else _tracked_id(state, reply.fingerprint),
+        title=record.title if record else reply.thread.body.split("\n", 1)[0],
+    )
     if plan.step is Step.DISMISS:
-        _dismiss(context, reply, finding_id, record)
+        _dismiss(context, state, reply, finding)
         return plan.step, plan.why
     if plan.step is Step.CHECK_FIXED:
-        return _check_fixed(context, tools, reply, finding_id, record), plan.why
+        return _check_fixed(context, tools, reply, finding, record), plan.why
     answer = _ask(context, tools, client, reply, record)
     if answer is None:
         return Step.IGNORE, "no usable answer from the model (nothing posted)"
@@ -126,21 +136,26 @@ def _one(
             may_write = _may_dismiss(context, reply.comment.author)
         plan = plan_reply(reply, kind, may_write=may_write, answers=answers, cap=cap)
         if plan.step is Step.DISMISS:
-            _dismiss(context, reply, finding_id, record)
+            _dismiss(context, state, reply, finding)
             return plan.step, f"{plan.why} (read by the model)"
         if plan.step is Step.CHECK_FIXED:
-            return _check_fixed(context, tools, reply, finding_id, record), plan.why
+            return _check_fixed(context, tools, reply, finding, record), plan.why
         if plan.step is not Step.ANSWER:
             return Step.IGNORE, f"{plan.why} (read by the model)"
     conceded = not answer.stands
-    dismissed = conceded and _may_dismiss(context, reply.comment.author)
-    if dismissed:
-        _save_dismissal(context, reply, finding_id, record)
-    text = scrubbed(redact_text(answer.answer, context.settings.redact)[0], tools.secrets)
-    body = model_answer(
-        reply, finding_id, text, conceded=conceded, dismissed=dismissed, words=context.words
+    dismissing = conceded and _may_dismiss(context, reply.comment.author)
+    redact = context.read_settings().redact
+    text = scrubbed(redact_text(answer.answer, redact)[0], tools.secrets)
+    outcome = answered(
+        state,
+        reply,
+        finding,
+        text,
+        conceded=conceded,
+        dismissal_reason=_reason(context, reply) if dismissing else None,
+        words=context.words,
     )
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
+    apply_reply(context, reply, outcome)
     return Step.ANSWER, plan.why + (" (conceded)" if conceded else "")
 
 
@@ -161,7 +176,7 @@ def _ask(
     except HostError as exc:
         context.log(f"warning: cannot read {topic.path} at {commit[:12]}: {exc.message}")
         source = None
-    wanted = context.settings.conversation.model
+    wanted = context.read_settings().conversation.model
     provider = next((p for p in tools.providers if p.model == wanted), tools.providers[0])
     request = converse_request(
         provider,
@@ -169,8 +184,8 @@ def _ask(
         source,
         author=reply.comment.author,
         reply=reply.comment.body,
-        language=context.settings.response_language,
-        redact=context.settings.redact,
+        language=context.read_settings().response_language,
+        redact=context.read_settings().redact,
     )
     return asyncio.run(converse(client, request))
 
@@ -194,14 +209,13 @@ def _check_fixed(
     context: PullContext,
     tools: AnswerTools,
     reply: Reply,
-    finding_id: str,
+    finding: Finding,
     record: FindingRecord | None,
 ) -> Step:
     """Verify the finding on the current head: gone → resolved; else what still fails."""
     head = context.info.head_sha
     if record is None:
-        body = fixed_answer(reply, finding_id, head, gone=False, why="")
-        context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
+        apply_reply(context, reply, unchecked(reply, finding, head))
         return Step.CHECK_FIXED
     try:
         checked = tools.judge_now(record)
@@ -209,18 +223,13 @@ def _check_fixed(
         context.log(f"warning: the fixed finding was not checked: {exc.message}")
         checked = None
     if checked is not None:
-        context.log(f"{finding_id or record.id} checked on {head[:12]}: {checked.reason}")
+        context.log(f"{finding.id or record.id} checked on {head[:12]}: {checked.reason}")
     counts = checked.verification if checked is not None else None
     outcome = fix_outcome(counts.confirmed, counts.refuted, counts.uncertain) if counts else None
     gone = outcome is FixCheck.GONE
     why = _still_failing(checked) if outcome is FixCheck.STILL and checked else ""
-    body = fixed_answer(reply, finding_id, head, gone=gone, why=why)
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
-    if gone:
-        state = context.thread.state
-        findings = resolved(state.findings, record.fingerprint, "fixed")
-        context.save_state(state.model_copy(update={"findings": findings}))
-        _resolve(context, reply.thread)
+    state = context.summary_thread().state  # as the check left it
+    apply_reply(context, reply, fix_checked(state, reply, finding, head, gone=gone, why=why))
     return Step.CHECK_FIXED
 
 
@@ -230,39 +239,14 @@ def _still_failing(checked: Judgement) -> str:
     return reasons[0] if reasons else checked.reason
 
 
-def _dismiss(
-    context: PullContext, reply: Reply, finding_id: str, record: FindingRecord | None
-) -> None:
-    reason = _save_dismissal(context, reply, finding_id, record)
-    body = dismissed_answer(reply, finding_id, reason, context.words)
-    context.host.reply_to_review_comment(context.info.number, reply.thread.id, body)
-    _resolve(context, reply.thread)
+def _dismiss(context: PullContext, state: PublishState, reply: Reply, finding: Finding) -> None:
+    reason = _reason(context, reply)
+    apply_reply(context, reply, dismissal(state, reply, finding, reason, context.words))
 
 
-def _save_dismissal(
-    context: PullContext, reply: Reply, finding_id: str, record: FindingRecord | None
-) -> str:
-    reason = redact_text(reason_of(reply.comment.body), context.settings.redact)[0]
-    title = record.title if record else reply.thread.body.split("\n", 1)[0]
-    state = dismissed(
-        context.thread.state,
-        reply.fingerprint,
-        by=reply.comment.author,
-        reason=reason,
-        finding=(finding_id, title),
-        via="reply",
-    )
-    context.save_state(state)
-    return reason
-
-
-def _resolve(context: PullContext, first: HostComment) -> None:
-    try:
-        for thread in context.host.review_threads(context.info.number):
-            if thread.first.id == first.id and not thread.resolved:
-                context.host.set_thread_resolved(thread.id, True)
-    except HostError as exc:
-        context.log(f"warning: the review thread was not resolved: {exc.message}")
+def _reason(context: PullContext, reply: Reply) -> str:
+    """The reply's words as a dismissal's reason, redacted as the repository asks."""
+    return redact_text(reason_of(reply.comment.body), context.read_settings().redact)[0]
 
 
 def _may_dismiss(context: PullContext, login: str) -> bool:

@@ -13,7 +13,7 @@ and a note we answered already: a payload sent twice is answered once.
 
 from __future__ import annotations
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.commands import answer_comment
 from consensus.app.talk.reply_event import answer_on_pull

@@ -2,7 +2,7 @@
 its argument grammar and its handler, in one table a comment's words are looked up in.
 
 A built-in command is its file (`commands/<name>.md`: name, usage, summary, who may run it,
-the help text; settings/commands.py reads it) and its handler, registered with its grammar
+the help text; settings/command_files.py reads it) and its handler, registered with its grammar
 (`Registry.command`); loading pairs them, and a file without a handler or a handler without
 a file fails at start-up. A repository's saved review workflow registers the same way
 (`workflow_command`): its file says what it is, it takes no arguments, and its handler runs
@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.talk.spend_commands import workflow_now
 from consensus.publish.answers import Section
 from consensus.publish.slash import Arguments, Grammar
-from consensus.settings.commands import CommandSpec, load_commands, resolve
+from consensus.settings.command_files import CommandSpec, load_commands, resolve
 from consensus.settings.workflows import Workflow, workflow_spec
 
 Handler = Callable[[PullContext, Arguments], Section]

@@ -1,6 +1,6 @@
 """`consensus action` on a `pull_request_review_comment` event, after a push's review, and
 when a PR closes: the replies on our inline comments (app/talk/conversation.py answers them),
-the 👍/👎 on them, and the outcomes (app/outcomes.py).
+the 👍/👎 on them, and the outcomes (app/pull/outcomes.py).
 
 Only a reply just *created* in a thread counts: edits, deletions and new threads are left
 alone; so are replies by bots and by the identity consensus posts as. Configuration comes
@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from consensus.adapters.recording import JournaledClient
-from consensus.app.outcomes import record_labels, record_outcomes
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.outcomes import record_labels, record_outcomes
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.services import ActionStep, Services
 from consensus.app.talk.conversation import (
     Answered,
@@ -79,14 +78,15 @@ def close_on_pull(context: PullContext, *, merged: bool) -> None:
 
 @contextmanager
 def _answer_tools(context: PullContext) -> Iterator[AnswerTools]:
-    """What answering needs: the services' model client behind a run of the journal
-    (opened and finished here), the providers that can be called, the "fixed" check."""
+    """What answering needs: the PR's model client (its `redact:` patterns applied) behind
+    a run of the journal (opened and finished here), the providers that can be called, the
+    "fixed" check."""
     info, services = context.info, context.services
     journal = services.journal()
     base_id = f"conversation-{info.base_repo.replace('/', '-')}-{info.number}"
     run_id, _ = journal.resolve_run(base_id, fresh=False, resume=None)
     journal.start_run(run_id, base_id, f"{info.base_repo}#{info.number} conversation", "{}")
-    client = JournaledClient(journal, run_id, services.models)
+    client = journal.recording_client(run_id, context.read_models())
     try:
         yield AnswerTools(
             client=client,
@@ -102,7 +102,7 @@ def _answer_tools(context: PullContext) -> Iterator[AnswerTools]:
 def _callable(context: PullContext) -> tuple[ProviderSettings, ...]:
     keys = context.services.keys
     try:
-        providers = keys.providers(context.settings)
+        providers = keys.providers(context.read_settings())
     except ConfigError:
         return ()
     unavailable = keys.unavailable(providers)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 
 from consensus.app.jobs import review_diff
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.apply import write_state
+from consensus.app.pull.pull_context import PullContext
 from consensus.app.pull.review import review_and_publish
 from consensus.decide.judgement import Judgement, settled
 from consensus.errors import ConsensusError
@@ -51,7 +52,7 @@ def workflow_now(context: PullContext, workflow: Workflow) -> Section:
 
 def _publish_now(context: PullContext) -> None:
     """A fresh look at the PR head, published; an error when it could not be a review."""
-    if context.services.keys.none_usable(context.settings):
+    if context.services.keys.none_usable(context.read_settings()):
         raise ConsensusError("no provider key is available to this run: nothing was reviewed")
     result = review_and_publish(context, carry=False, thread=context.read_thread())
     if not result.quorum_met:
@@ -62,18 +63,18 @@ def verify_now(context: PullContext, record: FindingRecord) -> Section:
     """Inspector and redundancy voting on one finding now; the verdict goes into the state."""
     if record.found_by_scan:
         raise ConsensusError(f"{record.id} comes from consensus's own scan: nothing to verify")
-    judgement = verify_record(context, record, context.services.models)
+    judgement = verify_record(context, record, context.read_models())
     updated = _updated(record, judgement, context.asker)
-    state = context.thread.state
+    state = context.summary_thread().state
     records = tuple(updated if r.id == record.id else r for r in state.records)
-    context.save_state(state.model_copy(update={"records": records}))
+    write_state(context, state.model_copy(update={"records": records}))
     return verified_section(updated)
 
 
 def verify_record(context: PullContext, record: FindingRecord, client: ModelClient) -> Judgement:
     """The finding of `record` judged on the PR's current head, through `client` behind the
     budget of the base branch's settings (a ConsensusError when no provider can be called)."""
-    settings, keys = context.settings, context.services.keys
+    settings, keys = context.read_settings(), context.services.keys
     providers = keys.providers(settings)
     unavailable = keys.unavailable(providers)
     panel = [p for p in providers if p.model not in unavailable]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.app.pull.context import PullContext
+from consensus.app.pull.apply import write_state
+from consensus.app.pull.pull_context import PullContext
 from consensus.ports import HostComment
 from consensus.publish.conversation import thread_fingerprint
 from consensus.publish.outcomes import LABELS, close_outcomes, downvoters, labels_from
@@ -39,7 +40,7 @@ def record_labels(context: PullContext, comments: Sequence[HostComment] | None =
         return
     labels = labels_from(thread.state, reactions, context.identity.logins)
     if labels != thread.state.labels:
-        context.save_state(thread.state.model_copy(update={"labels": labels}))
+        write_state(context, thread.state.model_copy(update={"labels": labels}))
         context.log(f"labels: {len(labels)} 👍/👎 on our inline comments recorded")
 
 
@@ -47,14 +48,14 @@ def record_outcomes(context: PullContext, *, merged: bool) -> None:
     """At close: labels read once more, then each posted finding's outcome saved."""
     record_labels(context)
     context.refresh_thread()
-    state = context.thread.state
-    if context.thread.summary_id is None or not (state.findings or state.workflows):
+    state = context.summary_thread().state
+    if context.summary_thread().summary_id is None or not (state.findings or state.workflows):
         context.log(f"PR #{context.info.number} closed: no finding of ours to record")
         return
     writers = frozenset(login for login in downvoters(state) if context.may_write(login))
     outcomes = close_outcomes(state, writers=writers)
     closed = "merged" if merged else "closed"
-    context.save_state(state.model_copy(update={"outcomes": outcomes, "closed": closed}))
+    write_state(context, state.model_copy(update={"outcomes": outcomes, "closed": closed}))
     tally = {
         kind: sum(1 for o in outcomes if o.outcome == kind)
         for kind in ("fixed", "dismissed", "left")

@@ -16,9 +16,9 @@ from typing import Any
 
 from consensus.inspect import tools
 from consensus.inspect.paths import ToolRefusal
-from consensus.inspect.results import Span, ToolResult, refused
 from consensus.inspect.schema import CallProblem, parse_call
 from consensus.inspect.snapshot import Snapshot
+from consensus.inspect.tool_results import Span, ToolResult, refused
 
 DEFAULT_CALLS = 6
 DEFAULT_RESULT_CHARS = 12_000  # about 3,000 tokens: six answers stay under 20,000

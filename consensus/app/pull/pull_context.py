@@ -33,9 +33,8 @@ from consensus.ports import (
 )
 from consensus.publish.answers import WRITE_LEVELS
 from consensus.publish.spend import PrAllowance
-from consensus.publish.state import PublishState
-from consensus.publish.state_section import new_summary, rewrite_summary
 from consensus.publish.thread import Identity, PullRequestThread, load_thread
+from consensus.review.redacting import RedactingClient
 from consensus.settings.action_inputs import ActionInputs
 from consensus.settings.config import Settings
 from consensus.settings.workflows import Workflow, narrow_settings
@@ -58,6 +57,7 @@ class PullReads:
     workflows: BaseWorkflows | None = None
     permissions: dict[str, str] = field(default_factory=dict)  # login → permission
     secrets: tuple[str, ...] | None = None
+    models: RedactingClient | None = None  # the services', with the settings' patterns
 
 
 @dataclass(frozen=True)
@@ -99,11 +99,6 @@ class PullContext:
         return self.host.words
 
     @property
-    def host_name(self) -> str:
-        """GitHub or GitLab, for what the log and the summary say about the host."""
-        return self.step.runner.host
-
-    @property
     def log(self) -> Log:
         return self.services.log
 
@@ -136,9 +131,9 @@ class PullContext:
             self.reads.base = BaseFiles(self.host, self.info.base_sha, ())
         return self.reads.base
 
-    @property
-    def settings(self) -> Settings:
-        """The base branch's settings, narrowed by the run's saved workflow."""
+    def read_settings(self) -> Settings:
+        """The base branch's settings, narrowed by the run's saved workflow (read from the
+        host the first time)."""
         if self.workflow is None:
             return self._base_settings()
         name, narrowed = self.workflow.name, self.reads.narrowed
@@ -148,14 +143,20 @@ class PullContext:
 
     def _base_settings(self) -> Settings:
         """The base branch's configuration; as soon as it is read, the keys it names are
-        masked and its `redact:` patterns apply to every prompt the services' models send
-        (a slash command's, the conversation's, the review's)."""
+        masked (the face's mask: what the CI's log will hide)."""
         if self.reads.settings is None:
             files = self.base_files()
             self.reads.settings = base_settings(self.host, self.info, self.inputs, files)
             self.services.mask(self.secrets())
-            self.services.models.add_patterns(self.reads.settings.redact)
         return self.reads.settings
+
+    def read_models(self) -> RedactingClient:
+        """The services' model client, redacting with the base configuration's `redact:`
+        patterns too (read from the host the first time): what a command or the
+        conversation on this PR asks a model through. The services' own is left as it is."""
+        if self.reads.models is None:
+            self.reads.models = self.services.models.with_patterns(self._base_settings().redact)
+        return self.reads.models
 
     def saved_workflows(self) -> BaseWorkflows:
         """The base branch's saved review workflows."""
@@ -225,9 +226,8 @@ class PullContext:
 
     # ------------------------------------------------------------------ our summary
 
-    @property
-    def thread(self) -> PullRequestThread:
-        """Our summary and its state, as last read (read now if it never was)."""
+    def summary_thread(self) -> PullRequestThread:
+        """Our summary and its state, as last read (read from the host if it never was)."""
         return self.reads.thread if self.reads.thread is not None else self.refresh_thread()
 
     def refresh_thread(self) -> PullRequestThread:
@@ -247,22 +247,3 @@ class PullContext:
             self.log(f"warning: {thread.state_problem}")
         self.reads.thread = thread
         return thread
-
-    def save_state(self, state: PublishState) -> None:
-        """Write `state` into the summary comment (a new one when there is none yet). A
-        summary someone else edited last is rewritten whole: we keep no text of theirs."""
-        thread = self.thread
-        notices = [thread.state_problem] if thread.state_problem else []
-        if thread.summary_id is None:
-            created = self.host.create_issue_comment(
-                self.info.number, new_summary(state, self.words)
-            )
-            self.log(f"summary comment {created.id} posted (state only)")
-        elif not thread.summary_trusted:
-            self.host.edit_issue_comment(thread.summary_id, new_summary(state, self.words, notices))
-            self.log(f"summary comment {thread.summary_id} rewritten (state only)")
-        else:
-            body = rewrite_summary(thread.summary_body, state, self.words)
-            self.host.edit_issue_comment(thread.summary_id, body)
-            self.log(f"summary comment {thread.summary_id} updated")
-        self.refresh_thread()

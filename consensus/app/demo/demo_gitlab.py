@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from consensus.app.demo import DemoPlaces, HostStage, hosted_sample
+from consensus.app.demo.demo import DemoPlaces, HostStage, hosted_sample
 from consensus.render.github_page import InlineNote
 from consensus.render.gitlab_page import MergeRequestPage, Thread, render_merge_request_page
 from consensus_sim import demo_panel

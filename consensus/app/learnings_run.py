@@ -25,7 +25,7 @@ from typing import Protocol
 from consensus.ports import ClosedPullThread, LearningsWriter, Log, PullReader
 from consensus.publish.learnings import ClosedPull, counted, learn
 from consensus.publish.thread import Identity, find_summary, read_thread
-from consensus.render.learned import uncredited_note
+from consensus.render.learned_tables import uncredited_note
 from consensus.settings.learned import LEARNED_PATH, Learned, dump_learned, parse_learned
 
 BRANCH = "consensus/learnings"

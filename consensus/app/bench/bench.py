@@ -17,15 +17,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from consensus.adapters.journal import BENCH_JUDGE_LABEL, Journal
-from consensus.adapters.recording import JournaledClient
-from consensus.app.bench_runs import consensus_report, derived_report, variant_jobs
-from consensus.app.bench_source import LoadedSuite, pull_source
+from consensus.app.bench.bench_runs import consensus_report, derived_report, variant_jobs
+from consensus.app.bench.bench_source import LoadedSuite, pull_source
 from consensus.app.jobs import JobRequest, RawDiff, prepare_job
+from consensus.app.journal_port import RunJournal
 from consensus.app.local_review import Flags, providers_for, with_flags
 from consensus.app.services import Services
 from consensus.bench.judge import BenchFinding, judge_all, nearby_hunks
-from consensus.bench.labels import Labelled, jsonl, label_findings
+from consensus.bench.labelled import Labelled, jsonl, label_findings
 from consensus.bench.page import render_bench_html
 from consensus.bench.results import (
     CONSENSUS,
@@ -39,6 +38,7 @@ from consensus.bench.suite import SuitePR
 from consensus.bench.tables import render_markdown
 from consensus.ingest.pull_diff import git_sections
 from consensus.model.base import Status
+from consensus.model.journal import BENCH_JUDGE_LABEL
 from consensus.model.report import Report
 from consensus.ports import Log, PullReader, SourceReader
 from consensus.review.guidelines import Guidelines
@@ -156,7 +156,6 @@ async def run_bench(loaded: LoadedSuite, panel: BenchPanel, services: BenchServi
     """Review, judge and score every pull request of the suite."""
     suite = loaded.suite
     tally = Tally(posted={CONSENSUS: {}, NO_VERIFY: {}})
-    services.core.models.add_patterns(panel.settings.redact)  # the judge's prompts too
     journal = services.core.journal()
     try:
         for n, pr in enumerate(suite.prs, 1):
@@ -179,7 +178,7 @@ async def _one_pr(
     suite: str,
     panel: BenchPanel,
     services: BenchServices,
-    journal: Journal,
+    journal: RunJournal,
     into: Tally,
 ) -> None:
     started = time.monotonic()
@@ -210,7 +209,10 @@ async def _one_pr(
         [(f, nearby_hunks(job.diff, f)) for f in asked.values()],
         pr,
         judge=panel.judge,
-        client=JournaledClient(journal, judge_run, services.core.models),
+        # the judge's prompts redacted with the suite's `redact:` patterns, as the reviews'
+        client=journal.recording_client(
+            judge_run, services.core.models.with_patterns(panel.settings.redact)
+        ),
         concurrency=panel.settings.concurrency,
     )
     for judgement in judged:
@@ -239,7 +241,7 @@ async def _one_pr(
     services.log(f"  {len(report.findings)} findings, {tally} of {len(judged)} judged a match")
 
 
-def _judge_run(journal: Journal, pr: SuitePR, judge: ProviderSettings, run_id: str) -> str:
+def _judge_run(journal: RunJournal, pr: SuitePR, judge: ProviderSettings, run_id: str) -> str:
     """The journal run holding the judge's answers for one PR's review."""
     key = f"{pr.key}\0{judge.model_dump_json()}\0{run_id}"
     ident = "judge-" + hashlib.sha256(key.encode()).hexdigest()[:12]

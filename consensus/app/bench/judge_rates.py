@@ -19,9 +19,8 @@ from dataclasses import dataclass
 import yaml
 from pydantic import ValidationError
 
-from consensus.adapters.journal import Journal
-from consensus.adapters.recording import JournaledClient
 from consensus.app.jobs import RawDiff, review_diff
+from consensus.app.journal_port import RunJournal
 from consensus.app.services import Services
 from consensus.errors import ConfigError
 from consensus.model.base import Frozen, VerdictKind
@@ -188,10 +187,10 @@ async def calibrate(
 ) -> CalibrationRun:
     """Ask every provider about every claim; the counts, and the calibration they make
     (reporter counts of `earlier` are kept: calibrating judges does not measure them)."""
-    services.models.add_patterns(settings.redact)
+    models = services.models.with_patterns(settings.redact)
     journal = services.journal()
     try:
-        return await _calibrate(labelled, providers, settings, services.models, journal, earlier)
+        return await _calibrate(labelled, providers, settings, models, journal, earlier)
     finally:
         journal.close()
 
@@ -201,7 +200,7 @@ async def _calibrate(
     providers: Sequence[ProviderSettings],
     settings: Settings,
     client: ModelClient,
-    journal: Journal,
+    journal: RunJournal,
     earlier: Calibration | None,
 ) -> CalibrationRun:
     base_id = run_id_for(labelled, providers)
@@ -209,8 +208,8 @@ async def _calibrate(
     journal.start_run(run_id, base_id, "calibrate", json.dumps({"labels": len(labelled)}))
     ledger = Ledger(settings.budget)
     ledger.without_plan()
-    recorded = JournaledClient(journal, run_id, GuardedClient(client, ledger),
-                               on_served=ledger.credit)  # fmt: skip
+    recorded = journal.recording_client(run_id, GuardedClient(client, ledger),
+                                        on_served=ledger.credit)  # fmt: skip
     counts = {p.model: {"confirmed_real": 0, "missed_real": 0, "refuted_false": 0,
                         "confirmed_false": 0, "failed": 0} for p in providers}  # fmt: skip
     note = ""

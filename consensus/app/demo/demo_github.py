@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from consensus.app.demo import DemoPlaces, HostStage, hosted_sample
+from consensus.app.demo.demo import DemoPlaces, HostStage, hosted_sample
 from consensus.render.github_page import InlineNote, PullPage, inline_notes, render_pull_page
 from consensus_sim import demo_panel
 from consensus_sim.github_server import FakeGitHub, human, load_pull_from_git

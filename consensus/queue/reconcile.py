@@ -14,15 +14,15 @@ from consensus.ports import GitHubPort, Log
 from consensus.publish.thread import ACTIONS, Identity
 from consensus.queue.codeowners import skipped_rules
 from consensus.queue.observe import load_settings, observe
-from consensus.queue.plan import (
+from consensus.queue.standing import (
+    QueueView,
+    decide,
+)
+from consensus.queue.writes import (
     ChangeKind,
     QueueChange,
     plan_changes,
     render_queue_markdown,
-)
-from consensus.queue.standing import (
-    QueueView,
-    decide,
 )
 from consensus.settings.config import Settings
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from consensus.model.host import HostWords
 from consensus.ports import Conversation, PullReader
-from consensus.publish.spend import SPEND_MARKER, PrAllowance, allowance, cap_comment
-from consensus.publish.spent import Spent
+from consensus.publish.spend import SPEND_MARKER, PrAllowance, Spent, allowance, cap_comment
 from consensus.publish.state import PublishState
 from consensus.publish.thread import Identity
 from consensus.settings.config import BudgetSettings

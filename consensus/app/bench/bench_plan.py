@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from consensus.app.bench import BenchPanel, BenchServices, review_job
-from consensus.app.bench_source import LoadedSuite, pull_source
+from consensus.app.bench.bench import BenchPanel, BenchServices, review_job
+from consensus.app.bench.bench_source import LoadedSuite, pull_source
 from consensus.bench.estimate import BenchEstimate, PRPlan, assumed_plan, judge_plan
 from consensus.errors import GitHubError
 from consensus.ports import ModelPrice
-from consensus.review.dry_run import OUTPUT_TOKENS_PER_CALL, plan_dry_run
+from consensus.review.dry_run_text import OUTPUT_TOKENS_PER_CALL, plan_dry_run
 from consensus.review.prompt import template
 
 

@@ -16,12 +16,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from consensus.adapters.git import git
 from consensus.app.jobs import JobRequest, RawDiff, prepare_job
 from consensus.app.journaled import run_review
 from consensus.app.run_page import html_report
 from consensus.app.services import Services
-from consensus.app.wiring import branch_diff, local_source, local_trees
+from consensus.app.wiring import branch_diff, local_source, local_trees, run_git
 from consensus.errors import UsageError
 from consensus.model.report import Report
 from consensus.review.guidelines import Guidelines
@@ -81,13 +80,13 @@ def prepare(root: Path, home: Path) -> DemoPlaces:
 def write_repository(repo: Path, base_extra: dict[str, str] | None = None) -> None:
     """The sample repository: `main`, then the feature branch with the change; `base_extra`
     adds files to main's commit (the GitHub stage's .consensus.yml)."""
-    git(repo, ["init", "-q", "-b", demo_panel.BASE_BRANCH])
+    run_git(repo, ["init", "-q", "-b", demo_panel.BASE_BRANCH])
     _write(repo, {**demo_panel.FILES_BEFORE, **(base_extra or {})})
-    git(repo, ["add", "-A"])
-    git(repo, [*AUTHOR, "commit", "-q", "-m", "Orders: connect and total"])
-    git(repo, ["checkout", "-q", "-b", demo_panel.FEATURE_BRANCH])
+    run_git(repo, ["add", "-A"])
+    run_git(repo, [*AUTHOR, "commit", "-q", "-m", "Orders: connect and total"])
+    run_git(repo, ["checkout", "-q", "-b", demo_panel.FEATURE_BRANCH])
     _write(repo, demo_panel.FILES_AFTER)
-    git(repo, [*AUTHOR, "commit", "-q", "-am", demo_panel.COMMIT_MESSAGE])
+    run_git(repo, [*AUTHOR, "commit", "-q", "-am", demo_panel.COMMIT_MESSAGE])
 
 
 def _write(repo: Path, files: dict[str, str]) -> None:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from consensus.adapters.journal import Journal, call_digest
-from consensus.adapters.recording import JournaledClient, JournaledSource
+from consensus.app.journal_port import RunJournal
 from consensus.app.journaled import run_review
 from consensus.app.services import Services
 from consensus.model.report import Report
@@ -30,19 +29,19 @@ class SharedCalls:
     """Answers a call the run `source` already answered from its journal; asks `inner`
     (journaled in a run of its own) for anything else."""
 
-    def __init__(self, journal: Journal, source: str, inner: ModelClient) -> None:
+    def __init__(self, journal: RunJournal, source: str, inner: ModelClient) -> None:
         self._journal = journal
         self._source = source
         self._inner = inner
 
     async def complete(self, request: CompletionRequest) -> Completion:
-        known = self._journal.recorded(self._source, call_digest(request))
-        if known is not None and known.ok:
-            return known.completion()
+        known = self._journal.answered(self._source, request)
+        if known is not None:
+            return known
         return await self._inner.complete(request)
 
 
-def stored_report(journal: Journal, run_id: str) -> Report | None:
+def stored_report(journal: RunJournal, run_id: str) -> Report | None:
     """The report of a finished run, or None."""
     row = journal.run(run_id)
     if row is None or row.status != "done":
@@ -52,7 +51,7 @@ def stored_report(journal: Journal, run_id: str) -> Report | None:
 
 
 async def consensus_report(
-    job: ReviewJob, services: Services, journal: Journal, *, source: SourceReader | None
+    job: ReviewJob, services: Services, journal: RunJournal, *, source: SourceReader | None
 ) -> Report:
     """The consensus review of `job`: read back when done, else run (or resumed) as
     `consensus review` runs it."""
@@ -92,7 +91,7 @@ def _job(job: ReviewJob, settings: Settings, providers: Sequence[ProviderSetting
 
 
 async def derived_report(
-    name: str, job: ReviewJob, services: Services, journal: Journal, *, source_run: str
+    name: str, job: ReviewJob, services: Services, journal: RunJournal, *, source_run: str
 ) -> Report:
     """The variant `name` of the run `source_run`, reviewing `job`: read back when done."""
     run_id = f"{source_run}~{name.replace(':', '-').replace('/', '-')}"
@@ -102,13 +101,13 @@ async def derived_report(
     if journal.run(run_id) is None:
         journal.start_run(run_id, run_id, job.label, job.to_json())
     ledger = Ledger(job.settings.budget)
-    guarded = GuardedClient(services.models, ledger)
-    recorded = JournaledClient(journal, run_id, guarded, on_served=ledger.credit)
+    guarded = GuardedClient(services.models.with_patterns(job.settings.redact), ledger)
+    recorded = journal.recording_client(run_id, guarded, on_served=ledger.credit)
     tools = ReviewServices(
         client=SharedCalls(journal, source_run, recorded),
         counter=services.counter,
         clock=services.clock,
-        source=JournaledSource(journal, run_id, None),
+        source=journal.recording_source(run_id, None),
         ledger=ledger,
     )
     report = await review(job, tools, run_id=run_id)

@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 
 from consensus.inspect.paths import ToolRefusal, confine
-from consensus.inspect.results import Shown, ToolResult
 from consensus.inspect.snapshot import Snapshot
+from consensus.inspect.tool_results import Shown, ToolResult
 from consensus.inspect.tools import definitions_of
 from consensus.model.claim import Claim
 
