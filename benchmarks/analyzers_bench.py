@@ -6,7 +6,7 @@ feature branch changes 40 of its Python files: each gets a new function, every f
 with an undefined name (ruff's F821), the others with a logic slip ruff cannot see. Then,
 `--repeat` times each:
 
-- **ruff** through the product's adapter (adapters/analyzers.py): the head's 40 files and
+- **ruff** through the product's adapter (adapters/repository_analyzers.py): the head's 40 files and
   the base's written to scratch folders, ruff run on each side, the results filtered to
   the change (added lines, new against the base);
 - **semgrep**, where it is installed (it is not a dependency), with the pinned ruleset on
@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.sim.sections import Machine, machine_line, write_figures  # noqa: E402
-from consensus.adapters.analyzers import RepositoryAnalyzers, find_tool  # noqa: E402
+from consensus.adapters.repository_analyzers import RepositoryAnalyzers, find_tool  # noqa: E402
 from consensus.adapters.sources import GitRevision  # noqa: E402
 from consensus.app.wiring import model_client  # noqa: E402
 from consensus.ingest.review_diff import ingest  # noqa: E402
@@ -53,7 +53,7 @@ from consensus.model.diff import ReviewDiff  # noqa: E402
 from consensus.ports import ModelPrice  # noqa: E402
 from consensus.review.job import ReviewJob  # noqa: E402
 from consensus.review.pipeline import ReviewServices, review  # noqa: E402
-from consensus.settings.analyzers import AnalyzerSettings  # noqa: E402
+from consensus.settings.analyzer_sources import AnalyzerSettings  # noqa: E402
 from consensus.settings.config import ProviderSettings, Settings  # noqa: E402
 from consensus.settings.personas import load_personas, select_personas  # noqa: E402
 from consensus_sim.provider_server import (  # noqa: E402

@@ -141,7 +141,7 @@ class ActionStep:
 
 
 # (settings, the checkout, the head's files, the base's, whether the head may be run on) →
-# the analyzers and SARIF files the settings name, or None (adapters/analyzers.py)
+# the analyzers and SARIF files the settings name, or None (adapters/repository_analyzers.py)
 AnalyzersFor = Callable[
     [Settings, Path, SourceReader | None, SourceReader | None, bool], Analyzers | None
 ]

@@ -26,10 +26,10 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
-from consensus.adapters.analyzers import repository_analyzers
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
+from consensus.adapters.repository_analyzers import repository_analyzers
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
@@ -213,7 +213,7 @@ def services(
 ) -> Services:
     """A face's services, from its environment: the model client (litellm, loaded at the
     first call), the token counter (litellm's data), the provider keys, the run journal,
-    GitHub when reached, the static analyzers."""
+    GitHub when reached."""
     return Services(
         # every reply redacted of the run's secrets too: the environment's, read at the first
         models=RedactingClient(_LazyClient(env, attempts), secrets=lambda: run_secrets(env)),
@@ -362,9 +362,8 @@ def local_trees(
 def local_base_source(
     root: Path, base: str | None, head: str | None, *, from_diff_file: bool
 ) -> SourceReader | None:
-    """The files of the commit a local review is diffed against (the merge base, as `git
-    diff BASE...HEAD`), for telling an analyzer's old results from new ones; none for a
-    diff given as a file."""
+    """The merge base's files (`git diff BASE...HEAD`'s other side), for an analyzer's old
+    results; none for a diff given as a file."""
     if from_diff_file:
         return None
     try:

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import Field
 
-from consensus.ingest.sarif import Observed
+from consensus.ingest.sarif_results import Observed
 from consensus.model.analysis import AnalyzerResult, FilterMode
 from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff

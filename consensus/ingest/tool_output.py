@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from consensus.errors import AnalyzerOutputError
-from consensus.ingest.sarif import MAX_FIELD, MAX_SARIF_BYTES, MAX_SARIF_RESULTS
+from consensus.ingest.sarif_results import MAX_FIELD, MAX_SARIF_BYTES, MAX_SARIF_RESULTS
 from consensus.model.analysis import AnalyzerResult
 from consensus.model.base import Severity
 

@@ -30,7 +30,7 @@ from consensus.model.bounds import (
     Regex,
 )
 from consensus.model.calibration import Calibration
-from consensus.settings.analyzers import AnalyzerList, SarifList
+from consensus.settings.analyzer_sources import AnalyzerList, SarifList
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.problems import config_error, yaml_mapping

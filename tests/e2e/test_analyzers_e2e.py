@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from consensus.adapters.analyzers import find_tool
+from consensus.adapters.repository_analyzers import find_tool
 from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
 from fakes.inprocess import run_consensus
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from consensus.adapters.analyzers import repository_analyzers
 from consensus.adapters.journal import Journal
+from consensus.adapters.repository_analyzers import repository_analyzers
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource

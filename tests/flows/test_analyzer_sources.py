@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from consensus.adapters.analyzers import find_tool
 from consensus.adapters.journal import Journal
+from consensus.adapters.repository_analyzers import find_tool
 from consensus.app.journaled import replay_run
 from consensus.app.pull.review import review_pull_request
 from consensus.model.report import Report

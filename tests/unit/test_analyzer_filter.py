@@ -16,7 +16,7 @@ from consensus.ingest.analyzer_filter import (
     filter_to_change,
 )
 from consensus.ingest.review_diff import ingest
-from consensus.ingest.sarif import Baseline, Observed
+from consensus.ingest.sarif_results import Baseline, Observed
 from consensus.model.analysis import AnalyzerResult, FilterMode
 from consensus.model.base import Severity
 

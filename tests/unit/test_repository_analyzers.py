@@ -1,5 +1,5 @@
-"""adapters/analyzers.py: real ruff on a real git repository's change (head and base), the
-SARIF files a CI step wrote, and every way a run cannot happen, each a note."""
+"""adapters/repository_analyzers.py: real ruff on a real git repository's change (head and
+base), the SARIF files a CI step wrote, and every way a run cannot happen, each a note."""
 
 from __future__ import annotations
 
@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from consensus.adapters.analyzers import FORK, SEMGREP_RULES, RepositoryAnalyzers, find_tool
+from consensus.adapters.repository_analyzers import (
+    FORK,
+    SEMGREP_RULES,
+    RepositoryAnalyzers,
+    find_tool,
+)
 from consensus.adapters.sources import GitRevision
 from consensus.ingest.analyzer_filter import NOT_ADDED, ON_BASE
 from consensus.ingest.review_diff import ingest
 from consensus.model.analysis import AnalyzerRun, FilterMode, Posting
 from consensus.model.base import Severity
 from consensus.model.diff import ReviewDiff
-from consensus.settings.analyzers import AnalyzerSettings, SarifSettings
+from consensus.settings.analyzer_sources import AnalyzerSettings, SarifSettings
 
 DATA = Path(__file__).parents[1] / "data" / "sarif"
 BASE = '''\

@@ -1,4 +1,4 @@
-"""ingest/sarif.py: SARIF 2.1.0 files real writers produced (CodeQL's test data, the SARIF
+"""ingest/sarif_results.py: SARIF 2.1.0 files real writers produced (CodeQL's test data, the SARIF
 tutorials' samples: tests/data/sarif/README.md) read into results at checkout paths; a
 malformed, wrong-version or huge file is an error naming the file and the problem."""
 
@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 
 from consensus.errors import AnalyzerOutputError
-from consensus.ingest.sarif import (
+from consensus.ingest.sarif_results import (
     MAX_SARIF_BYTES,
     MAX_SARIF_RESULTS,
     known_to,

@@ -7,7 +7,7 @@ head's files and the SARIF files an earlier CI step wrote, each filtered to the 
   new), ruff checks each once, and a result the base had (same rule, same code) is not new.
 - **semgrep**, on the change's Python files at the head, with the ruleset consensus pins
   (semgrep_rules.yml beside this module: offline, the same rules on every run).
-- **SARIF files**, read from the checkout (ingest/sarif.py), each tool one analyzer.
+- **SARIF files**, read from the checkout (ingest/sarif_results.py), each tool one analyzer.
 
 Nothing here stops a review: a tool that is not installed, a change without a file in its
 languages, a fork's head (whose code is not run: the configuration's analyzers are refused
@@ -34,13 +34,19 @@ import yaml
 from consensus.errors import AnalyzerOutputError
 from consensus.ingest.analyzer_filter import BaseResults, filter_to_change
 from consensus.ingest.linguist import language_of
-from consensus.ingest.sarif import MAX_SARIF_BYTES, Observed, known_to, read_sarif, tool_slug
+from consensus.ingest.sarif_results import (
+    MAX_SARIF_BYTES,
+    Observed,
+    known_to,
+    read_sarif,
+    tool_slug,
+)
 from consensus.ingest.tool_output import ruff_results, semgrep_results
 from consensus.model.analysis import AnalyzerResult, AnalyzerRun
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile, ReviewDiff
 from consensus.ports import SourceReader
-from consensus.settings.analyzers import AnalyzerSettings, SarifSettings
+from consensus.settings.analyzer_sources import AnalyzerSettings, SarifSettings
 from consensus.settings.config import Settings
 
 RUFF_CONFIGS = ("ruff.toml", ".ruff.toml", "pyproject.toml")  # ruff's own order
