@@ -32,6 +32,7 @@ SECTIONS = (
     "judges",
     "quality",
     "analyzer_quality",
+    "analyzers",
     "tools",
     "merge_corpus",
     "rerun",

@@ -5,6 +5,7 @@
     ├── ConfigError                .consensus.yml, persona or command file is wrong (2)
     ├── DiffError                  the diff cannot be read or obtained (2)
     ├── JournalError               the run journal cannot be used: unknown run, bad inputs (2)
+    ├── AnalyzerOutputError        a SARIF file or a tool's JSON cannot be read (2)
     ├── HostError                  a request to the code host failed or was refused; .status (3)
     │   ├── GitHubError            ... to GitHub
     │   └── GitLabError            ... to GitLab
@@ -59,6 +60,12 @@ class ReviewImpossible(ConsensusError):
 
 class JournalError(ConsensusError):
     """The journal cannot be used (unknown run, unreadable inputs)."""
+
+
+class AnalyzerOutputError(ConsensusError):
+    """An analyzer's output cannot be read: names the file (or tool) and the problem. A
+    review never stops on one: the analyzer's run carries it as its note and the review goes
+    on without it."""
 
 
 class HostError(ConsensusError):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from consensus.adapters.recording import (
+    JournaledAnalyzers,
     JournaledClient,
     JournaledSource,
     JournaledTrees,
@@ -28,6 +29,7 @@ from consensus.model.findings import Usage
 from consensus.model.journal import BENCH_JUDGE_LABEL as BENCH_JUDGE_LABEL
 from consensus.model.journal import RUNS_FIX, CallRow, PhaseRow, RunRow
 from consensus.ports import (
+    Analyzers,
     Completion,
     CompletionRequest,
     ModelCallError,
@@ -358,6 +360,14 @@ class Journal:
 
     def recording_trees(self, run_id: str, inner: TreeReader | None) -> TreeReader:
         return JournaledTrees(self, run_id, inner)
+
+    def recording_analyzers(self, run_id: str, inner: Analyzers | None) -> Analyzers | None:
+        """`inner` behind this run's record; replay (`inner` None): the runs it recorded,
+        or None for a run that had no analyzers."""
+        kind = JournaledAnalyzers.KIND
+        if inner is None and not self.tree_read(run_id, kind, kind, "")[0]:
+            return None
+        return JournaledAnalyzers(self, run_id, inner)
 
     def answered(self, run_id: str, request: CompletionRequest) -> Completion | None:
         """What run `run_id` was answered to this very request, if it was answered."""

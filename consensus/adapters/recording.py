@@ -1,5 +1,5 @@
-"""Journal-backed ports: a ModelClient, a SourceReader and a TreeReader that record, resume
-and replay.
+"""Journal-backed ports: a ModelClient, a SourceReader, a TreeReader and the Analyzers that
+record, resume and replay.
 
 Recording: a call already answered in this run is served from the journal (and credited
 to the run's budget, since an earlier attempt paid for it); any other call, failed ones
@@ -17,10 +17,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from consensus.model.analysis import AnalyzerRun
 from consensus.model.base import FailureKind
 from consensus.model.completion import ToolCall
+from consensus.model.diff import ReviewDiff
 from consensus.model.findings import Usage
 from consensus.ports import (
+    Analyzers,
     Completion,
     CompletionRequest,
     ModelCallError,
@@ -204,3 +207,25 @@ class JournaledTrees:
                 self._journal.record_tree_read(self._run_id, side, "blob", path, read.get(path))
             found.update(read)
         return found
+
+
+class JournaledAnalyzers:
+    """The analyzers' runs are kept, so that a resumed run does not run them again and a
+    replay sees what they reported with no tool and no checkout. `inner` None means replay:
+    a run that recorded none had no analyzers."""
+
+    KIND = "analyzers"  # their row in the journal's trees table: side and kind, no path
+
+    def __init__(self, journal: CallStore, run_id: str, inner: Analyzers | None) -> None:
+        self._journal = journal
+        self._run_id = run_id
+        self._inner = inner
+
+    async def analyze(self, diff: ReviewDiff) -> tuple[AnalyzerRun, ...]:
+        known, data = self._journal.tree_read(self._run_id, self.KIND, self.KIND, "")
+        if known or self._inner is None:
+            return tuple(AnalyzerRun.model_validate(run) for run in json.loads(data or b"[]"))
+        runs = await self._inner.analyze(diff)
+        recorded = json.dumps([run.model_dump(mode="json") for run in runs]).encode()
+        self._journal.record_tree_read(self._run_id, self.KIND, self.KIND, "", recorded)
+        return runs

@@ -1,7 +1,7 @@
 """The run journal as the flows use it: a Protocol, so that only app/wiring.py builds the
 adapter (adapters/journal.Journal) and every flow is handed one. The journaled ports
-(a model client, a source, the trees that record, resume and replay) come from the journal
-itself, so a flow never constructs an adapter either."""
+(a model client, a source, the trees, the analyzers that record, resume and replay) come
+from the journal itself, so a flow never constructs an adapter either."""
 
 from __future__ import annotations
 
@@ -12,7 +12,14 @@ from typing import Protocol
 from consensus.errors import JournalError
 from consensus.model.findings import Usage
 from consensus.model.journal import BENCH_JUDGE_LABEL, CallRow, PhaseRow, RunRow
-from consensus.ports import Completion, CompletionRequest, ModelClient, SourceReader, TreeReader
+from consensus.ports import (
+    Analyzers,
+    Completion,
+    CompletionRequest,
+    ModelClient,
+    SourceReader,
+    TreeReader,
+)
 
 
 class RunJournal(Protocol):
@@ -45,6 +52,7 @@ class RunJournal(Protocol):
     ) -> ModelClient: ...
     def recording_source(self, run_id: str, inner: SourceReader | None) -> SourceReader: ...
     def recording_trees(self, run_id: str, inner: TreeReader | None) -> TreeReader: ...
+    def recording_analyzers(self, run_id: str, inner: Analyzers | None) -> Analyzers | None: ...
 
 
 def not_a_review(run_id: str, label: str) -> JournalError:

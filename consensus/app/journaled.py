@@ -17,7 +17,7 @@ from consensus.app.services import Services
 from consensus.ingest.redact import RedactedSource
 from consensus.inspect.snapshot import RedactedTrees
 from consensus.model.report import Report
-from consensus.ports import SourceReader, TokenCounter, TreeReader
+from consensus.ports import Analyzers, SourceReader, TokenCounter, TreeReader
 from consensus.review.fanout import CallResult, ReviewCall
 from consensus.review.guard import GuardedClient
 from consensus.review.job import ReviewJob
@@ -54,9 +54,12 @@ async def run_review(
     fresh: bool = False,
     resume: str | None = None,
     trees: TreeReader | None = None,
+    analyzers: Analyzers | None = None,
 ) -> Report:
     """Review with the journal: resume the latest unfinished run of the same inputs. With
-    `trees` (the pull request's base and head commits), the judges read the repository."""
+    `trees` (the pull request's base and head commits), the judges read the repository;
+    with `analyzers`, their runs are a family in the vote (recorded: a resumed run and a
+    replay read them from the journal)."""
     journal = services.journal()
     try:
         base_id = run_id_for(job.diff, job.settings, job.providers, job.workflow)
@@ -73,7 +76,7 @@ async def run_review(
         journal.start_run(run_id, base_id, job.label, job.to_json())
         if events is not None:
             events.run_created(run_id, resumed=resuming, label=job.label)
-        reads = _Reads(source, trees)
+        reads = _Reads(source, trees, analyzers)
         report = await _journaled(job, services, journal, run_id, reads, events)
     finally:
         journal.close()
@@ -113,6 +116,7 @@ async def _journaled(
             run_id,
             RedactedTrees(reads.trees, job.settings.redact) if reads.trees else None,
         ),
+        analyzers=journal.recording_analyzers(run_id, reads.analyzers) if reads.analyzers else None,
     )
     report = await review(job, tools, run_id=run_id)
     status = run_status(report)
@@ -151,6 +155,7 @@ async def replay_run(run_id: str, *, journal: RunJournal, counter: TokenCounter)
         source=journal.recording_source(run_id, None),
         ledger=ledger,
         trees=_replayed_trees(journal, run_id),
+        analyzers=journal.recording_analyzers(run_id, None),
     )
     return await review(job, tools, run_id=run_id)
 
@@ -161,6 +166,7 @@ class _Reads:
 
     source: SourceReader | None
     trees: TreeReader | None
+    analyzers: Analyzers | None = None
 
 
 def _recorded_trees(

@@ -20,13 +20,14 @@ from consensus.app.wiring import (
     default_base,
     gitattributes,
     guidelines_source,
+    local_base_source,
     local_source,
     local_trees,
 )
 from consensus.errors import DiffError, UsageError
 from consensus.model.diff import ReviewDiff
 from consensus.model.report import Report
-from consensus.ports import Log, SourceReader, TreeReader
+from consensus.ports import Analyzers, Log, SourceReader, TreeReader
 from consensus.review.guidelines import Guidelines, collect_guidelines
 from consensus.review.job import ReviewJob
 from consensus.review.pipeline import nothing_to_review, run_id_for
@@ -66,6 +67,7 @@ class Flags:
     max_cost: float | None = None
     max_tokens: int | None = None
     verify: bool = True
+    sarif: tuple[str, ...] = ()  # --sarif: SARIF files read as analyzers, after the config's
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,13 @@ class LocalRequest:
         return local_trees(
             self.root, self.base, self.head, from_diff_file=self.diff_path is not None
         )
+
+    def analyzers(self, settings: Settings, services: Services) -> Analyzers | None:
+        """The analyzers and SARIF files `settings` name, on the head (the working tree or
+        `--head`) against the merge base; None when it names none."""
+        from_file = self.diff_path is not None
+        base = local_base_source(self.root, self.base, self.head, from_diff_file=from_file)
+        return services.analyzers(settings, self.root, self.source(), base, True)
 
 
 @dataclass(frozen=True)
@@ -149,6 +158,9 @@ def with_flags(settings: Settings, flags: Flags) -> Settings:
         budget["max_tokens"] = flags.max_tokens
     if budget:
         update["budget"] = budget
+    if flags.sarif:
+        configured = [s.model_dump(mode="json") for s in settings.sarif]
+        update["sarif"] = [*configured, *({"path": path} for path in flags.sarif)]
     return layered(settings, update, source="the command line")
 
 

@@ -19,6 +19,7 @@ from consensus.app.journal_port import RunJournal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
 from consensus.ports import (
+    Analyzers,
     GitHubPort,
     Log,
     PullReader,
@@ -139,6 +140,13 @@ class ActionStep:
     runner: ActionsRunner = ActionsRunner()
 
 
+# (settings, the checkout, the head's files, the base's, whether the head may be run on) →
+# the analyzers and SARIF files the settings name, or None (adapters/repository_analyzers.py)
+AnalyzersFor = Callable[
+    [Settings, Path, SourceReader | None, SourceReader | None, bool], Analyzers | None
+]
+
+
 @dataclass(frozen=True)
 class Services:
     """A face's services. `models` and `counter` load litellm at their first call only, so
@@ -146,10 +154,11 @@ class Services:
     and every reply it gets (a flow asks `with_patterns` for a client of its own with the
     repository's `redact:` patterns once it has read its settings; the replies lose the
     run's secret values too);
-    `journal()` opens the run journal (the caller closes it); `checkout` reads the
-    Action's git checkout; `github` is GitHub with every role (the agent-PR queue and the
-    learnings run need it), `pulls` another host's pull-request roles (GitLab's); both are
-    absent on faces that never reach a code host."""
+    `journal()` opens the run journal (the caller closes it); `analyzers` builds the
+    static analyzers a review's settings name (wiring passes the adapter's; none by
+    default); `checkout` reads the Action's git checkout; `github` is GitHub with every
+    role (the agent-PR queue and the learnings run need it), `pulls` another host's
+    pull-request roles (GitLab's); both are absent on faces that never reach a code host."""
 
     models: RedactingClient
     counter: TokenCounter
@@ -165,6 +174,8 @@ class Services:
     # hides values from what the face prints (the Action's `::add-mask::`): the keys named by
     # the base branch's configuration are masked as soon as it is read
     mask: Callable[[Sequence[str]], object] = lambda values: None
+    # the static analyzers a review's settings name, on the files given (a fake in tests)
+    analyzers: AnalyzersFor = lambda settings, root, head, base, trusted_head: None
 
     @property
     def host(self) -> PullRequestHost:

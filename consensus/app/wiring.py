@@ -29,6 +29,7 @@ from consensus.adapters import git, model_map
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
+from consensus.adapters.repository_analyzers import repository_analyzers
 from consensus.adapters.sources import GitRevision, WorkingTree
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
@@ -229,6 +230,7 @@ def services(
         github=github,
         progress=progress,
         mask=mask,
+        analyzers=repository_analyzers,
     )
 
 
@@ -355,6 +357,20 @@ def local_trees(
     except DiffError:
         return None
     return GitTrees(root, merge_base.decode().strip(), head)
+
+
+def local_base_source(
+    root: Path, base: str | None, head: str | None, *, from_diff_file: bool
+) -> SourceReader | None:
+    """The merge base's files (`git diff BASE...HEAD`'s other side), for an analyzer's old
+    results; none for a diff given as a file."""
+    if from_diff_file:
+        return None
+    try:
+        merge_base = git.git(root, ["merge-base", base or git.default_base(root), head or "HEAD"])
+    except DiffError:
+        return None
+    return GitRevision(root, merge_base.decode().strip())
 
 
 def checkout_trees(workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:

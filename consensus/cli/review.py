@@ -22,6 +22,7 @@ from consensus.cli.options import (
 from consensus.errors import UsageError
 
 if TYPE_CHECKING:
+    from consensus.app.local_review import Flags
     from consensus.model.report import Report
     from consensus.ports import Log, TokenCounter
     from consensus.review.job import ReviewJob
@@ -47,6 +48,14 @@ if TYPE_CHECKING:
 @click.option("--max-cost", type=click.FloatRange(0.0), help="Cost cap of the run, US dollars.")
 @click.option("--max-tokens", type=click.IntRange(0), help="Token cap of the run.")
 @click.option("--no-verify", is_flag=True, help="Skip verification of disputed findings.")
+@click.option(
+    "--sarif",
+    "sarif_paths",
+    multiple=True,
+    type=click.Path(path_type=Path),
+    help="A SARIF 2.1.0 file another tool wrote (CodeQL, eslint, semgrep…): its results are "
+    "one analyzer in the vote, filtered to the change. Repeatable.",
+)
 @click.option(
     "--workflow",
     "workflow_name",
@@ -77,6 +86,7 @@ def review(
     max_cost: float | None,
     max_tokens: int | None,
     no_verify: bool,
+    sarif_paths: tuple[Path, ...],
     workflow_name: str | None,
     fail_on: str,
     resume_id: str | None,
@@ -93,7 +103,7 @@ def review(
     import dataclasses
 
     from consensus.app.journaled import run_review
-    from consensus.app.local_review import Flags, LocalRequest, prepare_local
+    from consensus.app.local_review import LocalRequest, prepare_local
     from consensus.app.run_log import RunLog
     from consensus.app.wiring import services
 
@@ -101,14 +111,7 @@ def review(
         raise UsageError("--resume and --fresh contradict each other", fix="use one of them")
     if dry_run and fmt not in ("text", "json"):
         raise UsageError("--dry-run prints its plan as text or json", fix="use --format json")
-    flags = Flags(
-        models=tuple(split_list(models)) if models else None,
-        personas=tuple(split_list(persona_ids)) if persona_ids else None,
-        threshold=threshold,
-        max_cost=max_cost,
-        max_tokens=max_tokens,
-        verify=not no_verify,
-    )
+    flags = _flags(models, persona_ids, threshold, max_cost, max_tokens, no_verify, sarif_paths)
     request = LocalRequest(repo_root(), config_path, diff_path, base, head, workflow_name, flags)
     log = logger()
     wired = services(os.environ, log=log)
@@ -135,6 +138,7 @@ def review(
             fresh=fresh,
             resume=resume_id,
             trees=request.trees(),
+            analyzers=request.analyzers(job.settings, wired),
         )
         report = asyncio.run(run)
     finally:
@@ -142,6 +146,29 @@ def review(
         if events_file is not None:
             events_file.close()
     _finish(report, fmt, output, fail_on, journaled=True)
+
+
+def _flags(
+    models: str | None,
+    persona_ids: str | None,
+    threshold: float | None,
+    max_cost: float | None,
+    max_tokens: int | None,
+    no_verify: bool,
+    sarif_paths: tuple[Path, ...],
+) -> Flags:
+    """The command line's choices over the configuration."""
+    from consensus.app.local_review import Flags
+
+    return Flags(
+        models=tuple(split_list(models)) if models else None,
+        personas=tuple(split_list(persona_ids)) if persona_ids else None,
+        threshold=threshold,
+        max_cost=max_cost,
+        max_tokens=max_tokens,
+        verify=not no_verify,
+        sarif=tuple(str(path.resolve()) for path in sarif_paths),
+    )
 
 
 OPENED = "error: exit 3: the review is incomplete; the report's first lines say why and what to do"

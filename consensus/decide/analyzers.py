@@ -161,5 +161,16 @@ def results_near(runs: Sequence[AnalyzerRun], path: str, line: int, end_line: in
 
 
 def run_notes(runs: Sequence[AnalyzerRun]) -> list[str]:
-    """The report's notes on the analyzers: each one that could not run, and why."""
-    return [f"{run.name}: {run.note}" for run in runs if run.note]
+    """The report's notes on the analyzers: each one that could not run, and why; each
+    one whose filter left results out, how many and why ("ruff: 2 of 9 results kept
+    (filter_mode added): 5 not on an added line, 2 already on the base …")."""
+    notes = []
+    for run in runs:
+        if run.note:
+            notes.append(f"{run.name}: {run.note}")
+        elif run.dropped:
+            kept, left = len(run.results), sum(count for _, count in run.dropped)
+            why = ", ".join(f"{count} {reason}" for reason, count in run.dropped)
+            mode = run.filter_mode.value
+            notes.append(f"{run.name}: {kept} of {kept + left} results kept ({mode}): {why}")
+    return notes

@@ -25,6 +25,8 @@ MAX_COUNT = 1_000_000_000  # one count of outcomes, labels or pooled votes
 MAX_WINDOW = 100_000_000  # tokens of a context window
 MAX_TOKENS = 1_000_000_000  # tokens of a budget
 MAX_USD = 100_000.0  # US dollars of a budget
+MAX_ANALYZERS = 8  # analyzers a review runs (ruff, semgrep)
+MAX_SARIF_FILES = 16  # SARIF files a review reads: one per tool an earlier CI step ran
 
 # A name: a model string, a family, a persona id, a login, a label.
 Name = Annotated[str, StringConstraints(max_length=200)]

@@ -18,6 +18,7 @@ ENV_INPUTS = {
     "min_severity": "CONSENSUS_MIN_SEVERITY",
     "max_inline_comments": "CONSENSUS_MAX_INLINE_COMMENTS",
     "sarif": "CONSENSUS_SARIF",
+    "analyzer_sarif": "CONSENSUS_ANALYZER_SARIF",
     "on_no_review": "CONSENSUS_ON_NO_REVIEW",
     "review_drafts": "CONSENSUS_REVIEW_DRAFTS",
     "post_interval_s": "CONSENSUS_POST_INTERVAL",  # not an input: tests set 0
@@ -35,7 +36,10 @@ class ActionInputs(Strict):
     fail_on: Literal["none", "info", "low", "medium", "high", "critical"] = "none"
     min_severity: Severity | None = None
     max_inline_comments: int | None = Field(default=None, ge=0)
-    sarif: str = ""
+    sarif: str = ""  # where the review's own SARIF is written (an output)
+    # SARIF files an earlier step wrote, read as analyzers in the vote: paths in the
+    # workspace, one a line or comma-separated
+    analyzer_sarif: str = Field(default="", max_length=20_000)
     on_no_review: Literal["fail", "warn"] = "fail"
     review_drafts: bool = False
     post_interval_s: float = Field(default=1.0, ge=0)
@@ -45,6 +49,12 @@ class ActionInputs(Strict):
     workflow: str = Field(default="", pattern=r"^(?:[a-z0-9][a-z0-9-]{0,39})?$")
     # on schedule / workflow_dispatch: propose .consensus/learned.yml from closed PRs
     learnings: bool = False
+
+    @property
+    def analyzer_sarif_paths(self) -> tuple[str, ...]:
+        """The `analyzer-sarif` input's paths, in order, each once."""
+        paths = (p.strip() for line in self.analyzer_sarif.splitlines() for p in line.split(","))
+        return tuple(dict.fromkeys(p for p in paths if p))
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> ActionInputs:

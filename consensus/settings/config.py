@@ -30,6 +30,7 @@ from consensus.model.bounds import (
     Regex,
 )
 from consensus.model.calibration import Calibration
+from consensus.settings.analyzer_sources import AnalyzerList, SarifList
 from consensus.settings.budget import BudgetSettings as BudgetSettings
 from consensus.settings.family import base_model, infer_family
 from consensus.settings.problems import config_error, yaml_mapping
@@ -277,6 +278,12 @@ class Settings(Strict):
     default_context_window: int = Field(default=32_000, ge=2_000, le=MAX_WINDOW)
     """The context window assumed for a model litellm does not know (or give the provider a
     `context_window`)."""
+    analyzers: AnalyzerList = ()
+    """Static analyzers run on the head, each a family in the vote: ruff, semgrep (`- ruff`, or
+    `- name: ruff` with `post`, `filter_mode`); at most 8. Not run on a fork's head."""
+    sarif: SarifList = ()
+    """SARIF 2.1.0 files an earlier CI step wrote, each tool a family in the vote (`- path: x.sarif`
+    with `name`, `post`, `filter_mode`, `baseline`); at most 16."""
     # Labelled counts of each judge family and reporter, and the pooled history of earlier
     # runs; or the path of a file holding them (read with the configuration:
     # `with_calibration_file`).

@@ -47,9 +47,11 @@ def test_consensus_is_installed_from_the_pinned_commit_of_the_users_copy() -> No
     [_, install] = template()[".consensus"]["before_script"]
     assert "consensus-review==" not in TEMPLATE.read_text()  # not on PyPI
     assert '-c "${CONSENSUS_REPOSITORY}/raw/${CONSENSUS_COMMIT}/constraints.txt"' in install
-    assert '"consensus-review @ ${CONSENSUS_REPOSITORY}/archive/${CONSENSUS_COMMIT}.tar.gz"' in (
-        install
+    # with ruff, the built-in analyzer `analyzers: [ruff]` runs (docs/analyzers.md)
+    wheel = (
+        '"consensus-review[analyzers] @ ${CONSENSUS_REPOSITORY}/archive/${CONSENSUS_COMMIT}.tar.gz"'
     )
+    assert wheel in install
     assert (ROOT / "constraints.txt").is_file()  # what the -c URL reads, at that commit
 
 

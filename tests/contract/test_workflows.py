@@ -137,6 +137,8 @@ def test_the_action_installs_once_per_dependency_set() -> None:
     # The cached venv holds dependencies only; consensus runs from this checkout, with the
     # workspace (the PR's files) kept off the import path.
     assert "pip uninstall" in install["run"] and "consensus-review" in install["run"]
+    # with the analyzers' extra (ruff, for `analyzers: [ruff]`), which the key names too
+    assert '"$GITHUB_ACTION_PATH[analyzers]"' in install["run"] and "analyzers" in key["run"]
     review = by_id["review"]["run"]
     assert '"$GITHUB_ACTION_PATH"' in review and ".pth" in review
     assert "-I -m consensus action" in review

@@ -622,3 +622,41 @@ def test_full_review_reviews_every_file_on_a_push(world: World) -> None:
     prompts = [r.raw for r in world.providers.log.all()[sent_before:] if r.method == "POST"]
     assert prompts and all("delete_users" in p for p in prompts)
     assert "carried from" not in world.bot_summary()
+
+
+def test_a_sarif_an_earlier_step_wrote_corroborates_the_inline_comment(world: World) -> None:
+    """The `analyzer-sarif` input: CodeQL's result at the injection's line, in the workspace
+    as an earlier step left it, is named on the models' comment; its result on a file the
+    pull request does not touch is not posted anywhere."""
+    world.open_pr()
+    at = {"artifactLocation": {"uri": "src/app/db.py", "uriBaseId": "%SRCROOT%"}}
+    elsewhere = {"artifactLocation": {"uri": "src/app/legacy.py", "uriBaseId": "%SRCROOT%"}}
+    results = [
+        {
+            "ruleId": "py/sql-injection",
+            "level": "error",
+            "message": {"text": "This SQL query depends on a user-provided value."},
+            "locations": [{"physicalLocation": {**where, "region": {"startLine": line}}}],
+        }
+        for where, line in ((at, line_of(DB_AFTER, SQL)), (elsewhere, 3))
+    ]
+    sarif = {
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "CodeQL", "rules": [{"id": "py/sql-injection"}]}},
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": world.repo.resolve().as_uri() + "/"}},
+                "results": results,
+            }
+        ],
+    }
+    (world.repo / "python.sarif").write_text(json.dumps(sarif))
+    run = world.run(CONSENSUS_ANALYZER_SARIF="python.sarif")
+    assert run.code == 0, run.stderr
+    comments = world.github.repos[REPO].review_comments
+    [sql] = [c for c in comments if c["line"] == line_of(DB_AFTER, SQL)]
+    assert "also reported by codeql py/sql-injection" in sql["body"]
+    assert "legacy.py" not in world.bot_summary()
+    assert (
+        "codeql: 1 of 2 results kept (added): 1 outside the reviewed files" in world.bot_summary()
+    )

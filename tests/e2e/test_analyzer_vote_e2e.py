@@ -5,10 +5,11 @@ ruff's F821 on a planted undefined name and one model's paraphrase of it at the 
 become one inline comment that names both ("also reported by ruff F821"); a logic bug ruff
 cannot see (a discount divided by 10) is posted on the three models' agreement alone.
 
-The analyzer is the fake of the port (`consensus.testing.FakeAnalyzers`): the Action takes
-no analyzer input yet, so the review is driven through the pipeline's entry with
-`ReviewServices.analyzers` set, and the composed review is posted to the loopback GitHub
-by the Action's own poster (app/pull/apply.post_review)."""
+The analyzer is the fake of the port (`consensus.testing.FakeAnalyzers`), the review driven
+through the pipeline's entry with `ReviewServices.analyzers` set and posted to the loopback
+GitHub by the Action's own poster (app/pull/apply.post_review): this test is the vote's.
+Real ruff and a real SARIF file through `consensus review` are test_analyzers_e2e.py's; on
+the Action's path, tests/flows/test_analyzer_sources.py's."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from consensus.adapters.journal import Journal
+from consensus.adapters.repository_analyzers import repository_analyzers
 from consensus.app.secrets import run_secrets
 from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Services
 from consensus.ingest.pull_diff import ContentsSource
@@ -122,6 +123,9 @@ class World:
     )
     config: str = CONFIG
     checkout: NoCheckout = field(default_factory=NoCheckout)
+    head_repo: str = REPO  # another repository's name: a fork's pull request
+    head_files: dict[str, str] = field(default_factory=dict)  # the head's files, by path
+    base_code: dict[str, str] = field(default_factory=dict)  # the base's, beside its config
 
     def __post_init__(self) -> None:
         info = PullRequestInfo(
@@ -130,7 +134,7 @@ class World:
             base_sha=BASE_SHA,
             base_ref="main",
             base_repo=REPO,
-            head_repo=REPO,
+            head_repo=self.head_repo,
             author="dev",
             title="Look users up by id",
         )
@@ -138,7 +142,12 @@ class World:
             FakePull(
                 info=info,
                 files=self.files,
-                base_files={".consensus.yml": self.config, ".consensus/workflows/audit.md": AUDIT},
+                head_files=self.head_files,
+                base_files={
+                    ".consensus.yml": self.config,
+                    ".consensus/workflows/audit.md": AUDIT,
+                    **self.base_code,
+                },
             )
         )
 
@@ -153,6 +162,7 @@ class World:
             checkout=self.checkout,
             clock=lambda: 0.0,
             github=self.host,
+            analyzers=repository_analyzers,  # as wiring passes it: real ruff, SARIF files
         )
 
     def step(self) -> ActionStep:

@@ -79,7 +79,11 @@ def base_settings(
         update["min_severity"] = inputs.min_severity
     if inputs.max_inline_comments is not None:
         update["max_inline_comments"] = inputs.max_inline_comments
-    return layered(settings, {"publish": update}, source="the action's inputs")
+    overrides: dict[str, Any] = {"publish": update}
+    if inputs.analyzer_sarif_paths:  # after the configuration's own SARIF files
+        configured = [s.model_dump(mode="json") for s in settings.sarif]
+        overrides["sarif"] = [*configured, *({"path": p} for p in inputs.analyzer_sarif_paths)]
+    return layered(settings, overrides, source="the action's inputs")
 
 
 def base_learned(files: BaseFiles, log: Log) -> Learned:

@@ -37,6 +37,7 @@ from consensus.app.services import ActionStep, Services
 from consensus.model.diff import ReviewDiff
 from consensus.model.flow_result import FlowResult
 from consensus.model.report import Report
+from consensus.ports import Analyzers, SourceReader
 from consensus.publish.carry import Carried, carry_forward, decision_basis
 from consensus.publish.compose import PullView, compose, own_part
 from consensus.publish.thread import Identity, PullRequestThread
@@ -224,7 +225,20 @@ def _review_rest(context: PullContext, job: ReviewJob, carried: Carried) -> Repo
     check_head(context.host, context.info.number, context.info.head_sha)  # models from here
     rest = job.with_diff(carried.rest)
     source, trees = context.head_source(), context.trees()
-    return asyncio.run(run_review(rest, context.services, source=source, trees=trees))
+    analyzers = _analyzers(context, rest, source)
+    run = run_review(rest, context.services, source=source, trees=trees, analyzers=analyzers)
+    return asyncio.run(run)
+
+
+def _analyzers(context: PullContext, job: ReviewJob, head: SourceReader) -> Analyzers | None:
+    """The base branch's analyzers and SARIF files (the Action's `analyzer-sarif` among
+    them), on the PR head against its base; on a fork's head the configured analyzers are
+    refused (its code is not run), the SARIF files are read."""
+    info = context.info
+    fork = info.head_repo != info.base_repo
+    workspace = context.step.runner.workspace
+    base = context.base_files()
+    return context.services.analyzers(job.settings, workspace, head, base, not fork)
 
 
 def _view(context: PullContext, thread: PullRequestThread) -> PullView:
