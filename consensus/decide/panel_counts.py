@@ -35,9 +35,7 @@ from consensus.model.history import SoftCounts
 
 MARGIN = 0.05
 LOW, HIGH = 0.01, 0.99  # a rate of 0 or 1 would make one observation decide alone
-
-
-NOTHING = SoftCounts()
+NOTHING = SoftCounts()  # the run's counts of a family it did not see
 
 
 def clamped(value: float) -> float:

@@ -248,7 +248,8 @@ def _start_labelled(claim: _Read, panel: PointRates, known: Known, level: float)
 
 
 # The names of `SoftCounts` the EM loop adds to: a verdict's on real and on false claims (in
-# VERDICTS order), a report's or a silence's (by whether the family reported).
+# VERDICTS order), a report's or a silence's (by whether the family reported). A name that
+# is not one of its fields fails loudly where `_soft` makes its `SoftCounts`.
 _REAL = tuple(f"{v.value}_real" for v in VERDICTS)
 _FALSE = tuple(f"{v.value}_false" for v in VERDICTS)
 _REPORTS = (("silent_real", "silent_false"), ("reported_real", "reported_false"))
