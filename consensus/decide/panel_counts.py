@@ -8,10 +8,8 @@ least MARGIN more often than a false one, and reported more often too. `Rates` a
 what the E-step reads, worked out once: each verdict's, report's and repeat's
 log-likelihood ratio.
 
-A run's soft counts of one family are a row of SLOTS numbers: confirmed, refuted,
-uncertain on real claims, the same on false ones (CONFIRMED_REAL…UNCERTAIN_FALSE); reported
-and silent on real claims, on false ones (REPORTED_REAL…); its later answers about claims
-it had judged, as copies of its first answer and as fresh ones (REPEATED, FRESH).
+A run's soft counts of one family are a `SoftCounts` (model/history.py), the shape the
+history's counts are read into too: read here by name (`parts`), whoever wrote them.
 """
 
 from __future__ import annotations
@@ -28,17 +26,16 @@ from consensus.decide.panel_prior import (
     Known,
     Prior,
     Verdicts,
+    judged,
+    reported,
 )
 from consensus.decide.panel_repeats import weights as repeat_weights
 from consensus.model.base import VerdictKind
+from consensus.model.history import SoftCounts
 
 MARGIN = 0.05
 LOW, HIGH = 0.01, 0.99  # a rate of 0 or 1 would make one observation decide alone
-
-FALSE_VERDICTS = 3  # the false claims' verdicts start here in a row
-REPORTED_REAL = 6  # then reported on real, silent on real, reported on false, silent on false
-REPEATED, FRESH = 10, 11
-SLOTS = 12
+NOTHING = SoftCounts()  # the run's counts of a family it did not see
 
 
 def clamped(value: float) -> float:
@@ -100,29 +97,30 @@ class Counts:
     repeat: Beta
 
 
-def parts(row: Sequence[float]) -> Counts:
-    """A row of soft counts as the counts it holds."""
+def parts(counts: SoftCounts) -> Counts:
+    """A family's soft counts as the pseudo-counts they add to its rates."""
+    (real, false), (recall, invention) = judged(counts), reported(counts)
     return Counts(
-        real=Verdicts.of(row[0], row[1], row[2]),
-        false=Verdicts.of(row[3], row[4], row[5]),
-        recall=Beta(row[6], row[7]),
-        invention=Beta(row[8], row[9]),
-        repeat=Beta(row[REPEATED], row[FRESH]),
+        real=real,
+        false=false,
+        recall=recall,
+        invention=invention,
+        repeat=Beta(counts.repeated, counts.fresh),
     )
 
 
 def family_counts(
-    names: Sequence[str], rows: Mapping[str, Sequence[float]], known: Known, prior: Prior
+    names: Sequence[str], rows: Mapping[str, SoftCounts], known: Known, prior: Prior
 ) -> dict[str, Counts]:
     """Every family's counts: the prior's, drawn toward the panel's own rates (`shrink`
     and `shrink_reports` claims' worth), what the repository knows, and this run's."""
-    whole = parts([sum(row[n] for row in rows.values()) for n in range(SLOTS)])
+    whole = parts(SoftCounts.total(rows.values()))
     real, false = prior.real_verdicts + whole.real, prior.false_verdicts + whole.false
     recall, invention = prior.recall + whole.recall, prior.invention + whole.invention
     repeat = prior.repeat + whole.repeat
     out = {}
     for name in names:
-        own = parts(rows.get(name, [0.0] * SLOTS))
+        own = parts(rows.get(name, NOTHING))
         out[name] = Counts(
             real=prior.real_verdicts
             + real.times(prior.shrink)

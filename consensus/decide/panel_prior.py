@@ -14,14 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from consensus.model.base import VerdictKind
-from consensus.model.calibration import Calibration
-from consensus.model.history import (
-    AGREEMENTS,
-    FamilyTally,
-    JudgeTally,
-    PanelTally,
-    grounded_key,
-)
+from consensus.model.calibration import Calibration, JudgeCounts
+from consensus.model.history import AGREEMENTS, PanelTally, SoftCounts, grounded_key
 
 
 @dataclass(frozen=True)
@@ -126,16 +120,29 @@ class Known:
     pooled: Mapping[str, float] = field(default_factory=dict)  # earlier runs' claims' worth
 
 
-def judged(j: JudgeTally) -> tuple[Verdicts, Verdicts]:
+def judged(counts: SoftCounts) -> tuple[Verdicts, Verdicts]:
+    """A family's verdicts on real claims and on false ones, as pseudo-counts."""
     return (
-        Verdicts.of(j.confirmed_real, j.refuted_real, j.uncertain_real),
-        Verdicts.of(j.confirmed_false, j.refuted_false, j.uncertain_false),
+        Verdicts.of(counts.confirmed_real, counts.refuted_real, counts.uncertain_real),
+        Verdicts.of(counts.confirmed_false, counts.refuted_false, counts.uncertain_false),
     )
 
 
-def reported(tally: FamilyTally) -> tuple[Beta, Beta]:
-    r = tally.reporter
-    return Beta(r.reported_real, r.silent_real), Beta(r.reported_false, r.silent_false)
+def reported(counts: SoftCounts) -> tuple[Beta, Beta]:
+    """A family's recall and invention, as pseudo-counts."""
+    return (
+        Beta(counts.reported_real, counts.silent_real),
+        Beta(counts.reported_false, counts.silent_false),
+    )
+
+
+def labelled_verdicts(labels: JudgeCounts) -> tuple[Verdicts, Verdicts]:
+    """A family's labelled verdicts on real claims and on false ones, as pseudo-counts. Not
+    soft counts: a label tells confirmed from not, never doubt from refusal (`Verdicts`)."""
+    return (
+        Verdicts(Beta(labels.confirmed_real, labels.missed_real), ZERO),
+        Verdicts(Beta(labels.confirmed_false, labels.refuted_false), ZERO),
+    )
 
 
 def known_counts(calibration: Calibration) -> Known:
@@ -154,21 +161,21 @@ def known_counts(calibration: Calibration) -> Known:
     for name, entry in sorted(calibration.families.items()):
         if entry.judge is not None:
             labels = entry.judge
-            real[name] = Verdicts(Beta(labels.confirmed_real, labels.missed_real), ZERO)
-            false[name] = Verdicts(Beta(labels.confirmed_false, labels.refuted_false), ZERO)
+            real[name], false[name] = labelled_verdicts(labels)
             labelled[name] = labels.tpr.n + labels.tnr.n
         if entry.reporter is not None:
             precision[name] = Beta(entry.reporter.right, entry.reporter.wrong)
     history = calibration.history or PanelTally()
     for name, tally in sorted(history.families.items()):
-        (r, f), (s, i) = judged(tally.judge), reported(tally)
+        counts = SoftCounts.of(tally.judge, tally.reporter)
+        (r, f), (s, i) = judged(counts), reported(counts)
         real[name] = real.get(name, NO_VERDICTS) + r
         false[name] = false.get(name, NO_VERDICTS) + f
         recall[name] = recall.get(name, ZERO) + s
         invention[name] = invention.get(name, ZERO) + i
         pooled[name] = round(tally.judge.total, 2)
         if tally.grounded.total:  # what it said when it had read the code, apart
-            key, (r, f) = grounded_key(name), judged(tally.grounded)
+            key, (r, f) = grounded_key(name), judged(SoftCounts.of(tally.grounded))
             real[key] = real.get(key, NO_VERDICTS) + r
             false[key] = false.get(key, NO_VERDICTS) + f
             pooled[key] = round(tally.grounded.total, 2)

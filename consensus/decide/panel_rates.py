@@ -54,15 +54,11 @@ Pure and deterministic: the same claims and votes give the same estimate, to the
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consensus.decide.panel_counts import (
-    FALSE_VERDICTS,
-    FRESH,
-    REPEATED,
-    REPORTED_REAL,
-    SLOTS,
     Counts,
     Rates,
     clamped,
@@ -84,9 +80,8 @@ from consensus.model.history import (
     AGREEMENTS,
     ClaimTally,
     FamilyTally,
-    JudgeTally,
     PanelTally,
-    ReportTally,
+    SoftCounts,
     agreement,
     split_key,
 )
@@ -252,13 +247,23 @@ def _start_labelled(claim: _Read, panel: PointRates, known: Known, level: float)
     return level
 
 
+# The names of `SoftCounts` the EM loop adds to: a verdict's on real and on false claims (in
+# VERDICTS order), a report's or a silence's (by whether the family reported). A name that
+# is not one of its fields fails loudly where `_soft` makes its `SoftCounts`.
+_REAL = tuple(f"{v.value}_real" for v in VERDICTS)
+_FALSE = tuple(f"{v.value}_false" for v in VERDICTS)
+_REPORTS = (("silent_real", "silent_false"), ("reported_real", "reported_false"))
+_EMPTY = SoftCounts()._asdict  # a family's counts to add to, by name
+
+
 def _soft(
     claims: Sequence[_Read], posteriors: Sequence[float], panel: PointRates
-) -> tuple[dict[str, list[float]], list[list[float]]]:
-    """This run's soft counts (panel_counts.SLOTS), each claim split between real and false
-    by its probability, and each later answer between a copy of the family's first one and
-    a fresh answer by `panel`'s repeat rates (decide/panel_repeats.py)."""
-    counts: dict[str, list[float]] = {}
+) -> tuple[dict[str, SoftCounts], list[list[float]]]:
+    """This run's soft counts of each family, each claim split between real and false by
+    its probability, and each later answer between a copy of the family's first one and a
+    fresh answer by `panel`'s repeat rates (decide/panel_repeats.py); and of the claims,
+    real and false by agreement."""
+    counts: defaultdict[str, dict[str, float]] = defaultdict(_EMPTY)
     shares = [[0.0, 0.0] for _ in range(AGREEMENTS)]
     for claim, p in zip(claims, posteriors, strict=True):
         q = 1 - p
@@ -266,44 +271,39 @@ def _soft(
         bucket[0] += p
         bucket[1] += q
         for name, reported in claim.seen:
-            row = counts.setdefault(name, [0.0] * SLOTS)
-            at = REPORTED_REAL + (0 if reported else 1)
-            row[at] += p
-            row[at + 2] += q
+            row = counts[name]
+            on_real, on_false = _REPORTS[reported]
+            row[on_real] += p
+            row[on_false] += q
         for name, verdict in claim.verdicts:
-            row = counts.setdefault(name, [0.0] * SLOTS)
-            row[verdict] += p
-            row[FALSE_VERDICTS + verdict] += q
+            row = counts[name]
+            row[_REAL[verdict]] += p
+            row[_FALSE[verdict]] += q
         for name, first, said in claim.repeats:
-            row = counts.setdefault(name, [0.0] * SLOTS)
+            row = counts[name]
             rates = panel.family(name)
             real = p * fresh_share(rates.real, rates.repeat, first, said)
             false = q * fresh_share(rates.false, rates.repeat, first, said)
-            row[said] += real
-            row[FALSE_VERDICTS + said] += false
-            row[FRESH] += real + false
-            row[REPEATED] += 1 - real - false
-    return counts, shares
+            row[_REAL[said]] += real
+            row[_FALSE[said]] += false
+            row["fresh"] += real + false
+            row["repeated"] += 1 - real - false
+    return {name: SoftCounts(**row) for name, row in counts.items()}, shares
 
 
-def _tally(counts: dict[str, list[float]], shares: list[list[float]]) -> PanelTally:
+def _tally(counts: Mapping[str, SoftCounts], shares: list[list[float]]) -> PanelTally:
     """This run's soft counts as the history keeps them: a family's grounded verdicts
     (counted under its grounded key here) beside its blind ones and its reports."""
     families: dict[str, FamilyTally] = {}
     for name in sorted(counts):
-        row = counts[name]
         family, grounded = split_key(name)
-        judged = JudgeTally(**dict(zip(JudgeTally.model_fields, row[:6], strict=True)))
+        judged = counts[name].judge()
         was = families.get(family, FamilyTally())
         if grounded:
             families[family] = was.model_copy(update={"grounded": judged})
             continue
         families[family] = FamilyTally(
-            judge=judged,
-            grounded=was.grounded,
-            reporter=ReportTally(
-                reported_real=row[6], silent_real=row[7], reported_false=row[8], silent_false=row[9]
-            ),
+            judge=judged, grounded=was.grounded, reporter=counts[name].reporter()
         )
     claims = tuple(ClaimTally(real=real, false=false) for real, false in shares)
     return PanelTally(runs=1, claims=claims, families=families)
@@ -311,7 +311,7 @@ def _tally(counts: dict[str, list[float]], shares: list[list[float]]) -> PanelTa
 
 def _panel(
     names: Sequence[str],
-    data: tuple[dict[str, list[float]], list[list[float]]],
+    data: tuple[dict[str, SoftCounts], list[list[float]]],
     known: Known,
     prior: Prior,
 ) -> tuple[PointRates, dict[str, Counts]]:
@@ -341,7 +341,7 @@ def estimate(
         | set(known.recall)
     )
     read = [_read(c) for c in claims]
-    nothing: tuple[dict[str, list[float]], list[list[float]]] = ({}, [[0.0, 0.0]] * AGREEMENTS)
+    nothing: tuple[dict[str, SoftCounts], list[list[float]]] = ({}, [[0.0, 0.0]] * AGREEMENTS)
     panel, counts = _panel(names, nothing, known, prior)
     # The start reads the reports alone: the judges' rates are first measured on what
     # the reports say the claims are, so that "real" is anchored where reports put it.

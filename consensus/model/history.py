@@ -11,6 +11,8 @@ prior (decide/panel_rates.py).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -59,6 +61,49 @@ class ReportTally(Frozen):
     @property
     def total(self) -> float:
         return self.reported_real + self.silent_real + self.reported_false + self.silent_false
+
+
+class SoftCounts(NamedTuple):
+    """One family's soft counts, by name: what a run adds up (decide/panel_rates.py) and what
+    the history keeps (`JudgeTally`, `ReportTally`), read in and written back by their field
+    names, which these carry. The last two are a run's alone: its later answers about claims
+    it had judged, as copies of its first answer (`repeated`) and as fresh ones."""
+
+    confirmed_real: float = 0.0
+    refuted_real: float = 0.0
+    uncertain_real: float = 0.0
+    confirmed_false: float = 0.0
+    refuted_false: float = 0.0
+    uncertain_false: float = 0.0
+    reported_real: float = 0.0
+    silent_real: float = 0.0
+    reported_false: float = 0.0
+    silent_false: float = 0.0
+    repeated: float = 0.0
+    fresh: float = 0.0
+
+    @classmethod
+    def of(cls, judge: JudgeTally | None = None, reporter: ReportTally | None = None) -> SoftCounts:
+        """The history's counts of a family (its verdicts, its reports) in this shape."""
+        judge, reporter = judge or JudgeTally(), reporter or ReportTally()
+        return cls(
+            **{name: getattr(judge, name) for name in JudgeTally.model_fields},
+            **{name: getattr(reporter, name) for name in ReportTally.model_fields},
+        )
+
+    @classmethod
+    def total(cls, counts: Iterable[SoftCounts]) -> SoftCounts:
+        """Every family's counts added up, field by field, in the order given."""
+        columns = list(zip(*counts, strict=True))
+        return cls._make(sum(column) for column in columns) if columns else cls()
+
+    def judge(self) -> JudgeTally:
+        """Its verdicts, as the history keeps them."""
+        return JudgeTally(**{name: getattr(self, name) for name in JudgeTally.model_fields})
+
+    def reporter(self) -> ReportTally:
+        """Its reports and silences, as the history keeps them."""
+        return ReportTally(**{name: getattr(self, name) for name in ReportTally.model_fields})
 
 
 # The estimate weighs a family's grounded verdicts (it cited lines, and every citation held)
