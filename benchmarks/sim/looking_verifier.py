@@ -9,7 +9,8 @@ blind rates unless the tool results (or the evidence the prompt gives inline) ho
 line that decides the claim (benchmarks/sim/looking_world.py), and then with its looking
 rates at the benchmark's effect (benchmarks/sim/judge_presets.py `looking`). Both from
 the one draw of the question, as benchmarks/sim/quality_world.py's `Verifier` draws it
-(self-preference and a family's repeated first verdict as there): at effect none every
+(self-preference and a family's repeated first verdict as there), drawn from the question
+without the product's first read in it (`blind_question`), so at effect none every
 verdict is the blind judge's. A looking answer cites the line it read (path, the line as
 the tool result numbered it, its text); with probability `MISQUOTE` in its own words, a
 citation the product's check refuses.
@@ -22,6 +23,7 @@ everything sent (the messages and, when offered, the tools' schemas) and answere
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from benchmarks.sim.judge_presets import LOOKED, Judge, looking
@@ -43,6 +45,17 @@ MISQUOTE = 0.05  # a looking judge cites the line in its own words (an assumptio
 CHARS_PER_TOKEN = 4
 EXPLANATION = "Explanation given:\n"
 INLINE = "What the repository holds that bears on it"  # verify.j2's inline evidence
+_FIRST_READ = re.compile(
+    r"\n\nWhat the repository holds that bears on it \(read by consensus for you\):\n.*?"
+    r"(?=\n\nWhat static analyzers report|\n</data-)",
+    re.S,
+)
+
+
+def blind_question(prompt: str) -> str:
+    """The question as a judge that is shown no code is asked it (verify.j2 without the
+    product's first read): the one draw of a claim, looking or not."""
+    return _FIRST_READ.sub("", prompt, count=1)
 
 
 @dataclass
@@ -96,7 +109,7 @@ class LookingVerifier:
         if seen:
             blind = self.params.judges.judge(self.today.family(request))
             judge = looking(blind, self.effect, self.looked)
-        verdict = self.today.verdict(request, prompt, judge)
+        verdict = self.today.verdict(request, blind_question(prompt), judge)
         evidence = []
         if seen and decisive is not None and verdict != "uncertain":
             misquoted = _draw(self.params.seed, "misquote", request.model, prompt) < MISQUOTE

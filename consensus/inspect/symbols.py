@@ -138,6 +138,36 @@ def references(path: str, text: str, name: str) -> list[Reference]:
     ]
 
 
+CALLABLE = frozenset({"function", "method", "constructor"})
+
+
+def enclosing(path: str, text: str, line: int) -> Definition | None:
+    """The innermost function, method or constructor around `line` of a file; None
+    outside any, or where the file's language has no grammar."""
+    language = language_of(path)
+    lines = text.split("\n")
+    if language is None or not 1 <= line <= len(lines):
+        return None
+    row = lines[line - 1]
+    column = len(row.encode("utf-8", errors="surrogatepass")) - len(
+        row.lstrip().encode("utf-8", errors="surrogatepass")
+    )
+    source = text.encode("utf-8", errors="surrogatepass")
+    node: Node | None = (
+        _parser(language)
+        .parse(source)
+        .root_node.named_descendant_for_point_range((line - 1, column), (line - 1, column))
+    )
+    while node is not None:
+        if DEFINITIONS[language].get(node.type) in CALLABLE:
+            name = node.child_by_field_name("name")
+            definition = _definition(path, name) if name is not None else None
+            if definition is not None:
+                return definition
+        node = node.parent
+    return None
+
+
 def _named(path: str, text: str, name: str) -> list[Node]:
     """The identifier nodes spelling `name` in the file's syntax tree."""
     language = language_of(path)

@@ -73,6 +73,10 @@ class Shown:
         self._lines.setdefault((path, side), set()).add(number)
         return True
 
+    def has(self, path: str, side: Side, number: int) -> bool:
+        """Whether this result already shows that line."""
+        return number in self._lines.get((path, side), ())
+
     def result(self) -> ToolResult:
         return ToolResult(tool=self.tool, text="\n".join(self._parts), spans=self.spans())
 

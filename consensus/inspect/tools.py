@@ -25,7 +25,13 @@ from consensus.inspect.schema import (
     SymbolArgs,
 )
 from consensus.inspect.snapshot import Snapshot
-from consensus.inspect.symbols import Definition, definitions, language_of, references
+from consensus.inspect.symbols import (
+    Definition,
+    Reference,
+    definitions,
+    language_of,
+    references,
+)
 from consensus.inspect.tests_of import is_test, tests_of
 from consensus.inspect.tool_results import Shown, ToolResult
 from consensus.ports import Side
@@ -122,6 +128,16 @@ def definitions_of(snapshot: Snapshot, name: str, container: str | None = None) 
                 if keyword.search(line)
             )
     return found
+
+
+def references_of(snapshot: Snapshot, name: str) -> list[Reference]:
+    """Every use of `name` in the head tree's files that have a parser, in path order."""
+    return [
+        reference
+        for path, _ in _files(snapshot, None, mentioning=name)
+        if language_of(path) is not None
+        for reference in references(path, snapshot.text(path, "head") or "", name)
+    ]
 
 
 def find_references(snapshot: Snapshot, args: SymbolArgs, max_chars: int) -> ToolResult:

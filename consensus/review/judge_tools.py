@@ -6,10 +6,11 @@ The conversation of one vote slot: the question is sent with the tools; while th
 asks for tools and its claim's budget lasts (`ToolBudget`, every call counted, a refused
 one too), each call is answered and the question goes back with the answers; once the
 budget is spent, the model is told to answer (`tool_choice: none`, and the budget's note
-as the answer to any call past it). A model that cannot call tools (the adapter's
-`no_tools`: litellm lists none for it, or its provider refused them) is asked once more
-without them, with the evidence inline (the claim's lines and the definitions of the
-names it mentions), and is not offered tools again this run. Every round is a model call
+as the answer to any call past it). Every question holds the product's first read of the claim
+(inspect/inline_evidence.py: its function from the first line, where that function is
+called, the definitions of the names it mentions), read once a run. A model that cannot
+call tools (the adapter's `no_tools`: litellm lists none for it, or its provider refused
+them) answers from that alone, and is not offered tools again this run. Every round is a model call
 through the run's client: budgeted, journaled and replayed like any other.
 
 What the judge was shown (the question's code, every tool answer, the inline evidence)
@@ -67,6 +68,7 @@ class Looker:
             for tool in tool_schemas()
         )
         self._toolless: set[str] = set()
+        self._read_first: dict[tuple[str, int, int, str, str], ToolResult] = {}
 
     async def ask(
         self,
@@ -78,9 +80,12 @@ class Looker:
     ) -> tuple[Completion, Conversation]:
         """The final answer to the question after the tool rounds, with the conversation."""
         talk = Conversation(Lookups(self._snapshot, self._budget), shown=list(shown))
-        request = question("")
+        first = self._first_read(claim)
+        talk.shown.extend(first.spans)
+        talk.looked.append(in_words(first))
+        request = question(first.text)
         if request.model in self._toolless or self._budget.calls == 0:
-            return await self._inline(client, question, claim, talk, on_answer), talk
+            return await self._inline(client, request, on_answer), talk
         messages = list(request.messages)
         while True:
             spent = talk.lookups.exhausted
@@ -97,7 +102,7 @@ class Looker:
                 if exc.kind is not FailureKind.NO_TOOLS or talk.lookups.spent:
                     raise
                 self._toolless.add(request.model)
-                return await self._inline(client, question, claim, talk, on_answer), talk
+                return await self._inline(client, request, on_answer), talk
             on_answer(completion)
             if not completion.tool_calls or spent:
                 return completion, talk
@@ -119,20 +124,22 @@ class Looker:
         talk.looked.append(in_words(result))
         return Message(role="tool", content=result.text, tool_call_id=call.id)
 
+    def _first_read(self, claim: Claim) -> ToolResult:
+        """What the product reads for every judge of a claim before any asks (once a run)."""
+        key = (claim.path, claim.line, claim.end_line, claim.title, claim.body)
+        if key not in self._read_first:
+            self._read_first[key] = inline_evidence(self._snapshot, claim)
+        return self._read_first[key]
+
     async def _inline(
         self,
         client: ModelClient,
-        question: Question,
-        claim: Claim,
-        talk: Conversation,
+        request: CompletionRequest,
         on_answer: Callable[[Completion], None],
     ) -> Completion:
-        """The question with the evidence in it, among the data it shows (never outside
-        the data markers: the repository's code is no instruction)."""
-        evidence = inline_evidence(self._snapshot, claim)
-        talk.shown.extend(evidence.spans)
-        talk.looked.append(in_words(evidence))
-        completion = await client.complete(question(evidence.text))
+        """The question with the first read in it and no tools (among the data it shows,
+        never outside the data markers: the repository's code is no instruction)."""
+        completion = await client.complete(request)
         on_answer(completion)
         return completion
 

@@ -50,10 +50,13 @@ VIEWS = "\n".join(
 )
 GUARD = "return checkout(items or [])"  # views.py line 6: the caller never passes None
 INLINE_HEADING = "What the repository holds that bears on it"  # verify.j2
+TAX = 'from decimal import Decimal\n\nRATE = Decimal("0.2")\n'  # bears on nothing: never shown
+FIRST_READ = "inline src/shop/cart.py:1-8, src/shop/views.py:4-6"  # the function, its caller
 TREES = FakeTrees(
     head={
         "src/shop/cart.py": CART,
         "src/shop/views.py": VIEWS,
+        "src/shop/tax.py": TAX,
         "docs/passwd": Link("../../../etc/passwd"),
     },
     base={"src/shop/cart.py": CART.replace("item.price", "item.cost"), "src/shop/views.py": VIEWS},
@@ -187,7 +190,10 @@ def test_a_judge_that_reads_the_caller_refutes_with_a_checked_citation() -> None
     assert [(c.path, c.start_line, c.quote) for c in vote.evidence] == [
         ("src/shop/views.py", 6, GUARD)
     ]
-    assert vote.looked == ("find_references src/shop/views.py:1-1, src/shop/views.py:6-6",)
+    assert vote.looked == (
+        FIRST_READ,
+        "find_references src/shop/views.py:1-1, src/shop/views.py:6-6",
+    )
     [asked, answered] = client.calls
     assert [t.name for t in asked.tools] == [
         "read_file",
@@ -199,9 +205,22 @@ def test_a_judge_that_reads_the_caller_refutes_with_a_checked_citation() -> None
     assert GUARD in tool_answers(answered)[0]
 
 
+def test_every_judge_is_first_shown_the_claims_function_and_where_it_is_called() -> None:
+    """The product's first read: the function from its `def`, and the caller's lines up to
+    the call, in the question itself, so a judge that asks for nothing may cite the guard."""
+    [vote], client = judged(lambda request: verdict("refuted", cite("src/shop/views.py", 6, GUARD)))
+
+    question = client.calls[0].messages[-1].content
+    assert INLINE_HEADING in question
+    assert "def checkout(items):" in question and "def pay(request):" in question
+    assert vote.grounded and vote.looked == (FIRST_READ,)
+
+
 def test_a_citation_of_lines_the_judge_never_read_is_a_blind_vote() -> None:
     """True lines, quoted right, but never shown to this judge: it did not look."""
-    [vote], _ = judged(lambda request: verdict("refuted", cite("src/shop/views.py", 6, GUARD)))
+    [vote], _ = judged(
+        lambda request: verdict("refuted", cite("src/shop/tax.py", 3, 'RATE = Decimal("0.2")'))
+    )
 
     assert vote.verdict is not None and not vote.grounded and vote.evidence == ()
 
@@ -222,7 +241,7 @@ def test_a_citation_whose_quote_is_not_on_its_lines_is_a_blind_vote() -> None:
 def test_a_verdict_citing_nothing_is_a_blind_vote() -> None:
     [vote], _ = judged(lambda request: verdict("confirmed"))
 
-    assert vote.verdict is not None and not vote.grounded and vote.looked == ()
+    assert vote.verdict is not None and not vote.grounded and vote.looked == (FIRST_READ,)
 
 
 def test_a_judge_may_cite_the_code_its_question_showed_without_reading_it_again() -> None:
@@ -247,7 +266,8 @@ def test_a_traversal_and_a_symlink_out_of_the_tree_are_refused_not_read() -> Non
     refusals = tool_answers(client.calls[-1])
     assert len(refusals) == 2 and all(a.startswith("error: refused") for a in refusals)
     assert "root:" not in "".join(refusals)
-    assert all(w.startswith("read_file: refused") for w in vote.looked)
+    assert vote.looked[0] == FIRST_READ
+    assert all(w.startswith("read_file: refused") for w in vote.looked[1:])
 
 
 def test_the_budget_ends_the_lookups_and_the_judge_is_told_to_answer() -> None:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from benchmarks.sim.judge_presets import Judge, JudgePreset
 from benchmarks.sim.looking_section import looking_params
 from benchmarks.sim.looking_verifier import LookingVerifier
-from benchmarks.sim.looking_world import CALLER, NEAR, VIEWS, Repo, repository
+from benchmarks.sim.looking_world import CALLER, NEAR, TASTE, VIEWS, Repo, repository
 from benchmarks.sim.quality_world import (
     HEADLINE,
     Outcome,
@@ -101,15 +101,35 @@ def test_a_judge_that_reads_the_guard_before_the_claim_refutes_it_citing_the_gua
     assert refuted > 0
 
 
-def test_a_judge_whose_plan_never_reaches_the_caller_answers_blind() -> None:
-    blind = 0
+def test_the_first_read_shows_the_caller_so_a_judge_that_looks_nothing_up_refutes() -> None:
+    """The guard in the caller is in the question itself (the product read where the
+    claim's function is called): the judge need not plan a lookup to see it."""
+    refuted = 0
     for pr, repo in prs():
         for item in judged(pr, repo).items:
             problem = invented(pr, item)
             if problem is None or repo.where.get(problem) != CALLER or item.verification is None:
                 continue
-            if problem.var in {n.rpartition(".")[2] for n in names_quoted(item)}:
-                continue  # it looks the variable up: its uses include the caller's line
+            if not repo.trees.head[problem.path].startswith("def handle_"):
+                continue  # a hunk from line 1 has no function around it: no caller to read
+            guard = repo.truth[problem].decisive
+            assert guard is not None and guard.path == VIEWS
+            for vote in item.verification.votes:
+                if vote.self_vote:
+                    continue
+                assert vote.verdict is not None and vote.verdict.value == "refuted"
+                assert vote.looked[0].startswith("inline ") and VIEWS in vote.looked[0]
+                refuted += 1
+    assert refuted > 0
+
+
+def test_a_taste_call_has_nothing_to_read_and_its_judges_answer_blind() -> None:
+    blind = 0
+    for pr, repo in prs():
+        for item in judged(pr, repo).items:
+            problem = invented(pr, item)
+            if problem is None or repo.where.get(problem) != TASTE or item.verification is None:
+                continue
             for vote in item.verification.votes:
                 assert vote.verdict is not None and vote.verdict.value == "confirmed"
                 assert not vote.grounded and not vote.evidence

@@ -163,7 +163,7 @@ def test_the_names_a_claim_mentions_are_read_from_its_words() -> None:
 def test_inline_evidence_shows_the_claims_lines_and_the_definitions_it_names() -> None:
     result = inline_evidence(snapshot(), CLAIM)
     assert result.text.splitlines()[:3] == [
-        "app/db.py (head), lines 1-5 of 5, the claim at 5:",
+        "app/db.py (head), lines 1-5 of 5, the claim at 5, in function connect (line 4):",
         "1  from app.pool import open_pool",
         "2  ",
     ]
@@ -171,3 +171,50 @@ def test_inline_evidence_shows_the_claims_lines_and_the_definitions_it_names() -
     assert Span(path="app/pool.py", start_line=41, end_line=45) in result.spans
     quote = cite("app/pool.py", 43, 43, "raise ValueError('pool too large')")
     assert check_citations([quote], snapshot(), result.spans).grounded
+
+
+def test_the_first_read_starts_at_the_claims_function_where_the_guard_is() -> None:
+    """A guard 50 lines above the claim is beyond 30 lines around it, not beyond its def."""
+    body = "".join(f"    step_{n}(order)\n" for n in range(48))
+    handler = "def refund(order):\n    if order is None:\n        return\n" + body
+    handler += "    order.total -= order.paid\n"  # line 52: the claim
+    trees = FakeTrees(head={"app/refunds.py": handler}, base={})
+    claim = CLAIM.model_copy(
+        update={
+            "path": "app/refunds.py",
+            "line": 52,
+            "end_line": 52,
+            "title": "`order` may be None",
+        }
+    )
+
+    result = inline_evidence(Snapshot(trees, redactor(), PathPolicy()), claim)
+
+    assert result.text.splitlines()[0].startswith("app/refunds.py (head), lines 1-52 of 52")
+    assert Span(path="app/refunds.py", start_line=1, end_line=52) in result.spans
+
+
+def test_the_first_read_shows_where_the_function_is_called_code_before_tests() -> None:
+    views = "from app.db import connect\n\n\ndef home(settings):\n"
+    views += "    url = settings.url or DEFAULT\n    return connect(url)\n"
+    test = "from app.db import connect\n\n\ndef test_connect():\n    assert connect('x')\n"
+    trees = FakeTrees(head={**HEAD, "tests/test_db.py": test, "app/views.py": views}, base=BASE)
+
+    result = inline_evidence(Snapshot(trees, redactor(), PathPolicy()), CLAIM)
+
+    text = result.text
+    assert text.index("connect used at app/views.py:6 in home:") < text.index(
+        "connect used at tests/test_db.py:5 in test_connect:"
+    )
+    assert "app/views.py:5:     url = settings.url or DEFAULT" in text
+    assert Span(path="app/views.py", start_line=4, end_line=6) in result.spans
+
+
+def test_a_function_used_everywhere_is_not_followed_to_its_callers() -> None:
+    calls = "from app.db import connect\n" + "".join(f"connect('{n}')\n" for n in range(30))
+    trees = FakeTrees(head={**HEAD, "app/jobs.py": calls}, base=BASE)
+
+    result = inline_evidence(Snapshot(trees, redactor(), PathPolicy()), CLAIM)
+
+    assert "[connect is used in 30 places: ask find_references]" in result.text
+    assert not any(s.path == "app/jobs.py" for s in result.spans)

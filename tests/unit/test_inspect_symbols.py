@@ -6,6 +6,7 @@ import pytest
 
 from consensus.inspect.lookups import Lookups
 from consensus.inspect.snapshot import PathPolicy, Snapshot, redactor
+from consensus.inspect.symbols import enclosing
 from consensus.testing.trees import FakeTrees
 
 HEAD = {
@@ -186,3 +187,21 @@ def test_a_symbol_that_is_no_name_is_a_tool_error() -> None:
     result = Lookups(snapshot).call("find_definition", {"symbol": "total; rm -rf /"})
     assert result.error
     assert result.text.startswith("error: find_definition: symbol: String should match pattern")
+
+
+def test_the_function_around_a_line_is_the_innermost_one() -> None:
+    source = (
+        "class Cart:\n"
+        "    def total(self, items):\n"
+        "        def price(item):\n"
+        "            return item.price\n"
+        "        return sum(price(i) for i in items)\n"
+        "\n"
+        "LIMIT = 3\n"
+    )
+    assert enclosing("cart.py", source, 4)[:5] == ("cart.py", 3, 4, "price", "function")
+    assert enclosing("cart.py", source, 5)[:5] == ("cart.py", 2, 5, "total", "method")
+    assert enclosing("cart.py", source, 7) is None
+    assert enclosing("cart.txt", source, 4) is None
+    js = "function pay(order) {\n  if (!order) return;\n  charge(order);\n}\n"
+    assert enclosing("pay.js", js, 3)[3] == "pay"
