@@ -85,8 +85,9 @@ def test_a_replay_answers_the_judges_tools_from_the_journal_and_decides_the_same
     [finding] = live["findings"]
     [vote] = finding["verification"]["votes"]
     assert vote["grounded"] and vote["looked"] == [
-        "read_file src/app/db.py:8-12"
-    ]  # the file ends at 12
+        "inline src/app/db.py:1-12",  # the product's first read: the function, from its def
+        "read_file src/app/db.py:8-12",  # the file ends at 12
+    ]
     calls, reads = len(world.models.calls), len(checkout.trees_read.reads)
 
     journal = Journal(tmp_path / "journal.db")
