@@ -7,7 +7,7 @@ what it was shown holds the line that decides the claim."""
 from __future__ import annotations
 
 import asyncio
-import re
+import functools
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -27,7 +27,7 @@ from benchmarks.sim.quality_world import (
     verifier,
 )
 from consensus.inspect.snapshot import Snapshot, redactor
-from consensus.model.findings import ScoredCluster
+from consensus.model.findings import ScoredCluster, Vote
 from consensus.review.guard import GuardedClient
 from consensus.review.judge_tools import Looker
 from consensus.review.ledger import Ledger
@@ -67,11 +67,6 @@ def invented(pr: SimPR, item: ScoredCluster) -> Problem | None:
     return problem if problem is not None and not problem.real else None
 
 
-def names_quoted(item: ScoredCluster) -> set[str]:
-    text = f"{item.cluster.title} {item.cluster.body}"
-    return set(re.findall(r"`([A-Za-z_][A-Za-z0-9_.]*)`", text))
-
-
 def verdicts(outcome: Outcome) -> list[list[tuple[str, str | None]]]:
     return [
         [(v.family, v.verdict.value if v.verdict else None) for v in item.verification.votes]
@@ -80,24 +75,36 @@ def verdicts(outcome: Outcome) -> list[list[tuple[str, str | None]]]:
     ]
 
 
+@functools.cache
+def looked_at() -> tuple[tuple[SimPR, Repo, Outcome], ...]:
+    """Every PR decided once by judges that look (the outcomes the tests below read)."""
+    return tuple((pr, repo, judged(pr, repo)) for pr, repo in prs())
+
+
+def votes_on(place: str) -> Iterator[tuple[SimPR, Repo, Problem, Vote]]:
+    """The votes on each judged invention whose refutation lies at `place`."""
+    for pr, repo, outcome in looked_at():
+        for item in outcome.items:
+            problem = invented(pr, item)
+            if problem is None or repo.where.get(problem) != place or item.verification is None:
+                continue
+            for vote in item.verification.votes:
+                yield pr, repo, problem, vote
+
+
 def test_a_judge_that_reads_the_guard_before_the_claim_refutes_it_citing_the_guard() -> None:
     refuted = 0
-    for pr, repo in prs():
-        for item in judged(pr, repo).items:
-            problem = invented(pr, item)
-            if problem is None or repo.where.get(problem) != NEAR or item.verification is None:
-                continue
-            guard = repo.truth[problem].decisive
-            assert guard is not None
-            for vote in item.verification.votes:
-                if vote.self_vote:
-                    continue
-                assert vote.verdict is not None and vote.verdict.value == "refuted"
-                assert [(c.path, c.start_line) for c in vote.evidence] in (
-                    [(guard.path, guard.line)],
-                    [],  # a misquote: the product's check refused the citation
-                )
-                refuted += 1
+    for _, repo, problem, vote in votes_on(NEAR):
+        guard = repo.truth[problem].decisive
+        assert guard is not None
+        if vote.self_vote:
+            continue
+        assert vote.verdict is not None and vote.verdict.value == "refuted"
+        assert [(c.path, c.start_line) for c in vote.evidence] in (
+            [(guard.path, guard.line)],
+            [],  # a misquote: the product's check refused the citation
+        )
+        refuted += 1
     assert refuted > 0
 
 
@@ -105,35 +112,25 @@ def test_the_first_read_shows_the_caller_so_a_judge_that_looks_nothing_up_refute
     """The guard in the caller is in the question itself (the product read where the
     claim's function is called): the judge need not plan a lookup to see it."""
     refuted = 0
-    for pr, repo in prs():
-        for item in judged(pr, repo).items:
-            problem = invented(pr, item)
-            if problem is None or repo.where.get(problem) != CALLER or item.verification is None:
-                continue
-            if not repo.trees.head[problem.path].startswith("def handle_"):
-                continue  # a hunk from line 1 has no function around it: no caller to read
-            guard = repo.truth[problem].decisive
-            assert guard is not None and guard.path == VIEWS
-            for vote in item.verification.votes:
-                if vote.self_vote:
-                    continue
-                assert vote.verdict is not None and vote.verdict.value == "refuted"
-                assert vote.looked[0].startswith("inline ") and VIEWS in vote.looked[0]
-                refuted += 1
+    for _, repo, problem, vote in votes_on(CALLER):
+        if not repo.trees.head[problem.path].startswith("def handle_"):
+            continue  # a hunk from line 1 has no function around it: no caller to read
+        guard = repo.truth[problem].decisive
+        assert guard is not None and guard.path == VIEWS
+        if vote.self_vote:
+            continue
+        assert vote.verdict is not None and vote.verdict.value == "refuted"
+        assert vote.looked[0].startswith("inline ") and VIEWS in vote.looked[0]
+        refuted += 1
     assert refuted > 0
 
 
 def test_a_taste_call_has_nothing_to_read_and_its_judges_answer_blind() -> None:
     blind = 0
-    for pr, repo in prs():
-        for item in judged(pr, repo).items:
-            problem = invented(pr, item)
-            if problem is None or repo.where.get(problem) != TASTE or item.verification is None:
-                continue
-            for vote in item.verification.votes:
-                assert vote.verdict is not None and vote.verdict.value == "confirmed"
-                assert not vote.grounded and not vote.evidence
-                blind += 1
+    for _, _, _, vote in votes_on(TASTE):
+        assert vote.verdict is not None and vote.verdict.value == "confirmed"
+        assert not vote.grounded and not vote.evidence
+        blind += 1
     assert blind > 0
 
 
