@@ -13,86 +13,24 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from consensus.adapters.repository_analyzers import find_tool
-from consensus_sim.provider_server import FakeProviderServer, Script, Step, prompt_text, reply
+from consensus_sim.provider_server import FakeProviderServer, Script
 from fakes.inprocess import run_consensus
+from tests.e2e.cart_typo import AFTER, BEFORE, CART, MODELS, SLIP, TYPO, git, responder
 
 ROOT = Path(__file__).resolve().parents[2]
 SARIF = ROOT / "tests" / "data" / "sarif" / "codeql-fingerprinting.sarif"
-CART = "src/cart.py"
-BEFORE = '''\
-"""The cart."""
-import os
-
-
-def total(items):
-    amount = 0
-    for item in items:
-        amount += item.price
-    return amount
-
-
-def discount(amount, percent):
-    return amount * percent / 100
-'''
-AFTER = '''\
-"""The cart."""
-import os
-
-
-def total(items):
-    amount = 0
-    for item in items:
-        amount += item.price * item.quantity
-    return amont
-
-
-def discount(amount, percent):
-    return amount * (100 - percent) / 10
-'''
 # codeql-action's src/testdata files, which the SARIF's results are on
 TEST_FILE_1 = "var a = 0;\nvar b = 0;\nvar c = 0;\nvar d = 0;\n"
 TEST_FILE_2 = "var foo = 0;\nvar bar = 0;\nvar baz = 0;\nvar qux = 0;\n"
-TYPO = AFTER.splitlines().index("    return amont") + 1
-SLIP = AFTER.splitlines().index("    return amount * (100 - percent) / 10") + 1
-MODELS = ("gpt-test", "claude-test", "llama-test")
-NAME = {
-    "path": CART, "line": TYPO, "severity": "high", "category": "bug",
-    "title": "`total` returns `amont`, a name that does not exist",
-    "body": "`return amont` raises NameError on every call: the variable is `amount`.",
-}  # fmt: skip
-DIVISOR = {
-    "path": CART, "line": SLIP, "severity": "high", "category": "bug",
-    "title": "Discount divides by 10 instead of 100",
-    "body": "`/ 10` makes a 10% discount return 9 times the amount instead of 0.9 times.",
-}  # fmt: skip
 
 pytestmark = pytest.mark.skipif(find_tool("ruff") is None, reason="ruff is a test dependency")
-
-
-def git(repo: Path, *args: str) -> None:
-    command = ["git", "-c", "user.name=Dev", "-c", "user.email=dev@example.com", *args]
-    subprocess.run(command, cwd=repo, check=True, capture_output=True)
-
-
-def responder(model: str) -> Callable[[dict[str, Any]], Step]:
-    def answer(body: dict[str, Any]) -> Step:
-        prompt = prompt_text(body)
-        if "describe the same defect?" in prompt:
-            return reply(json.dumps({"verdict": "same", "reason": "Both name `amont`."}))
-        if "You are an independent verifier" in prompt:
-            return reply(json.dumps({"verdict": "confirmed", "reason": "Read the code."}))
-        found = [NAME, DIVISOR] if model == "gpt-test" else [DIVISOR]
-        return reply(json.dumps({"findings": found}))
-
-    return answer
 
 
 @pytest.fixture
