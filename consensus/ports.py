@@ -244,6 +244,13 @@ class HostReview(BaseModel):
 # the pull-request roles (`PullRequestHost`). Retries are the adapter's business: what is
 # left after them is a HostError (GitHubError, GitLabError, with .status), or
 # ReviewRejected from create_review.
+#
+# A call names its pull request's number first, and a comment (or a review thread) is
+# addressed under it: `(number, comment_id)`. The id is the host's own number for the
+# comment (unique in a GitHub repository; a GitLab note's, whose API addresses it under its
+# merge request), so every adapter reaches any comment from the call alone, with nothing
+# remembered. A new host call is then one method here and one in each adapter: GitHub's,
+# GitLab's and the fake (tests/unit/test_architecture.py holds them to the same parameters).
 
 
 class PullReader(Protocol):
@@ -280,14 +287,14 @@ class ReviewWriter(Protocol):
         comments: Sequence[InlineComment],
     ) -> int: ...
 
-    def delete_review_comment(self, comment_id: int) -> None: ...
+    def delete_review_comment(self, number: int, comment_id: int) -> None: ...
 
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
         """A reply in the review thread of `comment_id` (its first comment: GitHub keeps
         threads flat)."""
         ...
 
-    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+    def review_comment_reactions(self, number: int, comment_id: int) -> list[HostReaction]:
         """The reactions on one review comment (👍 and 👎 on ours are labels)."""
         ...
 
@@ -295,7 +302,7 @@ class ReviewWriter(Protocol):
         """Every review thread of the PR (GraphQL `reviewThreads`)."""
         ...
 
-    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+    def set_thread_resolved(self, number: int, thread_id: str, resolved: bool) -> None:
         """GraphQL `resolveReviewThread` (True) or `unresolveReviewThread` (False)."""
         ...
 
@@ -307,11 +314,11 @@ class Conversation(Protocol):
 
     def create_issue_comment(self, number: int, body: str) -> HostComment: ...
 
-    def edit_issue_comment(self, comment_id: int, body: str) -> None: ...
+    def edit_issue_comment(self, number: int, comment_id: int, body: str) -> None: ...
 
-    def delete_issue_comment(self, comment_id: int) -> None: ...
+    def delete_issue_comment(self, number: int, comment_id: int) -> None: ...
 
-    def add_reaction(self, comment_id: int, content: str) -> None: ...
+    def add_reaction(self, number: int, comment_id: int, content: str) -> None: ...
 
     def collaborator_permission(self, login: str) -> str:
         """The user's permission on the repository: admin, maintain, write, triage, read or

@@ -82,7 +82,7 @@ def run(
             fix="add a project access token (role Developer, scope api) as a masked CI/CD "
             f"variable named {TOKEN_VARIABLE} (docs/gitlab.md)",
         )
-    host = gitlab_host(env, job, merge_request=number, log=log)
+    host = gitlab_host(env, job, log=log)
     try:
         # Progress goes through the log: a provider's error in it is foreign text.
         wired = gitlab_services(env, host, log=log, progress=lambda: [LogProgress(log)], mask=mask)

@@ -229,7 +229,7 @@ class GitHubHost:
     def review_comments(self, number: int) -> list[HostComment]:
         return [host_comment(c) for c in self._pages(f"{self._base}/pulls/{number}/comments")]
 
-    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+    def review_comment_reactions(self, number: int, comment_id: int) -> list[HostReaction]:
         url = f"{self._base}/pulls/comments/{comment_id}/reactions"
         return [host_reaction(r) for r in self._pages(url)]
 
@@ -280,13 +280,13 @@ class GitHubHost:
         _, data = self._request("POST", url, body={"body": body}, landed=landed)
         return host_comment(data) if data else (landed() or missing_comment(url))
 
-    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+    def edit_issue_comment(self, number: int, comment_id: int, body: str) -> None:
         self._request("PATCH", f"{self._base}/issues/comments/{comment_id}", body={"body": body})
 
-    def delete_issue_comment(self, comment_id: int) -> None:
+    def delete_issue_comment(self, number: int, comment_id: int) -> None:
         self._delete(f"{self._base}/issues/comments/{comment_id}")
 
-    def delete_review_comment(self, comment_id: int) -> None:
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
         self._delete(f"{self._base}/pulls/comments/{comment_id}")
 
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
@@ -335,7 +335,7 @@ class GitHubHost:
             raise
         return int(data["id"]) if data else (landed() or 0)
 
-    def add_reaction(self, comment_id: int, content: str) -> None:
+    def add_reaction(self, number: int, comment_id: int, content: str) -> None:
         url = f"{self._base}/issues/comments/{comment_id}/reactions"
         self._request("POST", url, body={"content": content})
 
@@ -362,7 +362,7 @@ class GitHubHost:
     def review_threads(self, number: int) -> list[ReviewThread]:
         return all_threads(self._graphql, self.repo, number)
 
-    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
+    def set_thread_resolved(self, number: int, thread_id: str, resolved: bool) -> None:
         self._graphql(RESOLVE_THREAD if resolved else UNRESOLVE_THREAD, {"id": thread_id})
 
     # ------------------------------------------------------------------ learnings (GraphQL, git)

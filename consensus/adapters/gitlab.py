@@ -13,6 +13,10 @@ one discussion each, but not one whose body already opens a discussion of the sa
 GitLab has no review object: the review's body is not posted (the summary note says the
 same) and REQUEST_CHANGES is the job's failing status.
 
+A note is addressed under its merge request, which every call on a comment names (the
+port's `(number, comment_id)`); a reply goes under the note's discussion, which the adapter
+remembers of the discussions it read or wrote, and reads the merge request's for otherwise.
+
 Every body it posts or edits is made inert for GitLab's quick actions first
 (adapters/gitlab_quick_actions.py): a line of a note that GitLab would run as `/merge` or
 `/approve` with the token's permissions is escaped, whoever wrote its words.
@@ -26,8 +30,8 @@ from urllib.parse import quote
 
 from consensus.adapters.gitlab_http import GitLabSession
 from consensus.adapters.gitlab_notes import (
+    Discussions,
     Json,
-    NoteIndex,
     chosen_version,
     diff_comments,
     first_on_diff,
@@ -79,14 +83,13 @@ class GitLabHost:
         *,
         token: str,
         api_url: str = "https://gitlab.com/api/v4",
-        merge_request: int | None = None,
         retries: Retries = DEFAULT_RETRIES,
         timeout_s: float = 30,
         log: Callable[[str], None] = lambda line: None,
     ) -> None:
         self.project = project
         self._base = f"/projects/{quote(project, safe='')}"
-        self._index = NoteIndex(merge_request)
+        self._discussions = Discussions()
         self._http = GitLabSession(
             token=token, api_url=api_url, retries=retries, timeout_s=timeout_s, log=log
         )
@@ -102,7 +105,7 @@ class GitLabHost:
     def _all_discussions(self, number: int) -> list[Json]:
         found = self._http.pages(f"{self._mr(number)}/discussions")
         for discussion in found:
-            self._index.remember(number, discussion.get("notes") or (), str(discussion["id"]))
+            self._discussions.remember(discussion.get("notes") or (), str(discussion["id"]))
         return found
 
     # ------------------------------------------------------------------ PullReader
@@ -212,18 +215,18 @@ class GitLabHost:
             raise
         if data is None:
             return landed() or 0
-        self._index.remember(number, data.get("notes") or (), str(data["id"]))
+        self._discussions.remember(data.get("notes") or (), str(data["id"]))
         return int((data.get("notes") or [{"id": 0}])[0]["id"])
 
-    def delete_review_comment(self, comment_id: int) -> None:
-        self._delete(f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}")
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
+        self._delete(f"{self._mr(number)}/notes/{comment_id}")
 
     def reply_to_review_comment(self, number: int, comment_id: int, body: str) -> HostComment:
         """A reply in the discussion of note `comment_id`."""
         body = inert_quick_actions(body)
-        if self._index.discussion_of(comment_id) is None:
+        if self._discussions.of(comment_id) is None:
             self._all_discussions(number)
-        discussion = self._index.discussion_of(comment_id)
+        discussion = self._discussions.of(comment_id)
         if discussion is None:
             raise GitLabError(
                 f"GitLab note {comment_id} is in no discussion of !{number}",
@@ -240,16 +243,15 @@ class GitLabHost:
         note = data if data is not None else landed()
         if note is None:
             raise GitLabError(f"GitLab POST {url} answered without the created note")
-        self._index.remember(number, [note], discussion)
-        return note_comment(note, thread_first=self._index.first_note_of(discussion))
+        self._discussions.remember([note], discussion)
+        return note_comment(note, thread_first=self._discussions.first_note(discussion))
 
-    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+    def review_comment_reactions(self, number: int, comment_id: int) -> list[HostReaction]:
         """The award emoji on a note (👍 `thumbsup` is `+1`, 👎 `thumbsdown` is `-1`)."""
-        url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}/award_emoji"
+        url = f"{self._mr(number)}/notes/{comment_id}/award_emoji"
         return [host_reaction(award) for award in self._http.pages(url)]
 
-    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
-        number = self._index.merge_request_of_thread(thread_id)
+    def set_thread_resolved(self, number: int, thread_id: str, resolved: bool) -> None:
         url = f"{self._mr(number)}/discussions/{quote(thread_id, safe='')}"
         self._http.request("PUT", url, body={"resolved": resolved})
 
@@ -259,7 +261,6 @@ class GitLabHost:
         """The merge request's notes that are not on the diff, oldest first (no system notes)."""
         query = {"sort": "asc", "order_by": "created_at"}
         notes = self._http.pages(f"{self._mr(number)}/notes", query)
-        self._index.remember(number, notes, None)
         return [
             note_comment(n) for n in notes if not n.get("system") and n.get("type") != "DiffNote"
         ]
@@ -277,20 +278,19 @@ class GitLabHost:
             if found is None:
                 raise GitLabError(f"GitLab POST {url} answered without the created note")
             return found
-        self._index.remember(number, [data], None)
         return note_comment(data)
 
-    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+    def edit_issue_comment(self, number: int, comment_id: int, body: str) -> None:
         body = inert_quick_actions(body)
-        url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}"
+        url = f"{self._mr(number)}/notes/{comment_id}"
         self._http.request("PUT", url, body={"body": body})
 
-    def delete_issue_comment(self, comment_id: int) -> None:
-        self._delete(f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}")
+    def delete_issue_comment(self, number: int, comment_id: int) -> None:
+        self._delete(f"{self._mr(number)}/notes/{comment_id}")
 
-    def add_reaction(self, comment_id: int, content: str) -> None:
+    def add_reaction(self, number: int, comment_id: int, content: str) -> None:
         """An award emoji on a note; one already given is what we wanted."""
-        url = f"{self._mr(self._index.merge_request_of(comment_id))}/notes/{comment_id}/award_emoji"
+        url = f"{self._mr(number)}/notes/{comment_id}/award_emoji"
         try:
             self._http.request("POST", url, body={"name": EMOJI.get(content, content)})
         except GitLabError as exc:

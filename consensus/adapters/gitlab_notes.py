@@ -1,10 +1,10 @@
-"""What the GitLab adapter keeps of a merge request's notes and discussions, and where a
-review's inline comments land on its diff version. Pure: no request is sent here.
+"""What the GitLab adapter keeps of a merge request's discussions, and where a review's
+inline comments land on its diff version. Pure: no request is sent here.
 
-A note is addressed under its merge request (`/merge_requests/:iid/notes/:id`), a reply
-under its discussion; the ports name a comment by its id alone, so `NoteIndex` remembers
-the merge request and the discussion of every note the adapter has read or written, and
-falls back to the job's own merge request for one it has not seen.
+A note is addressed under its merge request (`/merge_requests/:iid/notes/:id`), as the port
+addresses every comment (its pull request's number and the comment's id); a reply goes under
+the note's discussion, which the port does not name, so `Discussions` remembers the
+discussion of every diff note the adapter has read or written.
 """
 
 from __future__ import annotations
@@ -14,50 +14,26 @@ from typing import Any
 
 from consensus.adapters.gitlab_position import PositionError, text_position
 from consensus.adapters.gitlab_wire import diff_refs, note_comment
-from consensus.errors import GitLabError
 from consensus.ports import HostComment, InlineComment, ReviewRejected
 
 Json = dict[str, Any]
 
 
-class NoteIndex:
-    """Note id → merge request and discussion; discussion id → merge request."""
+class Discussions:
+    """Note id → its discussion, for the notes of diff discussions read or written."""
 
-    def __init__(self, default_mr: int | None) -> None:
-        self._default_mr = default_mr
-        self._notes: dict[int, int] = {}
-        self._discussions: dict[int, str] = {}
-        self._threads: dict[str, int] = {}
+    def __init__(self) -> None:
+        self._of: dict[int, str] = {}
 
-    def remember(self, number: int, notes: Iterable[Json], discussion: str | None) -> None:
+    def remember(self, notes: Iterable[Json], discussion: str) -> None:
         for note in notes:
-            self._notes[int(note["id"])] = number
-            if discussion is not None:
-                self._discussions[int(note["id"])] = discussion
-                self._threads[discussion] = number
+            self._of[int(note["id"])] = discussion
 
-    def merge_request_of(self, note_id: int) -> int:
-        return self._known(self._notes.get(note_id), f"note {note_id}")
+    def of(self, note_id: int) -> str | None:
+        return self._of.get(note_id)
 
-    def merge_request_of_thread(self, thread_id: str) -> int:
-        return self._known(self._threads.get(thread_id), f"discussion {thread_id}")
-
-    def _known(self, number: int | None, what: str) -> int:
-        """The merge request remembered for `what`, else the job's own."""
-        if number is None:
-            number = self._default_mr
-        if number is None:
-            raise GitLabError(
-                f"GitLab {what}: its merge request is not known to this run",
-                fix="give the host the job's merge request (CI_MERGE_REQUEST_IID)",
-            )
-        return number
-
-    def discussion_of(self, note_id: int) -> str | None:
-        return self._discussions.get(note_id)
-
-    def first_note_of(self, discussion: str) -> int | None:
-        return next((n for n, d in self._discussions.items() if d == discussion), None)
+    def first_note(self, discussion: str) -> int | None:
+        return next((n for n, d in self._of.items() if d == discussion), None)
 
 
 def notes_of(discussion: Mapping[str, Any]) -> list[Json]:

@@ -92,9 +92,7 @@ def gitlab_token(env: Mapping[str, str]) -> str:
     return env.get(TOKEN_VARIABLE, "").strip()
 
 
-def gitlab_host(
-    env: Mapping[str, str], job: GitLabJob, *, merge_request: int, log: Log
-) -> PullRequestHost:
+def gitlab_host(env: Mapping[str, str], job: GitLabJob, *, log: Log) -> PullRequestHost:
     """The GitLab adapter for the project of the job's merge request, at `CI_API_V4_URL`
     (gitlab.com, or a self-managed instance under any URL root)."""
     from consensus.adapters.gitlab import GitLabHost  # python-gitlab: only when GitLab is reached
@@ -103,7 +101,6 @@ def gitlab_host(
         job.pulls_project,
         token=gitlab_token(env),
         api_url=job.api_url,
-        merge_request=merge_request,
         log=log,
     )
 

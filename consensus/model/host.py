@@ -47,8 +47,8 @@ class HostWords(Frozen):
     object, each inline comment a discussion of its own (GitLab); `fences_from_note`, a
     suggestion's fence counted from the line the note sits on (GitLab's
     `suggestion:-N+M`), where GitHub's replaces the commented lines. A comment's id is the
-    host's own number for it, unique in the repository (GitHub) or in the instance (a
-    GitLab note, which its adapter maps back to its discussion)."""
+    host's own number for it, and the port addresses it under its pull request, as GitLab's
+    API addresses a note (ports.py): no adapter has to remember where a comment is."""
 
     name: str  # the host's name, for what the log and the summary say about it
     pull_request: str

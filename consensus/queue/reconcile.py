@@ -85,7 +85,7 @@ def apply_changes(host: GitHubPort, changes: tuple[QueueChange, ...], log: Log) 
             host.create_issue_comment(number, change.body)
         else:
             assert change.comment_id is not None
-            host.edit_issue_comment(change.comment_id, change.body)
+            host.edit_issue_comment(number, change.comment_id, change.body)
         done += 1
         log(change.describe())
     return done

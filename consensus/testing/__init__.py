@@ -138,6 +138,14 @@ class FakeGitHubHost(FakeLearnings):
     def _id(self) -> int:
         return next(self._ids)
 
+    def _under(self, number: int, comment_id: int) -> None:
+        """A comment addressed under another pull request than its own is not found: the
+        port addresses a comment by both (GitLab's API does; GitHub's ids alone would do)."""
+        if self.comment_pull.get(comment_id, number) != number:
+            raise GitHubError(
+                f"GitHub comment {comment_id} is not on #{number} (HTTP 404)", status=404
+            )
+
     def _pull(self, number: int) -> FakePull:
         if number not in self.pulls:
             raise GitHubError(f"GitHub GET pulls/{number} failed (HTTP 404)", status=404)
@@ -239,7 +247,8 @@ class FakeGitHubHost(FakeLearnings):
         self.writes.append(f"review {event} on #{number} with {len(comments)} comment(s)")
         return review_id
 
-    def delete_review_comment(self, comment_id: int) -> None:
+    def delete_review_comment(self, number: int, comment_id: int) -> None:
+        self._under(number, comment_id)
         self.review_comment_list = [c for c in self.review_comment_list if c.id != comment_id]
         self.writes.append(f"delete review comment {comment_id}")
 
@@ -262,7 +271,8 @@ class FakeGitHubHost(FakeLearnings):
         self.writes.append(f"reply to review comment {comment_id} on #{number}")
         return reply
 
-    def review_comment_reactions(self, comment_id: int) -> list[HostReaction]:
+    def review_comment_reactions(self, number: int, comment_id: int) -> list[HostReaction]:
+        self._under(number, comment_id)
         return list(self.comment_reactions.get(comment_id, []))
 
     def review_threads(self, number: int) -> list[ReviewThread]:
@@ -283,8 +293,9 @@ class FakeGitHubHost(FakeLearnings):
             )
         return threads
 
-    def set_thread_resolved(self, thread_id: str, resolved: bool) -> None:
-        known = {f"PRRT_{c.id}" for c in self.review_comment_list if c.in_reply_to is None}
+    def set_thread_resolved(self, number: int, thread_id: str, resolved: bool) -> None:
+        firsts = (c for c in self.review_comment_list if c.in_reply_to is None)
+        known = {f"PRRT_{c.id}" for c in firsts if self.comment_pull.get(c.id, number) == number}
         if thread_id not in known:
             raise GitHubError(f"GitHub GraphQL: no review thread {thread_id}", status=404)
         if resolved:
@@ -307,7 +318,8 @@ class FakeGitHubHost(FakeLearnings):
         self.writes.append(f"comment {comment.id} on #{number}")
         return comment
 
-    def edit_issue_comment(self, comment_id: int, body: str) -> None:
+    def edit_issue_comment(self, number: int, comment_id: int, body: str) -> None:
+        self._under(number, comment_id)
         self._edit(comment_id, body, self.acting)
         self.writes.append(f"edit comment {comment_id}")
 
@@ -320,11 +332,13 @@ class FakeGitHubHost(FakeLearnings):
                 return
         raise GitHubError(f"GitHub PATCH comments/{comment_id} failed (HTTP 404)", status=404)
 
-    def delete_issue_comment(self, comment_id: int) -> None:
+    def delete_issue_comment(self, number: int, comment_id: int) -> None:
+        self._under(number, comment_id)
         self.issue_comment_list = [c for c in self.issue_comment_list if c.id != comment_id]
         self.writes.append(f"delete comment {comment_id}")
 
-    def add_reaction(self, comment_id: int, content: str) -> None:
+    def add_reaction(self, number: int, comment_id: int, content: str) -> None:
+        self._under(number, comment_id)
         self.reactions.append((comment_id, content))
 
     def collaborator_permission(self, login: str) -> str:

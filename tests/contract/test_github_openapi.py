@@ -107,24 +107,26 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         "pull_reviews": lambda: host.pull_reviews(1),
         "collaborator_permission": lambda: host.collaborator_permission("alice"),
         "create_issue_comment": lambda: host.create_issue_comment(1, "summary"),
-        "edit_issue_comment": lambda: host.edit_issue_comment(int(comment["id"]), "edited"),
-        "add_reaction": lambda: host.add_reaction(int(comment["id"]), "eyes"),
+        "edit_issue_comment": lambda: host.edit_issue_comment(1, int(comment["id"]), "edited"),
+        "add_reaction": lambda: host.add_reaction(1, int(comment["id"]), "eyes"),
         "create_review": lambda: host.create_review(
             1, commit_sha="h" * 40, body="review", event="COMMENT", comments=[inline]
         ),
         # GraphQL (POST /graphql): checked against GitHub's GraphQL schema below.
         "review_threads": lambda: host.review_threads(1),
-        "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(1)[0].id, True),
+        "set_thread_resolved": lambda: host.set_thread_resolved(
+            1, host.review_threads(1)[0].id, True
+        ),
         "review_comment_reactions": lambda: host.review_comment_reactions(
-            int(github.repos[REPO].review_comments[0]["id"])
+            1, int(github.repos[REPO].review_comments[0]["id"])
         ),
         "reply_to_review_comment": lambda: host.reply_to_review_comment(
             1, int(github.repos[REPO].review_comments[0]["id"]), "an answer"
         ),
         "delete_review_comment": lambda: host.delete_review_comment(
-            int(github.repos[REPO].review_comments[0]["id"])
+            1, int(github.repos[REPO].review_comments[0]["id"])
         ),
-        "delete_issue_comment": lambda: host.delete_issue_comment(int(comment["id"])),
+        "delete_issue_comment": lambda: host.delete_issue_comment(1, int(comment["id"])),
         "add_labels": lambda: host.add_labels(1, ["consensus:ready"]),
         "remove_label": lambda: host.remove_label(1, "consensus:ready"),
         "request_reviewers": lambda: host.request_reviewers(1, ["alice"], ["backend"]),

@@ -54,9 +54,11 @@ def every_adapter_call(host: GitLabHost, gitlab: FakeGitLab) -> set[str]:
         "collaborator_permission": lambda: host.collaborator_permission("maria"),
         "issue_comments": lambda: host.issue_comments(3),
         "create_issue_comment": lambda: host.create_issue_comment(3, "summary"),
-        "edit_issue_comment": lambda: host.edit_issue_comment(host.issue_comments(3)[-1].id, "s2"),
+        "edit_issue_comment": lambda: host.edit_issue_comment(
+            3, host.issue_comments(3)[-1].id, "s2"
+        ),
         "comment_edit": lambda: host.comment_edit(host.issue_comments(3)[-1]),
-        "add_reaction": lambda: host.add_reaction(int(note["id"]), "eyes"),
+        "add_reaction": lambda: host.add_reaction(3, int(note["id"]), "eyes"),
         "create_review": lambda: host.create_review(
             3, commit_sha="", body="review", event="COMMENT", comments=[inline]
         ),
@@ -66,11 +68,15 @@ def every_adapter_call(host: GitLabHost, gitlab: FakeGitLab) -> set[str]:
             3, host.review_comments(3)[0].id, "an answer"
         ),
         "review_comment_reactions": lambda: host.review_comment_reactions(
-            host.review_comments(3)[0].id
+            3, host.review_comments(3)[0].id
         ),
-        "set_thread_resolved": lambda: host.set_thread_resolved(host.review_threads(3)[0].id, True),
-        "delete_review_comment": lambda: host.delete_review_comment(host.review_comments(3)[-1].id),
-        "delete_issue_comment": lambda: host.delete_issue_comment(host.issue_comments(3)[-1].id),
+        "set_thread_resolved": lambda: host.set_thread_resolved(
+            3, host.review_threads(3)[0].id, True
+        ),
+        "delete_review_comment": lambda: host.delete_review_comment(
+            3, host.review_comments(3)[-1].id
+        ),
+        "delete_issue_comment": lambda: host.delete_issue_comment(3, host.issue_comments(3)[-1].id),
         "close": host.close,  # no request: the run is over
         "words": lambda: host.words,  # no request: GitLab's words are the adapter's own
     }
@@ -87,7 +93,7 @@ def documented_uncovered() -> set[str]:
 
 
 def test_every_adapter_method_sends_what_gitlab_takes(server: FakeGitLab) -> None:
-    host = GitLabHost("7", token=TOKEN, api_url=server.api_url, merge_request=3)
+    host = GitLabHost("7", token=TOKEN, api_url=server.api_url)
     called = every_adapter_call(host, server)
     public = {n for n, _ in vars(GitLabHost).items() if not n.startswith("_")}
     assert called == public, f"not exercised: {sorted(public - called)}"

@@ -49,7 +49,7 @@ def test_the_edit_query_is_valid_in_gitlabs_schema_for_every_kind_of_note(
 
 
 def test_the_loopback_answers_who_edited_a_note_with_gitlabs_types(server: FakeGitLab) -> None:
-    host = GitLabHost("7", token=TOKEN, api_url=server.api_url, merge_request=3)
+    host = GitLabHost("7", token=TOKEN, api_url=server.api_url)
     posted = host.create_issue_comment(3, "## consensus\n<!-- consensus:summary -->")
     assert host.comment_edit(posted) is None
     server.edit_note("acme/service", posted.id, "## consensus · edited", "maria")

@@ -165,7 +165,7 @@ def test_how_long_to_wait(
 def test_labels_and_reactions(github: FakeGitHub) -> None:
     adapter = host(github)
     comment = github.add_issue_comment(REPO, 1, "/consensus review", human("alice"))
-    adapter.add_reaction(comment["id"], "eyes")
+    adapter.add_reaction(1, comment["id"], "eyes")
     adapter.add_labels(1, ["consensus:ready", "consensus:ready"])
     repo = github.repos[REPO]
     assert [r["content"] for r in repo.reactions] == ["eyes"]

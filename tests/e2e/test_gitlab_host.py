@@ -188,7 +188,9 @@ def test_a_summary_note_is_posted_edited_in_place_and_deleted(gitlab: FakeGitLab
     posted = adapter.create_issue_comment(12, "## consensus\n<!-- consensus:summary -->")
     assert posted.author == BOT and posted.author_is_bot
     assert adapter.comment_edit(posted) is None  # never edited
-    adapter.edit_issue_comment(posted.id, "## consensus · 2 findings\n<!-- consensus:summary -->")
+    adapter.edit_issue_comment(
+        12, posted.id, "## consensus · 2 findings\n<!-- consensus:summary -->"
+    )
     (shown,) = adapter.issue_comments(12)
     assert shown.id == posted.id and "2 findings" in shown.body
     edit = adapter.comment_edit(shown)
@@ -196,8 +198,8 @@ def test_a_summary_note_is_posted_edited_in_place_and_deleted(gitlab: FakeGitLab
     gitlab.edit_note(PROJECT, posted.id, "tampered", "maria")
     edit = adapter.comment_edit(shown)
     assert edit is not None and edit.editor == "maria"
-    adapter.delete_issue_comment(posted.id)
-    adapter.delete_issue_comment(posted.id)  # already gone: what we wanted
+    adapter.delete_issue_comment(12, posted.id)
+    adapter.delete_issue_comment(12, posted.id)  # already gone: what we wanted
     assert adapter.issue_comments(12) == []
 
 
@@ -229,7 +231,7 @@ def test_a_note_graphql_answers_null_for_is_a_warning_not_never_edited(gitlab: F
     lines: list[str] = []
     adapter = host(gitlab, log=lines.append)
     posted = adapter.create_issue_comment(12, "## consensus\n<!-- consensus:summary -->")
-    adapter.delete_issue_comment(posted.id)  # gone between reading the notes and asking
+    adapter.delete_issue_comment(12, posted.id)  # gone between reading the notes and asking
     assert adapter.comment_edit(posted) is None  # believed, as when GitLab cannot answer
     assert f"who last edited note {posted.id} is unknown" in lines[-1]
     assert "no such note, or the token may not read it" in lines[-1]
@@ -237,9 +239,9 @@ def test_a_note_graphql_answers_null_for_is_a_warning_not_never_edited(gitlab: F
 
 def test_a_reaction_is_an_award_emoji_and_giving_it_twice_is_no_error(gitlab: FakeGitLab) -> None:
     note = gitlab.add_note(PROJECT, 12, "/consensus review", "maria")
-    adapter = host(gitlab, merge_request=12)
-    adapter.add_reaction(int(note["id"]), "eyes")
-    adapter.add_reaction(int(note["id"]), "eyes")
+    adapter = host(gitlab)
+    adapter.add_reaction(12, int(note["id"]), "eyes")
+    adapter.add_reaction(12, int(note["id"]), "eyes")
     assert [a["name"] for a in gitlab.project(PROJECT).awards] == ["eyes"]
 
 
@@ -326,7 +328,7 @@ def test_replies_reactions_threads_and_resolving(gitlab: FakeGitLab) -> None:
     gitlab.reply(PROJECT, 12, ours.id, "Is this really a bug?", "maria")
     gitlab.award(PROJECT, ours.id, "thumbsup", "maria")
     gitlab.award(PROJECT, ours.id, "thumbsdown", "dev")
-    assert [(r.content, r.user) for r in adapter.review_comment_reactions(ours.id)] == [
+    assert [(r.content, r.user) for r in adapter.review_comment_reactions(12, ours.id)] == [
         ("+1", "maria"),
         ("-1", "dev"),
     ]
@@ -336,21 +338,24 @@ def test_replies_reactions_threads_and_resolving(gitlab: FakeGitLab) -> None:
     assert [c.author for c in replies] == ["maria", BOT]
     (thread,) = adapter.review_threads(12)
     assert not thread.resolved and thread.first.id == ours.id and thread.last.id == answer.id
-    adapter.set_thread_resolved(thread.id, True)
+    adapter.set_thread_resolved(12, thread.id, True)
     (thread,) = adapter.review_threads(12)
     assert thread.resolved and thread.resolved_by == BOT
-    adapter.set_thread_resolved(thread.id, False)
+    adapter.set_thread_resolved(12, thread.id, False)
     assert not adapter.review_threads(12)[0].resolved
-    adapter.delete_review_comment(answer.id)
+    adapter.delete_review_comment(12, answer.id)
     assert [c.id for c in adapter.review_comments(12)] == [ours.id, replies[0].id]
 
 
-def test_a_note_of_an_unseen_merge_request_needs_the_jobs_own(gitlab: FakeGitLab) -> None:
+def test_a_note_never_read_is_reached_under_the_merge_request_the_call_names(
+    gitlab: FakeGitLab,
+) -> None:
     note = gitlab.add_note(PROJECT, 12, "/consensus help", "maria")
-    with pytest.raises(GitLabError, match="its merge request is not known") as unknown:
-        host(gitlab).add_reaction(int(note["id"]), "eyes")
-    assert unknown.value.fix and "CI_MERGE_REQUEST_IID" in unknown.value.fix
-    host(gitlab, merge_request=12).add_reaction(int(note["id"]), "eyes")
+    host(gitlab).add_reaction(12, int(note["id"]), "eyes")  # nothing read first
+    assert [a["name"] for a in gitlab.project(PROJECT).awards] == ["eyes"]
+    with pytest.raises(GitLabError) as elsewhere:
+        host(gitlab).add_reaction(99, int(note["id"]), "eyes")
+    assert elsewhere.value.status == 404
 
 
 # ---------------------------------------------------------------------------- failures

@@ -159,10 +159,10 @@ def test_the_in_memory_host_keeps_threads_like_github() -> None:
     host.seed_reply(first.id, "not fixed", author="alice")
     [only] = host.review_threads(1)
     assert (only.first.id, only.last.author, only.resolved) == (first.id, "alice", False)
-    host.set_thread_resolved(only.id, True)
+    host.set_thread_resolved(1, only.id, True)
     assert host.review_threads(1)[0].resolved
     with pytest.raises(GitHubError):
-        host.set_thread_resolved("PRRT_nope", True)
+        host.set_thread_resolved(1, "PRRT_nope", True)
 
 
 # --------------------------------------------------------------------------- the adapter
@@ -194,9 +194,9 @@ def test_threads_are_read_page_by_page_and_resolved_through_graphql(
     assert len(threads) == 150  # two pages of 100
     assert threads[0].last.author == "alice" and not threads[0].last.author_is_bot
     assert threads[1].first.author_is_bot and threads[1].first.author == "github-actions[bot]"
-    host.set_thread_resolved(threads[1].id, True)
+    host.set_thread_resolved(1, threads[1].id, True)
     assert [t.resolved for t in host.review_threads(1)][:3] == [False, True, False]
-    host.set_thread_resolved(threads[1].id, False)
+    host.set_thread_resolved(1, threads[1].id, False)
     assert not any(t.resolved for t in host.review_threads(1))
     posts = [r.path for r in github.requests if r.method == "POST" and "graphql" in r.path]
     assert posts and set(posts) == {graphql}
@@ -230,7 +230,7 @@ def test_files_are_read_one_by_one_when_graphql_fails(github: FakeGitHub) -> Non
 def test_a_graphql_error_is_a_github_error(github: FakeGitHub) -> None:
     host = GitHubHost("acme/service", token="t", base_url=github.url, write_interval_s=0)
     with pytest.raises(GitHubError, match="Could not resolve to a node"):
-        host.set_thread_resolved("PRRT_missing", True)
+        host.set_thread_resolved(1, "PRRT_missing", True)
 
 
 # --------------------------------------------------------------------------- the Action

@@ -153,7 +153,7 @@ def conformance_script(host: GitHubPort) -> list[object]:
     """The same calls on any host; what it answered, in order."""
     seen: list[object] = []
     first = host.create_issue_comment(NUMBER, "one")
-    host.edit_issue_comment(first.id, "one, edited")
+    host.edit_issue_comment(NUMBER, first.id, "one, edited")
     seen.append([c.body for c in host.issue_comments(NUMBER)])
     try:
         host.create_review(

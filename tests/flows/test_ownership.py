@@ -262,12 +262,12 @@ def test_the_adapter_asks_who_it_is_and_who_edited_a_comment() -> None:
         created = adapter.create_issue_comment(1, "first")
         [listed] = adapter.issue_comments(1)
         assert listed.node_id and adapter.comment_edit(listed) is None
-        adapter.edit_issue_comment(created.id, "second")
+        adapter.edit_issue_comment(1, created.id, "second")
         assert adapter.comment_edit(listed) == CommentEdit(
             editor="maria-bot", edited_at="2026-01-02T00:00:00Z"
         )
         server.viewer = None
-        adapter.edit_issue_comment(created.id, "third")  # as github-actions[bot]: a Bot
+        adapter.edit_issue_comment(1, created.id, "third")  # as github-actions[bot]: a Bot
         edit = adapter.comment_edit(listed)
         assert edit is not None and edit.editor == BOT["login"]
         server.edit_issue_comment("acme/service", created.id, "forged", human("mallory"))

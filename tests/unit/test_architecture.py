@@ -8,9 +8,11 @@ here: top-level, inside functions, and under TYPE_CHECKING.
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 
@@ -445,6 +447,78 @@ def test_a_branch_on_the_host_name_is_caught() -> None:
     assert host_name_branches('if words.name == "GitLab":\n    pass\n') == [1]
     assert host_name_branches('host: Literal["GitHub", "GitLab"] = "GitHub"\n') == [1]
     assert host_name_branches('name = "GitLab"\n') == []
+
+
+# --------------------------------------------------------------------------- one edit per adapter
+
+
+def host_calls(role: type) -> dict[str, tuple[str, ...]]:
+    """Each call a role of the port declares (its own and its parents'), with the names
+    of its parameters, `self` aside."""
+    calls: dict[str, tuple[str, ...]] = {}
+    for cls in reversed(role.__mro__):
+        for name, value in vars(cls).items():
+            if not name.startswith("_") and inspect.isfunction(value):
+                calls[name] = tuple(inspect.signature(value).parameters)[1:]
+    return calls
+
+
+def calls_that_differ(role: type, adapter: type) -> list[str]:
+    """The calls of `role` that `adapter` lacks, or takes with other parameters."""
+    differ = []
+    for name, wanted in host_calls(role).items():
+        found = getattr(adapter, name, None)
+        got = tuple(inspect.signature(found).parameters)[1:] if callable(found) else None
+        if got != wanted:
+            differ.append(f"{adapter.__name__}.{name}{got or ''} is not the port's {wanted}")
+    return differ
+
+
+def test_each_adapter_takes_every_host_call_as_the_port_declares_it() -> None:
+    """A new host call is one method on a role of ports.py and one in each adapter (GitHub's,
+    GitLab's, the fake): no flow, wrapper or host-specific branch to touch besides."""
+    from consensus.adapters.github import GitHubHost
+    from consensus.adapters.gitlab import GitLabHost
+    from consensus.ports import GitHubPort, PullRequestHost
+    from consensus.testing import FakeGitHubHost
+
+    differ = [
+        *calls_that_differ(GitHubPort, GitHubHost),
+        *calls_that_differ(GitHubPort, FakeGitHubHost),
+        *calls_that_differ(PullRequestHost, GitLabHost),
+    ]
+    assert differ == []
+
+
+def test_a_call_on_a_comment_names_its_pull_request_first() -> None:
+    """A comment (or a review thread) is addressed under its pull request, as GitLab's API
+    addresses a note: an adapter reaches it from the call alone, remembering nothing."""
+    from consensus.ports import GitHubPort
+
+    addressed = {
+        name: params
+        for name, params in host_calls(GitHubPort).items()
+        if {"comment_id", "thread_id"} & set(params)
+    }
+    assert len(addressed) >= 7
+    assert {name for name, params in addressed.items() if params[0] != "number"} == set()
+
+
+def test_a_call_an_adapter_takes_otherwise_is_caught() -> None:
+    class Role(Protocol):
+        def add_reaction(self, number: int, comment_id: int, content: str) -> None: ...
+
+    class Forgetful:
+        def add_reaction(self, comment_id: int, content: str) -> None: ...
+
+    class Missing:
+        pass
+
+    assert calls_that_differ(Role, Forgetful) == [
+        "Forgetful.add_reaction('comment_id', 'content') is not the port's "
+        "('number', 'comment_id', 'content')"
+    ]
+    assert len(calls_that_differ(Role, Missing)) == 1
 
 
 # --------------------------------------------------------------------------- the PR's context

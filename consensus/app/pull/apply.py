@@ -112,7 +112,7 @@ def sync_review_threads(
     try:
         threads = host.review_threads(number)
         for change in thread_changes(threads, wanted, identity=identity):
-            host.set_thread_resolved(change.thread_id, change.resolve)
+            host.set_thread_resolved(number, change.thread_id, change.resolve)
             done.append(f"{'resolved' if change.resolve else 'reopened'} {change.fingerprint}")
     except HostError as exc:
         log(f"warning: review threads were not updated: {exc.message}")
@@ -123,7 +123,7 @@ def sync_review_threads(
 def write_summary(host: Conversation, number: int, edit: SummaryEdit, log: Log) -> None:
     """The summary comment's one write: a review's page or a change of its state alone."""
     if edit.comment_id is not None:
-        host.edit_issue_comment(edit.comment_id, edit.body)
+        host.edit_issue_comment(number, edit.comment_id, edit.body)
         log(f"summary comment {edit.comment_id} {edit.edited}")
     else:
         created = host.create_issue_comment(number, edit.body)
@@ -153,7 +153,7 @@ def resolve_thread(context: PullContext, first: HostComment) -> None:
     try:
         for thread in context.host.review_threads(context.info.number):
             if thread.first.id == first.id and not thread.resolved:
-                context.host.set_thread_resolved(thread.id, True)
+                context.host.set_thread_resolved(context.info.number, thread.id, True)
     except HostError as exc:
         context.log(f"warning: the review thread was not resolved: {exc.message}")
 
@@ -168,9 +168,9 @@ def settle_concurrent_runs(
         host.issue_comments(number), host.review_comments(number), identity=identity
     )
     for comment_id in inline:
-        host.delete_review_comment(comment_id)
+        host.delete_review_comment(number, comment_id)
     for comment_id in summaries:
-        host.delete_issue_comment(comment_id)
+        host.delete_issue_comment(number, comment_id)
     if inline or summaries:
         log(
             f"another run posted on this PR at the same time: removed {len(inline)} repeated "

@@ -54,5 +54,5 @@ def stopped_by_pr_budget(
     if not posted:
         host.create_issue_comment(number, body)
     elif posted[0].body != body:
-        host.edit_issue_comment(posted[0].id, body)
+        host.edit_issue_comment(number, posted[0].id, body)
     return None

@@ -30,7 +30,9 @@ def record_labels(context: PullContext, comments: Sequence[HostComment] | None =
     }
     # Who gave a 👍 or 👎 is one read per comment: only where the listing counted some.
     reactions = {
-        fp: context.host.review_comment_reactions(comment.id) if comment.thumbs != 0 else []
+        fp: context.host.review_comment_reactions(context.info.number, comment.id)
+        if comment.thumbs != 0
+        else []
         for fp, comment in ours.items()
     }
     if not any(r.content in LABELS for found in reactions.values() for r in found):

@@ -93,7 +93,7 @@ def answer_comment(
     )
     if runs:
         failed = any(not s.ok for s in [*refused, *answered])
-        context.host.add_reaction(comment.id, CONFUSED if failed else ROCKET)
+        context.host.add_reaction(context.info.number, comment.id, CONFUSED if failed else ROCKET)
     return FlowResult(kind=ResultKind.DONE, reason="the commands were answered")
 
 
@@ -170,7 +170,7 @@ def _run(context: PullContext, comment_id: int, accepted: list[_Accepted]) -> li
     command that fails is a failed section, and the others still run."""
     if not accepted:
         return []
-    context.host.add_reaction(comment_id, EYES)
+    context.host.add_reaction(context.info.number, comment_id, EYES)
     context.refresh_thread()
     sections = []
     for item in accepted:
