@@ -43,8 +43,9 @@ class HostWords(Frozen):
     maintain or admin permission", "the Developer role or higher") and `writers_short` in
     a table's cell.
 
-    The rest is how the host takes what a run posts: `reviews_as_discussions`, no review
-    object, each inline comment a discussion of its own (GitLab); `fences_from_note`, a
+    The rest is how the host takes what a run posts: `review_posted`, what the log says of
+    a review it took (GitLab has no review object: each inline comment is a discussion of
+    its own, and the review's event is the job's status); `fences_from_note`, a
     suggestion's fence counted from the line the note sits on (GitLab's
     `suggestion:-N+M`), where GitHub's replaces the commented lines. A comment's id is the
     host's own number for it, and the port addresses it under its pull request, as GitLab's
@@ -57,7 +58,7 @@ class HostWords(Frozen):
     roles: Roles
     writers: str
     writers_short: str
-    reviews_as_discussions: bool = False
+    review_posted: str = "posted a review with {count} inline comment(s) ({event})"
     fences_from_note: bool = False
     # A file at a commit on the host's web pages, and the fragment that marks its lines
     # (model/urls.file_url): GitHub's `blob/<sha>/<path>#L40-L58`, GitLab's `-/blob/…#L40-58`.
@@ -110,7 +111,7 @@ GITLAB_WORDS = HostWords(
     ),
     writers="the Developer role or higher",
     writers_short="Developer or higher",
-    reviews_as_discussions=True,
+    review_posted="posted {count} inline discussion(s)",
     fences_from_note=True,
     blob="-/blob",
     line_range="#L{start}-{end}",

@@ -90,11 +90,7 @@ def post_review(
             log(f"{words.name} refused the review ({reason}): {len(refused)} comment(s) → summary")
             publication = publication.refused(refused, note)
             continue
-        count = len(review.comments)
-        if words.reviews_as_discussions:  # no review object: each comment a discussion
-            log(f"posted {count} inline discussion(s)")
-        else:
-            log(f"posted a review with {count} inline comment(s) ({event})")
+        log(words.review_posted.format(count=len(review.comments), event=event))
         return publication
     log(f"{words.name} refused the review three times: everything is in the summary comment")
     return publication.without_review()
