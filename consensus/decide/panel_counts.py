@@ -1,12 +1,12 @@
 """Each family's counts behind its rates, and the point rates they give.
 
-A family's counts (`Counts`) are the prior's pseudo-counts, `shrink` claims' worth of the
-panel's own rates (a family that judged four false claims says little alone), what the
-repository knows (labels, earlier runs) and this run's soft counts. Its point rates
-(`Rates`) are their means, held to the better-than-chance side: a real claim confirmed at
-least MARGIN more often than a false one, and reported more often too. `Rates` also holds
-what the E-step reads, worked out once: each verdict's, report's and repeat's
-log-likelihood ratio.
+A family's pseudo-counts (`PseudoCounts`: Beta and `Verdicts`) are the prior's, `shrink`
+claims' worth of the panel's own rates (a family that judged four false claims says
+little alone), what the repository knows (labels, earlier runs) and this run's soft counts.
+Its point rates (`Rates`) are their means, held to the better-than-chance side: a real
+claim confirmed at least MARGIN more often than a false one, and reported more often too.
+`Rates` also holds what the E-step reads, worked out once: each verdict's, report's and
+repeat's log-likelihood ratio.
 
 A run's soft counts of one family are a `SoftCounts` (model/history.py), the shape the
 history's counts are read into too: read here by name (`parts`), whoever wrote them.
@@ -87,7 +87,7 @@ class Rates:
 
 
 @dataclass(frozen=True)
-class Counts:
+class PseudoCounts:
     """One family's counts behind its rates: prior, knowledge and this run's data."""
 
     real: Verdicts
@@ -97,10 +97,10 @@ class Counts:
     repeat: Beta
 
 
-def parts(counts: SoftCounts) -> Counts:
+def parts(counts: SoftCounts) -> PseudoCounts:
     """A family's soft counts as the pseudo-counts they add to its rates."""
     (real, false), (recall, invention) = judged(counts), reported(counts)
-    return Counts(
+    return PseudoCounts(
         real=real,
         false=false,
         recall=recall,
@@ -111,7 +111,7 @@ def parts(counts: SoftCounts) -> Counts:
 
 def family_counts(
     names: Sequence[str], rows: Mapping[str, SoftCounts], known: Known, prior: Prior
-) -> dict[str, Counts]:
+) -> dict[str, PseudoCounts]:
     """Every family's counts: the prior's, drawn toward the panel's own rates (`shrink`
     and `shrink_reports` claims' worth), what the repository knows, and this run's."""
     whole = parts(SoftCounts.total(rows.values()))
@@ -121,7 +121,7 @@ def family_counts(
     out = {}
     for name in names:
         own = parts(rows.get(name, NOTHING))
-        out[name] = Counts(
+        out[name] = PseudoCounts(
             real=prior.real_verdicts
             + real.times(prior.shrink)
             + known.real_verdicts.get(name, NO_VERDICTS)
@@ -146,7 +146,7 @@ def toward(own: Beta, panel: Beta, weight: float) -> Beta:
     return own + Beta(weight * panel.mean, weight * (1 - panel.mean))
 
 
-def rates_of(counts: Counts) -> Rates:
+def rates_of(counts: PseudoCounts) -> Rates:
     """Point rates from counts, held to the better-than-chance side: a real claim
     confirmed at least MARGIN more often than a false one, reported more often too."""
     real = tuple(clamped(share) for share in counts.real.shares())

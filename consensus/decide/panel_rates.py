@@ -59,7 +59,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from consensus.decide.panel_counts import (
-    Counts,
+    PseudoCounts,
     Rates,
     clamped,
     family_counts,
@@ -133,7 +133,7 @@ class Estimate:
 
     panel: PointRates
     posteriors: tuple[float, ...]
-    counts: Mapping[str, Counts]
+    counts: Mapping[str, PseudoCounts]
     data: PanelTally  # this run's soft counts alone (what it adds to the history)
     known: Known
 
@@ -314,7 +314,7 @@ def _panel(
     data: tuple[dict[str, SoftCounts], list[list[float]]],
     known: Known,
     prior: Prior,
-) -> tuple[PointRates, dict[str, Counts]]:
+) -> tuple[PointRates, dict[str, PseudoCounts]]:
     counts_of, held = data
     counts = family_counts(names, counts_of, known, prior)
     shares = tuple(
@@ -364,9 +364,9 @@ def estimate(
 
 __all__ = [
     "Beta",
-    "Counts",
     "Known",
     "Prior",
+    "PseudoCounts",
     "Rates",
     "Verdicts",
     "known_counts",
