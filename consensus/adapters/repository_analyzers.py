@@ -241,7 +241,7 @@ class RepositoryAnalyzers:
         fallback = spec.name or tool_slug(Path(spec.path).stem)
         root = self.root.resolve().as_posix()
         try:
-            sarif_runs = read_sarif(_bounded(path, spec.path), shown=spec.path, root=root)
+            sarif_runs = read_sarif(read_bounded(path, spec.path), shown=spec.path, root=root)
         except AnalyzerOutputError as exc:
             return [
                 AnalyzerRun(
@@ -289,7 +289,7 @@ class RepositoryAnalyzers:
         given = Path(spec.baseline)
         path = given if given.is_absolute() else self.root / spec.baseline
         try:
-            runs = read_sarif(_bounded(path, spec.baseline), shown=spec.baseline, root=root)
+            runs = read_sarif(read_bounded(path, spec.baseline), shown=spec.baseline, root=root)
         except AnalyzerOutputError as exc:
             return {}, f"{_one_line(exc)}: every result counts as new"
         found: dict[str, list[Observed]] = {}
@@ -308,7 +308,7 @@ class _Checked:
     base: BaseResults | None = None
 
 
-def _bounded(path: Path, shown: str) -> bytes:
+def read_bounded(path: Path, shown: str) -> bytes:
     """The file's bytes, refused unread past MAX_SARIF_BYTES."""
     try:
         size = path.stat().st_size

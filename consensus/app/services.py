@@ -18,6 +18,7 @@ from typing import Protocol
 from consensus.app.journal_port import RunJournal
 from consensus.app.secrets import run_secrets
 from consensus.errors import ConfigError, UsageError
+from consensus.model.analysis import AnalyzerCheck
 from consensus.ports import (
     Analyzers,
     GitHubPort,
@@ -176,6 +177,9 @@ class Services:
     mask: Callable[[Sequence[str]], object] = lambda values: None
     # the static analyzers a review's settings name, on the files given (a fake in tests)
     analyzers: AnalyzersFor = lambda settings, root, head, base, trusted_head: None
+    # whether each analyzer the settings name could run here, read against the checkout
+    # (doctor, a dry run; adapters/analyzer_checks.py); none checked by default
+    analyzer_checks: Callable[[Settings, Path], tuple[AnalyzerCheck, ...]] = lambda s, root: ()
 
     @property
     def host(self) -> PullRequestHost:

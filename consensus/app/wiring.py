@@ -26,6 +26,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
+from consensus.adapters.analyzer_checks import check_analyzers
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
@@ -228,6 +229,7 @@ def services(
         progress=progress,
         mask=mask,
         analyzers=repository_analyzers,
+        analyzer_checks=check_analyzers,
     )
 
 

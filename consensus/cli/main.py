@@ -109,6 +109,10 @@ def doctor(config_path: Path | None, models: str | None) -> None:
     need = loaded.settings.min_providers
     families = "1 family" if len(answered) == 1 else f"{len(answered)} families"
     click.echo(f"{families} answered; reviews need {need}.")
+    for analyzer in wired.analyzer_checks(loaded.settings, root):  # never a failure: a note
+        status = "ok  " if analyzer.ready else "miss"
+        later = "" if analyzer.ready else "; reviews go on without it"
+        click.echo(f"{status} analyzer {analyzer.name}: {analyzer.detail}{later}")
     if len(answered) < need:
         sys.exit(ReviewImpossible.exit_code)
 

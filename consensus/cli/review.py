@@ -23,8 +23,9 @@ from consensus.errors import UsageError
 
 if TYPE_CHECKING:
     from consensus.app.local_review import Flags
+    from consensus.app.services import Services
     from consensus.model.report import Report
-    from consensus.ports import Log, TokenCounter
+    from consensus.ports import Log
     from consensus.review.job import ReviewJob
 
 
@@ -121,7 +122,7 @@ def review(
         _finish(prepared.nothing_to_review(log), fmt, output, fail_on, journaled=False)
     if dry_run:  # counted from litellm's data, without importing litellm
         # exit as the real run would: 3 when it cannot end as a complete consensus
-        sys.exit(0 if _dry_run(job, wired.counter, fmt, output, log) else 3)
+        sys.exit(0 if _dry_run(job, wired, request.root, fmt, output, log) else 3)
     if job.diff.redactions:
         count = len(job.diff.redactions)
         log(f"redacted {count} secret{'s' if count > 1 else ''} before review (see the report)")
@@ -202,7 +203,7 @@ def _finish(
 
 
 def _dry_run(
-    job: ReviewJob, counter: TokenCounter, fmt: str, output: Path | None, log: Log
+    job: ReviewJob, wired: Services, root: Path, fmt: str, output: Path | None, log: Log
 ) -> bool:
     """Plan the review and print it with its cost: no provider is called. True when the
     real run could end as a complete consensus review."""
@@ -215,11 +216,12 @@ def _dry_run(
         providers=job.providers,
         personas=job.personas,
         unavailable=job.unavailable,
-        counter=counter,
+        counter=wired.counter,
         prices={p.model: model_price(p.model) for p in job.providers},
         default_window=job.settings.default_context_window,
         budget=job.settings.budget,
     ).needing(job.settings.min_providers)
+    plan = plan.with_analyzers(wired.analyzer_checks(job.settings, root))
     rendered = render_dry_run_json(plan) if fmt == "json" else render_dry_run_text(plan)
     if output is None:
         click.echo(rendered, nl=False)

@@ -70,3 +70,14 @@ class AnalyzerRun(Frozen):
     dropped: tuple[tuple[str, int], ...] = ()
     note: str | None = None  # why it did not run, or what went wrong, in one line
     seconds: float = 0.0
+
+
+class AnalyzerCheck(Frozen):
+    """Whether an analyzer the configuration names could run here, before a review finds
+    out (`consensus doctor`, `consensus review --dry-run`): `ready`, and in one line what
+    was found ("ruff 0.8.4") or what is missing and how to get it. An analyzer that is not
+    ready never stops a review: the review goes on without it, as its note says."""
+
+    name: str
+    ready: bool
+    detail: str

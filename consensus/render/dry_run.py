@@ -38,6 +38,11 @@ def render_dry_run_text(plan: DryRunPlan) -> str:
             f"  {provider.model:<40} {provider.chunks:>6} {provider.calls:>6} "
             f"{provider.prompt_tokens:>14,}  {_dollars(provider.cost_usd)}"
         )
+    if plan.analyzers:
+        out += ["", "analyzer    would run"]
+        out += [f"  {c.name:<9} {'yes: ' if c.ready else 'no: '}{c.detail}" for c in plan.analyzers]
+        if not all(c.ready for c in plan.analyzers):
+            out.append("  (an analyzer that cannot run is a note: the review goes on without it)")
     if plan.budget is not None and not plan.calls:
         out += ["", "budget: no review call would be sent"]
     elif plan.budget is not None:

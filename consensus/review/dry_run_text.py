@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from consensus.model.analysis import AnalyzerCheck
 from consensus.model.base import Frozen
 from consensus.model.diff import ReviewDiff, SkippedFile
 from consensus.ports import CompletionRequest, ModelPrice, TokenCounter
@@ -63,6 +64,8 @@ class DryRunPlan(Frozen):
     budget: BudgetCheck | None = None
     families: tuple[str, ...] = ()  # the families that would review
     min_providers: int = 1
+    # the analyzers the configuration names: each would run here, or why not (never a stop)
+    analyzers: tuple[AnalyzerCheck, ...] = ()
     note: str = (
         "verification calls (judges' votes on disputed findings) are not planned one by one: "
         "they depend on what the models find; the worst case reserves a share for them and "
@@ -72,6 +75,10 @@ class DryRunPlan(Frozen):
     def needing(self, min_providers: int) -> DryRunPlan:
         """The plan judged against the configuration's `min_providers`."""
         return DryRunPlan.model_validate({**dict(self), "min_providers": min_providers})
+
+    def with_analyzers(self, checks: Sequence[AnalyzerCheck]) -> DryRunPlan:
+        """The plan with what was found of the configured analyzers."""
+        return DryRunPlan.model_validate({**dict(self), "analyzers": tuple(checks)})
 
     @property
     def advisory(self) -> str | None:

@@ -193,6 +193,10 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
               - model: openai/llama-test
                 api_base: {server.url}/v1
                 api_key_env: UNSET_KEY
+            analyzers: [ruff]
+            sarif:
+              - path: ci/codeql.sarif
+                name: codeql
             """
         )
     )
@@ -206,6 +210,11 @@ def test_doctor_says_which_provider_answered_and_why_others_did_not(
         "FAIL openai/llama-test (family meta): key missing: environment variable UNSET_KEY" in out
     )
     assert "1 family answered; reviews need 2." in out
+    assert "ok   analyzer ruff: ruff " in out
+    assert (
+        "miss analyzer codeql: SARIF file ci/codeql.sarif: no such file "
+        "(the step that writes it runs before consensus); reviews go on without it" in out
+    )
     assert done.returncode == 3
     assert len(server.log.requests_for("llama-test")) == 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from consensus.ingest.chunking import split_large_hunks
 from consensus.ingest.review_diff import ingest
+from consensus.model.analysis import AnalyzerCheck
 from consensus.ports import ModelPrice
 from consensus.render.dry_run import render_dry_run_json, render_dry_run_text
 from consensus.review.dry_run_text import plan_dry_run, prompt_tokens
@@ -98,3 +99,33 @@ def test_a_model_without_a_price_makes_the_cost_unknown_not_zero() -> None:
     )
     assert plan.cost_usd is None and plan.providers[0].cost_usd is None
     assert "unknown (no price in litellm's map)" in render_dry_run_text(plan)
+
+
+def test_the_plan_says_which_analyzer_would_run_and_why_another_would_not() -> None:
+    small = (
+        "diff --git a/cart.py b/cart.py\nindex 1..2 100644\n--- a/cart.py\n+++ b/cart.py\n"
+        "@@ -1,2 +1,2 @@\n def total(items):\n-    return sum(i.price for i in items)\n"
+        "+    return sum(i.price for i in itemz)\n"
+    )
+    plan = plan_dry_run(
+        ingest(small),
+        providers=PROVIDERS[:1],
+        personas=[load_personas([])["correctness"]],
+        unavailable={},
+        counter=WordCounter(),
+        prices=PRICES,
+        default_window=8_000,
+    ).with_analyzers(
+        [
+            AnalyzerCheck(name="ruff", ready=True, detail="ruff 0.8.4"),
+            AnalyzerCheck(
+                name="semgrep", ready=False, detail="not installed (pip install semgrep)"
+            ),
+        ]
+    )
+    text = render_dry_run_text(plan)
+    assert "  ruff      yes: ruff 0.8.4" in text
+    assert "  semgrep   no: not installed (pip install semgrep)" in text
+    assert "the review goes on without it" in text
+    assert plan.would_finish  # an analyzer that cannot run never stops the review
+    assert '"name": "semgrep"' in render_dry_run_json(plan)
