@@ -42,7 +42,7 @@ from consensus.ingest.sarif_results import (
     tool_slug,
 )
 from consensus.ingest.tool_output import ruff_results, semgrep_results
-from consensus.model.analysis import AnalyzerResult, AnalyzerRun
+from consensus.model.analysis import AnalyzerResult, AnalyzerRun, FilterMode
 from consensus.model.base import FileStatus
 from consensus.model.diff import ChangedFile, ReviewDiff
 from consensus.ports import SourceReader
@@ -157,8 +157,11 @@ class RepositoryAnalyzers:
             return note("the head's files cannot be read here (a diff given as a file)")
         try:
             with tempfile.TemporaryDirectory(prefix="consensus-analyzers-") as scratch:
-                run = self._ruff if spec.name == "ruff" else self._semgrep
-                checked = run(command, files, Path(scratch))
+                if spec.name == "ruff":
+                    checked = self._ruff(command, files, Path(scratch))
+                else:  # semgrep is slow: its base run only where base results could be kept
+                    wide = spec.filter_mode in (FilterMode.DIFF_CONTEXT, FilterMode.FILE)
+                    checked = self._semgrep(command, files, Path(scratch), with_base=wide)
         except (AnalyzerOutputError, OSError, subprocess.SubprocessError) as exc:
             return note(_one_line(exc))
         observed = [Observed(result=result) for result in checked.head]
@@ -208,20 +211,36 @@ class RepositoryAnalyzers:
         return ruff_results(out, root=str(folder))
 
     def _semgrep(
-        self, command: tuple[str, ...], files: Sequence[ChangedFile], scratch: Path
+        self,
+        command: tuple[str, ...],
+        files: Sequence[ChangedFile],
+        scratch: Path,
+        *,
+        with_base: bool,
     ) -> _Checked:
+        """semgrep on the head's changed files; `with_base`, on the base's versions of them
+        too (`diff_context` and `file` keep unchanged lines, where the base's results are)."""
         texts = _texts(self.head, [f.path for f in files])
+        head = self._semgrep_side(command, scratch / "head", texts)
+        if not with_base or self.base is None:
+            return _Checked(head, _lines(texts))
+        old = [f.old_path or f.path for f in files if f.status is not FileStatus.ADDED]
+        base_texts = _texts(self.base, old)
+        base = self._semgrep_side(command, scratch / "base", base_texts)
+        return _Checked(head, _lines(texts), BaseResults(results=base, lines=_lines(base_texts)))
+
+    def _semgrep_side(
+        self, command: tuple[str, ...], folder: Path, texts: dict[str, str]
+    ) -> tuple[AnalyzerResult, ...]:
         if not texts:
-            return _Checked((), {})
-        folder = scratch / "head"
+            return ()
         _write(folder, texts)
         argv = [*command, "scan", "--config", str(SEMGREP_RULES), "--json", "--metrics=off"]
         argv += ["--disable-version-check", "--quiet", "--", *sorted(texts)]
         code, out, err = self.run(argv, folder, self.timeout_s)
         if code not in (0, 1):  # 1: findings with --error; anything else is semgrep failing
             raise AnalyzerOutputError(f"semgrep failed (exit {code}): {_first_line(err)}")
-        results = semgrep_results(out, root=str(folder), rules=semgrep_rule_ids())
-        return _Checked(results, _lines(texts))
+        return semgrep_results(out, root=str(folder), rules=semgrep_rule_ids())
 
     def _configs(self) -> dict[str, str]:
         """The repository's root ruff configuration, from the head; without one, an empty

@@ -276,3 +276,31 @@ def test_a_baseline_that_does_not_read_is_a_note_and_results_count_as_new(repo: 
         "SARIF file missing.sarif: no such file (the step that writes it runs before consensus)"
         ": every result counts as new"
     )
+
+
+def semgrep_on(line: int) -> bytes:
+    """semgrep's JSON with one result of one rule on `line` of src/cart.py."""
+    found = {**SEMGREP_JSON["results"][0], "start": {"line": line, "col": 1, "offset": 0}}  # type: ignore[index]
+    found["end"] = {"line": line, "col": 9, "offset": 9}
+    return json.dumps({**SEMGREP_JSON, "results": [found]}).encode()
+
+
+IMPORT = HEAD.splitlines().index("import os") + 1  # the same line on both sides
+
+
+@pytest.mark.parametrize(("mode", "sides"), [(FilterMode.FILE, 2), (FilterMode.ADDED, 1)])
+def test_semgrep_runs_on_the_base_too_where_the_filter_keeps_unchanged_lines(
+    repo: Path, mode: FilterMode, sides: int
+) -> None:
+    folders: list[str] = []
+
+    def semgrep(argv: Sequence[str], cwd: Path, timeout: float) -> tuple[int, bytes, bytes]:
+        folders.append(cwd.name)
+        return 0, semgrep_on(IMPORT), b""
+
+    spec = AnalyzerSettings(name="semgrep", filter_mode=mode)
+    chosen = analyzers(repo, spec, find=lambda name: ("/usr/bin/semgrep",), run=semgrep)
+    [run] = asyncio.run(chosen.analyze(diff_of(repo)))
+    assert folders == ["head", "base"][:sides]
+    assert run.results == ()  # on the base already (file), or not on an added line (added)
+    assert dict(run.dropped) == {ON_BASE if mode is FilterMode.FILE else NOT_ADDED: 1}
