@@ -181,7 +181,7 @@ class RepositoryAnalyzers:
     def _ruff(
         self, command: tuple[str, ...], files: Sequence[ChangedFile], scratch: Path
     ) -> _Checked:
-        configs = self._configs()
+        configs = self._configs([f.path for f in files])
         head_texts = _texts(self.head, [f.path for f in files])
         head = self._ruff_side(command, scratch / "head", head_texts, configs)
         if self.base is None:
@@ -242,15 +242,22 @@ class RepositoryAnalyzers:
             raise AnalyzerOutputError(f"semgrep failed (exit {code}): {_first_line(err)}")
         return semgrep_results(out, root=str(folder), rules=semgrep_rule_ids())
 
-    def _configs(self) -> dict[str, str]:
-        """The repository's root ruff configuration, from the head; without one, an empty
-        ruff.toml: ruff's defaults, never a configuration of the machine it runs on."""
-        found = {}
-        for name in RUFF_CONFIGS:
-            text = self.head.read(name) if self.head is not None else None
-            if text is not None:
-                found[name] = text
-        return found or {"ruff.toml": ""}
+    def _configs(self, paths: Sequence[str]) -> dict[str, str]:
+        """The repository's ruff configuration files, from the head: at the root and in
+        every folder above a changed file (a monorepo's package keeps its own, which ruff
+        finds as it would in the checkout). Without one at the root, an empty ruff.toml
+        there: ruff's defaults, never a configuration of the machine it runs on."""
+        found: dict[str, str] = {}
+        for folder in sorted({""} | {d for path in paths for d in _folders_above(path)}):
+            for name in RUFF_CONFIGS:
+                where = f"{folder}/{name}" if folder else name
+                text = self.head.read(where) if self.head is not None else None
+                if text is not None:
+                    found[where] = text
+        root = [name for name in RUFF_CONFIGS if name in found]
+        if root in ([], ["pyproject.toml"]) and "[tool.ruff" not in found.get("pyproject.toml", ""):
+            found["ruff.toml"] = ""  # a pyproject.toml without [tool.ruff] is not ruff's
+        return found
 
     # ------------------------------------------------------------------ SARIF files
 
@@ -341,6 +348,12 @@ def read_bounded(path: Path, shown: str) -> bytes:
         ) from None
     except OSError as exc:
         raise AnalyzerOutputError(f"SARIF file {shown} cannot be read: {exc.strerror}") from None
+
+
+def _folders_above(path: str) -> list[str]:
+    """`a/b/c.py` → `a`, `a/b`: the folders whose configuration applies to it."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: n + 1]) for n in range(len(parts))]
 
 
 def _texts(reader: SourceReader | None, paths: Sequence[str]) -> dict[str, str]:

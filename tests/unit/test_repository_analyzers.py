@@ -128,6 +128,23 @@ def test_the_repositorys_own_ruff_configuration_is_used(repo: Path) -> None:
 
 
 @needs_ruff
+def test_a_packages_own_ruff_configuration_applies_to_its_files(repo: Path) -> None:
+    (repo / "src" / "ruff.toml").write_text('[lint]\nselect = ["F", "B"]\n')  # a monorepo's
+    git(repo, "add", "src/ruff.toml")
+    git(repo, "commit", "-q", "-m", "the package lints bugbear")
+    [run] = asyncio.run(analyzers(repo, RUFF).analyze(diff_of(repo)))
+    assert {(r.rule, r.line) for r in run.results} == {("F821", TYPO), ("B006", DEFAULT)}
+
+
+@needs_ruff
+def test_a_pyproject_without_ruffs_table_leaves_ruff_at_its_defaults(repo: Path) -> None:
+    (repo / "pyproject.toml").write_text('[project]\nname = "shop"\n')
+    git(repo, "commit", "-q", "-am", "no ruff table")
+    [run] = asyncio.run(analyzers(repo, RUFF).analyze(diff_of(repo)))
+    assert ("F821", TYPO) in {(r.rule, r.line) for r in run.results}
+
+
+@needs_ruff
 def test_a_broken_ruff_configuration_is_a_note(repo: Path) -> None:
     (repo / "ruff.toml").write_text("[lint]\nselect = 3\n")
     git(repo, "add", "ruff.toml")
