@@ -421,6 +421,19 @@ class PullRequestHost(PullReader, ReviewWriter, Conversation, Protocol):
         ...
 
 
+class ArchiveReader(Protocol):
+    """A commit's whole tree in one request, where nothing is checked out (a GitLab job)."""
+
+    def archive(self, sha: str) -> bytes | None:
+        """The repository at `sha` as a tar.gz; None when the host has no such commit or the
+        archive is too large to read."""
+        ...
+
+
+class GitLabPort(PullRequestHost, ArchiveReader, Protocol):
+    """GitLab's adapter: the pull-request roles, and the archive a job's judges read."""
+
+
 class GitHubPort(PullRequestHost, QueueWriter, LearningsWriter, Protocol):
     """Every GitHub role at once: what a GitHub run holds, and hands out role by role (the
     agent-PR queue and the learnings run are GitHub's only)."""

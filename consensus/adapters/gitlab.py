@@ -69,6 +69,7 @@ from consensus.ports import (
 
 MAX_MR_FILES = 3000
 MAX_FILE_BYTES = 2_000_000
+MAX_ARCHIVE_BYTES = 64_000_000  # compressed; the trees' own bound holds the rest
 
 
 class GitLabHost:
@@ -154,6 +155,15 @@ class GitLabHost:
     def default_branch(self) -> str:
         _, data = self._http.request("GET", self._base)
         return str(data.get("default_branch") or "main")
+
+    def archive(self, sha: str) -> bytes | None:
+        """The repository at commit `sha` as GitLab's tar.gz (`/repository/archive.tar.gz`,
+        one request for the whole tree: the job checks nothing out); None when GitLab has
+        no such commit or the archive is over MAX_ARCHIVE_BYTES."""
+        url = f"{self._base}/repository/archive.tar.gz"
+        return or_none(
+            lambda: self._http.download(url, params={"sha": sha}, max_bytes=MAX_ARCHIVE_BYTES)
+        )
 
     # ------------------------------------------------------------------ ReviewWriter
 

@@ -62,15 +62,16 @@ class GitLabSession:
     def _keep_headers(self, response: requests.Response, *args: Any, **kwargs: Any) -> None:
         self._last_headers = dict(response.headers)
 
-    def _send(
-        self, verb: str, path: str, params: Mapping[str, Any] | None, body: Any
-    ) -> tuple[Mapping[str, str], Any]:
+    def _response(
+        self, verb: str, path: str, params: Mapping[str, Any] | None, body: Any, streamed: bool
+    ) -> requests.Response:
         try:
-            response = self._client.http_request(
+            return self._client.http_request(
                 verb.lower(),
                 path,
                 query_data=dict(params or {}),
                 post_data=body,
+                streamed=streamed,
                 obey_rate_limit=False,
                 retry_transient_errors=False,
                 max_retries=0,
@@ -81,8 +82,39 @@ class GitLabSession:
             raise Failed(status, message, self._last_headers) from exc
         except (requests.ConnectionError, requests.Timeout) as exc:
             raise Failed(None, str(exc) or type(exc).__name__) from exc
+
+    def _send(
+        self, verb: str, path: str, params: Mapping[str, Any] | None, body: Any
+    ) -> tuple[Mapping[str, str], Any]:
+        response = self._response(verb, path, params, body, streamed=False)
         data = response.json() if response.content else None
         return dict(response.headers), data
+
+    def download(
+        self, path: str, *, params: Mapping[str, Any] | None = None, max_bytes: int
+    ) -> bytes | None:
+        """A file's bytes (an archive), read as it streams, with the same retries; None
+        when it is longer than `max_bytes` (what was read of it is dropped)."""
+
+        def send() -> tuple[Mapping[str, str], bytes | None]:
+            response = self._response("GET", path, params, None, streamed=True)
+            chunks, size = [], 0
+            try:
+                for chunk in response.iter_content(1 << 16):
+                    size += len(chunk)
+                    if size > max_bytes:
+                        return dict(response.headers), None
+                    chunks.append(chunk)
+            except (requests.ConnectionError, requests.Timeout) as exc:
+                raise Failed(None, str(exc) or type(exc).__name__) from exc
+            finally:
+                response.close()
+            return dict(response.headers), b"".join(chunks)
+
+        answer = self._retries.send(
+            send, request=("GET", path), failures=GITLAB_FAILURES, log=self._log
+        )
+        return answer[1] if answer is not None else None
 
     def request(
         self,

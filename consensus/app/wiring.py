@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from consensus.adapters import git, model_map
 from consensus.adapters.analyzer_checks import check_analyzers
+from consensus.adapters.api_checkout import ApiCheckout
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
@@ -40,11 +41,11 @@ from consensus.ports import (
     Completion,
     CompletionRequest,
     GitHubPort,
+    GitLabPort,
     Log,
     ModelClient,
     ModelPrice,
     PullReader,
-    PullRequestHost,
     SourceReader,
     TokenCounter,
     TreeReader,
@@ -93,7 +94,7 @@ def gitlab_token(env: Mapping[str, str]) -> str:
     return env.get(TOKEN_VARIABLE, "").strip()
 
 
-def gitlab_host(env: Mapping[str, str], job: GitLabJob, *, log: Log) -> PullRequestHost:
+def gitlab_host(env: Mapping[str, str], job: GitLabJob, *, log: Log) -> GitLabPort:
     """The GitLab adapter for the project of the job's merge request, at `CI_API_V4_URL`
     (gitlab.com, or a self-managed instance under any URL root)."""
     from consensus.adapters.gitlab import GitLabHost  # python-gitlab: only when GitLab is reached
@@ -120,16 +121,17 @@ def gitlab_step(env: Mapping[str, str], job: GitLabJob) -> ActionStep:
 
 def gitlab_services(
     env: Mapping[str, str],
-    host: PullRequestHost,
+    host: GitLabPort,
     *,
     log: Log,
     progress: Callable[[], Sequence[ReviewObserver]] = lambda: (),
     mask: Callable[[Sequence[str]], object] = lambda values: None,
 ) -> Services:
     """A GitLab job's services: as every face's, with GitLab's pull-request roles and no
-    checkout to read (the job checks nothing out: the head's files come from the API)."""
+    checkout to read (the job checks nothing out: the head's files come from the API, the
+    trees the judges read from its archives)."""
     wired = services(env, log=log, progress=progress, mask=mask)
-    return dataclasses.replace(wired, pulls=host, checkout=ApiCheckout())
+    return dataclasses.replace(wired, pulls=host, checkout=ApiCheckout(host, log))
 
 
 class BenchHosts:
@@ -392,20 +394,6 @@ def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> 
         return GitRevision(root, base or git.default_base(root))
     except DiffError:
         return WorkingTree(root)
-
-
-class ApiCheckout:
-    """No checkout at all (a GitLab job with `GIT_STRATEGY: none`): the head's files through
-    the API, and no diff from a workspace, whatever the job's directory holds."""
-
-    def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
-        return ContentsSource(host, head_sha)
-
-    def sections(self, workspace: Path, base_sha: str, head_sha: str) -> dict[str, str] | None:
-        return None
-
-    def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
-        return None
 
 
 class GitCheckout:

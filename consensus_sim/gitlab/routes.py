@@ -4,7 +4,9 @@ GitLabState as GitLab answers it (status codes, pagination headers, error messag
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
+import tarfile
 from typing import Any
 from urllib.parse import unquote
 
@@ -85,6 +87,8 @@ def route(
         return _file(project, unquote(m.group(1)), query.get("ref", ""))
     if method == "GET" and rest == "/repository/tree":
         return _tree(project, query, f"{state.api_url}{path}")
+    if method == "GET" and rest in ("/repository/archive", "/repository/archive.tar.gz"):
+        return _archive(project, query.get("sha") or project.default_branch)
     if m := re.match(r"^/merge_requests/(\d+)(/.*)?$", rest):
         if int(m.group(1)) not in project.merge_requests:
             return error(404, "404 Not found")
@@ -106,6 +110,24 @@ def _file(project: Project, path: str, ref: str) -> Answer:
     if path not in files:
         return error(404, "404 File Not Found")
     return 200, entities.repository_file(path, ref, files[path]), {}
+
+
+def _archive(project: Project, ref: str) -> Answer:
+    """The repository at `ref` as GitLab's tar.gz: every file under one folder named for the
+    project and the commit (the bytes are the answer, not JSON)."""
+    sha = project.branches.get(ref, ref)
+    files = project.snapshots.get(sha)
+    if files is None:
+        return error(404, "404 Commit Not Found")
+    top = f"{project.path.rsplit('/', 1)[-1]}-{sha}-{sha}"
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        for path, text in sorted(files.items()):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(f"{top}/{path}")
+            info.size, info.mtime = len(data), 1_700_000_000
+            tar.addfile(info, io.BytesIO(data))
+    return 200, packed.getvalue(), {"Content-Type": "application/x-gzip"}
 
 
 def _tree(project: Project, query: dict[str, str], url: str) -> Answer:

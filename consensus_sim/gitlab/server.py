@@ -71,13 +71,17 @@ class Handler(BaseHTTPRequestHandler):
                 status, payload, headers = answer(owner, method, path, query, body, self.headers)
         if fault is not None:
             status, payload, headers = fault.status, fault.body, fault.headers
-        shown = None if payload is None else entities.public(payload)
-        data = b"" if shown is None else json.dumps(shown).encode()
+        if isinstance(payload, bytes):  # an archive: its bytes, as GitLab sends them
+            shown, data = None, payload
+        else:
+            shown = None if payload is None else entities.public(payload)
+            data = b"" if shown is None else json.dumps(shown).encode()
         owner.requests.append(
             Request(method, path.removeprefix("/api/v4"), query, status, body, shown)
         )
+        headers = dict(headers)
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", headers.pop("Content-Type", "application/json"))
         self.send_header("Content-Length", str(len(data)))
         for key, value in headers.items():
             self.send_header(key, value)

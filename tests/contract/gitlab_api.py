@@ -147,6 +147,12 @@ def _custom() -> tuple[Definition, ...]:
             query=frozenset({"path", "ref", "recursive"}) | PAGINATION,
         ),
         _definition(
+            "GET",
+            "/projects/{project_id}/repository/archive.tar.gz",
+            "Project.repository_archive(sha, format='tar.gz')",
+            query=frozenset({"sha", "path"}),
+        ),
+        _definition(
             "POST",
             "/projects/{project_id}/trigger/pipeline",
             "Project.trigger_pipeline(ref, token, variables)",

@@ -48,6 +48,7 @@ def every_adapter_call(host: GitLabHost, gitlab: FakeGitLab) -> set[str]:
         "pull_files": lambda: host.pull_files(3),
         "read_file": lambda: host.read_file(".consensus.yml", host.pull_request(3).base_sha),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "main"),
+        "archive": lambda: host.archive(host.pull_request(3).head_sha),
         "list_dir": lambda: host.list_dir("app", "main"),
         "default_branch": host.default_branch,
         "viewer_login": host.viewer_login,

@@ -206,6 +206,23 @@ def test_the_gitlab_demo_runs_the_job_and_shows_the_merge_request_as_gitlab_does
     assert json.loads((into / "gitlab" / "consensus-report.json").read_text())["version"] == 1
 
 
+def test_the_gitlab_jobs_judges_read_the_code_from_the_archives_and_link_what_they_cite(
+    gitlab_demo: tuple[Path, str, str],
+) -> None:
+    """The job checks nothing out: the judges' trees are the merge request's commits as
+    GitLab archives them, and a cited line links to GitLab's page of it at the head."""
+    into = gitlab_demo[0]
+    report = json.loads((into / "gitlab" / "consensus-report.json").read_text())
+    votes = [v for f in report["findings"] for v in (f.get("verification") or {}).get("votes", [])]
+    read = [v for v in votes if v["grounded"]]
+    assert read and all(any(w.startswith("read_file ") for w in v["looked"]) for v in read)
+    threads = (into / "gitlab" / "merge-request.html").read_text(encoding="utf-8")
+    inline = threads.split("<section class='comment inline thread")[1:]
+    verified = next(t for t in inline if "Off-by-one in page_count" in t)
+    assert "What the judges read" in verified
+    assert re.search(r"/acme/shop/-/blob/[0-9a-f]{40}/shop/orders\.py#L26", verified)
+
+
 def test_the_github_page_renders_in_chromium(
     github_demo: tuple[Path, str, str], chromium: str, tmp_path: Path
 ) -> None:

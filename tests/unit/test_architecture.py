@@ -479,13 +479,13 @@ def test_each_adapter_takes_every_host_call_as_the_port_declares_it() -> None:
     GitLab's, the fake): no flow, wrapper or host-specific branch to touch besides."""
     from consensus.adapters.github import GitHubHost
     from consensus.adapters.gitlab import GitLabHost
-    from consensus.ports import GitHubPort, PullRequestHost
+    from consensus.ports import GitHubPort, GitLabPort
     from consensus.testing import FakeGitHubHost
 
     differ = [
         *calls_that_differ(GitHubPort, GitHubHost),
         *calls_that_differ(GitHubPort, FakeGitHubHost),
-        *calls_that_differ(PullRequestHost, GitLabHost),
+        *calls_that_differ(GitLabPort, GitLabHost),
     ]
     assert differ == []
 
