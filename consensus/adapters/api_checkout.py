@@ -12,8 +12,8 @@ from consensus.ports import ArchiveReader, Log, PullReader, SourceReader, TreeRe
 
 class ApiCheckout:
     """No checkout at all (a GitLab job with `GIT_STRATEGY: none`): the head's files through
-    the API, the two trees from the host's archives of their commits (read when a judge
-    first looks), and no diff from a workspace, whatever the job's directory holds."""
+    the API, the two trees from the host's archives of their commits (each read when
+    first asked for), and no diff from a workspace, whatever the job's directory holds."""
 
     def __init__(self, archives: ArchiveReader | None = None, log: Log = lambda line: None):
         self._archives, self._log = archives, log

@@ -1,8 +1,9 @@
 """A pull request's two trees read from the host's archives of its commits (the `TreeReader`
 port), for a CI job that checks nothing out (GitLab's template: `GIT_STRATEGY: none`).
 
-Each side is one request, made when a judge's tool or the first read asks for that side
-(`fetch`: adapters/gitlab.py `archive`), then read in memory: nothing is extracted to disk,
+Each side is one request, made when that side is first asked for (the journal lists the
+head's as the run starts; the base's waits for a judge: `fetch` is adapters/gitlab.py
+`archive`), then read in memory: nothing is extracted to disk,
 so no member's path or link can reach outside. The archive's one top folder (GitLab's
 `<project>-<sha>-<sha>/`) is left off every path. A file over `MAX_FILE_BYTES` is left out,
 as the git trees leave it (adapters/git_tree.py); an archive over `MAX_TREE_BYTES`

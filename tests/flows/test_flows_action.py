@@ -86,3 +86,15 @@ def test_a_clean_diff_is_reviewed_and_posts_nothing(tmp_path: Path) -> None:
     assert result == FlowResult(kind=ResultKind.REVIEWED)
     assert world.host.review_comment_list == []
     assert exit_code(result, fail_on="info", log=world.lines.append) == 0
+
+
+def test_a_checkout_without_the_prs_commits_says_the_judges_cannot_read_the_code(
+    tmp_path: Path,
+) -> None:
+    world = World(tmp_path)  # no checkout: the default actions/checkout holds one commit
+    review(world)
+    assert any(
+        line.startswith("warning: the judges cannot read the repository")
+        and "fetch-depth: 0" in line
+        for line in world.lines
+    )

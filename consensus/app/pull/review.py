@@ -225,6 +225,12 @@ def _review_rest(context: PullContext, job: ReviewJob, carried: Carried) -> Repo
     check_head(context.host, context.info.number, context.info.head_sha)  # models from here
     rest = job.with_diff(carried.rest)
     source, trees = context.head_source(), context.trees()
+    if trees is None:
+        context.log(
+            "warning: the judges cannot read the repository: the checkout does not hold the "
+            "PR's base and head commits (actions/checkout with fetch-depth: 0); they vote on "
+            "what their question shows"
+        )
     analyzers = _analyzers(context, rest, source)
     run = run_review(rest, context.services, source=source, trees=trees, analyzers=analyzers)
     return asyncio.run(run)
