@@ -434,6 +434,6 @@ class GitLabPort(PullRequestHost, ArchiveReader, Protocol):
     """GitLab's adapter: the pull-request roles, and the archive a job's judges read."""
 
 
-class GitHubPort(PullRequestHost, QueueWriter, LearningsWriter, Protocol):
+class GitHubPort(PullRequestHost, QueueWriter, LearningsWriter, ArchiveReader, Protocol):
     """Every GitHub role at once: what a GitHub run holds, and hands out role by role (the
     agent-PR queue and the learnings run are GitHub's only)."""

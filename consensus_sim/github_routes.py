@@ -21,7 +21,7 @@ from consensus_sim.github_repo import (
     human,
 )
 from consensus_sim.github_state import GitHubState
-from consensus_sim.loopback import without_keys
+from consensus_sim.loopback import tar_gz, without_keys
 from consensus_sim.snapshot_diff import changed_files
 
 
@@ -59,6 +59,9 @@ class Handler(BaseHTTPRequestHandler):
                 status, payload, headers = route(owner, method, path, query, body)
         if fault is not None:
             status, payload, headers = fault.status, fault.body, fault.headers
+        if isinstance(payload, bytes):  # an archive (codeload's host: not the API's)
+            self._send_bytes(status, payload, headers)
+            return
         answer = None if payload is None else public(payload)
         data = b"" if answer is None else json.dumps(answer).encode()
         if method == "GET" and status == 200 and owner.etags:
@@ -67,11 +70,20 @@ class Handler(BaseHTTPRequestHandler):
             if self.headers.get("If-None-Match") == etag:
                 status, data, answer = 304, b"", None
         owner.requests.append(Request(method, path, query, status, body, answer))
+        if "Location" in headers:  # a redirect: to this server, as GitHub's go to its own
+            headers = {**headers, "Location": f"{owner.url}{headers['Location']}"}
         self.send_response(status)
         self.send_header("Content-Type", "application/json; charset=utf-8")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("X-RateLimit-Remaining", "4999")
         for key, value in headers.items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_bytes(self, status: int, data: bytes, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        for key, value in {**headers, "Content-Length": str(len(data))}.items():
             self.send_header(key, value)
         self.end_headers()
         self.wfile.write(data)
@@ -106,6 +118,8 @@ def route(owner: GitHubState, method: str, path: str, query: dict[str, str], bod
         status, answer = github_graphql.answer(owner.repos, body, make_pull=PullRequest)
         return status, answer, {}
     path = path.removeprefix("/api/v3")  # GitHub Enterprise Server's REST prefix
+    if m := re.match(r"^/_codeload/([^/]+/[^/]+)/legacy\.tar\.gz/(.+)$", path):
+        return _codeload(owner, m.group(1), m.group(2))
     match = re.match(r"^/repos/([^/]+/[^/]+)(/.*)?$", path)
     if match is None and path == "/user":
         if owner.viewer is None:
@@ -164,6 +178,10 @@ def _repo_route(
         return _blob(repo, m.group(1))
     if m := re.match(r"^GET /contents/(.*)$", route):
         return _contents(repo, m.group(1), query.get("ref", ""))
+    if m := re.match(r"^GET /tarball/(.+)$", route):  # to codeload, as GitHub redirects
+        if repo.snapshots.get(repo.branches.get(m.group(1), m.group(1))) is None:
+            return NOT_FOUND
+        return 302, None, {"Location": f"/_codeload/{repo.full_name}/legacy.tar.gz/{m.group(1)}"}
     if m := re.match(r"^GET /collaborators/([^/]+)/permission$", route):
         level = repo.permissions.get(m.group(1), "read")
         if level == "missing":  # no such user
@@ -334,6 +352,16 @@ def _compare(repo: Repo, base: str, head: str) -> Answer:
         repo.full_name, base, head, status=status, files=files[:300]
     )
     return 200, comparison, {}
+
+
+def _codeload(owner: GitHubState, full_name: str, ref: str) -> Answer:
+    """codeload's tarball of a commit: `<owner>-<name>-<short sha>/` before every path."""
+    repo = owner.repos.get(full_name)
+    files = repo.snapshots.get(repo.branches.get(ref, ref)) if repo else None
+    if files is None:
+        return NOT_FOUND
+    top = f"{full_name.replace('/', '-')}-{ref[:7]}"
+    return 200, tar_gz(top, files), {"Content-Type": "application/x-gzip"}
 
 
 def _contents(repo: Repo, path: str, ref: str) -> Answer:

@@ -3,6 +3,8 @@ at a free port, answering in daemon threads until it is stopped."""
 
 from __future__ import annotations
 
+import io
+import tarfile
 import threading
 from collections.abc import Container
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,3 +54,16 @@ def without_keys(payload: Any, keys: Container[str]) -> Any:
     if isinstance(payload, dict):
         return {k: without_keys(v, keys) for k, v in payload.items() if k not in keys}
     return payload
+
+
+def tar_gz(top: str, files: dict[str, str]) -> bytes:
+    """A commit's files as both hosts' archive endpoints send them: a tar.gz with every file
+    under one top folder."""
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+        for path, text in sorted(files.items()):
+            data = text.encode("utf-8")
+            info = tarfile.TarInfo(f"{top}/{path}")
+            info.size, info.mtime = len(data), 1_700_000_000
+            tar.addfile(info, io.BytesIO(data))
+    return packed.getvalue()

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 from urllib.parse import quote
 
+import requests
 from github import Auth, Github, GithubException
 
 from consensus.adapters.github_graphql import (
@@ -83,6 +84,7 @@ from consensus.ports import (
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_FILE_BYTES = 2_000_000
+MAX_ARCHIVE_BYTES = 64_000_000  # compressed; the trees' own bound holds the rest
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 
@@ -238,6 +240,25 @@ class GitHubHost:
     def default_branch(self) -> str:
         _, data = self._get(self._base, None)
         return str(data.get("default_branch") or "main")
+
+    def archive(self, sha: str) -> bytes | None:
+        """The repository at commit `sha` as GitHub's tarball (`/tarball/{sha}`, redirected to
+        codeload, which PyGithub follows without the token), for judges where the checkout
+        lacks the commit; None when GitHub has none or it is over MAX_ARCHIVE_BYTES."""
+        url = f"{self._base}/tarball/{quote(sha, safe='')}"
+        chunks, size = [], 0
+        try:
+            _, _, stream = self._client.requester.getStream(url, chunk_size=1 << 16)
+            for chunk in stream:
+                size += len(chunk)
+                if size > MAX_ARCHIVE_BYTES:
+                    self._log(f"warning: GitHub's tarball of {sha[:12]} is over the size read")
+                    return None
+                chunks.append(chunk)
+        except (GithubException, requests.RequestException) as exc:
+            self._log(f"warning: GitHub's tarball of {sha[:12]} could not be read ({exc})")
+            return None
+        return b"".join(chunks)
 
     def viewer_login(self) -> str | None:
         """The token's user; None for an installation token (GITHUB_TOKEN cannot ask: 403).

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from consensus.adapters import git, model_map
 from consensus.adapters.analyzer_checks import check_analyzers
 from consensus.adapters.api_checkout import ApiCheckout
+from consensus.adapters.archive_tree import ArchiveTrees
 from consensus.adapters.discovery import ollama_models
 from consensus.adapters.git_tree import GitTrees
 from consensus.adapters.journal import Journal
@@ -38,6 +39,7 @@ from consensus.app.services import ActionsRunner, ActionStep, ProviderKeys, Serv
 from consensus.errors import DiffError
 from consensus.ingest.pull_diff import ContentsSource, git_sections
 from consensus.ports import (
+    ArchiveReader,
     Completion,
     CompletionRequest,
     GitHubPort,
@@ -226,7 +228,7 @@ def services(
         ),
         journal=lambda: open_journal(env, warn=lambda line: log(f"warning: {line}")),
         log=log,
-        checkout=GitCheckout(),
+        checkout=GitCheckout(github, log),
         github=github,
         progress=progress,
         mask=mask,
@@ -397,7 +399,11 @@ def guidelines_source(root: Path, base: str | None, *, from_diff_file: bool) -> 
 
 
 class GitCheckout:
-    """The Action's checkout, read with git."""
+    """The Action's checkout, read with git; the PR's trees from the host's tarballs where it
+    lacks the commits (the default checkout fetches one)."""
+
+    def __init__(self, archives: ArchiveReader | None = None, log: Log = lambda line: None):
+        self._archives, self._log = archives, log
 
     def head_source(self, host: PullReader, head_sha: str, workspace: Path) -> SourceReader:
         return pull_source(host, head_sha, workspace)
@@ -406,7 +412,10 @@ class GitCheckout:
         return workspace_sections(workspace, base_sha, head_sha)
 
     def trees(self, workspace: Path, base_sha: str, head_sha: str) -> TreeReader | None:
-        return checkout_trees(workspace, base_sha, head_sha)
+        found = checkout_trees(workspace, base_sha, head_sha)
+        if found is not None or self._archives is None:
+            return found
+        return ArchiveTrees(self._archives.archive, base_sha, head_sha, log=self._log)
 
 
 def pull_source(host: PullReader, head_sha: str, workspace: Path) -> SourceReader:

@@ -18,7 +18,9 @@ milliseconds; the loopback HTTP servers (`consensus_sim/`) keep the real adapter
 
 from __future__ import annotations
 
+import io
 import itertools
+import tarfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -173,6 +175,23 @@ class FakeGitHubHost(FakeLearnings):
             if ref == pull.info.head_sha and path in pull.head_files:
                 return pull.head_files[path]
         return None
+
+    def archive(self, sha: str) -> bytes | None:
+        """The files the fake knows at commit `sha`, as GitHub's tarball: one top folder."""
+        files = self.commit_files.get(sha)
+        for pull in self.pulls.values():
+            if files is None and sha in (pull.info.head_sha, pull.info.base_sha):
+                files = pull.head_files if sha == pull.info.head_sha else pull.base_files
+        if files is None:
+            return None
+        packed = io.BytesIO()
+        with tarfile.open(fileobj=packed, mode="w:gz") as tar:
+            for path, text in sorted(files.items()):
+                info = tarfile.TarInfo(f"{self.repo.replace('/', '-')}-{sha[:7]}/{path}")
+                info.size = len(data := text.encode("utf-8"))
+                tar.addfile(info, io.BytesIO(data))
+        self.writes.append(f"read the tarball of {sha[:12]}")
+        return packed.getvalue()
 
     def read_files(self, paths: Sequence[str], ref: str) -> dict[str, str | None]:
         self.writes.append(f"read {len(paths)} file(s) at {ref[:12]} in one request")

@@ -4,15 +4,14 @@ GitLabState as GitLab answers it (status codes, pagination headers, error messag
 from __future__ import annotations
 
 import dataclasses
-import io
 import re
-import tarfile
 from typing import Any
 from urllib.parse import unquote
 
 from consensus_sim.gitlab import diffs, entities
 from consensus_sim.gitlab.entities import Account, JsonObject
 from consensus_sim.gitlab.state import GitLabState, Project, edited, set_resolved
+from consensus_sim.loopback import tar_gz
 
 Answer = tuple[int, Any, dict[str, str]]
 SEG = r"([^/]+)"
@@ -120,14 +119,7 @@ def _archive(project: Project, ref: str) -> Answer:
     if files is None:
         return error(404, "404 Commit Not Found")
     top = f"{project.path.rsplit('/', 1)[-1]}-{sha}-{sha}"
-    packed = io.BytesIO()
-    with tarfile.open(fileobj=packed, mode="w:gz") as tar:
-        for path, text in sorted(files.items()):
-            data = text.encode("utf-8")
-            info = tarfile.TarInfo(f"{top}/{path}")
-            info.size, info.mtime = len(data), 1_700_000_000
-            tar.addfile(info, io.BytesIO(data))
-    return 200, packed.getvalue(), {"Content-Type": "application/x-gzip"}
+    return 200, tar_gz(top, files), {"Content-Type": "application/x-gzip"}
 
 
 def _tree(project: Project, query: dict[str, str], url: str) -> Answer:

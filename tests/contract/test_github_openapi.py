@@ -98,6 +98,7 @@ def every_adapter_call(host: GitHubHost, github: FakeGitHub) -> set[str]:
         ),
         "read_files": lambda: host.read_files([".consensus.yml", "AGENTS.md"], "b" * 40),
         "list_dir": lambda: host.list_dir("p", "b" * 40),
+        "archive": lambda: host.archive("h" * 40),
         "issue_comments": lambda: host.issue_comments(1),
         "review_comments": lambda: host.review_comments(1),
         "comment_edit": lambda: host.comment_edit(host.issue_comments(1)[0]),

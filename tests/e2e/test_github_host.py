@@ -7,6 +7,7 @@ from collections.abc import Iterator
 import pytest
 from github import GithubException
 
+from consensus.adapters.archive_tree import ArchiveTrees
 from consensus.adapters.github import GitHubHost, Retries
 from consensus.adapters.github_wire import retry_wait
 from consensus.errors import GitHubError
@@ -170,3 +171,18 @@ def test_labels_and_reactions(github: FakeGitHub) -> None:
     repo = github.repos[REPO]
     assert [r["content"] for r in repo.reactions] == ["eyes"]
     assert repo.labels[1] == ["consensus:ready"]
+
+
+def test_a_commits_tarball_follows_the_redirect_to_codeload_and_reads_as_its_tree(
+    github: FakeGitHub,
+) -> None:
+    """Judges read the PR's trees from tarballs where the checkout lacks the commits."""
+    lines: list[str] = []
+    adapter = GitHubHost(REPO, token="ghs_fake", base_url=github.url, log=lines.append)
+    trees = ArchiveTrees(adapter.archive, "base", "h" * 40, log=lines.append)
+    assert trees.paths("base") == (".consensus.yml", "p/a.md", "p/b.md")
+    assert trees.read(["p/a.md"], "base") == {"p/a.md": b"x"}
+    [asked] = [r for r in github.requests if "tarball" in r.path]
+    assert (asked.method, asked.path, asked.status) == ("GET", f"/repos/{REPO}/tarball/base", 302)
+    assert trees.paths("head") == ()  # no such commit: GitHub's 404, the tree is empty
+    assert any("tarball of hhhhhhhhhhhh could not be read" in line for line in lines)

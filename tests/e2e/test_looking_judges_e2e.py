@@ -207,3 +207,22 @@ def test_a_model_whose_provider_refuses_tools_is_given_the_evidence_inline(
         assert "def checkout(items):" in prompt_text(inline[0])
         by_model = {v["model"]: v for v in votes(world)}
         assert by_model["openai/gpt-test"]["verdict"] is not None
+
+
+def test_where_the_checkout_lacks_the_commits_the_judges_read_githubs_tarballs(
+    looking_world: World,
+) -> None:
+    """The default actions/checkout fetches one commit and no base: the judges' trees come
+    from GitHub's tarball of each commit instead, and they refute as they do from git."""
+    shallow = looking_world.tmp / "shallow-checkout"
+    shallow.mkdir()
+    run = looking_world.run(GITHUB_WORKSPACE=str(shallow))
+
+    assert run.code == 0, run.stderr
+    cast = votes(looking_world)
+    assert cast and all(v["verdict"] == "refuted" and v["grounded"] for v in cast)
+    [pull] = looking_world.github.repos["acme/service"].pulls.values()
+    asked = {
+        r.path.rsplit("/", 1)[-1] for r in looking_world.github.requests if "/tarball/" in r.path
+    }
+    assert asked == {pull.head_sha}  # the base's is asked only when a judge reads the base
