@@ -137,7 +137,13 @@ def test_a_packages_own_ruff_configuration_applies_to_its_files(repo: Path) -> N
 
 
 @needs_ruff
-def test_a_pyproject_without_ruffs_table_leaves_ruff_at_its_defaults(repo: Path) -> None:
+def test_a_pyproject_without_ruffs_table_leaves_ruff_at_its_defaults_not_the_machines(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ruff falls back to the user's configuration where the project has none of its own
+    (tmp_path / "xdg" / "ruff").mkdir(parents=True)
+    (tmp_path / "xdg" / "ruff" / "ruff.toml").write_text('[lint]\nignore = ["F821"]\n')
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     (repo / "pyproject.toml").write_text('[project]\nname = "shop"\n')
     git(repo, "commit", "-q", "-am", "no ruff table")
     [run] = asyncio.run(analyzers(repo, RUFF).analyze(diff_of(repo)))
