@@ -1,11 +1,13 @@
 """A pull request's two trees read from the host's archives of its commits (the `TreeReader`
-port), for a CI job that checks nothing out (GitLab's template: `GIT_STRATEGY: none`).
+port), where no checkout holds the commits (GitLab's template checks nothing out; GitHub's
+default checkout holds one commit).
 
-Each side is one request, made when that side is first asked for (the journal lists the
-head's as the run starts; the base's waits for a judge: `fetch` is adapters/gitlab.py
-`archive`), then read in memory: nothing is extracted to disk,
-so no member's path or link can reach outside. The archive's one top folder (GitLab's
-`<project>-<sha>-<sha>/`) is left off every path. A file over `MAX_FILE_BYTES` is left out,
+Each side is one request (`fetch`: an adapter's `archive`, GitLab's archive or GitHub's
+tarball, at most `MAX_ARCHIVE_BYTES`), made when that side is first asked for (the journal
+lists the head's as the run starts; the base's waits for a judge), then read in memory:
+nothing is extracted to disk, so no member's path or link can reach outside. The archive's
+one top folder (GitLab's `<project>-<sha>-<sha>/`, GitHub's `<owner>-<name>-<sha>/`) is
+left off every path. A file over `MAX_FILE_BYTES` is left out,
 as the git trees leave it (adapters/git_tree.py); an archive over `MAX_TREE_BYTES`
 uncompressed or `MAX_MEMBERS` entries, or one that is not a tar.gz, reads as an empty tree,
 and the log says why: the judges then vote on what their question shows.
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 from consensus.adapters.sources import MAX_FILE_BYTES
 from consensus.ports import Side
 
+MAX_ARCHIVE_BYTES = 64_000_000  # compressed: what an adapter downloads of one side
 MAX_TREE_BYTES = 256_000_000
 MAX_MEMBERS = 100_000
 

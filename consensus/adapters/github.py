@@ -25,6 +25,7 @@ from urllib.parse import quote
 import requests
 from github import Auth, Github, GithubException
 
+from consensus.adapters.archive_tree import MAX_ARCHIVE_BYTES
 from consensus.adapters.github_graphql import (
     EDIT_QUERY,
     RESOLVE_THREAD,
@@ -84,7 +85,6 @@ from consensus.ports import (
 PER_PAGE = 100
 MAX_PR_FILES = 3000  # GitHub lists at most this many files of a pull request
 MAX_FILE_BYTES = 2_000_000
-MAX_ARCHIVE_BYTES = 64_000_000  # compressed; the trees' own bound holds the rest
 _NEXT_LINK = re.compile(r'<([^>]+)>;\s*rel="next"')
 
 

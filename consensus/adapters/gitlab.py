@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Literal
 from urllib.parse import quote
 
+from consensus.adapters.archive_tree import MAX_ARCHIVE_BYTES
 from consensus.adapters.gitlab_http import GitLabSession
 from consensus.adapters.gitlab_notes import (
     Discussions,
@@ -69,7 +70,6 @@ from consensus.ports import (
 
 MAX_MR_FILES = 3000
 MAX_FILE_BYTES = 2_000_000
-MAX_ARCHIVE_BYTES = 64_000_000  # compressed; the trees' own bound holds the rest
 
 
 class GitLabHost:

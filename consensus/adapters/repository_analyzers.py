@@ -182,16 +182,28 @@ class RepositoryAnalyzers:
         self, command: tuple[str, ...], files: Sequence[ChangedFile], scratch: Path
     ) -> _Checked:
         configs = self._configs([f.path for f in files])
-        head_texts = _texts(self.head, [f.path for f in files])
-        head = self._ruff_side(command, scratch / "head", head_texts, configs)
-        if self.base is None:
-            return _Checked(head, _lines(head_texts))
+        return self._sides(
+            files, scratch, lambda folder, texts: self._ruff_side(command, folder, texts, configs)
+        )
+
+    def _sides(
+        self,
+        files: Sequence[ChangedFile],
+        scratch: Path,
+        run_side: Callable[[Path, dict[str, str]], tuple[AnalyzerResult, ...]],
+        *,
+        with_base: bool = True,
+    ) -> _Checked:
+        """`run_side` on the head's changed files, and (`with_base`, a base to read) on the
+        base's versions of them, each side in its own scratch folder."""
+        texts = _texts(self.head, [f.path for f in files])
+        head = run_side(scratch / "head", texts)
+        if not with_base or self.base is None:
+            return _Checked(head, _lines(texts))
         old = [f.old_path or f.path for f in files if f.status is not FileStatus.ADDED]
         base_texts = _texts(self.base, old)
-        base = self._ruff_side(command, scratch / "base", base_texts, configs)
-        return _Checked(
-            head, _lines(head_texts), BaseResults(results=base, lines=_lines(base_texts))
-        )
+        base = run_side(scratch / "base", base_texts)
+        return _Checked(head, _lines(texts), BaseResults(results=base, lines=_lines(base_texts)))
 
     def _ruff_side(
         self,
@@ -220,14 +232,12 @@ class RepositoryAnalyzers:
     ) -> _Checked:
         """semgrep on the head's changed files; `with_base`, on the base's versions of them
         too (`diff_context` and `file` keep unchanged lines, where the base's results are)."""
-        texts = _texts(self.head, [f.path for f in files])
-        head = self._semgrep_side(command, scratch / "head", texts)
-        if not with_base or self.base is None:
-            return _Checked(head, _lines(texts))
-        old = [f.old_path or f.path for f in files if f.status is not FileStatus.ADDED]
-        base_texts = _texts(self.base, old)
-        base = self._semgrep_side(command, scratch / "base", base_texts)
-        return _Checked(head, _lines(texts), BaseResults(results=base, lines=_lines(base_texts)))
+        return self._sides(
+            files,
+            scratch,
+            lambda folder, texts: self._semgrep_side(command, folder, texts),
+            with_base=with_base,
+        )
 
     def _semgrep_side(
         self, command: tuple[str, ...], folder: Path, texts: dict[str, str]
